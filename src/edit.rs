@@ -1,0 +1,335 @@
+//! Applying add, replace and remove operations to one store's source text.
+//!
+//! Pure: no I/O. The store calls [`apply`] under the owner's lock, and again
+//! on an editor's newer save if one lands while it writes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{Budget, used_chars};
+use crate::error::{EntryBrief, Error, Result};
+use crate::id::{entry_id, is_entry_id};
+use crate::parse::{Document, Entry, parse};
+use crate::scope::Scope;
+use crate::splice::{self, normalize_text};
+
+/// Longest entry text, in characters.
+pub const MAX_TEXT_CHARS: usize = 500;
+
+/// One operation of a batch (and the shape of every single write).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Op {
+    /// Append an entry.
+    Add {
+        /// The entry's text.
+        text: String,
+        /// The store (default `memory`).
+        #[serde(default = "default_scope", alias = "to", alias = "target")]
+        scope: Scope,
+    },
+    /// Replace the text of the one entry `old` names (an id or a unique substring).
+    Replace {
+        /// An entry id or a substring of exactly one entry.
+        old: String,
+        /// The new text.
+        new: String,
+        /// The store (default `memory`).
+        #[serde(default = "default_scope", alias = "in", alias = "target")]
+        scope: Scope,
+    },
+    /// Remove the one entry `old` names.
+    Remove {
+        /// An entry id or a substring of exactly one entry.
+        old: String,
+        /// The store (default `memory`).
+        #[serde(default = "default_scope", alias = "in", alias = "target")]
+        scope: Scope,
+    },
+}
+
+fn default_scope() -> Scope {
+    Scope::Memory
+}
+
+impl Op {
+    /// The store this operation writes.
+    pub fn scope(&self) -> Scope {
+        match self {
+            Op::Add { scope, .. } | Op::Replace { scope, .. } | Op::Remove { scope, .. } => *scope,
+        }
+    }
+}
+
+/// What one operation did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpOutcome {
+    /// `add`, `replace` or `remove`.
+    pub op: &'static str,
+    /// The store written.
+    pub scope: Scope,
+    /// The entry's id (after the operation; for a removal, the removed id).
+    pub id: String,
+    /// The id the entry had before a replace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_id: Option<String>,
+    /// The entry's text (absent for a removal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `added`, `already stored`, `replaced`, `unchanged`, `merged` or `removed`.
+    pub message: &'static str,
+}
+
+/// Checks and normalises entry text: not empty, at most 500 characters.
+pub fn check_text(text: &str) -> Result<String> {
+    let text = normalize_text(text);
+    if text.is_empty() {
+        return Err(Error::TextEmpty);
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(Error::TextTooLong {
+            chars,
+            limit: MAX_TEXT_CHARS,
+        });
+    }
+    Ok(text)
+}
+
+/// The entries as an error answer lists them.
+pub fn briefs(doc: &Document) -> Vec<EntryBrief> {
+    doc.entries
+        .iter()
+        .map(|e| EntryBrief {
+            id: e.id.clone(),
+            text: e.text.clone(),
+        })
+        .collect()
+}
+
+fn preview(text: &str) -> String {
+    let one_line = crate::id::fold_whitespace(text);
+    if one_line.chars().count() <= 60 {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    }
+}
+
+/// Finds the one entry `query` names: an exact `mem_` id, else a substring of
+/// exactly one entry's text (entries with the same id count once).
+pub fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
+    let not_found = || Error::NotFound {
+        file: scope.file_name(),
+        query: query.to_owned(),
+        entries: briefs(doc),
+    };
+    if is_entry_id(query) {
+        return doc.entries.iter().position(|e| e.id == query).ok_or_else(not_found);
+    }
+    if query.trim().is_empty() {
+        return Err(not_found());
+    }
+    let hits: Vec<(usize, &Entry)> = doc
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.text.contains(query))
+        .collect();
+    match hits.as_slice() {
+        [] => Err(not_found()),
+        [(i, first), rest @ ..] if rest.iter().all(|(_, e)| e.id == first.id) => Ok(*i),
+        _ => {
+            let mut candidates: Vec<EntryBrief> = Vec::new();
+            for (_, e) in hits {
+                if !candidates.iter().any(|c| c.id == e.id) {
+                    candidates.push(EntryBrief {
+                        id: e.id.clone(),
+                        text: preview(&e.text),
+                    });
+                }
+            }
+            Err(Error::AmbiguousMatch {
+                file: scope.file_name(),
+                query: query.to_owned(),
+                candidates,
+            })
+        }
+    }
+}
+
+/// Applies `ops` (all of scope `scope`) to `src` in order and checks the
+/// budget on the final state. `budget_of` resolves the budget from a parsed
+/// document (its front matter may set one). Returns the new source and each
+/// operation's outcome; the source is unchanged if nothing changed.
+pub fn apply(
+    scope: Scope,
+    src: &str,
+    ops: &[&Op],
+    budget_of: &dyn Fn(&Document, &str) -> Result<Budget>,
+    unplaceable: &dyn Fn(String) -> Error,
+) -> Result<(String, Vec<OpOutcome>)> {
+    let name = scope.name();
+    let original = parse(name, src);
+    let mut cur = src.to_owned();
+    let mut doc = original.clone();
+    let mut outcomes = Vec::with_capacity(ops.len());
+    for op in ops {
+        let outcome = match op {
+            Op::Add { text, .. } => {
+                let text = check_text(text)?;
+                let id = entry_id(name, &text);
+                let message = if doc.entries.iter().any(|e| e.id == id) {
+                    "already stored"
+                } else {
+                    cur = splice::append(name, &cur, &doc, &text, None).map_err(|e| unplaceable(e.0))?;
+                    "added"
+                };
+                OpOutcome { op: "add", scope, id, old_id: None, text: Some(text), message }
+            }
+            Op::Replace { old, new, .. } => {
+                let text = check_text(new)?;
+                let i = find(&doc, scope, old)?;
+                let old_id = doc.entries[i].id.clone();
+                let id = entry_id(name, &text);
+                let message = if doc.entries[i].text == text {
+                    "unchanged"
+                } else if id != old_id && doc.entries.iter().any(|e| e.id == id) {
+                    cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                    "merged"
+                } else {
+                    cur = splice::replace(name, &cur, &doc, i, &text).map_err(|e| unplaceable(e.0))?;
+                    "replaced"
+                };
+                OpOutcome { op: "replace", scope, id, old_id: Some(old_id), text: Some(text), message }
+            }
+            Op::Remove { old, .. } => {
+                let i = find(&doc, scope, old)?;
+                let id = doc.entries[i].id.clone();
+                cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                OpOutcome { op: "remove", scope, id, old_id: None, text: None, message: "removed" }
+            }
+        };
+        doc = parse(name, &cur);
+        outcomes.push(outcome);
+    }
+    if cur != src {
+        let budget = budget_of(&doc, &cur)?;
+        let before = used_chars(original.entries.iter().map(|e| e.text.as_str()));
+        let after = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
+        if after > budget.limit && after > before {
+            return Err(Error::OverBudget {
+                file: scope.file_name(),
+                would_use: after,
+                limit: budget.limit,
+                used: before,
+                entries: briefs(&original),
+            });
+        }
+    }
+    Ok((cur, outcomes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::BudgetSource;
+
+    fn run(src: &str, ops: &[Op], limit: i64) -> Result<(String, Vec<OpOutcome>)> {
+        let refs: Vec<&Op> = ops.iter().collect();
+        apply(
+            Scope::Memory,
+            src,
+            &refs,
+            &|_, _| Ok(Budget::clamp(limit, BudgetSource::Default)),
+            &|r| Error::InvalidRequest(r),
+        )
+    }
+
+    fn add(t: &str) -> Op {
+        Op::Add { text: t.into(), scope: Scope::Memory }
+    }
+
+    #[test]
+    fn add_dedupes_and_replace_matches() {
+        let (src, out) = run("- Prefers tea\n", &[add("Prefers   tea"), add("Uses vim")], 2200).unwrap();
+        assert_eq!(src, "- Prefers tea\n- Uses vim\n");
+        assert_eq!(out[0].message, "already stored");
+        assert_eq!(out[1].message, "added");
+        let op = Op::Replace { old: "vim".into(), new: "Uses helix".into(), scope: Scope::Memory };
+        let (src, out) = run(&src, &[op], 2200).unwrap();
+        assert_eq!(src, "- Prefers tea\n- Uses helix\n");
+        assert_eq!(out[0].old_id.as_deref(), Some(entry_id("memory", "Uses vim").as_str()));
+    }
+
+    #[test]
+    fn ambiguous_and_missing_matches() {
+        let src = "- deploy staging with VPN\n- deploy prod on Fridays\n";
+        let op = Op::Remove { old: "deploy".into(), scope: Scope::Memory };
+        let err = run(src, &[op], 2200).unwrap_err();
+        assert_eq!(err.code(), "memory_ambiguous_match");
+        match err {
+            Error::AmbiguousMatch { candidates, .. } => assert_eq!(candidates.len(), 2),
+            e => panic!("{e}"),
+        }
+        let op = Op::Remove { old: "nothing".into(), scope: Scope::Memory };
+        assert_eq!(run(src, &[op], 2200).unwrap_err().code(), "memory_not_found");
+        let op = Op::Remove { old: entry_id("memory", "deploy prod on Fridays"), scope: Scope::Memory };
+        assert_eq!(run(src, &[op], 2200).unwrap().0, "- deploy staging with VPN\n");
+    }
+
+    #[test]
+    fn text_checks() {
+        assert_eq!(run("", &[add("  \n ")], 2200).unwrap_err().code(), "memory_text_empty");
+        assert_eq!(run("", &[add(&"é".repeat(501))], 2200).unwrap_err().code(), "memory_text_too_long");
+        assert!(run("", &[add(&"é".repeat(500))], 2200).is_ok());
+    }
+
+    #[test]
+    fn budget_is_checked_on_the_final_state() {
+        let long = "x".repeat(400);
+        // 2 × 402 + 1 = 805 > 600, refused with the current entries.
+        let err = run("- a\n", &[add(&long), add(&format!("{long}y"))], 600).unwrap_err();
+        match &err {
+            Error::OverBudget { would_use, used, entries, .. } => {
+                assert_eq!((*would_use, *used, entries.len()), (3 + 1 + 402 + 1 + 403, 3, 1));
+            }
+            e => panic!("{e}"),
+        }
+        // Adding then removing within one batch fits.
+        let ops = [add(&long), add(&format!("{long}y")), Op::Remove { old: "y".into(), scope: Scope::Memory }];
+        assert!(run("- a\n", &ops, 600).is_ok());
+    }
+
+    #[test]
+    fn a_file_over_budget_can_still_shrink() {
+        let src = format!("- {}\n- {}\n", "a".repeat(400), "b".repeat(400));
+        let op = Op::Remove { old: "aaaa".into(), scope: Scope::Memory };
+        assert!(run(&src, &[op], 500).is_ok());
+        assert_eq!(run(&src, &[add("c")], 500).unwrap_err().code(), "memory_over_budget");
+    }
+
+    #[test]
+    fn replace_onto_an_existing_text_merges() {
+        let (src, out) = run(
+            "- a\n- b\n",
+            &[Op::Replace { old: "a".into(), new: "b".into(), scope: Scope::Memory }],
+            2200,
+        )
+        .unwrap();
+        assert_eq!(src, "- b\n");
+        assert_eq!(out[0].message, "merged");
+    }
+
+    #[test]
+    fn ops_deserialize_with_aliases() {
+        let ops: Vec<Op> = serde_json::from_str(
+            r#"[{"op":"add","text":"t","to":"user"},{"op":"replace","old":"a","new":"b"},{"op":"remove","old":"x","in":"user"}]"#,
+        )
+        .unwrap();
+        assert_eq!(ops[0].scope(), Scope::User);
+        assert_eq!(ops[1].scope(), Scope::Memory);
+        assert_eq!(ops[2].scope(), Scope::User);
+        assert!(serde_json::from_str::<Vec<Op>>(r#"[{"op":"add","text":"t","bogus":1}]"#).is_err());
+    }
+}

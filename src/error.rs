@@ -1,0 +1,255 @@
+//! The one error type of memdir, with a stable code per variant.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// What memdir's operations return.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// An entry as an error answer shows it: its id and text (or a placeholder
+/// when the text is flagged by the scanner and must not be echoed raw).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntryBrief {
+    /// The entry's `mem_` id.
+    pub id: String,
+    /// The entry's text, or a short preview where the error lists candidates.
+    pub text: String,
+}
+
+/// Everything that can go wrong in memdir.
+///
+/// Each variant has a stable snake_case [`code`](Error::code) and keeps the
+/// path, owner or id it concerns.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An owner, workflow, task or run id is not of the allowed form.
+    #[error("invalid {kind} id {value:?}: use 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit")]
+    InvalidId {
+        /// What the id names (`owner`, `workflow`, …).
+        kind: &'static str,
+        /// The refused value.
+        value: String,
+    },
+    /// A path inside the memory folder is a symlink (or otherwise not a plain file or folder).
+    #[error("{}: refusing to follow a symlink or special file inside the memory folder", path.display())]
+    UnsafePath {
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// A markdown file is not valid UTF-8; it is never rewritten.
+    #[error("{}: not valid UTF-8 (byte {offset}); fix the file by hand, memdir will not rewrite it", path.display())]
+    InvalidUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// A markdown file is larger than memdir edits.
+    #[error("{}: {size} bytes, over the {limit}-byte limit; memdir will not rewrite it", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// An I/O operation failed.
+    #[error("{}: {op} failed: {source}", path.display())]
+    Io {
+        /// The path the operation concerned.
+        path: PathBuf,
+        /// What was being done (`read`, `rename`, `fsync`, …).
+        op: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A durable write failed earlier; this store handle refuses further writes.
+    #[error("{}: an earlier write failed to reach the disk; reopen the store before writing again", path.display())]
+    Poisoned {
+        /// The file whose write failed.
+        path: PathBuf,
+    },
+    /// The owner's lock could not be taken in time.
+    #[error("{}: still locked by another writer after {waited_ms} ms", path.display())]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// How long we waited.
+        waited_ms: u64,
+    },
+    /// A configuration file or front matter could not be read.
+    #[error("{}: {message}", path.display())]
+    InvalidConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Empty entry text.
+    #[error("the text is empty")]
+    TextEmpty,
+    /// Entry text over the character limit.
+    #[error("the text is {chars} characters, over the {limit}-character limit; shorten it or split it into two entries")]
+    TextTooLong {
+        /// Its length in characters.
+        chars: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// No entry matches.
+    #[error("no entry in {file} matches {query:?}")]
+    NotFound {
+        /// The file searched.
+        file: &'static str,
+        /// The id or substring asked for.
+        query: String,
+        /// The current entries, so the caller can retry with an exact id.
+        entries: Vec<EntryBrief>,
+    },
+    /// More than one entry matches a substring.
+    #[error("{query:?} matches {} entries in {file}; use an id: {}", candidates.len(), brief_list(candidates))]
+    AmbiguousMatch {
+        /// The file searched.
+        file: &'static str,
+        /// The substring asked for.
+        query: String,
+        /// The matching entries (id and a short preview).
+        candidates: Vec<EntryBrief>,
+    },
+    /// A write would pass the file's character budget.
+    #[error("{file} would use {would_use} of {limit} characters; replace or remove entries first ({} stored)", entries.len())]
+    OverBudget {
+        /// The file.
+        file: &'static str,
+        /// Characters the file would use after the write.
+        would_use: usize,
+        /// The budget.
+        limit: usize,
+        /// Characters used now.
+        used: usize,
+        /// The current entries.
+        entries: Vec<EntryBrief>,
+    },
+    /// The new text cannot be placed as an entry without changing the file's other content.
+    #[error("{}: cannot place the entry without changing the file's other content: {reason}", path.display())]
+    Unplaceable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A batch could not be read or one of its operations failed; nothing was applied.
+    #[error("batch operation {index}: {source}")]
+    Batch {
+        /// Zero-based index of the failing operation.
+        index: usize,
+        /// Why it failed.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A request is malformed (for example a batch that is not a JSON list of operations).
+    #[error("{0}")]
+    InvalidRequest(String),
+}
+
+fn brief_list(items: &[EntryBrief]) -> String {
+    items
+        .iter()
+        .map(|b| format!("{} ({:?})", b.id, b.text))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Error {
+    /// The stable snake_case code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidId { .. } => "invalid_id",
+            Error::UnsafePath { .. } => "unsafe_path",
+            Error::InvalidUtf8 { .. } => "invalid_utf8",
+            Error::FileTooLarge { .. } => "file_too_large",
+            Error::Io { .. } => "io_error",
+            Error::Poisoned { .. } => "store_poisoned",
+            Error::Locked { .. } => "locked",
+            Error::InvalidConfig { .. } => "invalid_config",
+            Error::TextEmpty => "memory_text_empty",
+            Error::TextTooLong { .. } => "memory_text_too_long",
+            Error::NotFound { .. } => "memory_not_found",
+            Error::AmbiguousMatch { .. } => "memory_ambiguous_match",
+            Error::OverBudget { .. } => "memory_over_budget",
+            Error::Unplaceable { .. } => "memory_unplaceable",
+            Error::Batch { source, .. } => source.code(),
+            Error::InvalidRequest(_) => "invalid_request",
+        }
+    }
+
+    /// The HTTP status a server maps this error to.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Error::InvalidId { .. }
+            | Error::TextEmpty
+            | Error::TextTooLong { .. }
+            | Error::InvalidRequest(_) => 400,
+            Error::UnsafePath { .. } => 403,
+            Error::NotFound { .. } => 404,
+            Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
+            Error::InvalidUtf8 { .. }
+            | Error::FileTooLarge { .. }
+            | Error::Unplaceable { .. }
+            | Error::InvalidConfig { .. } => 422,
+            Error::Batch { source, .. } => source.http_status(),
+            Error::Io { .. } | Error::Poisoned { .. } => 500,
+        }
+    }
+
+    /// Structured details for a JSON error answer (entries, usage, candidates, path).
+    pub fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Error::InvalidId { kind, value } => json!({"kind": kind, "value": value}),
+            Error::UnsafePath { path }
+            | Error::Poisoned { path }
+            | Error::InvalidUtf8 { path, .. }
+            | Error::FileTooLarge { path, .. }
+            | Error::Io { path, .. }
+            | Error::Locked { path, .. }
+            | Error::InvalidConfig { path, .. }
+            | Error::Unplaceable { path, .. } => json!({"path": path}),
+            Error::NotFound { file, entries, .. } => json!({"file": file, "entries": entries}),
+            Error::AmbiguousMatch {
+                file, candidates, ..
+            } => json!({"file": file, "candidates": candidates}),
+            Error::OverBudget {
+                file,
+                would_use,
+                limit,
+                used,
+                entries,
+            } => json!({
+                "file": file,
+                "usage": crate::budget::usage_line(*used, *limit),
+                "used": used, "limit": limit, "would_use": would_use,
+                "entries": entries,
+            }),
+            Error::Batch { index, source } => {
+                let mut d = source.details();
+                if let Some(obj) = d.as_object_mut() {
+                    obj.insert("index".into(), json!(index));
+                    d
+                } else {
+                    json!({"index": index})
+                }
+            }
+            Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, op, source }
+    }
+}

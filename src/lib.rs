@@ -1,0 +1,60 @@
+//! memdir: an embedded, file-backed markdown memory store for AI agents.
+//!
+//! Each owner (a user or an agent) keeps plain markdown files in a folder of
+//! its own under a memory root: `MEMORY.md` (the agent's curated notes) and
+//! `USER.md` (what it knows about the user). Their top-level list items are
+//! **entries**; memdir edits them under the owner's lock with durable, atomic
+//! writes that splice only the bytes of the entry concerned, and holds each
+//! file to a character budget.
+//!
+//! ```
+//! use memdir::{Scope, Store};
+//!
+//! # fn main() -> memdir::Result<()> {
+//! let root = tempfile::tempdir().map_err(|e| memdir::Error::InvalidRequest(e.to_string()))?;
+//! let store = Store::open(root.path())?;
+//! let me = store.owner("agt_docs")?;
+//!
+//! let (added, usage) = me.add(Scope::User, "Prefers weekly summaries, no emojis")?;
+//! assert_eq!(added.message, "added");
+//! assert!(added.id.starts_with("mem_"));
+//! assert_eq!(usage.text, "2% — 37/1375 chars");
+//!
+//! me.replace(Scope::User, "weekly", "Prefers monthly summaries")?;
+//! let view = me.show(Scope::User)?;
+//! assert_eq!(view.entries[0].text, "Prefers monthly summaries");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The on-disk format is described in `docs/FORMAT.md`; the pure modules
+//! (parsing, splicing, budgets, settings) do no I/O, and all file access goes
+//! through the store and its fs layer.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
+mod budget;
+mod edit;
+mod error;
+mod fs;
+mod id;
+mod lock;
+mod parse;
+mod scope;
+mod settings;
+mod splice;
+mod store;
+
+pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
+pub use edit::{MAX_TEXT_CHARS, Op, OpOutcome};
+pub use error::{EntryBrief, Error, Result};
+pub use fs::MAX_FILE_BYTES;
+pub use id::{entry_id, is_entry_id, validate_id};
+pub use lock::OwnerLock;
+pub use parse::{Document, Entry, FrontMatter, Marker, parse};
+pub use scope::Scope;
+pub use settings::{Budgets, FileSettings, Settings};
+pub use splice::{Unplaceable, append, normalize_text, remove, replace};
+pub use store::{BatchOutcome, CONFIG_FILE, DERIVED_DIR, EntryView, Owner, Store, StoreView};

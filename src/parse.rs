@@ -1,0 +1,397 @@
+//! Parsing a curated store (MEMORY.md, USER.md) into entries with byte ranges.
+//!
+//! Pure: no I/O. Structure comes from pulldown-cmark's offset iterator; the
+//! text of each entry is cut from the source bytes, never re-rendered.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, MetadataBlockKind, Options, Parser, Tag, TagEnd};
+
+use crate::id::entry_id;
+
+/// The byte-order mark a file may start with.
+pub const BOM: &str = "\u{feff}";
+
+/// The prefix of the metadata comment that may close an entry.
+pub const META_PREFIX: &str = "<!-- memdir";
+
+/// The list marker of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// `-`, `*` or `+`.
+    Bullet(char),
+    /// A number and its delimiter (`.` or `)`).
+    Ordered(u64, char),
+}
+
+impl Marker {
+    /// The marker as written, e.g. `-` or `3.`.
+    pub fn render(self) -> String {
+        match self {
+            Marker::Bullet(c) => c.to_string(),
+            Marker::Ordered(n, d) => format!("{n}{d}"),
+        }
+    }
+
+    /// The marker a new entry after this one takes.
+    pub fn next(self) -> Marker {
+        match self {
+            Marker::Bullet(c) => Marker::Bullet(c),
+            Marker::Ordered(n, d) => Marker::Ordered(n.saturating_add(1), d),
+        }
+    }
+}
+
+/// One entry: a top-level list item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `mem_` id over the scope and the folded text.
+    pub id: String,
+    /// The item's content, marker and continuation indentation removed, trimmed,
+    /// without the metadata comment, line endings normalised to LF.
+    pub text: String,
+    /// The item's bytes: from the start of its first line to the end of its last
+    /// non-blank content (line ending excluded).
+    pub item: Range<usize>,
+    /// The text's bytes in the source: from the first content byte after the marker
+    /// to the end of the text (before the metadata comment).
+    pub body: Range<usize>,
+    /// The item's marker.
+    pub marker: Marker,
+    /// Column at which continuation lines of the content start.
+    pub indent: usize,
+    /// The metadata comment's bytes, when the entry has one.
+    pub meta: Option<Range<usize>>,
+}
+
+/// YAML front matter at the top of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontMatter {
+    /// The whole block, fences included.
+    pub range: Range<usize>,
+    /// The YAML between the fences.
+    pub yaml: String,
+}
+
+/// A parsed curated store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// Whether the file starts with a byte-order mark.
+    pub bom: bool,
+    /// Front matter, when present.
+    pub front_matter: Option<FrontMatter>,
+    /// The entries, in file order.
+    pub entries: Vec<Entry>,
+    /// The file's line ending: that of its first line, else `\n`.
+    pub eol: &'static str,
+}
+
+impl Document {
+    /// Where the markdown body starts: after the BOM and the front matter.
+    pub fn body_start(&self, src: &str) -> usize {
+        let base = if self.bom { BOM.len() } else { 0 };
+        match &self.front_matter {
+            Some(fm) => line_end_with_eol(src, fm.range.end),
+            None => base,
+        }
+    }
+}
+
+/// Parses `src` as a store of the given scope (`memory` or `user`).
+pub fn parse(scope: &str, src: &str) -> Document {
+    let bom = src.starts_with(BOM);
+    let base = if bom { BOM.len() } else { 0 };
+    let body = &src[base..];
+    let eol = match src.find('\n') {
+        Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    };
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
+
+    let mut front_matter = None;
+    let mut entries = Vec::new();
+    let mut depth = 0usize;
+    let mut in_fm: Option<(Range<usize>, String)> = None;
+    let mut item: Option<(Range<usize>, Option<Range<usize>>)> = None;
+
+    for (event, r) in Parser::new_ext(body, opts).into_offset_iter() {
+        let r = r.start + base..r.end + base;
+        match event {
+            Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) if depth == 0 => {
+                in_fm = Some((r, String::new()));
+                depth += 1;
+            }
+            Event::End(TagEnd::MetadataBlock(_)) if in_fm.is_some() => {
+                depth -= 1;
+                if let Some((range, yaml)) = in_fm.take() {
+                    front_matter = Some(FrontMatter { range, yaml });
+                }
+            }
+            Event::Text(t) if in_fm.is_some() => {
+                if let Some((_, yaml)) = in_fm.as_mut() {
+                    yaml.push_str(&t);
+                }
+            }
+            Event::Start(Tag::Item) => {
+                if depth == 1 {
+                    item = Some((r, None));
+                }
+                depth += 1;
+            }
+            Event::End(TagEnd::Item) => {
+                depth -= 1;
+                if depth == 1 {
+                    if let Some((range, meta)) = item.take() {
+                        if let Some(e) = entry(scope, src, base, range, meta) {
+                            entries.push(e);
+                        }
+                    }
+                }
+            }
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::Html(h) | Event::InlineHtml(h) if h.trim_start().starts_with(META_PREFIX) => {
+                if let Some((_, meta)) = item.as_mut() {
+                    let t = trim_end_at(src, r.start, r.end);
+                    if src[r.start..t].ends_with("-->") {
+                        *meta = Some(r.start..t);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Document {
+        bom,
+        front_matter,
+        entries,
+        eol,
+    }
+}
+
+/// Builds an entry from an item's event range.
+fn entry(scope: &str, src: &str, base: usize, range: Range<usize>, meta: Option<Range<usize>>) -> Option<Entry> {
+    let start = line_start(src, range.start).max(base);
+    let end = trim_end_at(src, start, range.end);
+    // The marker: after up to three spaces of indentation.
+    let line = &src[start..end];
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[lead..];
+    let (marker, mlen) = read_marker(rest)?;
+    let after = start + lead + mlen;
+    // Content column: marker end plus 1–4 columns of whitespace; 5 or more, or
+    // a blank first line, means one.
+    let first_line_end = src[after..end].find(['\r', '\n']).map_or(end, |i| after + i);
+    let gap = &src[after..first_line_end];
+    let gap_cols = columns(gap, lead + mlen);
+    let ws = gap.len() - gap.trim_start_matches([' ', '\t']).len();
+    let spaces = columns(&gap[..ws], lead + mlen);
+    let indent = if ws == gap.len() || spaces > 4 || gap_cols == 0 {
+        lead + mlen + 1
+    } else {
+        lead + mlen + spaces
+    };
+    let body_start = if ws == gap.len() {
+        (first_line_end..end)
+            .find(|&i| !src[i..].starts_with(char::is_whitespace))
+            .unwrap_or(end)
+    } else {
+        after + ws
+    };
+    // The metadata comment counts only where it closes the item.
+    let meta = meta.filter(|m| m.end == end);
+    let body_end = match &meta {
+        Some(m) => trim_end_at(src, body_start.min(m.start), m.start),
+        None => end,
+    };
+    let body_start = body_start.min(body_end);
+    let text = dedent(&src[body_start..body_end], indent);
+    Some(Entry {
+        id: entry_id(scope, &text),
+        text,
+        item: start..end,
+        body: body_start..body_end,
+        marker,
+        indent,
+        meta,
+    })
+}
+
+/// Reads a list marker at the start of `s`; returns it and its byte length.
+fn read_marker(s: &str) -> Option<(Marker, usize)> {
+    let b = s.as_bytes();
+    match b.first()? {
+        c @ (b'-' | b'*' | b'+') => Some((Marker::Bullet(*c as char), 1)),
+        _ => {
+            let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || digits > 9 {
+                return None;
+            }
+            let delim = *b.get(digits)?;
+            if delim != b'.' && delim != b')' {
+                return None;
+            }
+            let n = s[..digits].parse().ok()?;
+            Some((Marker::Ordered(n, delim as char), digits + 1))
+        }
+    }
+}
+
+/// Removes up to `indent` columns of leading whitespace from every line after
+/// the first, joins with LF and trims the whole.
+fn dedent(s: &str, indent: usize) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, line) in s.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if i > 0 {
+            out.push('\n');
+            let mut col = 0;
+            let mut cut = 0;
+            for (j, c) in line.char_indices() {
+                if col >= indent || !(c == ' ' || c == '\t') {
+                    break;
+                }
+                col = if c == '\t' { col + 4 - col % 4 } else { col + 1 };
+                cut = j + 1;
+            }
+            out.push_str(line[cut..].trim_end());
+        } else {
+            out.push_str(line.trim_end());
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Columns taken by whitespace `s` starting at column `from` (tabs to multiples of 4).
+fn columns(s: &str, from: usize) -> usize {
+    let mut col = from;
+    for c in s.chars() {
+        match c {
+            '\t' => col += 4 - col % 4,
+            ' ' => col += 1,
+            _ => break,
+        }
+    }
+    col - from
+}
+
+/// The start of the line holding byte `at`.
+pub(crate) fn line_start(src: &str, at: usize) -> usize {
+    src[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The end of the line holding byte `at`, past its line ending.
+pub(crate) fn line_end_with_eol(src: &str, at: usize) -> usize {
+    src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
+}
+
+/// `end` moved back over trailing whitespace, not before `floor`.
+fn trim_end_at(src: &str, floor: usize, end: usize) -> usize {
+    floor + src[floor..end].trim_end().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(doc: &Document) -> Vec<&str> {
+        doc.entries.iter().map(|e| e.text.as_str()).collect()
+    }
+
+    #[test]
+    fn bullets_with_ranges() {
+        let src = "- a\n- b\n";
+        let d = parse("memory", src);
+        assert_eq!(texts(&d), ["a", "b"]);
+        assert_eq!(d.entries[0].item, 0..3);
+        assert_eq!(d.entries[0].body, 2..3);
+        assert_eq!(d.entries[1].item, 4..7);
+        assert_eq!(d.entries[1].marker, Marker::Bullet('-'));
+        assert_eq!(d.eol, "\n");
+    }
+
+    #[test]
+    fn headings_paragraphs_and_code_are_not_entries() {
+        let src = "# Notes\n\nSome prose.\n\n```\n- not an entry\n```\n\n* one\n* two\n\n<!-- a comment -->\n";
+        let d = parse("memory", src);
+        assert_eq!(texts(&d), ["one", "two"]);
+        assert_eq!(d.entries[0].item, 46..51);
+        assert_eq!(d.entries[0].marker, Marker::Bullet('*'));
+    }
+
+    #[test]
+    fn multi_line_ordered_items_are_dedented() {
+        let src = "1. first line\n   second line\n2. y";
+        let d = parse("memory", src);
+        assert_eq!(texts(&d), ["first line\nsecond line", "y"]);
+        assert_eq!(d.entries[0].item, 0..28);
+        assert_eq!(d.entries[0].indent, 3);
+        assert_eq!(d.entries[1].item, 29..33);
+        assert_eq!(d.entries[1].marker, Marker::Ordered(2, '.'));
+    }
+
+    #[test]
+    fn nested_lists_belong_to_their_entry() {
+        let src = "- parent\n  - child\n- sibling\n";
+        let d = parse("memory", src);
+        assert_eq!(texts(&d), ["parent\n- child", "sibling"]);
+        assert_eq!(d.entries[0].item, 0..18);
+    }
+
+    #[test]
+    fn crlf_bom_and_front_matter() {
+        let src = "\u{feff}---\r\nbudget: 3000\r\n---\r\n- a\r\n- b\r\n";
+        let d = parse("user", src);
+        assert!(d.bom);
+        assert_eq!(d.eol, "\r\n");
+        let fm = d.front_matter.as_ref().unwrap();
+        assert_eq!(fm.range, 3..25);
+        assert!(fm.yaml.contains("budget: 3000"));
+        assert_eq!(d.body_start(src), 27);
+        assert_eq!(texts(&d), ["a", "b"]);
+        assert_eq!(d.entries[0].item, 27..30);
+    }
+
+    #[test]
+    fn bom_without_front_matter() {
+        let src = "\u{feff}- a\n";
+        let d = parse("memory", src);
+        assert_eq!(texts(&d), ["a"]);
+        assert_eq!(d.entries[0].item, 3..6);
+    }
+
+    #[test]
+    fn metadata_comment_is_split_off() {
+        let src = "- the fact <!-- memdir created=2026-11-29 -->\n";
+        let d = parse("memory", src);
+        let e = &d.entries[0];
+        assert_eq!(e.text, "the fact");
+        assert_eq!(e.body, 2..10);
+        assert_eq!(e.meta, Some(11..45));
+        // A comment in the middle is text.
+        let d = parse("memory", "- a <!-- memdir x --> b\n");
+        assert_eq!(d.entries[0].text, "a <!-- memdir x --> b");
+        assert_eq!(d.entries[0].meta, None);
+    }
+
+    #[test]
+    fn lists_in_blockquotes_are_not_entries() {
+        let d = parse("memory", "> - quoted\n\n- real\n");
+        assert_eq!(texts(&d), ["real"]);
+    }
+
+    #[test]
+    fn empty_item_and_wide_gap() {
+        let d = parse("memory", "-\n  later\n-      code\n");
+        assert_eq!(texts(&d), ["later", "code"]);
+        assert_eq!(d.entries[0].indent, 2);
+        assert_eq!(d.entries[1].indent, 2);
+    }
+
+    #[test]
+    fn ids_follow_text() {
+        let d = parse("memory", "- Prefers  weekly\n  summaries\n");
+        assert_eq!(d.entries[0].id, entry_id("memory", "Prefers weekly summaries"));
+    }
+}

@@ -1,0 +1,126 @@
+//! Settings: `memdir.yaml` (at the root and in an owner's folder) and a
+//! file's front matter.
+//!
+//! Pure: callers read the files and pass their text.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::budget::{Budget, BudgetSource};
+use crate::error::{Error, Result};
+use crate::scope::Scope;
+
+/// Settings a `memdir.yaml` may hold. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Budgets per store, in characters (clamped to 500–20,000).
+    #[serde(default)]
+    pub budgets: Budgets,
+    /// How long a writer waits for the owner's lock, in milliseconds.
+    pub lock_timeout_ms: Option<u64>,
+}
+
+/// Budgets per store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budgets {
+    /// MEMORY.md's budget.
+    pub memory: Option<i64>,
+    /// USER.md's budget.
+    pub user: Option<i64>,
+}
+
+impl Budgets {
+    fn get(&self, scope: Scope) -> Option<i64> {
+        match scope {
+            Scope::Memory => self.memory,
+            Scope::User => self.user,
+        }
+    }
+}
+
+/// The per-file settings a front matter may hold; other keys are the person's own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct FileSettings {
+    /// This file's budget, in characters (clamped to 500–20,000).
+    pub budget: Option<i64>,
+}
+
+impl Settings {
+    /// Parses a `memdir.yaml`; `path` is named in errors.
+    pub fn from_yaml(text: &str, path: &Path) -> Result<Settings> {
+        if text.trim().is_empty() {
+            return Ok(Settings::default());
+        }
+        serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Overlays `other` (more specific) on `self`.
+    pub fn overlay(mut self, other: &Settings) -> Settings {
+        self.budgets.memory = other.budgets.memory.or(self.budgets.memory);
+        self.budgets.user = other.budgets.user.or(self.budgets.user);
+        self.lock_timeout_ms = other.lock_timeout_ms.or(self.lock_timeout_ms);
+        self
+    }
+}
+
+impl FileSettings {
+    /// Parses a front matter's YAML; `path` is named in errors.
+    pub fn from_yaml(text: &str, path: &Path) -> Result<FileSettings> {
+        if text.trim().is_empty() {
+            return Ok(FileSettings::default());
+        }
+        serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
+            path: path.to_owned(),
+            message: format!("front matter: {e}"),
+        })
+    }
+}
+
+/// Resolves a store's budget: front matter, else the owner's `memdir.yaml`,
+/// else the root's, else the default; clamped to 500–20,000.
+pub fn resolve_budget(scope: Scope, root: &Settings, owner: &Settings, file: &FileSettings) -> Budget {
+    if let Some(b) = file.budget {
+        Budget::clamp(b, BudgetSource::FrontMatter)
+    } else if let Some(b) = owner.budgets.get(scope) {
+        Budget::clamp(b, BudgetSource::OwnerConfig)
+    } else if let Some(b) = root.budgets.get(scope) {
+        Budget::clamp(b, BudgetSource::RootConfig)
+    } else {
+        Budget::clamp(scope.default_budget() as i64, BudgetSource::Default)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_clamp() {
+        let p = Path::new("memdir.yaml");
+        let root = Settings::from_yaml("budgets:\n  memory: 3000\n  user: 100000\n", p).unwrap();
+        let owner = Settings::from_yaml("budgets:\n  memory: 4000\n", p).unwrap();
+        let none = FileSettings::default();
+        let fm = FileSettings::from_yaml("budget: 5000\ntitle: mine\n", p).unwrap();
+        let empty = Settings::default();
+        assert_eq!(resolve_budget(Scope::Memory, &empty, &empty, &none).limit, 2200);
+        assert_eq!(resolve_budget(Scope::User, &empty, &empty, &none).limit, 1375);
+        assert_eq!(resolve_budget(Scope::Memory, &root, &empty, &none).limit, 3000);
+        assert_eq!(resolve_budget(Scope::Memory, &root, &owner, &none).limit, 4000);
+        assert_eq!(resolve_budget(Scope::Memory, &root, &owner, &fm).limit, 5000);
+        let user = resolve_budget(Scope::User, &root, &owner, &none);
+        assert_eq!((user.limit, user.clamped_from), (20_000, Some(100_000)));
+    }
+
+    #[test]
+    fn unknown_keys_in_memdir_yaml_are_errors() {
+        let err = Settings::from_yaml("budgetz: 1\n", Path::new("x/memdir.yaml")).unwrap_err();
+        assert_eq!(err.code(), "invalid_config");
+        assert!(err.to_string().contains("x/memdir.yaml"));
+    }
+}

@@ -1,0 +1,511 @@
+//! The store: an owner's folder, read and edited under the owner's lock with
+//! durable, editor-safe writes. Ties the pure modules to the fs layer.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::budget::{Budget, Usage, used_chars};
+use crate::edit::{self, Op, OpOutcome};
+use crate::error::{Error, Result};
+use crate::fs::{self, Io, Poison, RealIo};
+use crate::id::validate_id;
+use crate::lock::{self, OwnerLock};
+use crate::parse::{Document, parse};
+use crate::scope::Scope;
+use crate::settings::{FileSettings, Settings, resolve_budget};
+
+/// The folder-wide settings file at the root (and in an owner's folder).
+pub const CONFIG_FILE: &str = "memdir.yaml";
+/// The owner's folder of derived files (lock, caches): safe to delete.
+pub const DERIVED_DIR: &str = ".memdir";
+/// Default wait for the owner's lock.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A memory root: one folder per owner.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+    settings: Settings,
+    lock_timeout: Option<Duration>,
+    io: Arc<dyn Io>,
+    poison: Arc<Poison>,
+}
+
+/// An entry as `show` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntryView {
+    /// Its `mem_` id.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// One store of an owner, as `show` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StoreView {
+    /// Which store.
+    pub scope: Scope,
+    /// Its file name.
+    pub file: &'static str,
+    /// The entries in file order.
+    pub entries: Vec<EntryView>,
+    /// Characters used against the budget.
+    pub usage: Usage,
+    /// The budget and where it came from.
+    pub budget: Budget,
+    /// Notes such as a clamped budget.
+    pub warnings: Vec<String>,
+}
+
+/// What a batch (or a single write) did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BatchOutcome {
+    /// Each operation's outcome, in order.
+    pub results: Vec<OpOutcome>,
+    /// Usage of each store the batch wrote, after it.
+    pub usage: Vec<(Scope, Usage)>,
+    /// Notes such as a clamped budget.
+    pub warnings: Vec<String>,
+}
+
+impl Store {
+    /// Opens the memory root `root` (created on the first write) and reads its
+    /// `memdir.yaml` if there is one.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
+        let root = root.into();
+        let io: Arc<dyn Io> = Arc::new(RealIo);
+        let settings = read_settings(io.as_ref(), &root.join(CONFIG_FILE))?;
+        Ok(Store {
+            root,
+            settings,
+            lock_timeout: None,
+            io,
+            poison: Arc::default(),
+        })
+    }
+
+    /// Sets how long writers wait for an owner's lock (default 10 s, or
+    /// `lock_timeout_ms` in `memdir.yaml`).
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> Store {
+        self.lock_timeout = Some(timeout);
+        self
+    }
+
+    /// The memory root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// An owner's memory. The id is checked before any path is built.
+    pub fn owner(&self, id: &str) -> Result<Owner<'_>> {
+        validate_id("owner", id)?;
+        Ok(Owner {
+            store: self,
+            id: id.to_owned(),
+            dir: self.root.join(id),
+        })
+    }
+
+    #[cfg(test)]
+    pub(crate) fn with_io(mut self, io: Arc<dyn Io>) -> Store {
+        self.io = io;
+        self
+    }
+}
+
+fn read_settings(io: &dyn Io, path: &Path) -> Result<Settings> {
+    match fs::stable_read(io, path)? {
+        Some(bytes) => Settings::from_yaml(&fs::decode(path, bytes)?, path),
+        None => Ok(Settings::default()),
+    }
+}
+
+/// One owner's memory folder.
+#[derive(Debug, Clone)]
+pub struct Owner<'s> {
+    store: &'s Store,
+    id: String,
+    dir: PathBuf,
+}
+
+/// A store's file as read: its text and parse.
+struct Loaded {
+    path: PathBuf,
+    raw: Option<Vec<u8>>,
+    src: String,
+    doc: Document,
+}
+
+impl<'s> Owner<'s> {
+    /// The owner's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The owner's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of one of the owner's stores.
+    pub fn path(&self, scope: Scope) -> PathBuf {
+        self.dir.join(scope.file_name())
+    }
+
+    fn io(&self) -> &dyn Io {
+        self.store.io.as_ref()
+    }
+
+    /// The owner's settings: the root's `memdir.yaml` overlaid with the owner's.
+    fn settings(&self) -> Result<Settings> {
+        if !fs::plain_dir_exists(self.io(), &self.dir)? {
+            return Ok(self.store.settings.clone());
+        }
+        let own = read_settings(self.io(), &self.dir.join(CONFIG_FILE))?;
+        Ok(self.store.settings.clone().overlay(&own))
+    }
+
+    fn budget(&self, scope: Scope, settings: &Settings, doc: &Document, path: &Path) -> Result<Budget> {
+        let file = match &doc.front_matter {
+            Some(fm) => FileSettings::from_yaml(&fm.yaml, path)?,
+            None => FileSettings::default(),
+        };
+        Ok(resolve_budget(scope, &self.store.settings, settings, &file))
+    }
+
+    fn load(&self, scope: Scope) -> Result<Loaded> {
+        let path = self.path(scope);
+        let raw = if fs::plain_dir_exists(self.io(), &self.dir)? {
+            fs::stable_read(self.io(), &path)?
+        } else {
+            None
+        };
+        let src = match &raw {
+            Some(bytes) => fs::decode(&path, bytes.clone())?,
+            None => String::new(),
+        };
+        let doc = parse(scope.name(), &src);
+        Ok(Loaded { path, raw, src, doc })
+    }
+
+    /// The entries of one store with their ids, and its usage.
+    pub fn show(&self, scope: Scope) -> Result<StoreView> {
+        let settings = self.settings()?;
+        let l = self.load(scope)?;
+        let budget = self.budget(scope, &settings, &l.doc, &l.path)?;
+        let used = used_chars(l.doc.entries.iter().map(|e| e.text.as_str()));
+        Ok(StoreView {
+            scope,
+            file: scope.file_name(),
+            entries: l
+                .doc
+                .entries
+                .iter()
+                .map(|e| EntryView {
+                    id: e.id.clone(),
+                    text: e.text.clone(),
+                })
+                .collect(),
+            usage: Usage::new(used, budget.limit),
+            warnings: budget.warning(scope.file_name()).into_iter().collect(),
+            budget,
+        })
+    }
+
+    /// Appends an entry (`already stored` when its id is present).
+    pub fn add(&self, scope: Scope, text: &str) -> Result<(OpOutcome, Usage)> {
+        self.single(Op::Add {
+            text: text.to_owned(),
+            scope,
+        })
+    }
+
+    /// Replaces the text of the entry `old` names (an id or a unique substring).
+    pub fn replace(&self, scope: Scope, old: &str, new: &str) -> Result<(OpOutcome, Usage)> {
+        self.single(Op::Replace {
+            old: old.to_owned(),
+            new: new.to_owned(),
+            scope,
+        })
+    }
+
+    /// Removes the entry `old` names (an id or a unique substring).
+    pub fn remove(&self, scope: Scope, old: &str) -> Result<(OpOutcome, Usage)> {
+        self.single(Op::Remove {
+            old: old.to_owned(),
+            scope,
+        })
+    }
+
+    fn single(&self, op: Op) -> Result<(OpOutcome, Usage)> {
+        let scope = op.scope();
+        let out = self.apply(std::slice::from_ref(&op), false)?;
+        let usage = out
+            .usage
+            .into_iter()
+            .find(|(s, _)| *s == scope)
+            .map(|(_, u)| u)
+            .unwrap_or_else(|| Usage::new(0, scope.default_budget()));
+        let outcome = out
+            .results
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::InvalidRequest("no outcome".into()))?;
+        Ok((outcome, usage))
+    }
+
+    /// Applies all of `ops` or none of them; budgets are checked on the final
+    /// state of each store.
+    pub fn batch(&self, ops: &[Op]) -> Result<BatchOutcome> {
+        self.apply(ops, true)
+    }
+
+    /// Takes the owner's exclusive lock, creating the folders it needs.
+    pub fn lock(&self) -> Result<OwnerLock> {
+        self.store.poison.check()?;
+        let derived = self.ensure_dirs()?;
+        let timeout = match self.store.lock_timeout {
+            Some(t) => t,
+            None => self
+                .settings()?
+                .lock_timeout_ms
+                .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis),
+        };
+        lock::acquire(&derived.join("lock"), timeout)
+    }
+
+    /// Creates the root, the owner's folder and `.memdir/`, refusing symlinks.
+    fn ensure_dirs(&self) -> Result<PathBuf> {
+        let io = self.io();
+        if !fs::plain_dir_exists(io, &self.dir)? {
+            io.create_dir_all(&self.dir).map_err(Error::io(&self.dir, "create folder"))?;
+            fs::plain_dir_exists(io, &self.dir)?;
+        }
+        let derived = self.dir.join(DERIVED_DIR);
+        if !fs::plain_dir_exists(io, &derived)? {
+            io.create_dir_all(&derived).map_err(Error::io(&derived, "create folder"))?;
+        }
+        Ok(derived)
+    }
+
+    fn apply(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
+        let _lock = self.lock()?;
+        fs::sweep_temps(self.io(), &self.dir);
+        let settings = self.settings()?;
+        let wrap = |index: usize, e: Error| {
+            if batch {
+                Error::Batch {
+                    index,
+                    source: Box::new(e),
+                }
+            } else {
+                e
+            }
+        };
+        let mut results: Vec<Option<OpOutcome>> = vec![None; ops.len()];
+        let mut usage = Vec::new();
+        let mut warnings = Vec::new();
+        // Validate every store first, write only when all of them pass.
+        let mut planned = Vec::new();
+        for scope in Scope::ALL {
+            let idx: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].scope() == scope).collect();
+            if idx.is_empty() {
+                continue;
+            }
+            let l = self.load(scope)?;
+            let mine: Vec<&Op> = idx.iter().map(|&i| &ops[i]).collect();
+            let (new_src, outs) = self
+                .apply_scope(scope, &settings, &l.path, &l.src, &mine)
+                .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
+            planned.push((scope, idx, mine, l, new_src, outs));
+        }
+        for (scope, idx, mine, l, new_src, outs) in planned {
+            let mut final_outs = outs;
+            let mut final_src = new_src.clone();
+            if new_src != l.src {
+                let written = fs::replace_file(self.io(), &self.store.poison, &l.path, l.raw.clone(), |cur| {
+                    let cur_src = match cur {
+                        Some(b) => fs::decode(&l.path, b.to_vec())?,
+                        None => String::new(),
+                    };
+                    let (s, o) = self
+                        .apply_scope(scope, &settings, &l.path, &cur_src, &mine)
+                        .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
+                    final_outs = o;
+                    Ok((s != cur_src).then(|| s.into_bytes()))
+                })?;
+                if let Some(bytes) = written {
+                    final_src = String::from_utf8(bytes).unwrap_or_default();
+                }
+            }
+            let doc = parse(scope.name(), &final_src);
+            let budget = self.budget(scope, &settings, &doc, &l.path)?;
+            warnings.extend(budget.warning(scope.file_name()));
+            usage.push((scope, Usage::new(used_chars(doc.entries.iter().map(|e| e.text.as_str())), budget.limit)));
+            for (k, o) in final_outs.into_iter().enumerate() {
+                if let Some(slot) = idx.get(k).and_then(|&i| results.get_mut(i)) {
+                    *slot = Some(o);
+                }
+            }
+        }
+        Ok(BatchOutcome {
+            results: results.into_iter().flatten().collect(),
+            usage,
+            warnings,
+        })
+    }
+
+    /// Applies one store's operations; on error, says which of them failed.
+    fn apply_scope(
+        &self,
+        scope: Scope,
+        settings: &Settings,
+        path: &Path,
+        src: &str,
+        ops: &[&Op],
+    ) -> std::result::Result<(String, Vec<OpOutcome>), (usize, Error)> {
+        // Find the failing op by applying prefixes only on failure (rare).
+        let budget_of = |doc: &Document, _src: &str| self.budget(scope, settings, doc, path);
+        let unplaceable = |reason: String| Error::Unplaceable {
+            path: path.to_owned(),
+            reason,
+        };
+        match edit::apply(scope, src, ops, &budget_of, &unplaceable) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                let failing = (1..=ops.len())
+                    .find(|&n| edit::apply(scope, src, &ops[..n], &budget_of, &unplaceable).is_err())
+                    .map_or(ops.len().saturating_sub(1), |n| n - 1);
+                Err((failing, e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::faulty::FaultyIo;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        (d, s)
+    }
+
+    #[test]
+    fn first_write_creates_folders_and_file() {
+        let (d, s) = store();
+        let o = s.owner("agt_1").unwrap();
+        let (out, usage) = o.add(Scope::User, "Prefers weekly summaries").unwrap();
+        assert_eq!(out.message, "added");
+        assert_eq!(usage.text, "1% — 26/1375 chars");
+        assert_eq!(std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap(), "- Prefers weekly summaries\n");
+        assert!(d.path().join("agt_1/.memdir/lock").exists());
+        let (again, _) = o.add(Scope::User, "Prefers  weekly summaries").unwrap();
+        assert_eq!(again.message, "already stored");
+        assert_eq!(again.id, out.id);
+    }
+
+    #[test]
+    fn owner_ids_are_checked_before_paths() {
+        let (_d, s) = store();
+        for bad in ["..", "a/b", "", "/etc"] {
+            assert_eq!(s.owner(bad).unwrap_err().code(), "invalid_id");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_owner_folder_or_file_is_refused() {
+        let (d, s) = store();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), d.path().join("evil")).unwrap();
+        let err = s.owner("evil").unwrap().add(Scope::Memory, "x").unwrap_err();
+        assert_eq!(err.code(), "unsafe_path");
+        std::fs::create_dir(d.path().join("a")).unwrap();
+        std::fs::write(elsewhere.path().join("t.md"), "- secret\n").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("t.md"), d.path().join("a/MEMORY.md")).unwrap();
+        let o = s.owner("a").unwrap();
+        assert_eq!(o.add(Scope::Memory, "x").unwrap_err().code(), "unsafe_path");
+        assert_eq!(o.show(Scope::Memory).unwrap_err().code(), "unsafe_path");
+        assert_eq!(std::fs::read_to_string(elsewhere.path().join("t.md")).unwrap(), "- secret\n");
+    }
+
+    #[test]
+    fn batch_is_all_or_nothing_across_stores() {
+        let (d, s) = store();
+        let o = s.owner("o").unwrap();
+        o.add(Scope::Memory, "keep").unwrap();
+        let ops = vec![
+            Op::Add { text: "u1".into(), scope: Scope::User },
+            Op::Remove { old: "missing".into(), scope: Scope::Memory },
+        ];
+        let err = o.batch(&ops).unwrap_err();
+        assert_eq!(err.code(), "memory_not_found");
+        assert!(matches!(err, Error::Batch { index: 1, .. }), "{err:?}");
+        assert!(!d.path().join("o/USER.md").exists());
+        let ops = vec![
+            Op::Add { text: "u1".into(), scope: Scope::User },
+            Op::Replace { old: "keep".into(), new: "kept".into(), scope: Scope::Memory },
+        ];
+        let out = o.batch(&ops).unwrap();
+        assert_eq!(out.results.len(), 2);
+        assert_eq!(out.results[0].message, "added");
+        assert_eq!(out.results[1].message, "replaced");
+        assert_eq!(std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap(), "- kept\n");
+    }
+
+    #[test]
+    fn invalid_utf8_and_huge_files_are_never_rewritten() {
+        let (d, s) = store();
+        std::fs::create_dir(d.path().join("o")).unwrap();
+        let p = d.path().join("o/MEMORY.md");
+        std::fs::write(&p, b"- ok\n- \xff\n").unwrap();
+        let o = s.owner("o").unwrap();
+        assert_eq!(o.add(Scope::Memory, "x").unwrap_err().code(), "invalid_utf8");
+        assert_eq!(std::fs::read(&p).unwrap(), b"- ok\n- \xff\n");
+        let big = format!("- {}\n", "a".repeat(1024 * 1024));
+        std::fs::write(&p, &big).unwrap();
+        assert_eq!(o.remove(Scope::Memory, "aaa").unwrap_err().code(), "file_too_large");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), big);
+    }
+
+    #[test]
+    fn config_and_front_matter_budgets_with_clamp_warning() {
+        let (d, _) = store();
+        std::fs::write(d.path().join("memdir.yaml"), "budgets:\n  memory: 100\n").unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("o").unwrap();
+        let v = o.show(Scope::Memory).unwrap();
+        assert_eq!(v.budget.limit, 500);
+        assert_eq!(v.warnings.len(), 1);
+        std::fs::create_dir(d.path().join("o")).unwrap();
+        std::fs::write(d.path().join("o/MEMORY.md"), "---\nbudget: 9000\n---\n- a\n").unwrap();
+        assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 9000);
+    }
+
+    #[test]
+    fn failed_io_leaves_the_file_and_poisons_after_fsync() {
+        for fail_at in 1..=5 {
+            let (d, s) = store();
+            s.owner("o").unwrap().add(Scope::Memory, "old").unwrap();
+            let s = s.with_io(Arc::new(FaultyIo::new(fail_at)));
+            let o = s.owner("o").unwrap();
+            let r = o.add(Scope::Memory, "new");
+            let content = std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap();
+            match r {
+                Ok(_) => assert_eq!(content, "- old\n- new\n"),
+                Err(e) => {
+                    assert!(content == "- old\n" || e.to_string().contains("fsync folder"), "{fail_at}: {e}");
+                    if e.to_string().contains("fsync") {
+                        assert_eq!(o.add(Scope::Memory, "more").unwrap_err().code(), "store_poisoned");
+                    }
+                }
+            }
+        }
+    }
+}
