@@ -127,7 +127,10 @@ mod tests {
 
     #[test]
     fn render_and_count() {
-        assert_eq!(render_entries(["a", "b\nc", "d\n\ne"]), "- a\n- b\n  c\n- d\n\n  e");
+        assert_eq!(
+            render_entries(["a", "b\nc", "d\n\ne"]),
+            "- a\n- b\n  c\n- d\n\n  e"
+        );
         assert_eq!(used_chars(["a", "b\nc"]), 11);
         assert_eq!(used_chars(["héllo 🌍"]), 9);
         assert_eq!(used_chars([]), 0);
@@ -142,7 +145,10 @@ mod tests {
         let b = Budget::clamp(10, BudgetSource::RootConfig);
         assert_eq!(b.limit, 500);
         let b = Budget::clamp(3000, BudgetSource::OwnerConfig);
-        assert_eq!((b.limit, b.clamped_from, b.warning("x")), (3000, None, None));
+        assert_eq!(
+            (b.limit, b.clamped_from, b.warning("x")),
+            (3000, None, None)
+        );
     }
 
     #[test]

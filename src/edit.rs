@@ -125,7 +125,11 @@ pub fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
         entries: briefs(doc),
     };
     if is_entry_id(query) {
-        return doc.entries.iter().position(|e| e.id == query).ok_or_else(not_found);
+        return doc
+            .entries
+            .iter()
+            .position(|e| e.id == query)
+            .ok_or_else(not_found);
     }
     if query.trim().is_empty() {
         return Err(not_found());
@@ -182,10 +186,18 @@ pub fn apply(
                 let message = if doc.entries.iter().any(|e| e.id == id) {
                     "already stored"
                 } else {
-                    cur = splice::append(name, &cur, &doc, &text, None).map_err(|e| unplaceable(e.0))?;
+                    cur = splice::append(name, &cur, &doc, &text, None)
+                        .map_err(|e| unplaceable(e.0))?;
                     "added"
                 };
-                OpOutcome { op: "add", scope, id, old_id: None, text: Some(text), message }
+                OpOutcome {
+                    op: "add",
+                    scope,
+                    id,
+                    old_id: None,
+                    text: Some(text),
+                    message,
+                }
             }
             Op::Replace { old, new, .. } => {
                 let text = check_text(new)?;
@@ -198,16 +210,31 @@ pub fn apply(
                     cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
                     "merged"
                 } else {
-                    cur = splice::replace(name, &cur, &doc, i, &text).map_err(|e| unplaceable(e.0))?;
+                    cur = splice::replace(name, &cur, &doc, i, &text)
+                        .map_err(|e| unplaceable(e.0))?;
                     "replaced"
                 };
-                OpOutcome { op: "replace", scope, id, old_id: Some(old_id), text: Some(text), message }
+                OpOutcome {
+                    op: "replace",
+                    scope,
+                    id,
+                    old_id: Some(old_id),
+                    text: Some(text),
+                    message,
+                }
             }
             Op::Remove { old, .. } => {
                 let i = find(&doc, scope, old)?;
                 let id = doc.entries[i].id.clone();
                 cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
-                OpOutcome { op: "remove", scope, id, old_id: None, text: None, message: "removed" }
+                OpOutcome {
+                    op: "remove",
+                    scope,
+                    id,
+                    old_id: None,
+                    text: None,
+                    message: "removed",
+                }
             }
         };
         doc = parse(name, &cur);
@@ -247,41 +274,77 @@ mod tests {
     }
 
     fn add(t: &str) -> Op {
-        Op::Add { text: t.into(), scope: Scope::Memory }
+        Op::Add {
+            text: t.into(),
+            scope: Scope::Memory,
+        }
     }
 
     #[test]
     fn add_dedupes_and_replace_matches() {
-        let (src, out) = run("- Prefers tea\n", &[add("Prefers   tea"), add("Uses vim")], 2200).unwrap();
+        let (src, out) = run(
+            "- Prefers tea\n",
+            &[add("Prefers   tea"), add("Uses vim")],
+            2200,
+        )
+        .unwrap();
         assert_eq!(src, "- Prefers tea\n- Uses vim\n");
         assert_eq!(out[0].message, "already stored");
         assert_eq!(out[1].message, "added");
-        let op = Op::Replace { old: "vim".into(), new: "Uses helix".into(), scope: Scope::Memory };
+        let op = Op::Replace {
+            old: "vim".into(),
+            new: "Uses helix".into(),
+            scope: Scope::Memory,
+        };
         let (src, out) = run(&src, &[op], 2200).unwrap();
         assert_eq!(src, "- Prefers tea\n- Uses helix\n");
-        assert_eq!(out[0].old_id.as_deref(), Some(entry_id("memory", "Uses vim").as_str()));
+        assert_eq!(
+            out[0].old_id.as_deref(),
+            Some(entry_id("memory", "Uses vim").as_str())
+        );
     }
 
     #[test]
     fn ambiguous_and_missing_matches() {
         let src = "- deploy staging with VPN\n- deploy prod on Fridays\n";
-        let op = Op::Remove { old: "deploy".into(), scope: Scope::Memory };
+        let op = Op::Remove {
+            old: "deploy".into(),
+            scope: Scope::Memory,
+        };
         let err = run(src, &[op], 2200).unwrap_err();
         assert_eq!(err.code(), "memory_ambiguous_match");
         match err {
             Error::AmbiguousMatch { candidates, .. } => assert_eq!(candidates.len(), 2),
             e => panic!("{e}"),
         }
-        let op = Op::Remove { old: "nothing".into(), scope: Scope::Memory };
-        assert_eq!(run(src, &[op], 2200).unwrap_err().code(), "memory_not_found");
-        let op = Op::Remove { old: entry_id("memory", "deploy prod on Fridays"), scope: Scope::Memory };
-        assert_eq!(run(src, &[op], 2200).unwrap().0, "- deploy staging with VPN\n");
+        let op = Op::Remove {
+            old: "nothing".into(),
+            scope: Scope::Memory,
+        };
+        assert_eq!(
+            run(src, &[op], 2200).unwrap_err().code(),
+            "memory_not_found"
+        );
+        let op = Op::Remove {
+            old: entry_id("memory", "deploy prod on Fridays"),
+            scope: Scope::Memory,
+        };
+        assert_eq!(
+            run(src, &[op], 2200).unwrap().0,
+            "- deploy staging with VPN\n"
+        );
     }
 
     #[test]
     fn text_checks() {
-        assert_eq!(run("", &[add("  \n ")], 2200).unwrap_err().code(), "memory_text_empty");
-        assert_eq!(run("", &[add(&"é".repeat(501))], 2200).unwrap_err().code(), "memory_text_too_long");
+        assert_eq!(
+            run("", &[add("  \n ")], 2200).unwrap_err().code(),
+            "memory_text_empty"
+        );
+        assert_eq!(
+            run("", &[add(&"é".repeat(501))], 2200).unwrap_err().code(),
+            "memory_text_too_long"
+        );
         assert!(run("", &[add(&"é".repeat(500))], 2200).is_ok());
     }
 
@@ -291,29 +354,54 @@ mod tests {
         // 2 × 402 + 1 = 805 > 600, refused with the current entries.
         let err = run("- a\n", &[add(&long), add(&format!("{long}y"))], 600).unwrap_err();
         match &err {
-            Error::OverBudget { would_use, used, entries, .. } => {
-                assert_eq!((*would_use, *used, entries.len()), (3 + 1 + 402 + 1 + 403, 3, 1));
+            Error::OverBudget {
+                would_use,
+                used,
+                entries,
+                ..
+            } => {
+                assert_eq!(
+                    (*would_use, *used, entries.len()),
+                    (3 + 1 + 402 + 1 + 403, 3, 1)
+                );
             }
             e => panic!("{e}"),
         }
         // Adding then removing within one batch fits.
-        let ops = [add(&long), add(&format!("{long}y")), Op::Remove { old: "y".into(), scope: Scope::Memory }];
+        let ops = [
+            add(&long),
+            add(&format!("{long}y")),
+            Op::Remove {
+                old: "y".into(),
+                scope: Scope::Memory,
+            },
+        ];
         assert!(run("- a\n", &ops, 600).is_ok());
     }
 
     #[test]
     fn a_file_over_budget_can_still_shrink() {
         let src = format!("- {}\n- {}\n", "a".repeat(400), "b".repeat(400));
-        let op = Op::Remove { old: "aaaa".into(), scope: Scope::Memory };
+        let op = Op::Remove {
+            old: "aaaa".into(),
+            scope: Scope::Memory,
+        };
         assert!(run(&src, &[op], 500).is_ok());
-        assert_eq!(run(&src, &[add("c")], 500).unwrap_err().code(), "memory_over_budget");
+        assert_eq!(
+            run(&src, &[add("c")], 500).unwrap_err().code(),
+            "memory_over_budget"
+        );
     }
 
     #[test]
     fn replace_onto_an_existing_text_merges() {
         let (src, out) = run(
             "- a\n- b\n",
-            &[Op::Replace { old: "a".into(), new: "b".into(), scope: Scope::Memory }],
+            &[Op::Replace {
+                old: "a".into(),
+                new: "b".into(),
+                scope: Scope::Memory,
+            }],
             2200,
         )
         .unwrap();

@@ -25,7 +25,9 @@ pub struct EntryBrief {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An owner, workflow, task or run id is not of the allowed form.
-    #[error("invalid {kind} id {value:?}: use 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit")]
+    #[error(
+        "invalid {kind} id {value:?}: use 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit"
+    )]
     InvalidId {
         /// What the id names (`owner`, `workflow`, …).
         kind: &'static str,
@@ -93,7 +95,9 @@ pub enum Error {
     #[error("the text is empty")]
     TextEmpty,
     /// Entry text over the character limit.
-    #[error("the text is {chars} characters, over the {limit}-character limit; shorten it or split it into two entries")]
+    #[error(
+        "the text is {chars} characters, over the {limit}-character limit; shorten it or split it into two entries"
+    )]
     TextTooLong {
         /// Its length in characters.
         chars: usize,
@@ -248,7 +252,10 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str) -> impl FnOnce(std::io::Error) -> Error {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        op: &'static str,
+    ) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
         move |source| Error::Io { path, op, source }
     }

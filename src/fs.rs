@@ -24,7 +24,12 @@ pub(crate) trait Io: Send + Sync + std::fmt::Debug {
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata>;
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates a new temp file in `dir` (mode 0666 before umask, or `perm`).
-    fn create_temp(&self, dir: &Path, prefix: &str, perm: Option<Permissions>) -> io::Result<(File, PathBuf)>;
+    fn create_temp(
+        &self,
+        dir: &Path,
+        prefix: &str,
+        perm: Option<Permissions>,
+    ) -> io::Result<(File, PathBuf)>;
     fn write_all(&self, file: &mut File, bytes: &[u8]) -> io::Result<()>;
     fn sync_file(&self, file: &File) -> io::Result<()>;
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
@@ -51,7 +56,12 @@ impl Io for RealIo {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
         std::fs::create_dir_all(path)
     }
-    fn create_temp(&self, dir: &Path, prefix: &str, perm: Option<Permissions>) -> io::Result<(File, PathBuf)> {
+    fn create_temp(
+        &self,
+        dir: &Path,
+        prefix: &str,
+        perm: Option<Permissions>,
+    ) -> io::Result<(File, PathBuf)> {
         let mut b = tempfile::Builder::new();
         b.prefix(prefix).suffix(TEMP_SUFFIX);
         #[cfg(unix)]
@@ -60,11 +70,11 @@ impl Io for RealIo {
             b.permissions(Permissions::from_mode(0o666));
         }
         let (file, path) = b.tempfile_in(dir)?.keep().map_err(|e| e.error)?;
-        if let Some(perm) = perm {
-            if let Err(e) = file.set_permissions(perm) {
-                let _ = std::fs::remove_file(&path);
-                return Err(e);
-            }
+        if let Some(perm) = perm
+            && let Err(e) = file.set_permissions(perm)
+        {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
         }
         Ok((file, path))
     }
@@ -134,7 +144,9 @@ impl Poison {
                 Some(path) => Err(Error::Poisoned { path: path.clone() }),
                 None => Ok(()),
             },
-            Err(_) => Err(Error::Poisoned { path: PathBuf::new() }),
+            Err(_) => Err(Error::Poisoned {
+                path: PathBuf::new(),
+            }),
         }
     }
     fn set(&self, path: &Path) {
@@ -165,7 +177,9 @@ fn stamp(m: &Metadata) -> Stamp {
 /// Refuses a path that is a symlink or not a regular file; `Ok(None)` if missing.
 pub(crate) fn plain_file_meta(io: &dyn Io, path: &Path) -> Result<Option<Metadata>> {
     match io.symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() || !m.is_file() => Err(Error::UnsafePath { path: path.to_owned() }),
+        Ok(m) if m.file_type().is_symlink() || !m.is_file() => Err(Error::UnsafePath {
+            path: path.to_owned(),
+        }),
         Ok(m) => Ok(Some(m)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path, "stat")(e)),
@@ -175,7 +189,9 @@ pub(crate) fn plain_file_meta(io: &dyn Io, path: &Path) -> Result<Option<Metadat
 /// Refuses a folder that is a symlink or not a folder; `Ok(false)` if missing.
 pub(crate) fn plain_dir_exists(io: &dyn Io, path: &Path) -> Result<bool> {
     match io.symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() || !m.is_dir() => Err(Error::UnsafePath { path: path.to_owned() }),
+        Ok(m) if m.file_type().is_symlink() || !m.is_dir() => Err(Error::UnsafePath {
+            path: path.to_owned(),
+        }),
         Ok(_) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(Error::io(path, "stat")(e)),
@@ -199,7 +215,8 @@ pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
             Err(e) => return Err(Error::io(path, "read")(e)),
         };
         let after = plain_file_meta(io, path)?;
-        let same = after.as_ref().map(stamp) == Some(stamp(&before)) && bytes.len() as u64 == before.len();
+        let same =
+            after.as_ref().map(stamp) == Some(stamp(&before)) && bytes.len() as u64 == before.len();
         // An empty file may be an editor's truncate-then-write in progress:
         // look again a few times before believing it.
         let settled_empty = !bytes.is_empty() || attempt >= 4;
@@ -231,7 +248,10 @@ pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 /// guards the folder's writers.
 pub(crate) fn sweep_temps(io: &dyn Io, dir: &Path) {
     if let Ok(names) = io.read_dir_names(dir) {
-        for n in names.iter().filter(|n| n.starts_with('.') && n.ends_with(TEMP_SUFFIX)) {
+        for n in names
+            .iter()
+            .filter(|n| n.starts_with('.') && n.ends_with(TEMP_SUFFIX))
+        {
             let _ = io.remove_file(&dir.join(n));
         }
     }
@@ -241,8 +261,15 @@ pub(crate) fn sweep_temps(io: &dyn Io, dir: &Path) {
 /// permission bits, synced. Removes it on failure.
 fn write_temp(io: &dyn Io, poison: &Poison, target: &Path, bytes: &[u8]) -> Result<PathBuf> {
     let dir = parent(target);
-    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let perm = io.symlink_metadata(target).ok().filter(|m| m.is_file()).map(|m| m.permissions());
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("file");
+    let perm = io
+        .symlink_metadata(target)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions());
     let (mut file, tmp) = io
         .create_temp(dir, &format!(".{name}."), perm)
         .map_err(Error::io(dir, "create temp file"))?;
@@ -273,7 +300,13 @@ fn sync_dir(io: &dyn Io, poison: &Poison, dir: &Path) -> Result<()> {
 
 /// Durably writes a whole new file (temp, sync, rename, folder sync). Used for
 /// files only memdir writes.
-pub(crate) fn write_atomic(io: &dyn Io, poison: &Poison, target: &Path, bytes: &[u8]) -> Result<()> {
+#[allow(dead_code)] // used by the snapshot store
+pub(crate) fn write_atomic(
+    io: &dyn Io,
+    poison: &Poison,
+    target: &Path,
+    bytes: &[u8],
+) -> Result<()> {
     poison.check()?;
     let tmp = write_temp(io, poison, target, bytes)?;
     if let Err(e) = io.rename(&tmp, target) {
@@ -316,89 +349,89 @@ where
     // An editor's displaced save, kept on disk until our redo of it is in place.
     let mut displaced: Option<PathBuf> = None;
     let result = (|| {
-    for _ in 0..MAX_REDO {
-        let Some(new) = next.take() else {
-            return Ok(None);
-        };
-        let tmp = write_temp(io, poison, target, &new)?;
-        if expected.is_none() {
-            match io.rename_noreplace(&tmp, target) {
+        for _ in 0..MAX_REDO {
+            let Some(new) = next.take() else {
+                return Ok(None);
+            };
+            let tmp = write_temp(io, poison, target, &new)?;
+            if expected.is_none() {
+                match io.rename_noreplace(&tmp, target) {
+                    Ok(()) => {
+                        sync_dir(io, poison, dir)?;
+                        return Ok(Some(new));
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        let _ = io.remove_file(&tmp);
+                        expected = stable_read(io, target)?;
+                        next = edit(expected.as_deref())?;
+                        continue;
+                    }
+                    Err(e) => {
+                        let _ = io.remove_file(&tmp);
+                        return Err(Error::io(target, "rename")(e));
+                    }
+                }
+            }
+            match io.exchange(&tmp, target) {
                 Ok(()) => {
+                    // `tmp` now holds what was in place a moment ago.
+                    let out = match io.read(&tmp) {
+                        Ok(o) => o,
+                        Err(e) => {
+                            let _ = io.exchange(&tmp, target);
+                            let _ = io.remove_file(&tmp);
+                            return Err(Error::io(&tmp, "read")(e));
+                        }
+                    };
+                    if Some(&out) == expected.as_ref() {
+                        let _ = io.remove_file(&tmp);
+                        sync_dir(io, poison, dir)?;
+                        return Ok(Some(new));
+                    }
+                    if let Some(old) = displaced.replace(tmp) {
+                        let _ = io.remove_file(&old);
+                    }
+                    // An editor saved `out` meanwhile: redo the edit on it. If the
+                    // edit fails or has nothing to do, put the editor's version back.
+                    match edit(Some(&out)) {
+                        Ok(Some(redo)) => {
+                            next = Some(redo);
+                            expected = Some(new);
+                        }
+                        Ok(None) => {
+                            write_back(io, poison, target, &out, &new)?;
+                            return Ok(None);
+                        }
+                        Err(e) => {
+                            write_back(io, poison, target, &out, &new)?;
+                            return Err(e);
+                        }
+                    }
+                }
+                Err(e) if is_unsupported(&e) => {
+                    let now = stable_read(io, target)?;
+                    if now != expected {
+                        let _ = io.remove_file(&tmp);
+                        next = edit(now.as_deref())?;
+                        expected = now;
+                        continue;
+                    }
+                    if let Err(e) = io.rename(&tmp, target) {
+                        let _ = io.remove_file(&tmp);
+                        return Err(Error::io(target, "rename")(e));
+                    }
                     sync_dir(io, poison, dir)?;
                     return Ok(Some(new));
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let _ = io.remove_file(&tmp);
-                    expected = stable_read(io, target)?;
-                    next = edit(expected.as_deref())?;
-                    continue;
                 }
                 Err(e) => {
                     let _ = io.remove_file(&tmp);
-                    return Err(Error::io(target, "rename")(e));
+                    return Err(Error::io(target, "exchange")(e));
                 }
             }
         }
-        match io.exchange(&tmp, target) {
-            Ok(()) => {
-                // `tmp` now holds what was in place a moment ago.
-                let out = match io.read(&tmp) {
-                    Ok(o) => o,
-                    Err(e) => {
-                        let _ = io.exchange(&tmp, target);
-                        let _ = io.remove_file(&tmp);
-                        return Err(Error::io(&tmp, "read")(e));
-                    }
-                };
-                if Some(&out) == expected.as_ref() {
-                    let _ = io.remove_file(&tmp);
-                    sync_dir(io, poison, dir)?;
-                    return Ok(Some(new));
-                }
-                if let Some(old) = displaced.replace(tmp) {
-                    let _ = io.remove_file(&old);
-                }
-                // An editor saved `out` meanwhile: redo the edit on it. If the
-                // edit fails or has nothing to do, put the editor's version back.
-                match edit(Some(&out)) {
-                    Ok(Some(redo)) => {
-                        next = Some(redo);
-                        expected = Some(new);
-                    }
-                    Ok(None) => {
-                        write_back(io, poison, target, &out, &new)?;
-                        return Ok(None);
-                    }
-                    Err(e) => {
-                        write_back(io, poison, target, &out, &new)?;
-                        return Err(e);
-                    }
-                }
-            }
-            Err(e) if is_unsupported(&e) => {
-                let now = stable_read(io, target)?;
-                if now != expected {
-                    let _ = io.remove_file(&tmp);
-                    next = edit(now.as_deref())?;
-                    expected = now;
-                    continue;
-                }
-                if let Err(e) = io.rename(&tmp, target) {
-                    let _ = io.remove_file(&tmp);
-                    return Err(Error::io(target, "rename")(e));
-                }
-                sync_dir(io, poison, dir)?;
-                return Ok(Some(new));
-            }
-            Err(e) => {
-                let _ = io.remove_file(&tmp);
-                return Err(Error::io(target, "exchange")(e));
-            }
-        }
-    }
-    Err(Error::io(target, "replace")(io::Error::other(
-        "the file kept changing under the edit; try again",
-    )))
+        Err(Error::io(target, "replace")(io::Error::other(
+            "the file kept changing under the edit; try again",
+        )))
     })();
     if let Some(old) = displaced {
         let _ = io.remove_file(&old);
@@ -408,7 +441,13 @@ where
 
 /// Puts an editor's `theirs` back in place of our `ours` (used when an edit
 /// redone on the editor's version fails).
-fn write_back(io: &dyn Io, poison: &Poison, target: &Path, theirs: &[u8], ours: &[u8]) -> Result<()> {
+fn write_back(
+    io: &dyn Io,
+    poison: &Poison,
+    target: &Path,
+    theirs: &[u8],
+    ours: &[u8],
+) -> Result<()> {
     replace_file(io, poison, target, Some(ours.to_vec()), |cur| {
         Ok(match cur {
             Some(c) if c == ours => Some(theirs.to_vec()),
@@ -436,7 +475,10 @@ pub(crate) mod faulty {
 
     impl FaultyIo {
         pub(crate) fn new(fail_at: usize) -> FaultyIo {
-            FaultyIo { fail_at, count: AtomicUsize::new(0) }
+            FaultyIo {
+                fail_at,
+                count: AtomicUsize::new(0),
+            }
         }
         fn step(&self) -> io::Result<()> {
             if self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
@@ -459,7 +501,12 @@ pub(crate) mod faulty {
             self.step()?;
             RealIo.create_dir_all(path)
         }
-        fn create_temp(&self, dir: &Path, prefix: &str, perm: Option<Permissions>) -> io::Result<(File, PathBuf)> {
+        fn create_temp(
+            &self,
+            dir: &Path,
+            prefix: &str,
+            perm: Option<Permissions>,
+        ) -> io::Result<(File, PathBuf)> {
             self.step()?;
             RealIo.create_temp(dir, prefix, perm)
         }
@@ -534,8 +581,18 @@ mod tests {
         let p = d.path().join("USER.md");
         std::fs::write(&p, "x").unwrap();
         std::fs::set_permissions(&p, Permissions::from_mode(0o640)).unwrap();
-        replace_file(&RealIo, &Poison::default(), &p, Some(b"x".to_vec()), set(b"y")).unwrap();
-        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
+        replace_file(
+            &RealIo,
+            &Poison::default(),
+            &p,
+            Some(b"x".to_vec()),
+            set(b"y"),
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 
     #[test]
@@ -544,16 +601,22 @@ mod tests {
         let p = d.path().join("MEMORY.md");
         std::fs::write(&p, "- a\n").unwrap();
         let mut calls = 0;
-        let out = replace_file(&RealIo, &Poison::default(), &p, Some(b"- a\n".to_vec()), |cur| {
-            calls += 1;
-            if calls == 1 {
-                // The editor saves right after our read.
-                std::fs::write(&p, "- a\n- editor\n").unwrap();
-            }
-            let mut v = cur.unwrap_or_default().to_vec();
-            v.extend_from_slice(b"- agent\n");
-            Ok(Some(v))
-        })
+        let out = replace_file(
+            &RealIo,
+            &Poison::default(),
+            &p,
+            Some(b"- a\n".to_vec()),
+            |cur| {
+                calls += 1;
+                if calls == 1 {
+                    // The editor saves right after our read.
+                    std::fs::write(&p, "- a\n- editor\n").unwrap();
+                }
+                let mut v = cur.unwrap_or_default().to_vec();
+                v.extend_from_slice(b"- agent\n");
+                Ok(Some(v))
+            },
+        )
         .unwrap();
         if cfg!(target_os = "linux") {
             assert_eq!(calls, 2);
@@ -621,7 +684,10 @@ mod tests {
     #[test]
     fn decode_refuses_bad_files() {
         let p = Path::new("m.md");
-        assert_eq!(decode(p, vec![b'a', 0xff]).unwrap_err().code(), "invalid_utf8");
+        assert_eq!(
+            decode(p, vec![b'a', 0xff]).unwrap_err().code(),
+            "invalid_utf8"
+        );
         let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
         assert_eq!(decode(p, big).unwrap_err().code(), "file_too_large");
     }
@@ -634,6 +700,9 @@ mod tests {
         std::fs::write(&real, "x").unwrap();
         let link = d.path().join("MEMORY.md");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        assert_eq!(stable_read(&RealIo, &link).unwrap_err().code(), "unsafe_path");
+        assert_eq!(
+            stable_read(&RealIo, &link).unwrap_err().code(),
+            "unsafe_path"
+        );
     }
 }

@@ -50,7 +50,9 @@ pub fn entry_id(scope: &str, text: &str) -> String {
 pub fn is_entry_id(s: &str) -> bool {
     s.len() == 16
         && s.starts_with("mem_")
-        && s[4..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && s[4..]
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 #[cfg(test)]
@@ -63,7 +65,18 @@ mod tests {
             assert!(validate_id("owner", ok).is_ok(), "{ok}");
         }
         for bad in [
-            "", ".", "..", "-a", "_a", ".hidden", "a/b", "a\\b", "/abs", "a\0b", "a b", "é",
+            "",
+            ".",
+            "..",
+            "-a",
+            "_a",
+            ".hidden",
+            "a/b",
+            "a\\b",
+            "/abs",
+            "a\0b",
+            "a b",
+            "é",
             &"x".repeat(129),
         ] {
             let err = validate_id("owner", bad).unwrap_err();

@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod budget;
 mod edit;
@@ -56,5 +57,5 @@ pub use lock::OwnerLock;
 pub use parse::{Document, Entry, FrontMatter, Marker, parse};
 pub use scope::Scope;
 pub use settings::{Budgets, FileSettings, Settings};
-pub use splice::{Unplaceable, append, normalize_text, remove, replace};
+pub use splice::{Unplaceable, append, normalize_text, remove, replace, set_meta};
 pub use store::{BatchOutcome, CONFIG_FILE, DERIVED_DIR, EntryView, Owner, Store, StoreView};

@@ -1,1 +1,270 @@
-fn main() {}
+//! The `memdir` command line: every command on the public library API.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use memdir::{Error, Op, Scope, Store};
+use serde_json::{Value, json};
+
+/// memdir: markdown memory for AI agents, kept per owner in plain files.
+#[derive(Debug, Parser)]
+#[command(name = "memdir", version, about, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct Global {
+    /// The memory root (one folder per owner).
+    #[arg(long, global = true, env = "MEMDIR_ROOT", default_value = "./memory")]
+    root: PathBuf,
+    /// The owner whose memory to use.
+    #[arg(long, global = true, env = "MEMDIR_OWNER")]
+    owner: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// How long to wait for the owner's lock, in milliseconds.
+    #[arg(long, global = true, value_name = "MS")]
+    lock_timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Append an entry.
+    #[command(visible_aliases = ["save", "remember"])]
+    Add {
+        /// The entry's text.
+        text: String,
+        /// The store to write.
+        #[arg(long, default_value = "memory", value_parser = parse_scope)]
+        to: Scope,
+    },
+    /// Replace the entry OLD (an id or a unique substring) with NEW.
+    Replace {
+        /// A `mem_` id or a substring of exactly one entry.
+        old: String,
+        /// The new text.
+        new: String,
+        /// The store to edit.
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        scope: Scope,
+    },
+    /// Remove the entry OLD (an id or a unique substring).
+    #[command(visible_alias = "forget")]
+    Remove {
+        /// A `mem_` id or a substring of exactly one entry.
+        old: String,
+        /// The store to edit.
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        scope: Scope,
+    },
+    /// List the entries with their ids, and usage.
+    Show {
+        /// Only this store (default: both).
+        #[arg(long = "in", value_parser = parse_scope)]
+        scope: Option<Scope>,
+    },
+    /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
+    Batch,
+}
+
+fn parse_scope(s: &str) -> Result<Scope, String> {
+    Scope::parse(s).ok_or_else(|| format!("expected `memory` or `user`, got {s:?}"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let json = cli.global.json;
+    match run(cli) {
+        Ok(out) => {
+            print_out(&out);
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Usage(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Memdir(e)) => {
+            report(&e, json);
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failure {
+    Usage(String),
+    Memdir(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Memdir(e)
+    }
+}
+
+fn print_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`memdir show | head`) is not an error.
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+fn report(e: &Error, json: bool) {
+    if json {
+        let mut obj =
+            json!({"code": e.code(), "status": e.http_status(), "message": e.to_string()});
+        if let (Some(o), Value::Object(d)) = (obj.as_object_mut(), e.details()) {
+            o.extend(d);
+        }
+        print_out(&format!("{}\n", json!({ "error": obj })));
+    } else {
+        let mut msg = format!("error[{}]: {e}\n", e.code());
+        if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
+            for b in entries {
+                msg.push_str(&format!(
+                    "  {}  {}\n",
+                    b.id,
+                    b.text.replace('\n', "\n                    ")
+                ));
+            }
+        }
+        let _ = std::io::stderr().write_all(msg.as_bytes());
+    }
+}
+
+fn to_json(v: &impl serde::Serialize) -> String {
+    format!(
+        "{}\n",
+        serde_json::to_string(v).unwrap_or_else(|e| json!({"error": e.to_string()}).to_string())
+    )
+}
+
+fn run(cli: Cli) -> Result<String, Failure> {
+    let g = cli.global;
+    let mut store = Store::open(&g.root)?;
+    if let Some(ms) = g.lock_timeout_ms {
+        store = store.with_lock_timeout(std::time::Duration::from_millis(ms));
+    }
+    let owner_id = g
+        .owner
+        .ok_or_else(|| Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into()))?;
+    let owner = store.owner(&owner_id)?;
+    let json = g.json;
+    Ok(match cli.command {
+        Command::Add { text, to } => {
+            let (o, usage) = owner.add(to, &text)?;
+            if json {
+                to_json(
+                    &json!({"id": o.id, "scope": o.scope, "text": o.text, "usage": usage.text, "message": o.message}),
+                )
+            } else {
+                format!(
+                    "{} {} in {} ({})\n",
+                    o.message,
+                    o.id,
+                    to.file_name(),
+                    usage.text
+                )
+            }
+        }
+        Command::Replace { old, new, scope } => {
+            let (o, usage) = owner.replace(scope, &old, &new)?;
+            if json {
+                to_json(
+                    &json!({"id": o.id, "old_id": o.old_id, "scope": o.scope, "text": o.text, "usage": usage.text, "message": o.message}),
+                )
+            } else {
+                let old_id = o.old_id.unwrap_or_default();
+                format!(
+                    "{} {old_id} -> {} in {} ({})\n",
+                    o.message,
+                    o.id,
+                    scope.file_name(),
+                    usage.text
+                )
+            }
+        }
+        Command::Remove { old, scope } => {
+            let (o, usage) = owner.remove(scope, &old)?;
+            if json {
+                to_json(
+                    &json!({"removed": 1, "id": o.id, "scope": o.scope, "usage": usage.text, "message": o.message}),
+                )
+            } else {
+                format!(
+                    "removed {} from {} ({})\n",
+                    o.id,
+                    scope.file_name(),
+                    usage.text
+                )
+            }
+        }
+        Command::Show { scope } => {
+            let scopes = scope.map_or(Scope::ALL.to_vec(), |s| vec![s]);
+            let views = scopes
+                .iter()
+                .map(|s| owner.show(*s))
+                .collect::<Result<Vec<_>, _>>()?;
+            if json {
+                to_json(&json!({ "owner": owner.id(), "stores": views }))
+            } else {
+                let mut out = String::new();
+                for v in &views {
+                    out.push_str(&format!("{} {}\n", v.file, v.usage.text));
+                    for w in &v.warnings {
+                        out.push_str(&format!("  warning: {w}\n"));
+                    }
+                    if v.entries.is_empty() {
+                        out.push_str("  (no entries)\n");
+                    }
+                    for e in &v.entries {
+                        out.push_str(&format!(
+                            "  {}  {}\n",
+                            e.id,
+                            e.text.replace('\n', "\n                    ")
+                        ));
+                    }
+                }
+                out
+            }
+        }
+        Command::Batch => {
+            let mut input = String::new();
+            std::io::stdin()
+                .read_to_string(&mut input)
+                .map_err(|e| Error::InvalidRequest(format!("reading standard input: {e}")))?;
+            let ops: Vec<Op> = serde_json::from_str(&input).map_err(|e| {
+                Error::InvalidRequest(format!("batch must be a JSON list of operations: {e}"))
+            })?;
+            let out = owner.batch(&ops)?;
+            if json {
+                let usage: serde_json::Map<String, Value> = out
+                    .usage
+                    .iter()
+                    .map(|(s, u)| (s.name().to_owned(), json!(u.text)))
+                    .collect();
+                to_json(&json!({"results": out.results, "usage": usage, "warnings": out.warnings}))
+            } else {
+                let mut s = String::new();
+                for (i, r) in out.results.iter().enumerate() {
+                    s.push_str(&format!(
+                        "{i}: {} {} {} in {}\n",
+                        r.op,
+                        r.message,
+                        r.id,
+                        r.scope.file_name()
+                    ));
+                }
+                for (scope, u) in &out.usage {
+                    s.push_str(&format!("{} {}\n", scope.file_name(), u.text));
+                }
+                s
+            }
+        }
+    })
+}

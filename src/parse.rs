@@ -141,12 +141,11 @@ pub fn parse(scope: &str, src: &str) -> Document {
             }
             Event::End(TagEnd::Item) => {
                 depth -= 1;
-                if depth == 1 {
-                    if let Some((range, meta)) = item.take() {
-                        if let Some(e) = entry(scope, src, base, range, meta) {
-                            entries.push(e);
-                        }
-                    }
+                if depth == 1
+                    && let Some((range, meta)) = item.take()
+                    && let Some(e) = entry(scope, src, base, range, meta)
+                {
+                    entries.push(e);
                 }
             }
             Event::Start(_) => depth += 1,
@@ -171,7 +170,13 @@ pub fn parse(scope: &str, src: &str) -> Document {
 }
 
 /// Builds an entry from an item's event range.
-fn entry(scope: &str, src: &str, base: usize, range: Range<usize>, meta: Option<Range<usize>>) -> Option<Entry> {
+fn entry(
+    scope: &str,
+    src: &str,
+    base: usize,
+    range: Range<usize>,
+    meta: Option<Range<usize>>,
+) -> Option<Entry> {
     let start = line_start(src, range.start).max(base);
     let end = trim_end_at(src, start, range.end);
     // The marker: after up to three spaces of indentation.
@@ -182,7 +187,9 @@ fn entry(scope: &str, src: &str, base: usize, range: Range<usize>, meta: Option<
     let after = start + lead + mlen;
     // Content column: marker end plus 1–4 columns of whitespace; 5 or more, or
     // a blank first line, means one.
-    let first_line_end = src[after..end].find(['\r', '\n']).map_or(end, |i| after + i);
+    let first_line_end = src[after..end]
+        .find(['\r', '\n'])
+        .map_or(end, |i| after + i);
     let gap = &src[after..first_line_end];
     let gap_cols = columns(gap, lead + mlen);
     let ws = gap.len() - gap.trim_start_matches([' ', '\t']).len();
@@ -252,7 +259,11 @@ fn dedent(s: &str, indent: usize) -> String {
                 if col >= indent || !(c == ' ' || c == '\t') {
                     break;
                 }
-                col = if c == '\t' { col + 4 - col % 4 } else { col + 1 };
+                col = if c == '\t' {
+                    col + 4 - col % 4
+                } else {
+                    col + 1
+                };
                 cut = j + 1;
             }
             out.push_str(line[cut..].trim_end());
@@ -392,6 +403,9 @@ mod tests {
     #[test]
     fn ids_follow_text() {
         let d = parse("memory", "- Prefers  weekly\n  summaries\n");
-        assert_eq!(d.entries[0].id, entry_id("memory", "Prefers weekly summaries"));
+        assert_eq!(
+            d.entries[0].id,
+            entry_id("memory", "Prefers weekly summaries")
+        );
     }
 }

@@ -84,7 +84,12 @@ impl FileSettings {
 
 /// Resolves a store's budget: front matter, else the owner's `memdir.yaml`,
 /// else the root's, else the default; clamped to 500–20,000.
-pub fn resolve_budget(scope: Scope, root: &Settings, owner: &Settings, file: &FileSettings) -> Budget {
+pub fn resolve_budget(
+    scope: Scope,
+    root: &Settings,
+    owner: &Settings,
+    file: &FileSettings,
+) -> Budget {
     if let Some(b) = file.budget {
         Budget::clamp(b, BudgetSource::FrontMatter)
     } else if let Some(b) = owner.budgets.get(scope) {
@@ -108,11 +113,26 @@ mod tests {
         let none = FileSettings::default();
         let fm = FileSettings::from_yaml("budget: 5000\ntitle: mine\n", p).unwrap();
         let empty = Settings::default();
-        assert_eq!(resolve_budget(Scope::Memory, &empty, &empty, &none).limit, 2200);
-        assert_eq!(resolve_budget(Scope::User, &empty, &empty, &none).limit, 1375);
-        assert_eq!(resolve_budget(Scope::Memory, &root, &empty, &none).limit, 3000);
-        assert_eq!(resolve_budget(Scope::Memory, &root, &owner, &none).limit, 4000);
-        assert_eq!(resolve_budget(Scope::Memory, &root, &owner, &fm).limit, 5000);
+        assert_eq!(
+            resolve_budget(Scope::Memory, &empty, &empty, &none).limit,
+            2200
+        );
+        assert_eq!(
+            resolve_budget(Scope::User, &empty, &empty, &none).limit,
+            1375
+        );
+        assert_eq!(
+            resolve_budget(Scope::Memory, &root, &empty, &none).limit,
+            3000
+        );
+        assert_eq!(
+            resolve_budget(Scope::Memory, &root, &owner, &none).limit,
+            4000
+        );
+        assert_eq!(
+            resolve_budget(Scope::Memory, &root, &owner, &fm).limit,
+            5000
+        );
         let user = resolve_budget(Scope::User, &root, &owner, &none);
         assert_eq!((user.limit, user.clamped_from), (20_000, Some(100_000)));
     }

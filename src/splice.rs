@@ -69,7 +69,8 @@ pub fn append(
     want.push(&new_id);
 
     if let Some(last) = doc.entries.last() {
-        let lead = src[last.item.start..].len() - src[last.item.start..].trim_start_matches(' ').len();
+        let lead =
+            src[last.item.start..].len() - src[last.item.start..].trim_start_matches(' ').len();
         let item = render_item(lead, last.marker.next(), text, meta, eol);
         let line_end = line_end_with_eol(src, last.item.end);
         let out = if src[..line_end].ends_with('\n') {
@@ -120,30 +121,55 @@ pub fn append(
 
 /// The marker for a file's first entry: the style of the last entry, else `-`.
 fn first_marker(doc: &Document) -> Marker {
-    doc.entries.last().map_or(Marker::Bullet('-'), |e| e.marker.next())
+    doc.entries
+        .last()
+        .map_or(Marker::Bullet('-'), |e| e.marker.next())
 }
 
 /// Replaces the text of `entry` with `text` (already normalised), keeping its
 /// marker, indentation and metadata comment.
-pub fn replace(scope: &str, src: &str, doc: &Document, index: usize, text: &str) -> Result<String, Unplaceable> {
+pub fn replace(
+    scope: &str,
+    src: &str,
+    doc: &Document,
+    index: usize,
+    text: &str,
+) -> Result<String, Unplaceable> {
     let entry = entry_at(doc, index)?;
-    let out = splice(src, entry.body.clone(), &render_body(text, entry.indent, doc.eol));
+    let out = splice(
+        src,
+        entry.body.clone(),
+        &render_body(text, entry.indent, doc.eol),
+    );
     let new_id = crate::id::entry_id(scope, text);
     let want: Vec<&str> = doc
         .entries
         .iter()
         .enumerate()
-        .map(|(i, e)| if i == index { new_id.as_str() } else { e.id.as_str() })
+        .map(|(i, e)| {
+            if i == index {
+                new_id.as_str()
+            } else {
+                e.id.as_str()
+            }
+        })
         .collect();
     if ids_are(scope, &out, &want) {
         Ok(out)
     } else {
-        Err(Unplaceable("the new text would change the entries around it".into()))
+        Err(Unplaceable(
+            "the new text would change the entries around it".into(),
+        ))
     }
 }
 
 /// Replaces (or adds) the metadata comment of `entry`.
-pub fn set_meta(src: &str, doc: &Document, index: usize, meta: &str) -> Result<String, Unplaceable> {
+pub fn set_meta(
+    src: &str,
+    doc: &Document,
+    index: usize,
+    meta: &str,
+) -> Result<String, Unplaceable> {
     let entry = entry_at(doc, index)?;
     Ok(match &entry.meta {
         Some(r) => splice(src, r.clone(), meta),
@@ -171,13 +197,18 @@ pub fn remove(src: &str, doc: &Document, index: usize) -> Result<String, Unplace
         if let Some(p) = &prev {
             cut_start = p.start;
         }
-    } else if prev.is_none() && next_blank {
-        if let Some(n) = &next {
-            cut_end = n.end;
-        }
+    } else if prev.is_none()
+        && next_blank
+        && let Some(n) = &next
+    {
+        cut_end = n.end;
     }
     if !has_eol && cut_start > 0 && src[..cut_start].ends_with('\n') {
-        cut_start -= if src[..cut_start].ends_with("\r\n") { 2 } else { 1 };
+        cut_start -= if src[..cut_start].ends_with("\r\n") {
+            2
+        } else {
+            1
+        };
     }
     Ok(splice(src, cut_start..cut_end, ""))
 }
@@ -239,7 +270,10 @@ mod tests {
         assert_eq!(add("# Notes\n", "x"), "# Notes\n\n- x\n");
         assert_eq!(add("# Notes\n\n", "x"), "# Notes\n\n- x\n\n");
         assert_eq!(add("# Notes", "x"), "# Notes\n\n- x");
-        assert_eq!(add("---\nbudget: 900\n---\n", "x"), "---\nbudget: 900\n---\n- x\n");
+        assert_eq!(
+            add("---\nbudget: 900\n---\n", "x"),
+            "---\nbudget: 900\n---\n- x\n"
+        );
     }
 
     #[test]
@@ -253,8 +287,18 @@ mod tests {
     #[test]
     fn add_then_remove_is_identity() {
         for src in [
-            "", "- a\n", "- a", "# H\n", "# H", "# H\n\n", "- a\n\n- b\n\n", "---\nx: 1\n---\n",
-            "---\nx: 1\n---", "\u{feff}- a\r\n", "text\n  ", "<div>\n",
+            "",
+            "- a\n",
+            "- a",
+            "# H\n",
+            "# H",
+            "# H\n\n",
+            "- a\n\n- b\n\n",
+            "---\nx: 1\n---\n",
+            "---\nx: 1\n---",
+            "\u{feff}- a\r\n",
+            "text\n  ",
+            "<div>\n",
         ] {
             assert_eq!(rm_last(&add(src, "new entry")), src, "{src:?}");
         }
@@ -268,7 +312,10 @@ mod tests {
         assert_eq!(remove(src, &d, 0).unwrap(), "- b\n\n- c\n");
         assert_eq!(remove(src, &d, 2).unwrap(), "- a\n\n- b\n");
         let src = "# H\n\n- only\n\n# I\n";
-        assert_eq!(remove(src, &parse("memory", src), 0).unwrap(), "# H\n\n# I\n");
+        assert_eq!(
+            remove(src, &parse("memory", src), 0).unwrap(),
+            "# H\n\n# I\n"
+        );
     }
 
     #[test]
@@ -276,7 +323,10 @@ mod tests {
         let src = "# H\r\n\r\n* old text <!-- memdir c=1 -->\r\n* keep\r\n";
         let d = parse("memory", src);
         let out = replace("memory", src, &d, 0, "new\ntext").unwrap();
-        assert_eq!(out, "# H\r\n\r\n* new\r\n  text <!-- memdir c=1 -->\r\n* keep\r\n");
+        assert_eq!(
+            out,
+            "# H\r\n\r\n* new\r\n  text <!-- memdir c=1 -->\r\n* keep\r\n"
+        );
     }
 
     #[test]
@@ -293,8 +343,14 @@ mod tests {
     fn set_meta_adds_and_replaces() {
         let src = "- a\n- b <!-- memdir x -->\n";
         let d = parse("memory", src);
-        assert_eq!(set_meta(src, &d, 0, "<!-- memdir y -->").unwrap(), "- a <!-- memdir y -->\n- b <!-- memdir x -->\n");
-        assert_eq!(set_meta(src, &d, 1, "<!-- memdir z -->").unwrap(), "- a\n- b <!-- memdir z -->\n");
+        assert_eq!(
+            set_meta(src, &d, 0, "<!-- memdir y -->").unwrap(),
+            "- a <!-- memdir y -->\n- b <!-- memdir x -->\n"
+        );
+        assert_eq!(
+            set_meta(src, &d, 1, "<!-- memdir z -->").unwrap(),
+            "- a\n- b <!-- memdir z -->\n"
+        );
     }
 
     #[test]

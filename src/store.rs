@@ -168,7 +168,13 @@ impl<'s> Owner<'s> {
         Ok(self.store.settings.clone().overlay(&own))
     }
 
-    fn budget(&self, scope: Scope, settings: &Settings, doc: &Document, path: &Path) -> Result<Budget> {
+    fn budget(
+        &self,
+        scope: Scope,
+        settings: &Settings,
+        doc: &Document,
+        path: &Path,
+    ) -> Result<Budget> {
         let file = match &doc.front_matter {
             Some(fm) => FileSettings::from_yaml(&fm.yaml, path)?,
             None => FileSettings::default(),
@@ -188,7 +194,12 @@ impl<'s> Owner<'s> {
             None => String::new(),
         };
         let doc = parse(scope.name(), &src);
-        Ok(Loaded { path, raw, src, doc })
+        Ok(Loaded {
+            path,
+            raw,
+            src,
+            doc,
+        })
     }
 
     /// The entries of one store with their ids, and its usage.
@@ -281,12 +292,14 @@ impl<'s> Owner<'s> {
     fn ensure_dirs(&self) -> Result<PathBuf> {
         let io = self.io();
         if !fs::plain_dir_exists(io, &self.dir)? {
-            io.create_dir_all(&self.dir).map_err(Error::io(&self.dir, "create folder"))?;
+            io.create_dir_all(&self.dir)
+                .map_err(Error::io(&self.dir, "create folder"))?;
             fs::plain_dir_exists(io, &self.dir)?;
         }
         let derived = self.dir.join(DERIVED_DIR);
         if !fs::plain_dir_exists(io, &derived)? {
-            io.create_dir_all(&derived).map_err(Error::io(&derived, "create folder"))?;
+            io.create_dir_all(&derived)
+                .map_err(Error::io(&derived, "create folder"))?;
         }
         Ok(derived)
     }
@@ -311,7 +324,9 @@ impl<'s> Owner<'s> {
         // Validate every store first, write only when all of them pass.
         let mut planned = Vec::new();
         for scope in Scope::ALL {
-            let idx: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].scope() == scope).collect();
+            let idx: Vec<usize> = (0..ops.len())
+                .filter(|&i| ops[i].scope() == scope)
+                .collect();
             if idx.is_empty() {
                 continue;
             }
@@ -326,17 +341,23 @@ impl<'s> Owner<'s> {
             let mut final_outs = outs;
             let mut final_src = new_src.clone();
             if new_src != l.src {
-                let written = fs::replace_file(self.io(), &self.store.poison, &l.path, l.raw.clone(), |cur| {
-                    let cur_src = match cur {
-                        Some(b) => fs::decode(&l.path, b.to_vec())?,
-                        None => String::new(),
-                    };
-                    let (s, o) = self
-                        .apply_scope(scope, &settings, &l.path, &cur_src, &mine)
-                        .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
-                    final_outs = o;
-                    Ok((s != cur_src).then(|| s.into_bytes()))
-                })?;
+                let written = fs::replace_file(
+                    self.io(),
+                    &self.store.poison,
+                    &l.path,
+                    l.raw.clone(),
+                    |cur| {
+                        let cur_src = match cur {
+                            Some(b) => fs::decode(&l.path, b.to_vec())?,
+                            None => String::new(),
+                        };
+                        let (s, o) = self
+                            .apply_scope(scope, &settings, &l.path, &cur_src, &mine)
+                            .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
+                        final_outs = o;
+                        Ok((s != cur_src).then(|| s.into_bytes()))
+                    },
+                )?;
                 if let Some(bytes) = written {
                     final_src = String::from_utf8(bytes).unwrap_or_default();
                 }
@@ -344,7 +365,13 @@ impl<'s> Owner<'s> {
             let doc = parse(scope.name(), &final_src);
             let budget = self.budget(scope, &settings, &doc, &l.path)?;
             warnings.extend(budget.warning(scope.file_name()));
-            usage.push((scope, Usage::new(used_chars(doc.entries.iter().map(|e| e.text.as_str())), budget.limit)));
+            usage.push((
+                scope,
+                Usage::new(
+                    used_chars(doc.entries.iter().map(|e| e.text.as_str())),
+                    budget.limit,
+                ),
+            ));
             for (k, o) in final_outs.into_iter().enumerate() {
                 if let Some(slot) = idx.get(k).and_then(|&i| results.get_mut(i)) {
                     *slot = Some(o);
@@ -377,7 +404,9 @@ impl<'s> Owner<'s> {
             Ok(r) => Ok(r),
             Err(e) => {
                 let failing = (1..=ops.len())
-                    .find(|&n| edit::apply(scope, src, &ops[..n], &budget_of, &unplaceable).is_err())
+                    .find(|&n| {
+                        edit::apply(scope, src, &ops[..n], &budget_of, &unplaceable).is_err()
+                    })
                     .map_or(ops.len().saturating_sub(1), |n| n - 1);
                 Err((failing, e))
             }
@@ -403,7 +432,10 @@ mod tests {
         let (out, usage) = o.add(Scope::User, "Prefers weekly summaries").unwrap();
         assert_eq!(out.message, "added");
         assert_eq!(usage.text, "1% — 26/1375 chars");
-        assert_eq!(std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap(), "- Prefers weekly summaries\n");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap(),
+            "- Prefers weekly summaries\n"
+        );
         assert!(d.path().join("agt_1/.memdir/lock").exists());
         let (again, _) = o.add(Scope::User, "Prefers  weekly summaries").unwrap();
         assert_eq!(again.message, "already stored");
@@ -424,15 +456,23 @@ mod tests {
         let (d, s) = store();
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), d.path().join("evil")).unwrap();
-        let err = s.owner("evil").unwrap().add(Scope::Memory, "x").unwrap_err();
+        let err = s
+            .owner("evil")
+            .unwrap()
+            .add(Scope::Memory, "x")
+            .unwrap_err();
         assert_eq!(err.code(), "unsafe_path");
         std::fs::create_dir(d.path().join("a")).unwrap();
         std::fs::write(elsewhere.path().join("t.md"), "- secret\n").unwrap();
-        std::os::unix::fs::symlink(elsewhere.path().join("t.md"), d.path().join("a/MEMORY.md")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("t.md"), d.path().join("a/MEMORY.md"))
+            .unwrap();
         let o = s.owner("a").unwrap();
         assert_eq!(o.add(Scope::Memory, "x").unwrap_err().code(), "unsafe_path");
         assert_eq!(o.show(Scope::Memory).unwrap_err().code(), "unsafe_path");
-        assert_eq!(std::fs::read_to_string(elsewhere.path().join("t.md")).unwrap(), "- secret\n");
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.path().join("t.md")).unwrap(),
+            "- secret\n"
+        );
     }
 
     #[test]
@@ -441,22 +481,38 @@ mod tests {
         let o = s.owner("o").unwrap();
         o.add(Scope::Memory, "keep").unwrap();
         let ops = vec![
-            Op::Add { text: "u1".into(), scope: Scope::User },
-            Op::Remove { old: "missing".into(), scope: Scope::Memory },
+            Op::Add {
+                text: "u1".into(),
+                scope: Scope::User,
+            },
+            Op::Remove {
+                old: "missing".into(),
+                scope: Scope::Memory,
+            },
         ];
         let err = o.batch(&ops).unwrap_err();
         assert_eq!(err.code(), "memory_not_found");
         assert!(matches!(err, Error::Batch { index: 1, .. }), "{err:?}");
         assert!(!d.path().join("o/USER.md").exists());
         let ops = vec![
-            Op::Add { text: "u1".into(), scope: Scope::User },
-            Op::Replace { old: "keep".into(), new: "kept".into(), scope: Scope::Memory },
+            Op::Add {
+                text: "u1".into(),
+                scope: Scope::User,
+            },
+            Op::Replace {
+                old: "keep".into(),
+                new: "kept".into(),
+                scope: Scope::Memory,
+            },
         ];
         let out = o.batch(&ops).unwrap();
         assert_eq!(out.results.len(), 2);
         assert_eq!(out.results[0].message, "added");
         assert_eq!(out.results[1].message, "replaced");
-        assert_eq!(std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap(), "- kept\n");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap(),
+            "- kept\n"
+        );
     }
 
     #[test]
@@ -466,11 +522,17 @@ mod tests {
         let p = d.path().join("o/MEMORY.md");
         std::fs::write(&p, b"- ok\n- \xff\n").unwrap();
         let o = s.owner("o").unwrap();
-        assert_eq!(o.add(Scope::Memory, "x").unwrap_err().code(), "invalid_utf8");
+        assert_eq!(
+            o.add(Scope::Memory, "x").unwrap_err().code(),
+            "invalid_utf8"
+        );
         assert_eq!(std::fs::read(&p).unwrap(), b"- ok\n- \xff\n");
         let big = format!("- {}\n", "a".repeat(1024 * 1024));
         std::fs::write(&p, &big).unwrap();
-        assert_eq!(o.remove(Scope::Memory, "aaa").unwrap_err().code(), "file_too_large");
+        assert_eq!(
+            o.remove(Scope::Memory, "aaa").unwrap_err().code(),
+            "file_too_large"
+        );
         assert_eq!(std::fs::read_to_string(&p).unwrap(), big);
     }
 
@@ -484,7 +546,11 @@ mod tests {
         assert_eq!(v.budget.limit, 500);
         assert_eq!(v.warnings.len(), 1);
         std::fs::create_dir(d.path().join("o")).unwrap();
-        std::fs::write(d.path().join("o/MEMORY.md"), "---\nbudget: 9000\n---\n- a\n").unwrap();
+        std::fs::write(
+            d.path().join("o/MEMORY.md"),
+            "---\nbudget: 9000\n---\n- a\n",
+        )
+        .unwrap();
         assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 9000);
     }
 
@@ -500,9 +566,15 @@ mod tests {
             match r {
                 Ok(_) => assert_eq!(content, "- old\n- new\n"),
                 Err(e) => {
-                    assert!(content == "- old\n" || e.to_string().contains("fsync folder"), "{fail_at}: {e}");
+                    assert!(
+                        content == "- old\n" || e.to_string().contains("fsync folder"),
+                        "{fail_at}: {e}"
+                    );
                     if e.to_string().contains("fsync") {
-                        assert_eq!(o.add(Scope::Memory, "more").unwrap_err().code(), "store_poisoned");
+                        assert_eq!(
+                            o.add(Scope::Memory, "more").unwrap_err().code(),
+                            "store_poisoned"
+                        );
                     }
                 }
             }
