@@ -155,6 +155,26 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// No run with that id.
+    #[error("no run {run_id:?}")]
+    RunNotFound {
+        /// The run id asked for.
+        run_id: String,
+    },
+    /// A write was refused because the text looks like a prompt injection.
+    #[error(
+        "refused: the text matches threat patterns {patterns}; store facts, not instructions to future agents"
+    )]
+    ThreatBlocked {
+        /// The matched pattern ids, comma-separated.
+        patterns: String,
+    },
+    /// A write was refused because the text looks like a secret.
+    #[error("refused: the text looks like a secret ({patterns}); store it as a secret instead")]
+    SecretInMemory {
+        /// The matched pattern ids, comma-separated.
+        patterns: String,
+    },
     /// A request is malformed (for example a batch that is not a JSON list of operations).
     #[error("{0}")]
     InvalidRequest(String),
@@ -188,6 +208,9 @@ impl Error {
             Error::Unplaceable { .. } => "memory_unplaceable",
             Error::Batch { source, .. } => source.code(),
             Error::InvalidRequest(_) => "invalid_request",
+            Error::RunNotFound { .. } => "run_not_found",
+            Error::ThreatBlocked { .. } => "memory_threat_blocked",
+            Error::SecretInMemory { .. } => "secret_in_memory",
         }
     }
 
@@ -197,7 +220,10 @@ impl Error {
             Error::InvalidId { .. }
             | Error::TextEmpty
             | Error::TextTooLong { .. }
-            | Error::InvalidRequest(_) => 400,
+            | Error::InvalidRequest(_)
+            | Error::ThreatBlocked { .. }
+            | Error::SecretInMemory { .. } => 400,
+            Error::RunNotFound { .. } => 404,
             Error::UnsafePath { .. } => 403,
             Error::NotFound { .. } => 404,
             Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
@@ -248,6 +274,10 @@ impl Error {
                     json!({"index": index})
                 }
             }
+            Error::ThreatBlocked { patterns } | Error::SecretInMemory { patterns } => {
+                json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
+            }
+            Error::RunNotFound { run_id } => json!({"run_id": run_id}),
             Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
         }
     }

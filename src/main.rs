@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use memdir::{Error, Op, Scope, Store};
+use memdir::{Error, Op, RunOptions, Scope, Snapshot, Store};
 use serde_json::{Value, json};
 
 /// memdir: markdown memory for AI agents, kept per owner in plain files.
@@ -72,6 +72,23 @@ enum Command {
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
     Batch,
+    /// Render the snapshot of USER.md and MEMORY.md a run would start with.
+    Snapshot,
+    /// Runs: begin one (take and store its snapshot).
+    Run {
+        #[command(subcommand)]
+        command: RunCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum RunCommand {
+    /// Begin a run: print its id and its frozen snapshot.
+    Begin {
+        /// The task key the run works on, such as PIN-812.
+        #[arg(long)]
+        task: Option<String>,
+    },
 }
 
 fn parse_scope(s: &str) -> Result<Scope, String> {
@@ -142,6 +159,11 @@ fn to_json(v: &impl serde::Serialize) -> String {
         "{}\n",
         serde_json::to_string(v).unwrap_or_else(|e| json!({"error": e.to_string()}).to_string())
     )
+}
+
+fn snapshot_json(s: &Snapshot) -> Value {
+    let blocked: Vec<&str> = s.blocked.iter().map(|b| b.id.as_str()).collect();
+    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget})
 }
 
 fn run(cli: Cli) -> Result<String, Failure> {
@@ -231,6 +253,33 @@ fn run(cli: Cli) -> Result<String, Failure> {
                     }
                 }
                 out
+            }
+        }
+        Command::Snapshot => {
+            let snap = owner.snapshot()?;
+            if json {
+                to_json(&snapshot_json(&snap))
+            } else {
+                snap.text
+            }
+        }
+        Command::Run {
+            command: RunCommand::Begin { task },
+        } => {
+            let mut opts = RunOptions::default();
+            if let Some(t) = task {
+                opts = RunOptions::task(t);
+            }
+            let run = owner.begin_run(opts)?;
+            if json {
+                let mut v = snapshot_json(run.snapshot());
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("run_id".into(), json!(run.id()));
+                    o.insert("started_at".into(), json!(run.record().started_at));
+                }
+                to_json(&v)
+            } else {
+                format!("{}\n{}", run.id(), run.snapshot().text)
             }
         }
         Command::Batch => {

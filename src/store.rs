@@ -31,7 +31,7 @@ pub struct Store {
     settings: Settings,
     lock_timeout: Option<Duration>,
     io: Arc<dyn Io>,
-    poison: Arc<Poison>,
+    pub(crate) poison: Arc<Poison>,
 }
 
 /// An entry as `show` lists it.
@@ -126,17 +126,17 @@ fn read_settings(io: &dyn Io, path: &Path) -> Result<Settings> {
 /// One owner's memory folder.
 #[derive(Debug, Clone)]
 pub struct Owner<'s> {
-    store: &'s Store,
+    pub(crate) store: &'s Store,
     id: String,
     dir: PathBuf,
 }
 
 /// A store's file as read: its text and parse.
-struct Loaded {
-    path: PathBuf,
-    raw: Option<Vec<u8>>,
-    src: String,
-    doc: Document,
+pub(crate) struct Loaded {
+    pub(crate) path: PathBuf,
+    pub(crate) raw: Option<Vec<u8>>,
+    pub(crate) src: String,
+    pub(crate) doc: Document,
 }
 
 impl<'s> Owner<'s> {
@@ -155,12 +155,12 @@ impl<'s> Owner<'s> {
         self.dir.join(scope.file_name())
     }
 
-    fn io(&self) -> &dyn Io {
+    pub(crate) fn io(&self) -> &dyn Io {
         self.store.io.as_ref()
     }
 
     /// The owner's settings: the root's `memdir.yaml` overlaid with the owner's.
-    fn settings(&self) -> Result<Settings> {
+    pub(crate) fn settings(&self) -> Result<Settings> {
         if !fs::plain_dir_exists(self.io(), &self.dir)? {
             return Ok(self.store.settings.clone());
         }
@@ -168,7 +168,7 @@ impl<'s> Owner<'s> {
         Ok(self.store.settings.clone().overlay(&own))
     }
 
-    fn budget(
+    pub(crate) fn budget(
         &self,
         scope: Scope,
         settings: &Settings,
@@ -182,7 +182,7 @@ impl<'s> Owner<'s> {
         Ok(resolve_budget(scope, &self.store.settings, settings, &file))
     }
 
-    fn load(&self, scope: Scope) -> Result<Loaded> {
+    pub(crate) fn load(&self, scope: Scope) -> Result<Loaded> {
         let path = self.path(scope);
         let raw = if fs::plain_dir_exists(self.io(), &self.dir)? {
             fs::stable_read(self.io(), &path)?
@@ -289,7 +289,7 @@ impl<'s> Owner<'s> {
     }
 
     /// Creates the root, the owner's folder and `.memdir/`, refusing symlinks.
-    fn ensure_dirs(&self) -> Result<PathBuf> {
+    pub(crate) fn ensure_dirs(&self) -> Result<PathBuf> {
         let io = self.io();
         if !fs::plain_dir_exists(io, &self.dir)? {
             io.create_dir_all(&self.dir)

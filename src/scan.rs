@@ -1,0 +1,314 @@
+//! Threat and secret scanner for text that agents store in memory and that is later injected into
+//! an LLM prompt.
+//!
+//! # How text is examined
+//!
+//! * **Length**: text longer than [`MAX_SCAN_CHARS`] Unicode scalar values is never scanned
+//!   partially; it yields the single finding `text_too_long`.
+//! * **Invisible and direction-override characters** are checked on the raw text, before NFKC
+//!   (which may drop or alter some of them). ZWJ/ZWNJ are ordinary between two emoji, or between two
+//!   letters of which at least one is non-ASCII (Persian, Arabic, Indic, ...); between two ASCII
+//!   letters, at a text edge or next to spaces/punctuation they are findings. U+FEFF is allowed only
+//!   as the first character. Tag characters are allowed only inside a well-formed emoji
+//!   subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F), e.g. the flag of Scotland.
+//! * **Threats** are matched case-insensitively on views derived from the NFKC form with invisible
+//!   and format characters removed:
+//!   1. *collapsed*: every run of whitespace becomes one space (or one newline if it held a newline);
+//!   2. *despaced*: like 1, but first every run of at least three single letters/digits separated by
+//!      exactly one space, dot, dash, underscore or tab is joined ("i g n o r e" → "ignore"), so a
+//!      double space still separates words ("i g n o r e  a l l" → "ignore all");
+//!   3. *squashed*: only lower-case letters and digits, used for a few core phrases only
+//!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps.
+//! * **Secrets** are matched on the raw text and on its NFKC form. Candidate values containing a
+//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
+//!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
+//!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
+//!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
+//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail).
+//!
+//! All regexes use bounded fillers; the `regex` crate guarantees linear time in the input.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use unicode_normalization::UnicodeNormalization;
+
+mod patterns;
+#[cfg(test)]
+mod tests;
+
+use patterns::{Kind, PATTERNS};
+
+/// Which family a finding belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Prompt injection, exfiltration, persistence, hidden characters and similar.
+    Threat,
+    /// A credential or key that should not be stored in memory.
+    Secret,
+}
+
+/// One match: a stable pattern id (snake_case, e.g. "ignore_instructions", "aws_access_key") and its family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable snake_case id of the pattern that matched.
+    pub pattern: &'static str,
+    /// The family of that pattern.
+    pub family: Family,
+}
+
+/// Longest text scanned; longer text is one finding by itself (pattern "text_too_long", family Threat), never scanned partially.
+pub const MAX_SCAN_CHARS: usize = 65_536;
+
+struct Compiled {
+    res: Vec<Option<Regex>>,
+    squashed: Vec<Option<Regex>>,
+}
+
+/// Compiled table, parallel to `PATTERNS`. A regex that fails to compile is `None` and skipped
+/// (a unit test asserts that none fails).
+static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
+    let compile = |list: &[&str]| list.iter().map(|s| Regex::new(s).ok()).collect();
+    PATTERNS
+        .iter()
+        .map(|p| Compiled { res: compile(p.res), squashed: compile(p.squashed) })
+        .collect()
+});
+
+/// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
+pub fn scan(text: &str) -> Vec<Finding> {
+    if text.len() > MAX_SCAN_CHARS && text.chars().nth(MAX_SCAN_CHARS).is_some() {
+        return vec![Finding { pattern: "text_too_long", family: Family::Threat }];
+    }
+    let nfkc: String = text.nfkc().collect();
+    let base: String = nfkc.chars().filter(|&c| !is_stripped(c)).collect();
+    let mut views = vec![collapse(&base)];
+    if let Some(d) = despace(&base) {
+        views.push(collapse(&d));
+    }
+    let squashed = squash(&base);
+    let mut secret_views = vec![text];
+    if nfkc != text {
+        secret_views.push(&nfkc);
+    }
+    let mut out = Vec::new();
+    for (p, c) in PATTERNS.iter().zip(COMPILED.iter()) {
+        let hit = match p.kind {
+            Kind::Invisible => has_invisible(text),
+            Kind::Bidi => text.chars().any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+            Kind::Threat => {
+                c.res.iter().flatten().any(|re| views.iter().any(|v| re.is_match(v)))
+                    || c.squashed.iter().flatten().any(|re| squashed.matches(re))
+            }
+            Kind::Secret(check) => c.res.iter().flatten().any(|re| {
+                secret_views.iter().any(|v| {
+                    re.captures_iter(v).any(|caps| {
+                        let value = caps.name("v").or_else(|| caps.get(0)).map_or("", |m| m.as_str());
+                        !is_placeholder(value) && check.is_none_or(|f| f(value))
+                    })
+                })
+            }),
+        };
+        if hit {
+            out.push(Finding { pattern: p.id, family: p.family() });
+        }
+    }
+    out
+}
+
+/// Convenience: the distinct pattern ids of `findings`, joined with ", ".
+pub fn pattern_list(findings: &[Finding]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for f in findings {
+        if !ids.contains(&f.pattern) {
+            ids.push(f.pattern);
+        }
+    }
+    ids.join(", ")
+}
+
+/// Invisible and format characters removed before threat matching.
+fn is_stripped(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FEFF}' | '\u{FFA0}' | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// Whitespace runs become one space, or one newline if the run held a newline.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending: Option<char> = None;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if c == '\n' || pending.is_none() {
+                pending = Some(if c == '\n' { '\n' } else { ' ' });
+            }
+        } else {
+            if let Some(p) = pending.take() {
+                out.push(p);
+            }
+            out.push(c);
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    out
+}
+
+/// Lower-case letters and digits only, remembering which byte offsets start a word of the input.
+struct Squashed {
+    text: String,
+    word_start: Vec<bool>,
+}
+
+fn squash(s: &str) -> Squashed {
+    let (mut text, mut word_start, mut prev_alnum) = (String::new(), Vec::new(), false);
+    for c in s.chars() {
+        let alnum = c.is_alphanumeric();
+        if alnum {
+            word_start.resize(text.len() + 1, false);
+            word_start[text.len()] = !prev_alnum;
+            text.extend(c.to_lowercase());
+        }
+        prev_alnum = alnum;
+    }
+    Squashed { text, word_start }
+}
+
+impl Squashed {
+    /// A match of `re` that starts where a word of the input started ("signore..." does not count
+    /// as "ignore..."). Each retry starts after the previous match start, so this stays linear in
+    /// practice: the squashed regexes are short literal phrases.
+    fn matches(&self, re: &Regex) -> bool {
+        let mut at = 0;
+        while let Some(m) = re.find_at(&self.text, at) {
+            if self.word_start.get(m.start()) == Some(&true) {
+                return true;
+            }
+            at = m.start() + self.text[m.start()..].chars().next().map_or(1, char::len_utf8);
+        }
+        false
+    }
+}
+
+/// Joins runs of ≥ 3 single letters/digits separated by exactly one spacer; `None` if none found.
+fn despace(s: &str) -> Option<String> {
+    let cs: Vec<char> = s.chars().collect();
+    let single = |i: usize| {
+        cs.get(i).is_some_and(|c| c.is_alphanumeric())
+            && (i == 0 || !cs[i - 1].is_alphanumeric())
+            && !cs.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+    };
+    let spacer = |i: usize| matches!(cs.get(i), Some(' ' | '.' | '-' | '_' | '\t'));
+    let (mut out, mut i, mut changed) = (String::with_capacity(s.len()), 0, false);
+    while i < cs.len() {
+        let mut end = i;
+        while single(end) && spacer(end + 1) && single(end + 2) {
+            end += 2;
+        }
+        if single(i) && end >= i + 2 {
+            out.extend((i..=end).step_by(2).map(|k| cs[k]));
+            changed = true;
+            i = end + 1;
+        } else {
+            out.push(cs[i]);
+            i += 1;
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Invisible characters on the raw text (see the module docs for the ZWJ/ZWNJ/tag rules).
+fn has_invisible(text: &str) -> bool {
+    let cs: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c == '\u{1F3F4}' {
+            let mut j = i + 1;
+            while j < cs.len() && j - i <= 7 && matches!(cs[j], '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}') {
+                j += 1;
+            }
+            if j > i + 1 && cs.get(j) == Some(&'\u{E007F}') {
+                i = j + 1;
+                continue;
+            }
+        }
+        let bad = match c {
+            '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{206A}'..='\u{206F}' | '\u{180E}' | '\u{E0000}'..='\u{E007F}' => true,
+            '\u{FEFF}' => i > 0,
+            '\u{200C}' | '\u{200D}' => !joiner_ok(i.checked_sub(1).and_then(|k| cs.get(k)), cs.get(i + 1)),
+            _ => false,
+        };
+        if bad {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+fn joiner_ok(prev: Option<&char>, next: Option<&char>) -> bool {
+    let (Some(&a), Some(&b)) = (prev, next) else { return false };
+    let brahmic = matches!(a, '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1B00}'..='\u{1BFF}' | '\u{A8E0}'..='\u{A8FF}');
+    brahmic || (is_emoji_part(a) && is_emoji_part(b)) || (is_letterish(a) && is_letterish(b) && !(a.is_ascii() && b.is_ascii()))
+}
+
+fn is_emoji_part(c: char) -> bool {
+    matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2300}'..='\u{23FF}' | '\u{2600}'..='\u{27BF}' | '\u{2B00}'..='\u{2BFF}' | '\u{FE0F}' | '\u{20E3}')
+}
+
+/// Letters plus the combining marks and viramas of scripts that use ZWJ/ZWNJ.
+fn is_letterish(c: char) -> bool {
+    c.is_alphabetic()
+        || matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{0591}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}'
+            | '\u{0E00}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1A00}'..='\u{1CFF}' | '\u{A8E0}'..='\u{A8FF}')
+}
+
+fn is_placeholder(value: &str) -> bool {
+    let v = value.to_lowercase();
+    ["example", "xxxx", "dummy", "placeholder", "your_", "your-", "changeme", "redacted", "<", ">"]
+        .iter()
+        .any(|m| v.contains(m))
+}
+
+fn has_digit_and_letter(v: &str) -> bool {
+    v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+fn mixed_case_digits(v: &str) -> bool {
+    v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_uppercase()) && v.chars().any(|c| c.is_ascii_lowercase())
+}
+
+fn openai_ok(v: &str) -> bool {
+    !v.starts_with("sk-ant-") && mixed_case_digits(v)
+}
+
+/// Shannon entropy of `v` in bits per character.
+fn entropy(v: &str) -> f64 {
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    for c in v.chars() {
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c, 1)),
+        }
+    }
+    let total = v.chars().count() as f64;
+    counts.iter().map(|&(_, n)| n as f64 / total).map(|p| -p * p.log2()).sum()
+}
+
+/// Generic assignment values: long, high-entropy, mixed classes, and not a reference.
+fn generic_ok(v: &str) -> bool {
+    let ident = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let dotted_ref = v.contains('.') && v.trim_end_matches("()").split('.').all(ident);
+    let env_name = v.contains('_') && v.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let email = v.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.contains('@'));
+    if v.chars().count() < 12 || dotted_ref || env_name || email || v.contains("://") || v.starts_with(['$', '%', '/', '~', '.', '{', '\\']) {
+        return false;
+    }
+    let (lower, upper, digit) = (v.chars().any(|c| c.is_lowercase()), v.chars().any(|c| c.is_uppercase()), v.chars().any(|c| c.is_numeric()));
+    let other = v.chars().any(|c| !c.is_alphanumeric());
+    let classes = [lower, upper, digit, other].iter().filter(|&&b| b).count();
+    entropy(v) >= 3.0 && ((digit && (lower || upper)) || classes >= 3)
+}
