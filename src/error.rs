@@ -175,6 +175,30 @@ pub enum Error {
         /// The matched pattern ids, comma-separated.
         patterns: String,
     },
+    /// A SharedMemory result is not there yet: an answer, not a failure.
+    #[error("still running or a beat behind; poll")]
+    NotReady {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id, when one was asked for.
+        task_id: Option<String>,
+    },
+    /// A different result is already stored under these ids.
+    #[error("a different result is already stored for {workflow_id}/{task_id}; pass overwrite to replace it")]
+    ResultExists {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+    },
+    /// A result is larger than the configured limit.
+    #[error("the result is {bytes} bytes, over the {limit}-byte limit")]
+    ResultTooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A request is malformed (for example a batch that is not a JSON list of operations).
     #[error("{0}")]
     InvalidRequest(String),
@@ -209,6 +233,9 @@ impl Error {
             Error::Batch { source, .. } => source.code(),
             Error::InvalidRequest(_) => "invalid_request",
             Error::RunNotFound { .. } => "run_not_found",
+            Error::NotReady { .. } => "not_ready",
+            Error::ResultExists { .. } => "result_exists",
+            Error::ResultTooLarge { .. } => "result_too_large",
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
             Error::SecretInMemory { .. } => "secret_in_memory",
         }
@@ -223,7 +250,9 @@ impl Error {
             | Error::InvalidRequest(_)
             | Error::ThreatBlocked { .. }
             | Error::SecretInMemory { .. } => 400,
-            Error::RunNotFound { .. } => 404,
+            Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
+            Error::ResultExists { .. } => 409,
+            Error::ResultTooLarge { .. } => 413,
             Error::UnsafePath { .. } => 403,
             Error::NotFound { .. } => 404,
             Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
@@ -278,6 +307,15 @@ impl Error {
                 json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
             }
             Error::RunNotFound { run_id } => json!({"run_id": run_id}),
+            Error::NotReady {
+                workflow_id,
+                task_id,
+            } => json!({"workflow_id": workflow_id, "task_id": task_id}),
+            Error::ResultExists {
+                workflow_id,
+                task_id,
+            } => json!({"workflow_id": workflow_id, "task_id": task_id}),
+            Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
             Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
         }
     }

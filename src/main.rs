@@ -4,6 +4,8 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cli;
+
 use clap::{Args, Parser, Subcommand};
 use memdir::{Error, Op, RunOptions, Scope, Snapshot, Store};
 use serde_json::{Value, json};
@@ -74,6 +76,11 @@ enum Command {
     Batch,
     /// Render the snapshot of USER.md and MEMORY.md a run would start with.
     Snapshot,
+    /// SharedMemory: task results stored under (workflow, task).
+    Result {
+        #[command(subcommand)]
+        command: cli::results::ResultCommand,
+    },
     /// Runs: begin one (take and store its snapshot).
     Run {
         #[command(subcommand)]
@@ -109,7 +116,8 @@ fn main() -> ExitCode {
         }
         Err(Failure::Memdir(e)) => {
             report(&e, json);
-            ExitCode::from(1)
+            // "Not ready" is an answer, not a refusal: scripts poll on 3.
+            ExitCode::from(if e.code() == "not_ready" { 3 } else { 1 })
         }
     }
 }
@@ -255,6 +263,7 @@ fn run(cli: Cli) -> Result<String, Failure> {
                 out
             }
         }
+        Command::Result { command } => cli::results::run(&owner, command, json)?,
         Command::Snapshot => {
             let snap = owner.snapshot()?;
             if json {

@@ -1,0 +1,3 @@
+//! Subcommand groups of the `memdir` binary, each on the public library API.
+
+pub mod results;
