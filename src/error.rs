@@ -199,6 +199,36 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A day line over the character limit.
+    #[error("the day line is {chars} characters, over the {limit}-character limit")]
+    DayLineTooLong {
+        /// Its length.
+        chars: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A date's day log is full.
+    #[error("the day log of {date} holds {chars} of {limit} characters; save what matters as a fact instead")]
+    DayFull {
+        /// The date.
+        date: String,
+        /// Characters it would hold.
+        chars: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A person tried to keep a day log.
+    #[error("only an agent keeps a day log (caller is person {person:?})")]
+    DayAgentOnly {
+        /// The person.
+        person: String,
+    },
+    /// A day row cannot be superseded or rewritten.
+    #[error("{id} is a day row; day logs are append-only, append a new line instead")]
+    DayAppendOnly {
+        /// The day row's id.
+        id: String,
+    },
     /// A request is malformed (for example a batch that is not a JSON list of operations).
     #[error("{0}")]
     InvalidRequest(String),
@@ -234,6 +264,10 @@ impl Error {
             Error::InvalidRequest(_) => "invalid_request",
             Error::RunNotFound { .. } => "run_not_found",
             Error::NotReady { .. } => "not_ready",
+            Error::DayLineTooLong { .. } => "memory_day_line_too_long",
+            Error::DayFull { .. } => "memory_day_full",
+            Error::DayAgentOnly { .. } => "memory_day_agent_only",
+            Error::DayAppendOnly { .. } => "memory_day_append_only",
             Error::ResultExists { .. } => "result_exists",
             Error::ResultTooLarge { .. } => "result_too_large",
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
@@ -251,7 +285,9 @@ impl Error {
             | Error::ThreatBlocked { .. }
             | Error::SecretInMemory { .. } => 400,
             Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
-            Error::ResultExists { .. } => 409,
+            Error::ResultExists { .. } | Error::DayFull { .. } => 409,
+            Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
+            Error::DayAgentOnly { .. } => 403,
             Error::ResultTooLarge { .. } => 413,
             Error::UnsafePath { .. } => 403,
             Error::NotFound { .. } => 404,
@@ -316,6 +352,10 @@ impl Error {
                 task_id,
             } => json!({"workflow_id": workflow_id, "task_id": task_id}),
             Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
+            Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
+            Error::DayFull { date, chars, limit } => json!({"date": date, "chars": chars, "limit": limit}),
+            Error::DayAgentOnly { person } => json!({"person": person}),
+            Error::DayAppendOnly { id } => json!({"id": id}),
             Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
         }
     }

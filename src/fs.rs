@@ -231,11 +231,16 @@ pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// Decodes a markdown file, refusing invalid UTF-8 and oversized files.
 pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    decode_limited(path, bytes, MAX_FILE_BYTES)
+}
+
+/// [`decode`] with another size limit.
+pub(crate) fn decode_limited(path: &Path, bytes: Vec<u8>, limit: u64) -> Result<String> {
+    if bytes.len() as u64 > limit {
         return Err(Error::FileTooLarge {
             path: path.to_owned(),
             size: bytes.len() as u64,
-            limit: MAX_FILE_BYTES,
+            limit,
         });
     }
     String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {

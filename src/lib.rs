@@ -37,12 +37,16 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod budget;
+mod caller;
 mod edit;
+mod episodes;
 mod error;
 mod fs;
 mod id;
+mod journal;
 mod lock;
 mod parse;
+mod results;
 mod runs;
 mod scan;
 mod scope;
@@ -52,12 +56,20 @@ mod splice;
 mod store;
 
 pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
+pub use caller::Caller;
+pub use episodes::{DayOutcome, DayRow, EPISODES_FILE, day_id};
 pub use edit::{MAX_TEXT_CHARS, Op, OpOutcome};
 pub use error::{EntryBrief, Error, Result};
 pub use fs::MAX_FILE_BYTES;
+pub use journal::{DayLine, MAX_DAY_CHARS, MAX_DAY_LINE_CHARS};
 pub use id::{entry_id, is_entry_id, validate_id};
 pub use lock::OwnerLock;
 pub use parse::{Document, Entry, FrontMatter, Marker, parse};
+pub use results::{
+    DEFAULT_MAX_RESULT_BYTES, PutOutcome, PutStatus, RESULT_FORMAT_VERSION, RESULT_INDEX_FILE,
+    RESULT_INDEX_VERSION, RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
+    WorkflowResults,
+};
 pub use runs::{Delegate, Run, RunOptions, RunRecord};
 pub use scan::{Family, Finding, MAX_SCAN_CHARS, pattern_list, scan};
 pub use scope::Scope;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 mod cli;
 
 use clap::{Args, Parser, Subcommand};
-use memdir::{Error, Op, RunOptions, Scope, Snapshot, Store};
+use memdir::{Caller, DayOutcome, Error, Op, RunOptions, Scope, Snapshot, Store};
 use serde_json::{Value, json};
 
 /// memdir: markdown memory for AI agents, kept per owner in plain files.
@@ -34,6 +34,9 @@ struct Global {
     /// How long to wait for the owner's lock, in milliseconds.
     #[arg(long, global = true, value_name = "MS")]
     lock_timeout_ms: Option<u64>,
+    /// Act as this person of the workspace (default: the owner itself, an agent).
+    #[arg(long, global = true, value_name = "ID")]
+    person: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -74,6 +77,23 @@ enum Command {
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
     Batch,
+    /// Append one line to today's day log in episodes.md (agents only).
+    Day {
+        /// The line.
+        line: String,
+        /// The task key, such as PIN-812.
+        #[arg(long)]
+        task: Option<String>,
+        /// The run the line belongs to.
+        #[arg(long)]
+        run: Option<String>,
+    },
+    /// List memories: day rows from episodes.md (`--kind day`).
+    List {
+        /// Only this kind.
+        #[arg(long, value_parser = ["fact", "day"])]
+        kind: Option<String>,
+    },
     /// Render the snapshot of USER.md and MEMORY.md a run would start with.
     Snapshot,
     /// SharedMemory: task results stored under (workflow, task).
@@ -95,6 +115,13 @@ enum RunCommand {
         /// The task key the run works on, such as PIN-812.
         #[arg(long)]
         task: Option<String>,
+    },
+    /// Finish a run: append its summary line to today's day log.
+    Finish {
+        /// The run id `run begin` printed.
+        run: String,
+        /// One line on what the run did.
+        text: String,
     },
 }
 
@@ -174,6 +201,14 @@ fn snapshot_json(s: &Snapshot) -> Value {
     json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget})
 }
 
+fn day_out(o: &DayOutcome, json: bool) -> String {
+    if json {
+        to_json(o)
+    } else {
+        format!("appended to {} ({}): {} ({}/{} chars)\n", o.date, o.id, o.line.raw, o.chars, memdir::MAX_DAY_CHARS)
+    }
+}
+
 fn run(cli: Cli) -> Result<String, Failure> {
     let g = cli.global;
     let mut store = Store::open(&g.root)?;
@@ -185,6 +220,13 @@ fn run(cli: Cli) -> Result<String, Failure> {
         .ok_or_else(|| Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into()))?;
     let owner = store.owner(&owner_id)?;
     let json = g.json;
+    let caller = match g.person {
+        Some(p) => {
+            memdir::validate_id("person", &p)?;
+            Caller::Person(p)
+        }
+        None => Caller::Agent,
+    };
     Ok(match cli.command {
         Command::Add { text, to } => {
             let (o, usage) = owner.add(to, &text)?;
@@ -264,6 +306,33 @@ fn run(cli: Cli) -> Result<String, Failure> {
             }
         }
         Command::Result { command } => cli::results::run(&owner, command, json)?,
+        Command::Day { line, task, run } => day_out(&owner.day(&caller, &line, task.as_deref(), run.as_deref())?, json),
+        Command::Run {
+            command: RunCommand::Finish { run, text },
+        } => {
+            if let Caller::Person(person) = &caller {
+                return Err(Error::DayAgentOnly { person: person.clone() }.into());
+            }
+            day_out(&owner.finish_run(&run, &text)?, json)
+        }
+        Command::List { kind } => {
+            let rows = if kind.as_deref() == Some("fact") { Vec::new() } else { owner.day_rows()? };
+            if json {
+                to_json(&json!({ "rows": rows, "count": rows.len() }))
+            } else {
+                let mut out = String::new();
+                for r in &rows {
+                    out.push_str(&format!("{}  day {}  ({} lines)\n", r.id, r.date, r.lines.len()));
+                    for l in &r.lines {
+                        out.push_str(&format!("    {}\n", l.raw));
+                    }
+                }
+                if rows.is_empty() {
+                    out.push_str("(nothing)\n");
+                }
+                out
+            }
+        }
         Command::Snapshot => {
             let snap = owner.snapshot()?;
             if json {

@@ -50,6 +50,9 @@ pub struct RunRecord {
     /// The task key, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
+    /// Finish time, RFC 3339 UTC, once the run has finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
 }
 
 /// A run in progress: its id and frozen snapshot, and the right to write memory.
@@ -187,16 +190,26 @@ impl<'s> Owner<'s> {
             started_at: now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
             snapshot_sha256: snap.sha256.clone(),
             task: options.task,
+            finished_at: None,
         };
-        let runs = self.runs_dir();
-        io.create_dir_all(&runs).map_err(Error::io(&runs, "create folder"))?;
-        let bytes = serde_json::to_vec_pretty(&record).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        fs::write_atomic(io, &self.store.poison, &runs.join(format!("{}.json", record.run_id)), &bytes)?;
+        if let Some(t) = &record.task {
+            validate_id("task", t)?;
+        }
+        self.write_run_record(&record)?;
         Ok(Run {
             owner: self.clone(),
             record,
             snapshot: Arc::new(snap),
         })
+    }
+
+    /// Writes a run's record durably.
+    pub(crate) fn write_run_record(&self, record: &RunRecord) -> Result<()> {
+        let io = self.io();
+        let runs = self.runs_dir();
+        io.create_dir_all(&runs).map_err(Error::io(&runs, "create folder"))?;
+        let bytes = serde_json::to_vec_pretty(record).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        fs::write_atomic(io, &self.store.poison, &runs.join(format!("{}.json", record.run_id)), &bytes)
     }
 
     /// The record of a run begun earlier.

@@ -6,19 +6,24 @@
 //! * **Length**: text longer than [`MAX_SCAN_CHARS`] Unicode scalar values is never scanned
 //!   partially; it yields the single finding `text_too_long`.
 //! * **Invisible and direction-override characters** are checked on the raw text, before NFKC
-//!   (which may drop or alter some of them). ZWJ/ZWNJ are ordinary between two emoji, or between two
-//!   letters of which at least one is non-ASCII (Persian, Arabic, Indic, ...); between two ASCII
-//!   letters, at a text edge or next to spaces/punctuation they are findings. U+FEFF is allowed only
-//!   as the first character. Tag characters are allowed only inside a well-formed emoji
-//!   subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F), e.g. the flag of Scotland.
-//! * **Threats** are matched case-insensitively on views derived from the NFKC form with invisible
-//!   and format characters removed:
+//!   (which may drop or alter some of them). ZWJ/ZWNJ are ordinary between two emoji, between two
+//!   letters of which at least one is non-ASCII (Persian, Arabic, ...), and right after a
+//!   Brahmic-script letter or virama (Hindi, Bengali, Malayalam chillu, Sinhala, ...); anywhere else
+//!   (between two ASCII letters, next to spaces or punctuation, at a text edge) they are findings.
+//!   U+FEFF is allowed only as the first character. Tag characters are allowed only inside a
+//!   well-formed emoji subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F).
+//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed and
+//!   typographic apostrophes folded to `'`:
 //!   1. *collapsed*: every run of whitespace becomes one space (or one newline if it held a newline);
-//!   2. *despaced*: like 1, but first every run of at least three single letters/digits separated by
+//!   2. *despaced*: like 1, but first every run of two or more single letters/digits separated by
 //!      exactly one space, dot, dash, underscore or tab is joined ("i g n o r e" → "ignore"), so a
 //!      double space still separates words ("i g n o r e  a l l" → "ignore all");
 //!   3. *squashed*: only lower-case letters and digits, used for a few core phrases only
-//!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps.
+//!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps; a
+//!      match counts only if it starts where a word of the input started.
+//!
+//!   Threat regexes are ASCII, case-insensitive byte regexes (`(?-u)`): NFKC has already folded
+//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text.
 //! * **Secrets** are matched on the raw text and on its NFKC form. Candidate values containing a
 //!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
 //!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
@@ -30,7 +35,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, bytes};
 use unicode_normalization::UnicodeNormalization;
 
 mod patterns;
@@ -60,28 +65,60 @@ pub struct Finding {
 /// Longest text scanned; longer text is one finding by itself (pattern "text_too_long", family Threat), never scanned partially.
 pub const MAX_SCAN_CHARS: usize = 65_536;
 
+/// Threat regexes are byte regexes with Unicode off (`(?-u)`): the views are NFKC-folded, every
+/// keyword is ASCII, and ASCII word boundaries keep the lazy DFA fast on non-Latin text (a Unicode
+/// `\b` makes it give up on non-ASCII input). Secret regexes are ordinary `&str` regexes.
 struct Compiled {
-    res: Vec<Option<Regex>>,
-    squashed: Vec<Option<Regex>>,
+    threat: Vec<Option<bytes::Regex>>,
+    squashed: Vec<Option<bytes::Regex>>,
+    secret: Vec<Option<Regex>>,
 }
 
 /// Compiled table, parallel to `PATTERNS`. A regex that fails to compile is `None` and skipped
 /// (a unit test asserts that none fails).
 static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
-    let compile = |list: &[&str]| list.iter().map(|s| Regex::new(s).ok()).collect();
+    let bytes = |list: &[&str]| {
+        list.iter()
+            .map(|s| bytes::Regex::new(&format!("(?-u){s}")).ok())
+            .collect()
+    };
     PATTERNS
         .iter()
-        .map(|p| Compiled { res: compile(p.res), squashed: compile(p.squashed) })
+        .map(|p| match p.kind {
+            Kind::Secret(_) => Compiled {
+                threat: Vec::new(),
+                squashed: Vec::new(),
+                secret: p.res.iter().map(|s| Regex::new(s).ok()).collect(),
+            },
+            _ => Compiled {
+                threat: bytes(p.res),
+                squashed: bytes(p.squashed),
+                secret: Vec::new(),
+            },
+        })
         .collect()
 });
 
 /// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
 pub fn scan(text: &str) -> Vec<Finding> {
     if text.len() > MAX_SCAN_CHARS && text.chars().nth(MAX_SCAN_CHARS).is_some() {
-        return vec![Finding { pattern: "text_too_long", family: Family::Threat }];
+        return vec![Finding {
+            pattern: "text_too_long",
+            family: Family::Threat,
+        }];
     }
     let nfkc: String = text.nfkc().collect();
-    let base: String = nfkc.chars().filter(|&c| !is_stripped(c)).collect();
+    let base: String = nfkc
+        .chars()
+        .filter(|&c| !is_stripped(c))
+        .map(|c| {
+            if matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}') {
+                '\''
+            } else {
+                c
+            }
+        })
+        .collect();
     let mut views = vec![collapse(&base)];
     if let Some(d) = despace(&base) {
         views.push(collapse(&d));
@@ -95,22 +132,33 @@ pub fn scan(text: &str) -> Vec<Finding> {
     for (p, c) in PATTERNS.iter().zip(COMPILED.iter()) {
         let hit = match p.kind {
             Kind::Invisible => has_invisible(text),
-            Kind::Bidi => text.chars().any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+            Kind::Bidi => text
+                .chars()
+                .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
             Kind::Threat => {
-                c.res.iter().flatten().any(|re| views.iter().any(|v| re.is_match(v)))
+                c.threat
+                    .iter()
+                    .flatten()
+                    .any(|re| views.iter().any(|v| re.is_match(v.as_bytes())))
                     || c.squashed.iter().flatten().any(|re| squashed.matches(re))
             }
-            Kind::Secret(check) => c.res.iter().flatten().any(|re| {
+            Kind::Secret(check) => c.secret.iter().flatten().any(|re| {
                 secret_views.iter().any(|v| {
                     re.captures_iter(v).any(|caps| {
-                        let value = caps.name("v").or_else(|| caps.get(0)).map_or("", |m| m.as_str());
+                        let value = caps
+                            .name("v")
+                            .or_else(|| caps.get(0))
+                            .map_or("", |m| m.as_str());
                         !is_placeholder(value) && check.is_none_or(|f| f(value))
                     })
                 })
             }),
         };
         if hit {
-            out.push(Finding { pattern: p.id, family: p.family() });
+            out.push(Finding {
+                pattern: p.id,
+                family: p.family(),
+            });
         }
     }
     out
@@ -180,13 +228,13 @@ impl Squashed {
     /// A match of `re` that starts where a word of the input started ("signore..." does not count
     /// as "ignore..."). Each retry starts after the previous match start, so this stays linear in
     /// practice: the squashed regexes are short literal phrases.
-    fn matches(&self, re: &Regex) -> bool {
+    fn matches(&self, re: &bytes::Regex) -> bool {
         let mut at = 0;
-        while let Some(m) = re.find_at(&self.text, at) {
+        while let Some(m) = re.find_at(self.text.as_bytes(), at) {
             if self.word_start.get(m.start()) == Some(&true) {
                 return true;
             }
-            at = m.start() + self.text[m.start()..].chars().next().map_or(1, char::len_utf8);
+            at = m.start() + 1;
         }
         false
     }
@@ -227,7 +275,10 @@ fn has_invisible(text: &str) -> bool {
         let c = cs[i];
         if c == '\u{1F3F4}' {
             let mut j = i + 1;
-            while j < cs.len() && j - i <= 7 && matches!(cs[j], '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}') {
+            while j < cs.len()
+                && j - i <= 7
+                && matches!(cs[j], '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}')
+            {
                 j += 1;
             }
             if j > i + 1 && cs.get(j) == Some(&'\u{E007F}') {
@@ -236,9 +287,15 @@ fn has_invisible(text: &str) -> bool {
             }
         }
         let bad = match c {
-            '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{206A}'..='\u{206F}' | '\u{180E}' | '\u{E0000}'..='\u{E007F}' => true,
+            '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{180E}'
+            | '\u{E0000}'..='\u{E007F}' => true,
             '\u{FEFF}' => i > 0,
-            '\u{200C}' | '\u{200D}' => !joiner_ok(i.checked_sub(1).and_then(|k| cs.get(k)), cs.get(i + 1)),
+            '\u{200C}' | '\u{200D}' => {
+                !joiner_ok(i.checked_sub(1).and_then(|k| cs.get(k)), cs.get(i + 1))
+            }
             _ => false,
         };
         if bad {
@@ -250,9 +307,13 @@ fn has_invisible(text: &str) -> bool {
 }
 
 fn joiner_ok(prev: Option<&char>, next: Option<&char>) -> bool {
-    let (Some(&a), Some(&b)) = (prev, next) else { return false };
+    let (Some(&a), Some(&b)) = (prev, next) else {
+        return false;
+    };
     let brahmic = matches!(a, '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1B00}'..='\u{1BFF}' | '\u{A8E0}'..='\u{A8FF}');
-    brahmic || (is_emoji_part(a) && is_emoji_part(b)) || (is_letterish(a) && is_letterish(b) && !(a.is_ascii() && b.is_ascii()))
+    brahmic
+        || (is_emoji_part(a) && is_emoji_part(b))
+        || (is_letterish(a) && is_letterish(b) && !(a.is_ascii() && b.is_ascii()))
 }
 
 fn is_emoji_part(c: char) -> bool {
@@ -268,9 +329,20 @@ fn is_letterish(c: char) -> bool {
 
 fn is_placeholder(value: &str) -> bool {
     let v = value.to_lowercase();
-    ["example", "xxxx", "dummy", "placeholder", "your_", "your-", "changeme", "redacted", "<", ">"]
-        .iter()
-        .any(|m| v.contains(m))
+    [
+        "example",
+        "xxxx",
+        "dummy",
+        "placeholder",
+        "your_",
+        "your-",
+        "changeme",
+        "redacted",
+        "<",
+        ">",
+    ]
+    .iter()
+    .any(|m| v.contains(m))
 }
 
 fn has_digit_and_letter(v: &str) -> bool {
@@ -278,7 +350,9 @@ fn has_digit_and_letter(v: &str) -> bool {
 }
 
 fn mixed_case_digits(v: &str) -> bool {
-    v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_uppercase()) && v.chars().any(|c| c.is_ascii_lowercase())
+    v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && v.chars().any(|c| c.is_ascii_lowercase())
 }
 
 fn openai_ok(v: &str) -> bool {
@@ -295,19 +369,42 @@ fn entropy(v: &str) -> f64 {
         }
     }
     let total = v.chars().count() as f64;
-    counts.iter().map(|&(_, n)| n as f64 / total).map(|p| -p * p.log2()).sum()
+    counts
+        .iter()
+        .map(|&(_, n)| n as f64 / total)
+        .map(|p| -p * p.log2())
+        .sum()
 }
 
 /// Generic assignment values: long, high-entropy, mixed classes, and not a reference.
 fn generic_ok(v: &str) -> bool {
-    let ident = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
     let dotted_ref = v.contains('.') && v.trim_end_matches("()").split('.').all(ident);
-    let env_name = v.contains('_') && v.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-    let email = v.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.contains('@'));
-    if v.chars().count() < 12 || dotted_ref || env_name || email || v.contains("://") || v.starts_with(['$', '%', '/', '~', '.', '{', '\\']) {
+    let env_name = v.contains('_')
+        && v.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let email = v
+        .split_once('@')
+        .is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.contains('@'));
+    if v.chars().count() < 12
+        || dotted_ref
+        || env_name
+        || email
+        || v.contains("://")
+        || v.starts_with(['$', '%', '/', '~', '.', '{', '\\'])
+    {
         return false;
     }
-    let (lower, upper, digit) = (v.chars().any(|c| c.is_lowercase()), v.chars().any(|c| c.is_uppercase()), v.chars().any(|c| c.is_numeric()));
+    let (lower, upper, digit) = (
+        v.chars().any(|c| c.is_lowercase()),
+        v.chars().any(|c| c.is_uppercase()),
+        v.chars().any(|c| c.is_numeric()),
+    );
     let other = v.chars().any(|c| !c.is_alphanumeric());
     let classes = [lower, upper, digit, other].iter().filter(|&&b| b).count();
     entropy(v) >= 3.0 && ((digit && (lower || upper)) || classes >= 3)

@@ -41,16 +41,28 @@ impl Pattern {
 }
 
 // Separator between words of one clause: no word characters and no sentence terminator.
-macro_rules! sep { () => { r"[^a-z0-9_.;!?]+" } }
-macro_rules! word { () => { r"[a-z0-9_'’-]+" } }
-macro_rules! ign_verb { () => { r"\b(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|(?:do\s+not|don[’']?t|never|stop|no\s+longer)\s+(?:follow|obey|heed)(?:ing)?|set\s+aside|put\s+aside)" } }
+macro_rules! sep {
+    () => {
+        r"[^a-z0-9_.;!?]+"
+    };
+}
+macro_rules! word {
+    () => {
+        r"[a-z0-9_'-]+"
+    };
+}
+macro_rules! ign_verb { () => { r"\b(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|(?:do\s+not|don'?t|never|stop|no\s+longer)\s+(?:follow|obey|heed)(?:ing)?|set\s+aside|put\s+aside)" } }
 macro_rules! net { () => { r"(?:curl|wget|fetch|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat|socat|telnet|xh|httpie|requests\.(?:post|get|put)|axios\.(?:post|get)|urllib)" } }
 // Credential files (never bare `.env`, which has its own fragment; never `id_rsa.pub`).
 macro_rules! cred { () => { r"(?:\bid_(?:rsa|dsa|ecdsa|ed25519)(?:$|[^.\w]|\.(?:$|[^p\w]))|\.aws[/\\]+credentials\b|[._]netrc\b|\.pgpass\b|\.git-credentials\b|\.docker[/\\]config\.json|\.kube[/\\]config\b|application_default_credentials\.json|\.config[/\\]gcloud[/\\]|\.npmrc\b|\.pypirc\b|/etc/shadow\b|\.config[/\\]gh[/\\]hosts\.yml|\.vault-token\b|\bcredentials\.json\b)" } }
-macro_rules! dotenv { () => { r"\.env(?:\.(?:local|prod|production|dev|development|staging|test))?(?:$|[\s'`)|;&>,]|\.\s)" } }
+macro_rules! dotenv {
+    () => {
+        r"\.env(?:\.(?:local|prod|production|dev|development|staging|test))?(?:$|[\s'`)|;&>,]|\.\s)"
+    };
+}
 macro_rules! user { () => { r"(?:the\s+|your\s+|any\s+|this\s+|my\s+)?(?:end[\s-]?)?(?:user|human|operator|owner|requester)s?\b" } }
-macro_rules! obj { () => { r"(?:this|that|it|these|those|them|anything|everything|any\s+of\s+(?:this|these|it)|about\s+(?:this|that|it|these|them)|what\s+you(?:[’']re|\s+are|\s+did|\s+do|\s+have\s+done)?|the\s+(?:above|following|truth)|(?:this|these|that)\s+(?:instructions?|messages?|notes?|memor(?:y|ies)|steps?|actions?|changes?|commands?|requests?))" } }
-macro_rules! neg { () => { r"\b(?:do\s+not|don[’']?t|never|must\s+not|mustn[’']?t|should\s+not|shouldn[’']?t|avoid)\s+(?:ever\s+)?" } }
+macro_rules! obj { () => { r"(?:this|that|it|these|those|them|anything|everything|any\s+of\s+(?:this|these|it)|about\s+(?:this|that|it|these|them)|what\s+you(?:'re|\s+are|\s+did|\s+do|\s+have\s+done)?|the\s+(?:above|following|truth)|(?:this|these|that)\s+(?:instructions?|messages?|notes?|memor(?:y|ies)|steps?|actions?|changes?|commands?|requests?))" } }
+macro_rules! neg { () => { r"\b(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid)\s+(?:ever\s+)?" } }
 macro_rules! agent_file { () => { r"(?:\b(?:agents|claude|gemini|copilot-instructions)\.md\b|\.cursorrules\b|\.clinerules\b|\.windsurfrules\b|\.cursor[/\\]rules\b)" } }
 macro_rules! rc_file { () => { r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)\b" } }
 macro_rules! secret_ref { () => { concat!(
@@ -62,116 +74,338 @@ macro_rules! secret_ref { () => { concat!(
 
 /// The table, in output order.
 pub(super) static PATTERNS: &[Pattern] = &[
-    Pattern { id: "ignore_instructions", kind: Kind::Threat, res: &[
-        concat!("(?i)", ign_verb!(), sep!(), "(?:", word!(), sep!(), "){0,3}?",
-            r"(?:previous(?:ly)?|prior|earlier|above|preceding|foregoing|former|original|initial|system|safety)", sep!(),
-            "(?:", word!(), sep!(), "){0,2}?",
-            r"(?:instructions?|rules|directives?|guidelines|guidance|prompts?|commands|constraints|guardrails|programming|polic(?:y|ies)|restrictions|orders|context)\b"),
-        concat!("(?i)", ign_verb!(), sep!(), "(?:(?:all|any|of|the|these|those|every)", sep!(), "){0,2}(?:your|my|its|all)", sep!(),
-            r"(?:(?:own|current|existing|core|original|internal|hidden|system|safety)", sep!(), ")?",
-            r"(?:instructions?|directives?|guidelines|guardrails|programming|rules|system\s+prompt|prompts?|training|constraints)\b"),
-        r"(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the\s+)?(?:above|everything\s+(?:above|before|prior|you\s+(?:were|have\s+been)\s+told|you\s+know))\s*(?:[.,;:!]|$|and\b)",
-    ], squashed: &[
-        r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|my|these){0,3}(?:previous|prior|earlier|above|preceding|original|initial|system)(?:instructions?|rules|prompts?|directives?|guidelines)",
-        r"(?:ignore|disregard|forget|override)(?:all|any)?(?:of)?your(?:instructions|rules|guidelines|programming|systemprompt)",
-        r"forgeteverythingyou(?:were|have|know)",
-    ] },
-    Pattern { id: "new_instructions", kind: Kind::Threat, res: &[
-        r"(?i)\bfrom\s+now\s+on\b[\s,:;-]*(?:you|u)\s*(?:are|will|must|shall|[’']re|[’']ll|no\s+longer|have\s+no|should\s+(?:ignore|always|never|only))\b",
-        r"(?i)\b(?:new|updated|revised|real|actual|true|overriding)\s+(?:system\s+)?(?:instructions?|directives?|system\s+prompt)\s*:",
-        r"(?i)\byour\s+(?:new|real|true|actual|only)\s+(?:instructions|role|purpose|directive|objective|identity|system\s+prompt)\s+(?:is|are)\b",
-        r"(?i)\byou\s+(?:must|will)\s+now\s+(?:ignore|obey|follow\s+(?:only\s+)?(?:these|my|the\s+following))\b",
-    ], squashed: &[r"fromnowonyou(?:are|will|must|shall|re|ll)"] },
-    Pattern { id: "role_token", kind: Kind::Threat, res: &[
-        r"(?i)<\|\s*[a-z_]{2,30}\s*\|>|\[/?inst\]|<</?sys>>|</?system(?:[_-]prompt)?\s*>|</(?:system[_-])?instructions\s*>",
-        r"(?im)^[ \t]*#{1,6}[ \t]*(?:system|assistant|developer)(?:[ \t]+(?:prompt|message|instructions?|override|note))?[ \t]*:",
-        r"(?im)^[ \t]*(?:system|developer)(?:[ \t]+(?:prompt|message|override|instructions?|note))?[ \t]*:[ \t]*(?:you\s+(?:are|must|will|shall|have\s+been)\b|you[’']re\b|ignore\b|disregard\b|forget\b|override\b|from\s+now\b|new\s+instructions\b|the\s+(?:assistant|ai|model)\s+(?:must|will|should)\b)",
-        r"(?i)\bsystem\s+(?:override|instructions?)\s*:",
-    ], squashed: &[] },
-    Pattern { id: "jailbreak_persona", kind: Kind::Threat, res: &[
-        r"(?i)\byou(?:\s+are|[’']re)\s+(?:now\s+)?(?:(?-i:DAN)\b|in\s+(?:developer|dan|jailbreak|unrestricted|unfiltered|god)\s+mode\b|(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|amoral)\s+(?:ai|model|assistant|chatbot|llm|version)\b)",
-        r"(?i)\b(?:dan|jailbreak)\s+mode\b|\bdo\s+anything\s+now\b",
-        r"(?i)\bdeveloper\s+mode\b[^\n]{0,60}?(?:\bno\s+(?:restrictions|filters|limits|rules|censorship|guidelines)\b|\bwithout\s+(?:any\s+)?(?:restrictions|filters|limits|rules|censorship)\b|\bunrestricted\b|\buncensored\b|\bunfiltered\b)",
-        r"(?i)\b(?:unrestricted|uncensored|unfiltered)\b[^\n]{0,40}?\bdeveloper\s+mode\b",
-        r"(?i)\b(?:act|pretend|roleplay|behave)\s+(?:as|like|to\s+be|you\s+are)\s+(?:(?-i:DAN)\b|an?\s+(?:unrestricted|unfiltered|uncensored|jailbroken|evil)\s+(?:ai|model|assistant|chatbot|llm)\b)",
-    ], squashed: &[r"doanythingnow|youarenowindevelopermode"] },
-    Pattern { id: "hide_from_user", kind: Kind::Threat, res: &[
-        concat!("(?i)", neg!(), r"(?:tell|mention|reveal|disclos|say|admit|expos|leak|explain|report|show)(?:ing|e|s)?\s+", obj!(), r"\s+(?:to|with)\s+", user!()),
-        concat!("(?i)", neg!(), r"(?:tell|inform)\s+", user!(), r"\s*(?:about\s+)?(?:", obj!(), r"\b|what\b|that\s+you\b|you\b|[.!]|$)"),
-        concat!("(?i)", neg!(), r"(?:notify|alert|warn|let)\s+", user!(), r"\s*(?:about\s+)?(?:", obj!(), r"\b|know\b|find\s+out\b|what\b|that\s+you\b)"),
-        concat!(r"(?i)\bwithout\s+", user!(), r"(?:[’']s|s[’'])?\s+(?:ever\s+)?(?:knowing|knowledge|noticing|realizing|realising|finding\s+out|being\s+(?:told|aware|informed)|awareness|suspecting)\b"),
-        concat!(r"(?i)\b(?:keep|hide|conceal|withhold|mask)\s+", obj!(), r"\s+(?:(?:a\s+)?secret\s+|hidden\s+|private\s+)?from\s+", user!()),
-        concat!(r"(?i)\bsecret\s+from\s+", user!()),
-        concat!(r"(?i)\b(?:make\s+sure|ensure)\s+(?:that\s+)?", user!(), r"\s+(?:does\s*n[o’']?t|do\s+not|never|won[’']?t|will\s+not|can(?:no|[’'])t)\s+(?:ever\s+)?(?:find\s+out|know|notice|learn|discover|suspect|realize|realise)\b"),
-        concat!(r"(?i)\b", user!(), r"\s+(?:must|should|shall|will|can|may|is)\s*(?:never|not|n[’']t)\s+(?:ever\s+)?(?:to\s+)?(?:know|find\s+out|learn|notice|be\s+told|be\s+informed|discover|suspect|realize|realise)\b(?:\s+(?:about|that|what)\b|\s+", obj!(), r"\b|\s*[.,;!]|\s*$)"),
-    ], squashed: &[
-        r"(?:donot|dont|never)(?:tell|mention|reveal|disclose)(?:this|that|it|anything)(?:to)?theuser",
-        r"withouttheusers?(?:knowing|noticing)",
-        r"(?:keep|hide)(?:this|it)(?:a)?(?:secret|hidden)?fromtheuser",
-    ] },
-    Pattern { id: "exfiltration", kind: Kind::Threat, res: &[
-        concat!(r"(?i)\b", net!(), r"\b[^\n]{0,150}?", secret_ref!()),
-        concat!(r"(?i)(?:\b(?:env|printenv|set)\s*|\b(?:cat|base64|xxd|tar|gzip|zip|type|get-content)\s+[^\n|;&]{0,60}?(?:", cred!(), "|", dotenv!(), r")[^\n|;&]{0,20}?|\$\{?[a-z_]*(?:key|token|secret|pass)[a-z0-9_]*\}?[^\n|]{0,10}?)\|\s*(?:base64(?:\s+-w\s*0)?\s*\|\s*)?(?:sudo\s+)?", net!(), r"\b"),
-        r"(?i)\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email|e-mail|paste|submit|share|copy|sync|beacon)\s+(?:(?:the|your|all|any|my|our|their|these|those|every|user[’']s)\s+){0,2}(?:[a-z_-]+\s+){0,2}?(?:api[\s_-]?keys?|apikeys?|credentials?|creds|tokens?|secrets?|passwords?|private[\s_-]?keys?|ssh[\s_-]?keys?|env(?:ironment)?[\s_-]?(?:vars?|variables)|\.env|session[\s_-]?cookies?|cookies|access[\s_-]?keys?)\b[^\n]{0,60}?\b(?:to|at|into|via|on)\s+(?:\S+\s+){0,3}?(?:[^\s@]+@)?(?:https?://|ftp://|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|co|sh|info|biz|cc|pw|link)\b|\d{1,3}(?:\.\d{1,3}){3}|webhook|pastebin|discord|telegram|ngrok|requestbin|the\s+attacker|this\s+(?:url|endpoint|server|address|host|email))",
-        r"(?i)\b(?:nc|ncat|netcat)\s+(?:-\S+\s+){0,3}-[a-z]*[ec]\s*/bin/(?:ba|z)?sh\b|/dev/tcp/[0-9a-z.-]+/\d+",
-    ], squashed: &[] },
-    Pattern { id: "credential_read", kind: Kind::Threat, res: &[
-        concat!(r"(?i)\b(?:cat|tac|bat|strings|xxd|hexdump|base64|grep|egrep|rg|awk|get-content|findstr)\s+[^\n`;&|]{0,60}?(?:", cred!(), "|", dotenv!(), ")"),
-        concat!(r"(?i)\b(?:more|less|head|tail|type|od|nl|gc|cp|scp|rsync)\s+(?:-[a-z0-9-]+(?:\s+[+-]?\d+)?\s+){0,4}\S{0,40}?(?:", cred!(), "|", dotenv!(), ")"),
-        concat!(r"(?i)(?:^|[.;:!?`$(|&]\s*|\b(?:and|then|now|please|first|also|just)\s+)(?:open|read|print|dump|display|show|output|echo|load|get|fetch|copy|paste|exfiltrate|upload|send|include|attach|reveal|extract|collect|grab|steal|encode)\s+[^\n`;&|]{0,40}?", cred!()),
-        concat!(r"(?i)\bopen\(\s*[^\n)]{0,60}?", cred!()),
-        concat!(r"(?i)(?:^|[\s;&(`])(?:source|\.)\s+[^\s;&|]{0,30}?\.env\b[^\n]{0,80}?\b", net!(), r"\b"),
-    ], squashed: &[] },
-    Pattern { id: "ssh_key_persistence", kind: Kind::Threat, res: &[
-        r"(?i)>>?\s*\S{0,60}?authorized_keys\b|\btee\s+(?:-a\s+)?\S{0,60}?authorized_keys\b",
-        r"(?i)\b(?:add|append|write|insert|put|copy|echo|place|inject|install)\b[^\n]{0,80}?\b(?:to|into|in)\s+(?:the\s+|your\s+)?\S{0,40}?authorized_keys\b",
-    ], squashed: &[] },
-    Pattern { id: "agent_config_edit", kind: Kind::Threat, res: &[
-        concat!(r"(?i)>>?\s*\S{0,60}?", agent_file!(), r"|\btee\b[^\n|;&]{0,20}?", agent_file!()),
-        concat!(r"(?i)\b(?:append|add|insert|inject|prepend|write|put|place)\b[^\n]{0,80}?\b(?:to|into|in|inside|at)\s+(?:the\s+|your\s+)?(?:(?:top|end|bottom|start|beginning)\s+of\s+(?:the\s+)?)?\S{0,40}?", agent_file!()),
-        concat!(r"(?i)\b(?:edit|modify|update|change|overwrite|rewrite|patch)\s+(?:the\s+|your\s+)?\S{0,40}?", agent_file!(), r"[^\n]{0,40}?\b(?:to|so\s+that|so\s+it|and\s+(?:add|append|insert))\b"),
-    ], squashed: &[] },
-    Pattern { id: "cron_persistence", kind: Kind::Threat, res: &[
-        r#"(?i)\bcrontab\s+-(?:\s|$|["')|;&])|\|\s*(?:sudo\s+)?crontab\b|\bcrontab\s+(?:-u\s+\S+\s+)?[~/.$][^\s|;&]*"#,
-        r"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*(?:/etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)\b|/var/spool/cron\b)",
-    ], squashed: &[] },
-    Pattern { id: "shell_rc_edit", kind: Kind::Threat, res: &[
-        concat!(r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?(?:~|\$home|\$\{home\}|/root|/home/[^\s/]+)?/?"#, rc_file!()),
-        r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?\S{0,40}?config\.fish\b|(?:>>?\s*|\badd-content\s+(?:-path\s+)?)\$profile\b"#,
-    ], squashed: &[] },
-    Pattern { id: "invisible_char", kind: Kind::Invisible, res: &[], squashed: &[] },
-    Pattern { id: "bidi_control", kind: Kind::Bidi, res: &[], squashed: &[] },
-    Pattern { id: "aws_access_key", kind: Kind::Secret(None), res: &[
-        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b",
-    ], squashed: &[] },
-    Pattern { id: "aws_secret_key", kind: Kind::Secret(Some(super::mixed_case_digits)), res: &[
-        r#"(?i)\baws[_-]?(?:secret[_-]?(?:access[_-]?)?key|secret)["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[a-z0-9/+]{40})(?:[^a-z0-9/+=]|$)"#,
-    ], squashed: &[] },
-    Pattern { id: "github_token", kind: Kind::Secret(Some(super::has_digit_and_letter)), res: &[
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{40,255}\b",
-    ], squashed: &[] },
-    Pattern { id: "anthropic_key", kind: Kind::Secret(Some(super::has_digit_and_letter)), res: &[
-        r"\bsk-ant-[A-Za-z0-9_-]{20,}",
-    ], squashed: &[] },
-    Pattern { id: "openai_key", kind: Kind::Secret(Some(super::openai_ok)), res: &[
-        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    ], squashed: &[] },
-    Pattern { id: "slack_token", kind: Kind::Secret(Some(super::has_digit_and_letter)), res: &[
-        r"\bxox[abposre]-[A-Za-z0-9-]{10,}",
-    ], squashed: &[] },
-    Pattern { id: "slack_webhook", kind: Kind::Secret(None), res: &[
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
-    ], squashed: &[] },
-    Pattern { id: "google_api_key", kind: Kind::Secret(None), res: &[r"\bAIza[0-9A-Za-z_-]{35}"], squashed: &[] },
-    Pattern { id: "stripe_key", kind: Kind::Secret(None), res: &[r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}"], squashed: &[] },
-    Pattern { id: "private_key", kind: Kind::Secret(None), res: &[
-        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
-    ], squashed: &[] },
-    Pattern { id: "jwt", kind: Kind::Secret(None), res: &[
-        r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-    ], squashed: &[] },
-    Pattern { id: "ozk_key", kind: Kind::Secret(None), res: &[r"\bozk_[A-Za-z0-9]{16,}"], squashed: &[] },
-    Pattern { id: "generic_secret", kind: Kind::Secret(Some(super::generic_ok)), res: &[
-        r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]{0,30}?[_.-])?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|client[_-]?secret|auth[_-]?token|secret[_-]?key|private[_-]?key)(?:[_-][a-z0-9_-]{0,20})?["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[^\s"'`,;]{12,200})"#,
-    ], squashed: &[] },
+    Pattern {
+        id: "ignore_instructions",
+        kind: Kind::Threat,
+        res: &[
+            concat!(
+                "(?i)",
+                ign_verb!(),
+                sep!(),
+                "(?:",
+                word!(),
+                sep!(),
+                "){0,3}?",
+                r"(?:previous(?:ly)?|prior|earlier|above|preceding|foregoing|former|original|initial|system|safety)",
+                sep!(),
+                "(?:",
+                word!(),
+                sep!(),
+                "){0,2}?",
+                r"(?:instructions?|rules|directives?|guidelines|guidance|prompts?|commands|constraints|guardrails|programming|polic(?:y|ies)|restrictions|orders|context)\b"
+            ),
+            concat!(
+                "(?i)",
+                ign_verb!(),
+                sep!(),
+                "(?:(?:all|any|of|the|these|those|every)",
+                sep!(),
+                "){0,2}(?:your|my|its|all)",
+                sep!(),
+                r"(?:(?:own|current|existing|core|original|internal|hidden|system|safety)",
+                sep!(),
+                ")?",
+                r"(?:instructions?|directives?|guidelines|guardrails|programming|rules|system\s+prompt|prompts?|training|constraints)\b"
+            ),
+            r"(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the\s+)?(?:above|everything\s+(?:above|before|prior|you\s+(?:were|have\s+been)\s+told|you\s+know))\s*(?:[.,;:!]|$|and\b)",
+        ],
+        squashed: &[
+            r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|my|these){0,3}(?:previous|prior|earlier|above|preceding|original|initial|system)(?:instructions?|rules|prompts?|directives?|guidelines)",
+            r"(?:ignore|disregard|forget|override)(?:all|any)?(?:of)?your(?:instructions|rules|guidelines|programming|systemprompt)",
+            r"forgeteverythingyou(?:were|have|know)",
+        ],
+    },
+    Pattern {
+        id: "new_instructions",
+        kind: Kind::Threat,
+        res: &[
+            r"(?i)\bfrom\s+now\s+on\b[\s,:;-]*(?:you|u)\s*(?:are|will|must|shall|'re|'ll|no\s+longer|have\s+no|should\s+(?:ignore|always|never|only))\b",
+            r"(?i)\b(?:new|updated|revised|real|actual|true|overriding)\s+(?:system\s+)?(?:instructions?|directives?|system\s+prompt)\s*:",
+            r"(?i)\byour\s+(?:new|real|true|actual|only)\s+(?:instructions|role|purpose|directive|objective|identity|system\s+prompt)\s+(?:is|are)\b",
+            r"(?i)\byou\s+(?:must|will)\s+now\s+(?:ignore|obey|follow\s+(?:only\s+)?(?:these|my|the\s+following))\b",
+        ],
+        squashed: &[r"fromnowonyou(?:are|will|must|shall|re|ll)"],
+    },
+    Pattern {
+        id: "role_token",
+        kind: Kind::Threat,
+        res: &[
+            r"(?i)<\|\s*[a-z_]{2,30}\s*\|>|\[/?inst\]|<</?sys>>|</?system(?:[_-]prompt)?\s*>|</(?:system[_-])?instructions\s*>",
+            r"(?im)^[ \t]*#{1,6}[ \t]*(?:system|assistant|developer)(?:[ \t]+(?:prompt|message|instructions?|override|note))?[ \t]*:",
+            r"(?im)^[ \t]*(?:system|developer)(?:[ \t]+(?:prompt|message|override|instructions?|note))?[ \t]*:[ \t]*(?:you\s+(?:are|must|will|shall|have\s+been)\b|you're\b|ignore\b|disregard\b|forget\b|override\b|from\s+now\b|new\s+instructions\b|the\s+(?:assistant|ai|model)\s+(?:must|will|should)\b)",
+            r"(?i)\bsystem\s+(?:override|instructions?)\s*:",
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "jailbreak_persona",
+        kind: Kind::Threat,
+        res: &[
+            r"(?i)\byou(?:\s+are|'re)\s+(?:now\s+)?(?:(?-i:DAN)\b|in\s+(?:developer|dan|jailbreak|unrestricted|unfiltered|god)\s+mode\b|(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|amoral)\s+(?:ai|model|assistant|chatbot|llm|version)\b)",
+            r"(?i)\b(?:dan|jailbreak)\s+mode\b|\bdo\s+anything\s+now\b",
+            r"(?i)\bdeveloper\s+mode\b[^\n]{0,60}?(?:\bno\s+(?:restrictions|filters|limits|rules|censorship|guidelines)\b|\bwithout\s+(?:any\s+)?(?:restrictions|filters|limits|rules|censorship)\b|\bunrestricted\b|\buncensored\b|\bunfiltered\b)",
+            r"(?i)\b(?:unrestricted|uncensored|unfiltered)\b[^\n]{0,40}?\bdeveloper\s+mode\b",
+            r"(?i)\b(?:act|pretend|roleplay|behave)\s+(?:as|like|to\s+be|you\s+are)\s+(?:(?-i:DAN)\b|an?\s+(?:unrestricted|unfiltered|uncensored|jailbroken|evil)\s+(?:ai|model|assistant|chatbot|llm)\b)",
+        ],
+        squashed: &[r"doanythingnow|youarenowindevelopermode"],
+    },
+    Pattern {
+        id: "hide_from_user",
+        kind: Kind::Threat,
+        res: &[
+            concat!(
+                "(?i)",
+                neg!(),
+                r"(?:tell|mention|reveal|disclos|say|admit|expos|leak|explain|report|show)(?:ing|e|s)?\s+",
+                obj!(),
+                r"\s+(?:to|with)\s+",
+                user!()
+            ),
+            concat!(
+                "(?i)",
+                neg!(),
+                r"(?:tell|inform)\s+",
+                user!(),
+                r"\s*(?:about\s+)?(?:",
+                obj!(),
+                r"\b|what\b|that\s+you\b|you\b|[.!]|$)"
+            ),
+            concat!(
+                "(?i)",
+                neg!(),
+                r"(?:notify|alert|warn|let)\s+",
+                user!(),
+                r"\s*(?:about\s+)?(?:",
+                obj!(),
+                r"\b|know\b|find\s+out\b|what\b|that\s+you\b)"
+            ),
+            concat!(
+                r"(?i)\bwithout\s+",
+                user!(),
+                r"(?:'s|s')?\s+(?:ever\s+)?(?:knowing|knowledge|noticing|realizing|realising|finding\s+out|being\s+(?:told|aware|informed)|awareness|suspecting)\b"
+            ),
+            concat!(
+                r"(?i)\b(?:keep|hide|conceal|withhold|mask)\s+",
+                obj!(),
+                r"\s+(?:(?:a\s+)?secret\s+|hidden\s+|private\s+)?from\s+",
+                user!()
+            ),
+            concat!(r"(?i)\bsecret\s+from\s+", user!()),
+            concat!(
+                r"(?i)\b(?:make\s+sure|ensure)\s+(?:that\s+)?",
+                user!(),
+                r"\s+(?:does\s*n[o']?t|do\s+not|never|won'?t|will\s+not|can(?:no|')t)\s+(?:ever\s+)?(?:find\s+out|know|notice|learn|discover|suspect|realize|realise)\b"
+            ),
+            concat!(
+                r"(?i)\b",
+                user!(),
+                r"\s+(?:must|should|shall|will|can|may|is)\s*(?:never|not|n't)\s+(?:ever\s+)?(?:to\s+)?(?:know|find\s+out|learn|notice|be\s+told|be\s+informed|discover|suspect|realize|realise)\b(?:\s+(?:about|that|what)\b|\s+",
+                obj!(),
+                r"\b|\s*[.,;!]|\s*$)"
+            ),
+        ],
+        squashed: &[
+            r"(?:donot|dont|never)(?:tell|mention|reveal|disclose)(?:this|that|it|anything)(?:to)?theuser",
+            r"withouttheusers?(?:knowing|noticing)",
+            r"(?:keep|hide)(?:this|it)(?:a)?(?:secret|hidden)?fromtheuser",
+        ],
+    },
+    Pattern {
+        id: "exfiltration",
+        kind: Kind::Threat,
+        res: &[
+            concat!(r"(?i)\b", net!(), r"\b[^\n]{0,150}?", secret_ref!()),
+            concat!(
+                r"(?i)(?:\b(?:env|printenv|set)\s*|\b(?:cat|base64|xxd|tar|gzip|zip|type|get-content)\s+[^\n|;&]{0,60}?(?:",
+                cred!(),
+                "|",
+                dotenv!(),
+                r")[^\n|;&]{0,20}?|\$\{?[a-z_]*(?:key|token|secret|pass)[a-z0-9_]*\}?[^\n|]{0,10}?)\|\s*(?:base64(?:\s+-w\s*0)?\s*\|\s*)?(?:sudo\s+)?",
+                net!(),
+                r"\b"
+            ),
+            r"(?i)\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email|e-mail|paste|submit|share|copy|sync|beacon)\s+(?:(?:the|your|all|any|my|our|their|these|those|every|user's)\s+){0,2}(?:[a-z_-]+\s+){0,2}?(?:api[\s_-]?keys?|apikeys?|credentials?|creds|tokens?|secrets?|passwords?|private[\s_-]?keys?|ssh[\s_-]?keys?|env(?:ironment)?[\s_-]?(?:vars?|variables)|\.env|session[\s_-]?cookies?|cookies|access[\s_-]?keys?)\b[^\n]{0,60}?\b(?:to|at|into|via|on)\s+(?:\S+\s+){0,3}?(?:[^\s@]+@)?(?:https?://|ftp://|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|co|sh|info|biz|cc|pw|link)\b|\d{1,3}(?:\.\d{1,3}){3}|webhook|pastebin|discord|telegram|ngrok|requestbin|the\s+attacker|this\s+(?:url|endpoint|server|address|host|email))",
+            r"(?i)\b(?:nc|ncat|netcat)\s+(?:-\S+\s+){0,3}-[a-z]*[ec]\s*/bin/(?:ba|z)?sh\b|/dev/tcp/[0-9a-z.-]+/\d+",
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "credential_read",
+        kind: Kind::Threat,
+        res: &[
+            concat!(
+                r"(?i)\b(?:cat|tac|bat|strings|xxd|hexdump|base64|grep|egrep|rg|awk|get-content|findstr)\s+[^\n`;&|]{0,60}?(?:",
+                cred!(),
+                "|",
+                dotenv!(),
+                ")"
+            ),
+            concat!(
+                r"(?i)\b(?:more|less|head|tail|type|od|nl|gc|cp|scp|rsync)\s+(?:-[a-z0-9-]+(?:\s+[+-]?\d+)?\s+){0,4}\S{0,40}?(?:",
+                cred!(),
+                "|",
+                dotenv!(),
+                ")"
+            ),
+            concat!(
+                r"(?i)(?:^|[.;:!?`$(|&]\s*|\b(?:and|then|now|please|first|also|just)\s+)(?:open|read|print|dump|display|show|output|echo|load|get|fetch|copy|paste|exfiltrate|upload|send|include|attach|reveal|extract|collect|grab|steal|encode)\s+[^\n`;&|]{0,40}?",
+                cred!()
+            ),
+            concat!(r"(?i)\bopen\(\s*[^\n)]{0,60}?", cred!()),
+            concat!(
+                r"(?i)(?:^|[\s;&(`])(?:source|\.)\s+[^\s;&|]{0,30}?\.env\b[^\n]{0,80}?\b",
+                net!(),
+                r"\b"
+            ),
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "ssh_key_persistence",
+        kind: Kind::Threat,
+        res: &[
+            r"(?i)>>?\s*\S{0,60}?authorized_keys\b|\btee\s+(?:-a\s+)?\S{0,60}?authorized_keys\b",
+            r"(?i)\b(?:add|append|write|insert|put|copy|echo|place|inject|install)\b[^\n]{0,80}?\b(?:to|into)\s+(?:the\s+|your\s+)?\S{0,40}?authorized_keys\b",
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "agent_config_edit",
+        kind: Kind::Threat,
+        res: &[
+            concat!(
+                r"(?i)>>?\s*\S{0,60}?",
+                agent_file!(),
+                r"|\btee\b[^\n|;&]{0,20}?",
+                agent_file!()
+            ),
+            concat!(
+                r"(?i)\b(?:append|add|insert|inject|prepend|write|put|place)\b[^\n]{0,80}?\b(?:to|into|in|inside|at)\s+(?:the\s+|your\s+)?(?:(?:top|end|bottom|start|beginning)\s+of\s+(?:the\s+)?)?\S{0,40}?",
+                agent_file!()
+            ),
+            concat!(
+                r"(?i)\b(?:edit|modify|update|change|overwrite|rewrite|patch)\s+(?:the\s+|your\s+)?\S{0,40}?",
+                agent_file!(),
+                r"[^\n]{0,40}?\b(?:to|so\s+that|so\s+it|and\s+(?:add|append|insert))\b"
+            ),
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "cron_persistence",
+        kind: Kind::Threat,
+        res: &[
+            r#"(?i)\bcrontab\s+-(?:\s|$|["')|;&])|\|\s*(?:sudo\s+)?crontab\b|\bcrontab\s+(?:-u\s+\S+\s+)?[~/.$][^\s|;&]*"#,
+            r"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*(?:/etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)\b|/var/spool/cron\b)",
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "shell_rc_edit",
+        kind: Kind::Threat,
+        res: &[
+            concat!(
+                r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?(?:~|\$home|\$\{home\}|/root|/home/[^\s/]+)?/?"#,
+                rc_file!()
+            ),
+            r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?\S{0,40}?config\.fish\b|(?:>>?\s*|\badd-content\s+(?:-path\s+)?)\$profile\b"#,
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "invisible_char",
+        kind: Kind::Invisible,
+        res: &[],
+        squashed: &[],
+    },
+    Pattern {
+        id: "bidi_control",
+        kind: Kind::Bidi,
+        res: &[],
+        squashed: &[],
+    },
+    Pattern {
+        id: "aws_access_key",
+        kind: Kind::Secret(None),
+        res: &[r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "aws_secret_key",
+        kind: Kind::Secret(Some(super::mixed_case_digits)),
+        res: &[
+            r#"(?i)\baws[_-]?(?:secret[_-]?(?:access[_-]?)?key|secret)["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[a-z0-9/+]{40})(?:[^a-z0-9/+=]|$)"#,
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "github_token",
+        kind: Kind::Secret(Some(super::has_digit_and_letter)),
+        res: &[
+            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{40,255}\b",
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "anthropic_key",
+        kind: Kind::Secret(Some(super::has_digit_and_letter)),
+        res: &[r"\bsk-ant-[A-Za-z0-9_-]{20,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "openai_key",
+        kind: Kind::Secret(Some(super::openai_ok)),
+        res: &[r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "slack_token",
+        kind: Kind::Secret(Some(super::has_digit_and_letter)),
+        res: &[r"\bxox[abposre]-[A-Za-z0-9-]{10,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "slack_webhook",
+        kind: Kind::Secret(None),
+        res: &[r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "google_api_key",
+        kind: Kind::Secret(None),
+        res: &[r"\bAIza[0-9A-Za-z_-]{35}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "stripe_key",
+        kind: Kind::Secret(None),
+        res: &[r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "private_key",
+        kind: Kind::Secret(None),
+        res: &[r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "jwt",
+        kind: Kind::Secret(None),
+        res: &[r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "ozk_key",
+        kind: Kind::Secret(None),
+        res: &[r"\bozk_[A-Za-z0-9]{16,}"],
+        squashed: &[],
+    },
+    Pattern {
+        id: "generic_secret",
+        kind: Kind::Secret(Some(super::generic_ok)),
+        res: &[
+            r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]{0,30}?[_.-])?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|client[_-]?secret|auth[_-]?token|secret[_-]?key|private[_-]?key)(?:[_-][a-z0-9_-]{0,20})?["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[^\s"'`,;]{12,200})"#,
+        ],
+        squashed: &[],
+    },
 ];

@@ -1,0 +1,307 @@
+//! episodes.md: the run journal and day log, one `## YYYY-MM-DD` section per
+//! UTC date, one list line per entry.
+//!
+//! Pure: no I/O. Parsing uses pulldown-cmark's offset iterator; an append
+//! splices one line into the right date's section and touches nothing else.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use chrono::NaiveDate;
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use regex::Regex;
+use serde::Serialize;
+
+use crate::parse::{BOM, line_end_with_eol};
+
+/// Longest day line, in characters.
+pub const MAX_DAY_LINE_CHARS: usize = 300;
+/// Most characters one date's log holds.
+pub const MAX_DAY_CHARS: usize = 8_000;
+
+/// One line of a day's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DayLine {
+    /// `HH:MM` (UTC), when the line has the standard form.
+    pub time: Option<String>,
+    /// The task key, such as `PIN-812`.
+    pub task: Option<String>,
+    /// The line's text.
+    pub text: String,
+    /// The run that wrote it.
+    pub run: Option<String>,
+    /// The whole line as written (marker removed, whitespace folded).
+    pub raw: String,
+}
+
+/// One date's section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaySection {
+    /// The UTC date of its heading.
+    pub date: NaiveDate,
+    /// The heading's bytes.
+    pub heading: Range<usize>,
+    /// Where the section ends (the next heading of level 1 or 2, or the end).
+    pub end: usize,
+    /// Its list lines with their item ranges (line ending excluded).
+    pub lines: Vec<(Range<usize>, DayLine)>,
+}
+
+impl DaySection {
+    /// The day row's text: the raw lines joined by LF.
+    pub fn text(&self) -> String {
+        self.lines
+            .iter()
+            .map(|(_, l)| l.raw.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A parsed episodes.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Journal {
+    /// The date sections, in file order.
+    pub sections: Vec<DaySection>,
+    /// The file's line ending.
+    pub eol: &'static str,
+}
+
+impl Journal {
+    /// The section of `date`, if any.
+    pub fn section(&self, date: NaiveDate) -> Option<&DaySection> {
+        self.sections.iter().find(|s| s.date == date)
+    }
+}
+
+static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(\d{2}:\d{2})(?: \[([A-Za-z0-9][A-Za-z0-9._-]{0,127})\])? (.*?)(?: \(run ([A-Za-z0-9][A-Za-z0-9._-]{0,127})\))?$").ok()
+});
+
+/// Reads one line's parts from its folded text.
+pub fn parse_line(raw: &str) -> DayLine {
+    let caps = LINE.as_ref().and_then(|re| re.captures(raw));
+    match caps {
+        Some(c) => DayLine {
+            time: c.get(1).map(|m| m.as_str().to_owned()),
+            task: c.get(2).map(|m| m.as_str().to_owned()),
+            text: c.get(3).map_or("", |m| m.as_str()).to_owned(),
+            run: c.get(4).map(|m| m.as_str().to_owned()),
+            raw: raw.to_owned(),
+        },
+        None => DayLine {
+            time: None,
+            task: None,
+            text: raw.to_owned(),
+            run: None,
+            raw: raw.to_owned(),
+        },
+    }
+}
+
+/// Renders a line's content: `HH:MM [TASK] text (run RUN)`, the task and run
+/// parts only when present.
+pub fn render_line(time: &str, task: Option<&str>, text: &str, run: Option<&str>) -> String {
+    let mut out = format!("{time} ");
+    if let Some(t) = task {
+        out.push_str(&format!("[{t}] "));
+    }
+    out.push_str(text);
+    if let Some(r) = run {
+        out.push_str(&format!(" (run {r})"));
+    }
+    out
+}
+
+/// Parses episodes.md.
+pub fn parse(src: &str) -> Journal {
+    let base = if src.starts_with(BOM) { BOM.len() } else { 0 };
+    let eol = if src.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut headings: Vec<(HeadingLevel, Range<usize>, String)> = Vec::new();
+    let mut items: Vec<Range<usize>> = Vec::new();
+    let mut depth = 0usize;
+    let mut heading: Option<(HeadingLevel, Range<usize>, String)> = None;
+    let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    for (ev, r) in Parser::new_ext(&src[base..], opts).into_offset_iter() {
+        let r = r.start + base..r.end + base;
+        match ev {
+            Event::Start(Tag::Heading { level, .. }) if depth == 0 => {
+                heading = Some((level, r, String::new()));
+                depth += 1;
+            }
+            Event::End(TagEnd::Heading(_)) if depth == 1 => {
+                depth -= 1;
+                headings.extend(heading.take());
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, _, text)) = heading.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            Event::Start(Tag::Item) => {
+                if depth == 1 {
+                    items.push(r);
+                }
+                depth += 1;
+            }
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let mut sections = Vec::new();
+    for (i, (level, range, text)) in headings.iter().enumerate() {
+        let Ok(date) = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d") else {
+            continue;
+        };
+        if *level != HeadingLevel::H2 {
+            continue;
+        }
+        let end = headings[i + 1..]
+            .iter()
+            .find(|(l, _, _)| *l <= HeadingLevel::H2)
+            .map_or(src.len(), |(_, r, _)| r.start);
+        let lines = items
+            .iter()
+            .filter(|r| r.start >= range.end && r.start < end)
+            .map(|r| {
+                let item_end = r.start + src[r.start..r.end.min(end)].trim_end().len();
+                let body = src[r.start..item_end].trim_start();
+                let body = body.get(marker_len(body)..).unwrap_or("");
+                let raw = crate::id::fold_whitespace(body);
+                (r.start..item_end, parse_line(&raw))
+            })
+            .collect();
+        sections.push(DaySection {
+            date,
+            heading: range.clone(),
+            end,
+            lines,
+        });
+    }
+    Journal { sections, eol }
+}
+
+fn marker_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    match b.first() {
+        Some(b'-' | b'*' | b'+') => 1,
+        _ => {
+            let d = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            if d > 0 && matches!(b.get(d), Some(b'.' | b')')) { d + 1 } else { 0 }
+        }
+    }
+}
+
+/// Appends `line` (rendered content, one line) to `date`'s section, creating
+/// the section in date order if needed. Returns the new source.
+pub fn append(src: &str, journal: &Journal, date: NaiveDate, line: &str) -> String {
+    let eol = journal.eol;
+    let item = format!("- {line}{eol}");
+    if let Some(sec) = journal.section(date) {
+        // After the section's last list line, else after its last content.
+        let after = match sec.lines.last() {
+            Some((r, _)) => line_end_with_eol(src, r.end),
+            None => {
+                let content_end = sec.heading.start + src[sec.heading.start..sec.end].trim_end().len();
+                line_end_with_eol(src, content_end)
+            }
+        };
+        let mut insert = String::new();
+        if !src[..after].ends_with('\n') && after > 0 {
+            insert.push_str(eol);
+        }
+        if sec.lines.is_empty() {
+            insert.push_str(eol);
+        }
+        insert.push_str(&item);
+        return splice(src, after, &insert);
+    }
+    let block = format!("## {date}{eol}{eol}{item}");
+    if let Some(later) = journal.sections.iter().find(|s| s.date > date) {
+        return splice(src, later.heading.start, &format!("{block}{eol}"));
+    }
+    let mut insert = String::new();
+    if !src.is_empty() && !src.ends_with('\n') {
+        insert.push_str(eol);
+    }
+    if !src.trim().is_empty() && !src.ends_with(&format!("{eol}{eol}")) {
+        insert.push_str(eol);
+    }
+    insert.push_str(&block);
+    splice(src, src.len(), &insert)
+}
+
+fn splice(src: &str, at: usize, with: &str) -> String {
+    let mut out = String::with_capacity(src.len() + with.len());
+    out.push_str(&src[..at]);
+    out.push_str(with);
+    out.push_str(&src[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn line_format_round_trips() {
+        let l = render_line("14:05", Some("PIN-812"), "fixed the deploy (finally)", Some("run-1"));
+        assert_eq!(l, "14:05 [PIN-812] fixed the deploy (finally) (run run-1)");
+        let p = parse_line(&l);
+        assert_eq!(p.time.as_deref(), Some("14:05"));
+        assert_eq!(p.task.as_deref(), Some("PIN-812"));
+        assert_eq!(p.text, "fixed the deploy (finally)");
+        assert_eq!(p.run.as_deref(), Some("run-1"));
+        let p = parse_line("a person's own note");
+        assert_eq!((p.time, p.text.as_str()), (None, "a person's own note"));
+    }
+
+    #[test]
+    fn appends_into_the_right_section_in_date_order() {
+        let mut src = String::new();
+        for (date, line) in [
+            ("2026-11-28", "09:00 first"),
+            ("2026-11-30", "10:00 third"),
+            ("2026-11-29", "11:00 second"),
+            ("2026-11-28", "12:00 first again"),
+        ] {
+            let j = parse(&src);
+            src = append(&src, &j, d(date), line);
+        }
+        assert_eq!(
+            src,
+            "## 2026-11-28\n\n- 09:00 first\n- 12:00 first again\n\n\
+             ## 2026-11-29\n\n- 11:00 second\n\n\
+             ## 2026-11-30\n\n- 10:00 third\n"
+        );
+        let j = parse(&src);
+        assert_eq!(j.sections.len(), 3);
+        assert_eq!(j.section(d("2026-11-28")).unwrap().text(), "09:00 first\n12:00 first again");
+    }
+
+    #[test]
+    fn hand_edits_elsewhere_survive() {
+        let src = "# Journal\r\n\r\nSome notes a person wrote.\r\n\r\n## 2026-11-29\r\n\r\n- 08:00 morning\r\n\r\nA paragraph under the day.\r\n\r\n### Details\r\n\r\nmore\r\n";
+        let j = parse(src);
+        let out = append(src, &j, d("2026-11-29"), "09:00 next");
+        assert_eq!(out, src.replacen("- 08:00 morning\r\n", "- 08:00 morning\r\n- 09:00 next\r\n", 1));
+        let out = append(src, &j, d("2026-11-30"), "09:00 new day");
+        assert!(out.starts_with(src));
+        assert!(out.ends_with("more\r\n\r\n## 2026-11-30\r\n\r\n- 09:00 new day\r\n"));
+    }
+
+    #[test]
+    fn empty_section_and_no_final_newline() {
+        let src = "## 2026-11-29";
+        let out = append(src, &parse(src), d("2026-11-29"), "09:00 x");
+        assert_eq!(out, "## 2026-11-29\n\n- 09:00 x\n");
+        let src = "intro";
+        let out = append(src, &parse(src), d("2026-11-29"), "09:00 x");
+        assert_eq!(out, "intro\n\n## 2026-11-29\n\n- 09:00 x\n");
+    }
+}
