@@ -6,9 +6,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", content = "id", rename_all = "lowercase")]
 pub enum Caller {
-    /// The owner itself: an agent acting on its own memory.
-    Agent,
-    /// A person of the workspace, by id.
+    /// An agent, by id: it acts only on its own memory (the owner of that id).
+    Agent(String),
+    /// A person of the workspace, by id: may act on any owner, naming it.
     Person(String),
 }
 
@@ -16,5 +16,12 @@ impl Caller {
     /// Whether the caller is a person.
     pub fn is_person(&self) -> bool {
         matches!(self, Caller::Person(_))
+    }
+
+    /// The caller's id.
+    pub fn id(&self) -> &str {
+        match self {
+            Caller::Agent(id) | Caller::Person(id) => id,
+        }
     }
 }

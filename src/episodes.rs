@@ -78,21 +78,27 @@ impl<'s> Owner<'s> {
 
     /// Appends one line to today's (UTC) day log. Only the owner (an agent)
     /// keeps a day log.
-    pub fn day(&self, caller: &Caller, text: &str, task: Option<&str>, run: Option<&str>) -> Result<DayOutcome> {
-        self.day_at(caller, text, task, run, Utc::now())
+    pub fn day(&self, text: &str, task: Option<&str>, run: Option<&str>) -> Result<DayOutcome> {
+        self.day_at(text, task, run, Utc::now())
     }
 
     /// [`Owner::day`] at a given time (the line's date and `HH:MM`).
     pub fn day_at(
         &self,
-        caller: &Caller,
         text: &str,
         task: Option<&str>,
         run: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<DayOutcome> {
-        if let Caller::Person(p) = caller {
-            return Err(Error::DayAgentOnly { person: p.clone() });
+        match &self.caller {
+            Caller::Person(p) => return Err(Error::DayAgentOnly { person: p.clone() }),
+            Caller::Agent(a) if a != self.id() => {
+                return Err(Error::NotOwn {
+                    agent: a.clone(),
+                    named: self.id().to_owned(),
+                });
+            }
+            Caller::Agent(_) => {}
         }
         let text = fold_whitespace(text);
         if text.is_empty() {
@@ -165,7 +171,10 @@ impl<'s> Owner<'s> {
     /// with the run's task key and id, and records the finish in the run record.
     pub fn finish_run(&self, run_id: &str, summary: &str) -> Result<DayOutcome> {
         let mut record = self.run_record(run_id)?;
-        let out = self.day(&Caller::Agent, summary, record.task.as_deref(), Some(run_id))?;
+        let out = self.day(summary,
+            record.task.as_deref(),
+            Some(run_id),
+        )?;
         record.finished_at = Some(Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
         self.write_run_record(&record)?;
         Ok(out)
@@ -195,24 +204,47 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
         let o = s.owner("agt").unwrap();
-        let out = o.day_at(&Caller::Agent, "fixed   the deploy", Some("PIN-812"), None, at("2026-11-29T14:05:09Z")).unwrap();
-        assert_eq!(out.id, day_id(NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()));
-        o.day_at(&Caller::Agent, "next day", None, None, at("2026-11-30T00:01:00Z")).unwrap();
+        let out = o
+            .day_at("fixed   the deploy",
+                Some("PIN-812"),
+                None,
+                at("2026-11-29T14:05:09Z"),
+            )
+            .unwrap();
+        assert_eq!(
+            out.id,
+            day_id(NaiveDate::from_ymd_opt(2026, 11, 29).unwrap())
+        );
+        o.day_at("next day",
+            None,
+            None,
+            at("2026-11-30T00:01:00Z"),
+        )
+        .unwrap();
         let text = std::fs::read_to_string(d.path().join("agt/episodes.md")).unwrap();
-        assert_eq!(text, "## 2026-11-29\n\n- 14:05 [PIN-812] fixed the deploy\n\n## 2026-11-30\n\n- 00:01 next day\n");
+        assert_eq!(
+            text,
+            "## 2026-11-29\n\n- 14:05 [PIN-812] fixed the deploy\n\n## 2026-11-30\n\n- 00:01 next day\n"
+        );
         let rows = o.day_rows().unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].text, "00:01 next day");
 
-        let p = Caller::Person("dana".into());
-        assert_eq!(o.day(&p, "x", None, None).unwrap_err().code(), "memory_day_agent_only");
+        let p = s.owner_as(&Caller::Person("dana".into()), Some("agt")).unwrap();
+        assert_eq!(
+            p.day("x", None, None).unwrap_err().code(),
+            "memory_day_agent_only"
+        );
         let long = "x".repeat(301);
-        assert_eq!(o.day(&Caller::Agent, &long, None, None).unwrap_err().code(), "memory_day_line_too_long");
+        assert_eq!(
+            o.day(&long, None, None).unwrap_err().code(),
+            "memory_day_line_too_long"
+        );
         let line = "y".repeat(290);
         let t = at("2026-12-01T10:00:00Z");
         let mut n = 0;
         let err = loop {
-            match o.day_at(&Caller::Agent, &line, None, None, t) {
+            match o.day_at(&line, None, None, t) {
                 Ok(_) => n += 1,
                 Err(e) => break e,
             }

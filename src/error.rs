@@ -184,7 +184,9 @@ pub enum Error {
         task_id: Option<String>,
     },
     /// A different result is already stored under these ids.
-    #[error("a different result is already stored for {workflow_id}/{task_id}; pass overwrite to replace it")]
+    #[error(
+        "a different result is already stored for {workflow_id}/{task_id}; pass overwrite to replace it"
+    )]
     ResultExists {
         /// The workflow id.
         workflow_id: String,
@@ -208,7 +210,9 @@ pub enum Error {
         limit: usize,
     },
     /// A date's day log is full.
-    #[error("the day log of {date} holds {chars} of {limit} characters; save what matters as a fact instead")]
+    #[error(
+        "the day log of {date} holds {chars} of {limit} characters; save what matters as a fact instead"
+    )]
     DayFull {
         /// The date.
         date: String,
@@ -228,6 +232,78 @@ pub enum Error {
     DayAppendOnly {
         /// The day row's id.
         id: String,
+    },
+    /// An agent named another owner: it acts only on its own memory.
+    #[error("agent {agent:?} cannot act on {named:?}'s memory; act on your own memories")]
+    NotOwn {
+        /// The calling agent.
+        agent: String,
+        /// The owner it named.
+        named: String,
+    },
+    /// A person did not name the agent whose memory to act on.
+    #[error("person {person:?} must name the agent (--agent ID)")]
+    AgentRequired {
+        /// The person.
+        person: String,
+    },
+    /// An archive reason is missing or too long.
+    #[error("an archive reason is required, at most {limit} characters (got {chars})")]
+    BadReason {
+        /// Its length.
+        chars: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The fact is archived already (or is not archived, for unarchive).
+    #[error("{id} is {state}")]
+    WrongState {
+        /// The fact's id.
+        id: String,
+        /// `already archived` or `not archived`.
+        state: &'static str,
+    },
+    /// `supersedes` names another agent's memory.
+    #[error("{id} belongs to agent {owner:?}; supersede one of the same agent's memories")]
+    AgentMismatch {
+        /// The id named.
+        id: String,
+        /// Its owner.
+        owner: String,
+    },
+    /// The memory to supersede is archived.
+    #[error("{id} is archived; supersede a live memory")]
+    SupersedeArchived {
+        /// The id named.
+        id: String,
+    },
+    /// A superseded memory cannot come back.
+    #[error("{id} was superseded by {by}; edit the newer memory")]
+    Superseded {
+        /// The id named.
+        id: String,
+        /// The id that replaced it.
+        by: String,
+    },
+    /// Only a person can veto, or bring back a vetoed memory.
+    #[error("only a person can veto {id} or bring it back; ask a person")]
+    VetoHumanOnly {
+        /// The id named.
+        id: String,
+    },
+    /// That date's day log is already live.
+    #[error("the day log of {date} is already live; archive the live one first")]
+    DayExists {
+        /// The date.
+        date: String,
+    },
+    /// A recall query over the limit.
+    #[error("the query is {chars} characters, over the {limit}-character limit")]
+    QueryTooLong {
+        /// Its length.
+        chars: usize,
+        /// The limit.
+        limit: usize,
     },
     /// A request is malformed (for example a batch that is not a JSON list of operations).
     #[error("{0}")]
@@ -264,6 +340,16 @@ impl Error {
             Error::InvalidRequest(_) => "invalid_request",
             Error::RunNotFound { .. } => "run_not_found",
             Error::NotReady { .. } => "not_ready",
+            Error::NotOwn { .. } => "memory_not_own",
+            Error::BadReason { .. } => "memory_reason_invalid",
+            Error::WrongState { .. } => "memory_wrong_state",
+            Error::AgentMismatch { .. } => "memory_agent_mismatch",
+            Error::SupersedeArchived { .. } => "memory_supersede_archived",
+            Error::Superseded { .. } => "memory_superseded",
+            Error::VetoHumanOnly { .. } => "memory_veto_human_only",
+            Error::DayExists { .. } => "memory_day_exists",
+            Error::QueryTooLong { .. } => "memory_query_too_long",
+            Error::AgentRequired { .. } => "memory_agent_required",
             Error::DayLineTooLong { .. } => "memory_day_line_too_long",
             Error::DayFull { .. } => "memory_day_full",
             Error::DayAgentOnly { .. } => "memory_day_agent_only",
@@ -287,7 +373,16 @@ impl Error {
             Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
             Error::ResultExists { .. } | Error::DayFull { .. } => 409,
             Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
-            Error::DayAgentOnly { .. } => 403,
+            Error::DayAgentOnly { .. } | Error::NotOwn { .. } => 403,
+            Error::AgentRequired { .. }
+            | Error::BadReason { .. }
+            | Error::AgentMismatch { .. }
+            | Error::QueryTooLong { .. } => 400,
+            Error::VetoHumanOnly { .. } => 403,
+            Error::WrongState { .. }
+            | Error::SupersedeArchived { .. }
+            | Error::Superseded { .. }
+            | Error::DayExists { .. } => 409,
             Error::ResultTooLarge { .. } => 413,
             Error::UnsafePath { .. } => 403,
             Error::NotFound { .. } => 404,
@@ -353,9 +448,21 @@ impl Error {
             } => json!({"workflow_id": workflow_id, "task_id": task_id}),
             Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
             Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
-            Error::DayFull { date, chars, limit } => json!({"date": date, "chars": chars, "limit": limit}),
+            Error::DayFull { date, chars, limit } => {
+                json!({"date": date, "chars": chars, "limit": limit})
+            }
             Error::DayAgentOnly { person } => json!({"person": person}),
             Error::DayAppendOnly { id } => json!({"id": id}),
+            Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
+            Error::AgentRequired { person } => json!({"person": person}),
+            Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
+                json!({"chars": chars, "limit": limit})
+            }
+            Error::WrongState { id, state } => json!({"id": id, "state": state}),
+            Error::AgentMismatch { id, owner } => json!({"id": id, "owner": owner}),
+            Error::SupersedeArchived { id } | Error::VetoHumanOnly { id } => json!({"id": id}),
+            Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
+            Error::DayExists { date } => json!({"date": date}),
             Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
         }
     }

@@ -188,7 +188,11 @@ fn marker_len(s: &str) -> usize {
         Some(b'-' | b'*' | b'+') => 1,
         _ => {
             let d = b.iter().take_while(|c| c.is_ascii_digit()).count();
-            if d > 0 && matches!(b.get(d), Some(b'.' | b')')) { d + 1 } else { 0 }
+            if d > 0 && matches!(b.get(d), Some(b'.' | b')')) {
+                d + 1
+            } else {
+                0
+            }
         }
     }
 }
@@ -203,7 +207,8 @@ pub fn append(src: &str, journal: &Journal, date: NaiveDate, line: &str) -> Stri
         let after = match sec.lines.last() {
             Some((r, _)) => line_end_with_eol(src, r.end),
             None => {
-                let content_end = sec.heading.start + src[sec.heading.start..sec.end].trim_end().len();
+                let content_end =
+                    sec.heading.start + src[sec.heading.start..sec.end].trim_end().len();
                 line_end_with_eol(src, content_end)
             }
         };
@@ -232,6 +237,13 @@ pub fn append(src: &str, journal: &Journal, date: NaiveDate, line: &str) -> Stri
     splice(src, src.len(), &insert)
 }
 
+/// Removes `date`'s whole section (heading to the next heading of level 1 or
+/// 2); `None` if there is none.
+pub fn remove_section(src: &str, journal: &Journal, date: NaiveDate) -> Option<String> {
+    let sec = journal.section(date)?;
+    Some(format!("{}{}", &src[..sec.heading.start], &src[sec.end..]))
+}
+
 fn splice(src: &str, at: usize, with: &str) -> String {
     let mut out = String::with_capacity(src.len() + with.len());
     out.push_str(&src[..at]);
@@ -250,7 +262,12 @@ mod tests {
 
     #[test]
     fn line_format_round_trips() {
-        let l = render_line("14:05", Some("PIN-812"), "fixed the deploy (finally)", Some("run-1"));
+        let l = render_line(
+            "14:05",
+            Some("PIN-812"),
+            "fixed the deploy (finally)",
+            Some("run-1"),
+        );
         assert_eq!(l, "14:05 [PIN-812] fixed the deploy (finally) (run run-1)");
         let p = parse_line(&l);
         assert_eq!(p.time.as_deref(), Some("14:05"));
@@ -281,7 +298,10 @@ mod tests {
         );
         let j = parse(&src);
         assert_eq!(j.sections.len(), 3);
-        assert_eq!(j.section(d("2026-11-28")).unwrap().text(), "09:00 first\n12:00 first again");
+        assert_eq!(
+            j.section(d("2026-11-28")).unwrap().text(),
+            "09:00 first\n12:00 first again"
+        );
     }
 
     #[test]
@@ -289,7 +309,14 @@ mod tests {
         let src = "# Journal\r\n\r\nSome notes a person wrote.\r\n\r\n## 2026-11-29\r\n\r\n- 08:00 morning\r\n\r\nA paragraph under the day.\r\n\r\n### Details\r\n\r\nmore\r\n";
         let j = parse(src);
         let out = append(src, &j, d("2026-11-29"), "09:00 next");
-        assert_eq!(out, src.replacen("- 08:00 morning\r\n", "- 08:00 morning\r\n- 09:00 next\r\n", 1));
+        assert_eq!(
+            out,
+            src.replacen(
+                "- 08:00 morning\r\n",
+                "- 08:00 morning\r\n- 09:00 next\r\n",
+                1
+            )
+        );
         let out = append(src, &j, d("2026-11-30"), "09:00 new day");
         assert!(out.starts_with(src));
         assert!(out.ends_with("more\r\n\r\n## 2026-11-30\r\n\r\n- 09:00 new day\r\n"));

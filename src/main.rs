@@ -7,7 +7,7 @@ use std::process::ExitCode;
 mod cli;
 
 use clap::{Args, Parser, Subcommand};
-use memdir::{Caller, DayOutcome, Error, Op, RunOptions, Scope, Snapshot, Store};
+use memdir::{Caller, DayOutcome, Error, ListFilter, Op, RecallOptions, RunOptions, Scope, Snapshot, Store};
 use serde_json::{Value, json};
 
 /// memdir: markdown memory for AI agents, kept per owner in plain files.
@@ -37,6 +37,9 @@ struct Global {
     /// Act as this person of the workspace (default: the owner itself, an agent).
     #[arg(long, global = true, value_name = "ID")]
     person: Option<String>,
+    /// The agent whose memory a person acts on (an agent may only name itself).
+    #[arg(long, global = true, value_name = "ID")]
+    agent: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,7 +52,48 @@ enum Command {
         /// The store to write.
         #[arg(long, default_value = "memory", value_parser = parse_scope)]
         to: Scope,
+        /// Expiry: a date YYYY-MM-DD (end of that UTC day) or an RFC 3339 time.
+        #[arg(long)]
+        expires: Option<String>,
+        /// Archive this live fact as superseded by the new one.
+        #[arg(long, value_name = "MEM_ID")]
+        supersedes: Option<String>,
     },
+    /// Archive a memory with a reason.
+    Archive {
+        /// The memory's id.
+        id: String,
+        /// Why (required, at most 500 characters).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Bring an archived memory back.
+    Unarchive {
+        /// The memory's id.
+        id: String,
+    },
+    /// Veto a memory (a person only): archive it as vetoed.
+    Veto {
+        /// The memory's id.
+        id: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Show what a recall would pick, with scores; counts as a recall.
+    Recall {
+        /// The task or message to score against (default: list the newest facts).
+        #[arg(long)]
+        query: Option<String>,
+        /// The session; one that recalled in the last 24 hours is skipped.
+        #[arg(long)]
+        session: Option<String>,
+        /// Count the recall but neither skip nor start the session's skip.
+        #[arg(long)]
+        on_demand: bool,
+    },
+    /// Create the memory root and a .gitignore listing `.memdir/`.
+    Init,
     /// Replace the entry OLD (an id or a unique substring) with NEW.
     Replace {
         /// A `mem_` id or a substring of exactly one entry.
@@ -88,11 +132,20 @@ enum Command {
         #[arg(long)]
         run: Option<String>,
     },
-    /// List memories: day rows from episodes.md (`--kind day`).
+    /// List memories, newest first, with recall counts.
     List {
         /// Only this kind.
         #[arg(long, value_parser = ["fact", "day"])]
         kind: Option<String>,
+        /// Only this status.
+        #[arg(long, value_parser = ["active", "archived"])]
+        status: Option<String>,
+        /// Include archived rows.
+        #[arg(long)]
+        all: bool,
+        /// At most this many rows (default 100, at most 500).
+        #[arg(long)]
+        limit: Option<usize>,
     },
     /// Render the snapshot of USER.md and MEMORY.md a run would start with.
     Snapshot,
@@ -189,12 +242,7 @@ fn report(e: &Error, json: bool) {
     }
 }
 
-fn to_json(v: &impl serde::Serialize) -> String {
-    format!(
-        "{}\n",
-        serde_json::to_string(v).unwrap_or_else(|e| json!({"error": e.to_string()}).to_string())
-    )
-}
+use cli::to_json;
 
 fn snapshot_json(s: &Snapshot) -> Value {
     let blocked: Vec<&str> = s.blocked.iter().map(|b| b.id.as_str()).collect();
@@ -205,7 +253,14 @@ fn day_out(o: &DayOutcome, json: bool) -> String {
     if json {
         to_json(o)
     } else {
-        format!("appended to {} ({}): {} ({}/{} chars)\n", o.date, o.id, o.line.raw, o.chars, memdir::MAX_DAY_CHARS)
+        format!(
+            "appended to {} ({}): {} ({}/{} chars)\n",
+            o.date,
+            o.id,
+            o.line.raw,
+            o.chars,
+            memdir::MAX_DAY_CHARS
+        )
     }
 }
 
@@ -215,34 +270,75 @@ fn run(cli: Cli) -> Result<String, Failure> {
     if let Some(ms) = g.lock_timeout_ms {
         store = store.with_lock_timeout(std::time::Duration::from_millis(ms));
     }
-    let owner_id = g
-        .owner
-        .ok_or_else(|| Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into()))?;
-    let owner = store.owner(&owner_id)?;
     let json = g.json;
-    let caller = match g.person {
-        Some(p) => {
-            memdir::validate_id("person", &p)?;
-            Caller::Person(p)
+    if let Command::Init = cli.command {
+        return Ok(cli::facts::init(&store, json)?);
+    }
+    // An agent is the owner (--owner); a person names the owner (--agent, or --owner).
+    let (caller, named) = match g.person {
+        Some(p) => (Caller::Person(p), g.agent.or(g.owner)),
+        None => {
+            let me = g
+                .owner
+                .ok_or_else(|| Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into()))?;
+            (Caller::Agent(me), g.agent)
         }
-        None => Caller::Agent,
     };
+    match &cli.command {
+        Command::List {
+            kind,
+            status,
+            all,
+            limit,
+        } => {
+            let filter = ListFilter {
+                kind: kind.clone(),
+                status: status.clone(),
+                all: *all,
+                limit: *limit,
+            };
+            return Ok(cli::facts::list(&store, &caller, named.as_deref(), &filter, json)?);
+        }
+        _ => {}
+    }
+    let owner = store.owner_as(&caller, named.as_deref())?;
     Ok(match cli.command {
-        Command::Add { text, to } => {
-            let (o, usage) = owner.add(to, &text)?;
+        Command::Init | Command::List { .. } => String::new(),
+        Command::Add {
+            text,
+            to,
+            expires,
+            supersedes,
+        } => {
+            let s = owner.save(to, &text, expires.as_deref(), supersedes.as_deref())?;
+            let o = &s.outcome;
             if json {
-                to_json(
-                    &json!({"id": o.id, "scope": o.scope, "text": o.text, "usage": usage.text, "message": o.message}),
-                )
+                to_json(&json!({"id": o.id, "scope": o.scope, "text": o.text, "usage": s.usage, "message": o.message, "archived": s.archived}))
             } else {
-                format!(
-                    "{} {} in {} ({})\n",
-                    o.message,
-                    o.id,
-                    to.file_name(),
-                    usage.text
-                )
+                let mut out = format!("{} {} in {} ({})\n", o.message, o.id, to.file_name(), s.usage);
+                for id in &s.archived {
+                    out.push_str(&format!("archived {id}\n"));
+                }
+                out
             }
+        }
+        Command::Archive { id, reason } => cli::facts::transition(&owner.archive(&id, &reason)?, json),
+        Command::Unarchive { id } => cli::facts::transition(&owner.unarchive(&id)?, json),
+        Command::Veto { id, reason } => cli::facts::transition(&owner.veto(&id, reason.as_deref())?, json),
+        Command::Recall {
+            query,
+            session,
+            on_demand,
+        } => {
+            let mut opts = RecallOptions::default();
+            opts.query = query;
+            if let Some(s) = session {
+                opts = opts.session(s);
+            }
+            if on_demand {
+                opts = opts.on_demand();
+            }
+            cli::facts::recall(&owner, &opts, json)?
         }
         Command::Replace { old, new, scope } => {
             let (o, usage) = owner.replace(scope, &old, &new)?;
@@ -306,32 +402,20 @@ fn run(cli: Cli) -> Result<String, Failure> {
             }
         }
         Command::Result { command } => cli::results::run(&owner, command, json)?,
-        Command::Day { line, task, run } => day_out(&owner.day(&caller, &line, task.as_deref(), run.as_deref())?, json),
+        Command::Day { line, task, run } => day_out(
+            &owner.day(&line, task.as_deref(), run.as_deref())?,
+            json,
+        ),
         Command::Run {
             command: RunCommand::Finish { run, text },
         } => {
             if let Caller::Person(person) = &caller {
-                return Err(Error::DayAgentOnly { person: person.clone() }.into());
+                return Err(Error::DayAgentOnly {
+                    person: person.clone(),
+                }
+                .into());
             }
             day_out(&owner.finish_run(&run, &text)?, json)
-        }
-        Command::List { kind } => {
-            let rows = if kind.as_deref() == Some("fact") { Vec::new() } else { owner.day_rows()? };
-            if json {
-                to_json(&json!({ "rows": rows, "count": rows.len() }))
-            } else {
-                let mut out = String::new();
-                for r in &rows {
-                    out.push_str(&format!("{}  day {}  ({} lines)\n", r.id, r.date, r.lines.len()));
-                    for l in &r.lines {
-                        out.push_str(&format!("    {}\n", l.raw));
-                    }
-                }
-                if rows.is_empty() {
-                    out.push_str("(nothing)\n");
-                }
-                out
-            }
         }
         Command::Snapshot => {
             let snap = owner.snapshot()?;

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::env::is_live;
 use crate::error::{Error, Result};
 use crate::fs;
 use crate::id::validate_id;
@@ -144,6 +145,12 @@ fn new_run_id(now: chrono::DateTime<chrono::Utc>) -> String {
 impl<'s> Owner<'s> {
     /// Renders the owner's snapshot of USER.md and MEMORY.md as of now.
     pub fn snapshot(&self) -> Result<Snapshot> {
+        self.snapshot_at(chrono::Utc::now())
+    }
+
+    /// The snapshot as of `now`: facts expired by then are left out (the only
+    /// input besides the files).
+    pub fn snapshot_at(&self, now: chrono::DateTime<chrono::Utc>) -> Result<Snapshot> {
         let settings = self.settings()?;
         let mut loaded = Vec::new();
         for scope in Scope::ALL {
@@ -155,7 +162,13 @@ impl<'s> Owner<'s> {
             .iter()
             .map(|(scope, l, limit)| StoreInput {
                 scope: *scope,
-                entries: l.doc.entries.iter().map(|e| (e.id.as_str(), e.text.as_str())).collect(),
+                entries: l
+                    .doc
+                    .entries
+                    .iter()
+                    .filter(|e| is_live(e.meta.clone().map(|r| &l.src[r]), now))
+                    .map(|e| (e.id.as_str(), e.text.as_str()))
+                    .collect(),
                 limit: *limit,
             })
             .collect();
@@ -178,7 +191,8 @@ impl<'s> Owner<'s> {
         self.ensure_dirs()?;
         let io = self.io();
         let snaps = self.snapshots_dir();
-        io.create_dir_all(&snaps).map_err(Error::io(&snaps, "create folder"))?;
+        io.create_dir_all(&snaps)
+            .map_err(Error::io(&snaps, "create folder"))?;
         let snap_path = snaps.join(format!("{}.md", snap.sha256));
         if fs::plain_file_meta(io, &snap_path)?.is_none() {
             fs::write_atomic(io, &self.store.poison, &snap_path, snap.text.as_bytes())?;
@@ -196,8 +210,10 @@ impl<'s> Owner<'s> {
             validate_id("task", t)?;
         }
         self.write_run_record(&record)?;
+        let mut owner = self.clone();
+        owner.run = Some((record.run_id.clone(), record.task.clone()));
         Ok(Run {
-            owner: self.clone(),
+            owner,
             record,
             snapshot: Arc::new(snap),
         })
@@ -207,9 +223,16 @@ impl<'s> Owner<'s> {
     pub(crate) fn write_run_record(&self, record: &RunRecord) -> Result<()> {
         let io = self.io();
         let runs = self.runs_dir();
-        io.create_dir_all(&runs).map_err(Error::io(&runs, "create folder"))?;
-        let bytes = serde_json::to_vec_pretty(record).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        fs::write_atomic(io, &self.store.poison, &runs.join(format!("{}.json", record.run_id)), &bytes)
+        io.create_dir_all(&runs)
+            .map_err(Error::io(&runs, "create folder"))?;
+        let bytes =
+            serde_json::to_vec_pretty(record).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        fs::write_atomic(
+            io,
+            &self.store.poison,
+            &runs.join(format!("{}.json", record.run_id)),
+            &bytes,
+        )
     }
 
     /// The record of a run begun earlier.
@@ -265,7 +288,9 @@ mod tests {
         let run = o.begin_run(RunOptions::default()).unwrap();
         let twin = o.begin_run(RunOptions::default()).unwrap();
         let before = run.snapshot().clone();
-        run.memory().add(Scope::Memory, "learned during the run").unwrap();
+        run.memory()
+            .add(Scope::Memory, "learned during the run")
+            .unwrap();
         twin.memory().add(Scope::User, "twin wrote this").unwrap();
         assert_eq!(run.snapshot(), &before);
         assert!(!twin.snapshot().text.contains("learned during the run"));
@@ -277,9 +302,14 @@ mod tests {
         // The record points at the stored snapshot.
         let rec = o.run_record(run.id()).unwrap();
         assert_eq!(rec.snapshot_sha256, before.sha256);
-        assert_eq!(o.stored_snapshot(&rec.snapshot_sha256).unwrap().unwrap(), before.text);
+        assert_eq!(
+            o.stored_snapshot(&rec.snapshot_sha256).unwrap().unwrap(),
+            before.text
+        );
         // Identical snapshots share one file.
-        let files = std::fs::read_dir(d.path().join("agt/.memdir/snapshots")).unwrap().count();
+        let files = std::fs::read_dir(d.path().join("agt/.memdir/snapshots"))
+            .unwrap()
+            .count();
         assert_eq!(files, 2);
     }
 }

@@ -20,6 +20,45 @@ pub struct Settings {
     pub budgets: Budgets,
     /// How long a writer waits for the owner's lock, in milliseconds.
     pub lock_timeout_ms: Option<u64>,
+    /// Days until a saved fact expires, per store (MEMORY.md: 90; USER.md: never).
+    #[serde(default)]
+    pub expiry_days: ExpiryDays,
+    /// `auto`: an add past the budget archives the least recently recalled,
+    /// oldest facts until it fits; `off` (default): it is refused.
+    pub curation: Option<Curation>,
+    /// Largest SharedMemory result, in bytes (default 16 MiB).
+    pub max_result_bytes: Option<u64>,
+}
+
+/// Days until a saved fact expires, per store; `0` means never.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpiryDays {
+    /// MEMORY.md (default 90).
+    pub memory: Option<u32>,
+    /// USER.md (default: never).
+    pub user: Option<u32>,
+}
+
+impl ExpiryDays {
+    /// The expiry in days for a store; `None`: never.
+    pub fn days(&self, scope: Scope) -> Option<u32> {
+        let d = match scope {
+            Scope::Memory => self.memory.unwrap_or(90),
+            Scope::User => self.user.unwrap_or(0),
+        };
+        (d > 0).then_some(d)
+    }
+}
+
+/// Whether over-budget adds curate automatically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Curation {
+    /// Refuse writes past the budget (the default).
+    Off,
+    /// Archive the least recently recalled, oldest facts until the write fits.
+    Auto,
 }
 
 /// Budgets per store.
@@ -65,6 +104,10 @@ impl Settings {
         self.budgets.memory = other.budgets.memory.or(self.budgets.memory);
         self.budgets.user = other.budgets.user.or(self.budgets.user);
         self.lock_timeout_ms = other.lock_timeout_ms.or(self.lock_timeout_ms);
+        self.expiry_days.memory = other.expiry_days.memory.or(self.expiry_days.memory);
+        self.expiry_days.user = other.expiry_days.user.or(self.expiry_days.user);
+        self.curation = other.curation.or(self.curation);
+        self.max_result_bytes = other.max_result_bytes.or(self.max_result_bytes);
         self
     }
 }

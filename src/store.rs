@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::budget::{Budget, Usage, used_chars};
+use crate::budget::{Budget, Usage};
+use crate::caller::Caller;
 use crate::edit::{self, Op, OpOutcome};
+use crate::env::StoreEnv;
 use crate::error::{Error, Result};
 use crate::fs::{self, Io, Poison, RealIo};
 use crate::id::validate_id;
@@ -99,14 +101,79 @@ impl Store {
         &self.root
     }
 
-    /// An owner's memory. The id is checked before any path is built.
+    /// An agent's own memory: the owner `id`, acting as the agent `id`. The
+    /// id is checked before any path is built.
     pub fn owner(&self, id: &str) -> Result<Owner<'_>> {
+        self.owner_as(&Caller::Agent(id.to_owned()), None)
+    }
+
+    /// The memory `caller` may act on. An agent acts only on its own memory:
+    /// naming another owner is `memory_not_own`, never silently honoured. A
+    /// person may act on any owner but must name it (`memory_agent_required`).
+    pub fn owner_as(&self, caller: &Caller, named: Option<&str>) -> Result<Owner<'_>> {
+        let id = match (caller, named) {
+            (Caller::Agent(a), None) => a.as_str(),
+            (Caller::Agent(a), Some(n)) if n == a => a.as_str(),
+            (Caller::Agent(a), Some(n)) => {
+                return Err(Error::NotOwn {
+                    agent: a.clone(),
+                    named: n.to_owned(),
+                });
+            }
+            (Caller::Person(_), Some(n)) => n,
+            (Caller::Person(p), None) => return Err(Error::AgentRequired { person: p.clone() }),
+        };
         validate_id("owner", id)?;
+        validate_id(if caller.is_person() { "person" } else { "agent" }, caller.id())?;
         Ok(Owner {
             store: self,
             id: id.to_owned(),
             dir: self.root.join(id),
+            caller: caller.clone(),
+            run: None,
         })
+    }
+
+    /// Creates the memory root and a `.gitignore` in it listing `.memdir/`
+    /// (the derived files). Returns whether the line was added.
+    pub fn init(&self) -> Result<bool> {
+        self.poison.check()?;
+        self.io
+            .create_dir_all(&self.root)
+            .map_err(Error::io(&self.root, "create folder"))?;
+        let path = self.root.join(".gitignore");
+        let current = match fs::stable_read(self.io.as_ref(), &path)? {
+            Some(b) => fs::decode(&path, b)?,
+            None => String::new(),
+        };
+        if current.lines().any(|l| l.trim() == ".memdir/" || l.trim() == ".memdir") {
+            return Ok(false);
+        }
+        let mut next = current.clone();
+        if !next.is_empty() && !next.ends_with('\n') {
+            next.push('\n');
+        }
+        next.push_str("# memdir: derived files (locks, stats, stored snapshots); safe to delete\n.memdir/\n");
+        fs::replace_file(self.io.as_ref(), &self.poison, &path, (!current.is_empty()).then(|| current.into_bytes()), |_| {
+            Ok(Some(next.clone().into_bytes()))
+        })?;
+        Ok(true)
+    }
+
+    /// The owner ids under the root (folders with a valid id), sorted.
+    pub fn owners(&self) -> Result<Vec<String>> {
+        let names = match self.io.read_dir_names(&self.root) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(Error::io(&self.root, "list folder")(e)),
+        };
+        let mut out: Vec<String> = names
+            .into_iter()
+            .filter(|n| validate_id("owner", n).is_ok())
+            .filter(|n| fs::plain_dir_exists(self.io.as_ref(), &self.root.join(n)).unwrap_or(false))
+            .collect();
+        out.sort();
+        Ok(out)
     }
 
     #[cfg(test)]
@@ -129,6 +196,9 @@ pub struct Owner<'s> {
     pub(crate) store: &'s Store,
     id: String,
     dir: PathBuf,
+    pub(crate) caller: Caller,
+    /// The run writing through this handle, if any: `(run id, task key)`.
+    pub(crate) run: Option<(String, Option<String>)>,
 }
 
 /// A store's file as read: its text and parse.
@@ -143,6 +213,11 @@ impl<'s> Owner<'s> {
     /// The owner's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Who acts through this handle.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
     }
 
     /// The owner's folder.
@@ -207,7 +282,14 @@ impl<'s> Owner<'s> {
         let settings = self.settings()?;
         let l = self.load(scope)?;
         let budget = self.budget(scope, &settings, &l.doc, &l.path)?;
-        let used = used_chars(l.doc.entries.iter().map(|e| e.text.as_str()));
+        let env = StoreEnv {
+            owner: self,
+            scope,
+            settings: &settings,
+            path: &l.path,
+            now: chrono::Utc::now(),
+        };
+        let used = edit::used_live(&env, &l.src, &l.doc);
         Ok(StoreView {
             scope,
             file: scope.file_name(),
@@ -231,6 +313,8 @@ impl<'s> Owner<'s> {
         self.single(Op::Add {
             text: text.to_owned(),
             scope,
+            expires: None,
+            supersedes: None,
         })
     }
 
@@ -248,6 +332,16 @@ impl<'s> Owner<'s> {
         self.single(Op::Remove {
             old: old.to_owned(),
             scope,
+        })
+    }
+
+    /// Appends an entry with an expiry (see [`Op::Add`]).
+    pub fn add_expiring(&self, scope: Scope, text: &str, expires: Option<&str>) -> Result<(OpOutcome, Usage)> {
+        self.single(Op::Add {
+            text: text.to_owned(),
+            scope,
+            expires: expires.map(str::to_owned),
+            supersedes: None,
         })
     }
 
@@ -307,6 +401,11 @@ impl<'s> Owner<'s> {
     fn apply(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
         let _lock = self.lock()?;
         fs::sweep_temps(self.io(), &self.dir);
+        self.apply_locked(ops, batch)
+    }
+
+    /// [`Owner::apply`] for a caller that holds the owner's lock.
+    pub(crate) fn apply_locked(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
         let settings = self.settings()?;
         let wrap = |index: usize, e: Error| {
             if batch {
@@ -368,7 +467,17 @@ impl<'s> Owner<'s> {
             usage.push((
                 scope,
                 Usage::new(
-                    used_chars(doc.entries.iter().map(|e| e.text.as_str())),
+                    edit::used_live(
+                        &StoreEnv {
+                            owner: self,
+                            scope,
+                            settings: &settings,
+                            path: &l.path,
+                            now: chrono::Utc::now(),
+                        },
+                        &final_src,
+                        &doc,
+                    ),
                     budget.limit,
                 ),
             ));
@@ -386,7 +495,7 @@ impl<'s> Owner<'s> {
     }
 
     /// Applies one store's operations; on error, says which of them failed.
-    fn apply_scope(
+    pub(crate) fn apply_scope(
         &self,
         scope: Scope,
         settings: &Settings,
@@ -394,19 +503,19 @@ impl<'s> Owner<'s> {
         src: &str,
         ops: &[&Op],
     ) -> std::result::Result<(String, Vec<OpOutcome>), (usize, Error)> {
-        // Find the failing op by applying prefixes only on failure (rare).
-        let budget_of = |doc: &Document, _src: &str| self.budget(scope, settings, doc, path);
-        let unplaceable = |reason: String| Error::Unplaceable {
-            path: path.to_owned(),
-            reason,
+        let env = StoreEnv {
+            owner: self,
+            scope,
+            settings,
+            path,
+            now: chrono::Utc::now(),
         };
-        match edit::apply(scope, src, ops, &budget_of, &unplaceable) {
+        match edit::apply(scope, src, ops, &env) {
             Ok(r) => Ok(r),
             Err(e) => {
+                // Find the failing op by applying prefixes (only on failure).
                 let failing = (1..=ops.len())
-                    .find(|&n| {
-                        edit::apply(scope, src, &ops[..n], &budget_of, &unplaceable).is_err()
-                    })
+                    .find(|&n| edit::apply(scope, src, &ops[..n], &env).is_err())
                     .map_or(ops.len().saturating_sub(1), |n| n - 1);
                 Err((failing, e))
             }
@@ -418,6 +527,11 @@ impl<'s> Owner<'s> {
 mod tests {
     use super::*;
     use crate::fs::faulty::FaultyIo;
+
+    fn texts(path: &Path) -> Vec<String> {
+        let src = std::fs::read_to_string(path).unwrap();
+        parse("memory", &src).entries.into_iter().map(|e| e.text).collect()
+    }
 
     fn store() -> (tempfile::TempDir, Store) {
         let d = tempfile::tempdir().unwrap();
@@ -432,10 +546,10 @@ mod tests {
         let (out, usage) = o.add(Scope::User, "Prefers weekly summaries").unwrap();
         assert_eq!(out.message, "added");
         assert_eq!(usage.text, "1% — 26/1375 chars");
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap(),
-            "- Prefers weekly summaries\n"
-        );
+        // The fact carries its metadata: saved now by agent agt_1; USER.md facts do not expire.
+        let file = std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap();
+        assert!(file.starts_with("- Prefers weekly summaries <!-- memdir created="), "{file}");
+        assert!(file.ends_with(" agent=agt_1 -->\n") && !file.contains("expires="), "{file}");
         assert!(d.path().join("agt_1/.memdir/lock").exists());
         let (again, _) = o.add(Scope::User, "Prefers  weekly summaries").unwrap();
         assert_eq!(again.message, "already stored");
@@ -484,6 +598,8 @@ mod tests {
             Op::Add {
                 text: "u1".into(),
                 scope: Scope::User,
+                expires: None,
+                supersedes: None,
             },
             Op::Remove {
                 old: "missing".into(),
@@ -498,6 +614,8 @@ mod tests {
             Op::Add {
                 text: "u1".into(),
                 scope: Scope::User,
+                expires: None,
+                supersedes: None,
             },
             Op::Replace {
                 old: "keep".into(),
@@ -509,10 +627,9 @@ mod tests {
         assert_eq!(out.results.len(), 2);
         assert_eq!(out.results[0].message, "added");
         assert_eq!(out.results[1].message, "replaced");
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap(),
-            "- kept\n"
-        );
+        assert_eq!(texts(&d.path().join("o/MEMORY.md")), ["kept"]);
+        let file = std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap();
+        assert!(file.contains(" updated=") && file.contains(" expires="), "{file}");
     }
 
     #[test]
@@ -562,12 +679,12 @@ mod tests {
             let s = s.with_io(Arc::new(FaultyIo::new(fail_at)));
             let o = s.owner("o").unwrap();
             let r = o.add(Scope::Memory, "new");
-            let content = std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap();
+            let content = texts(&d.path().join("o/MEMORY.md"));
             match r {
-                Ok(_) => assert_eq!(content, "- old\n- new\n"),
+                Ok(_) => assert_eq!(content, ["old", "new"]),
                 Err(e) => {
                     assert!(
-                        content == "- old\n" || e.to_string().contains("fsync folder"),
+                        content == ["old"] || e.to_string().contains("fsync folder"),
                         "{fail_at}: {e}"
                     );
                     if e.to_string().contains("fsync") {

@@ -34,7 +34,11 @@ fn concurrent_appends_from_processes_all_land_in_order() {
                 for i in 0..15 {
                     let line = format!("worker {w} line {i:02}");
                     let out = memdir(&root, &["day", &line, "--task", &format!("W-{w}")]);
-                    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
                 }
             })
         })
@@ -43,19 +47,27 @@ fn concurrent_appends_from_processes_all_land_in_order() {
         w.join().unwrap();
     }
     let text = std::fs::read_to_string(root.join("agt/episodes.md")).unwrap();
-    assert!(text.starts_with(preamble), "hand-written preamble changed:\n{text}");
+    assert!(
+        text.starts_with(preamble),
+        "hand-written preamble changed:\n{text}"
+    );
     let out = memdir(&root, &["--json", "list", "--kind", "day"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut texts: Vec<String> = Vec::new();
     for row in v["rows"].as_array().unwrap() {
-        for l in row["lines"].as_array().unwrap() {
-            texts.push(l["text"].as_str().unwrap().to_owned());
+        assert_eq!(row["kind"], "day");
+        for l in row["text"].as_str().unwrap().lines() {
+            // "HH:MM [W-n] worker n line i": keep the text after the task key.
+            texts.push(l.split_once("] ").unwrap().1.to_owned());
         }
     }
     assert_eq!(texts.len(), 60, "{text}");
     for w in 0..4 {
         // Each worker's lines are present once and in the order it wrote them.
-        let mine: Vec<&String> = texts.iter().filter(|t| t.starts_with(&format!("worker {w} "))).collect();
+        let mine: Vec<&String> = texts
+            .iter()
+            .filter(|t| t.starts_with(&format!("worker {w} ")))
+            .collect();
         let want: Vec<String> = (0..15).map(|i| format!("worker {w} line {i:02}")).collect();
         assert_eq!(mine, want.iter().collect::<Vec<_>>());
     }
@@ -72,7 +84,10 @@ fn hand_edits_survive_and_sections_stay_in_date_order() {
     let text = std::fs::read_to_string(d.path().join("agt/episodes.md")).unwrap();
     assert!(text.starts_with(src), "{text:?}");
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
-    assert!(text[src.len()..].starts_with(&format!("\r\n## {today}\r\n\r\n- ")), "{text:?}");
+    assert!(
+        text[src.len()..].starts_with(&format!("\r\n## {today}\r\n\r\n- ")),
+        "{text:?}"
+    );
     assert!(text.ends_with(" today's line\r\n"));
 }
 

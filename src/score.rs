@@ -1,0 +1,487 @@
+//! Relevance scoring for recall: which stored facts matter for a query.
+//!
+//! The built-in [`Bm25Scorer`] is lexical, local and deterministic. Each fact
+//! gets BM25 evidence from the query terms it contains, measured in units of
+//! "one perfect distinctive match", then mapped to [0, 1] so that a fact
+//! sharing a term that is rare among the facts scores at least
+//! [`KEEP_THRESHOLD`], while a fact sharing only words common to many facts
+//! stays below it.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use unicode_normalization::UnicodeNormalization;
+
+/// The relevance threshold recall keeps: 0.5.
+pub const KEEP_THRESHOLD: f64 = 0.5;
+
+/// Weight of a term occurrence that is only a part of a compound identifier
+/// (`pin` in `PIN-812`); whole words and whole identifiers weigh 1.
+const PART_WEIGHT: f64 = 0.5;
+/// Highest relative idf of a common word (about that of a word in half of ten facts).
+const COMMON_CAP: f64 = 0.35;
+/// Relative idf at which a single matched term (tf 1) scores exactly 0.5.
+const HALF_AT: f64 = 0.6;
+/// Ordinary (not name-like) query words weigh λ = SHORT_QUERY / (distinct
+/// query terms), clamped to [LONG_QUERY_FLOOR, 1]: full weight in short queries.
+const SHORT_QUERY: f64 = 20.0;
+const LONG_QUERY_FLOOR: f64 = 0.15;
+/// How many facts are tokenised between two deadline checks.
+const CHECK_EVERY: usize = 64;
+
+/// Lowercase stop words, checked before and after suffix stripping.
+const STOP_WORDS: &str = "\
+    a about above after again against all also am an and any are aren as at be because been \
+    before being below between both but by can could couldn did didn do does doesn doing don \
+    done down during e.g each else etc few for from further get got had has hasn have haven \
+    having he hello her here hers hi him his how i i.e if in into is isn it its itself just \
+    let like ll me might more most much must my myself need no nor not now of off ok okay on \
+    once only onto or other our ours out over own please re really same shall she should \
+    shouldn so some such than thank thanks that the their theirs them then there these they \
+    thing this those through to too under until up us use used using ve very via want was \
+    wasn we were weren what when where which while who whom whose why will with within \
+    without would wouldn yes you your yours";
+
+/// General-purpose English words (generic verbs, time words, quantities,
+/// vague adjectives and adverbs; no topical nouns). They stay terms, but
+/// their relative idf is capped at [`COMMON_CAP`].
+const COMMON_WORDS: &str = "\
+    able actually add afternoon ago agree almost already always another answer anyone \
+    anything appear around ask away back bad begin believe best better big bit bring call \
+    carry case certain change check clear close come common consider continue couple course \
+    cut day deal decide describe different drop early easy eight end enough even evening ever \
+    every everyone everything example expect explain fact fall far fast feel fill final find \
+    fine first five follow form four full give good great grow half hand happen hard hear \
+    help high hold hope hour hundred idea important include instead keep kind know large last \
+    late later learn least leave less level little live long look lot low main major make \
+    many matter maybe mean meet mention million minute miss moment month morning move near \
+    nearly never new next nice night nine nothing number often old one open order part pass \
+    past people perhaps person place plan point possible pretty probably problem put question \
+    quick quickly quite rather read ready real reason recent remember rest result right run \
+    say second see seem send set seven several short show side simple since single six slow \
+    small someone something soon sort special stand start stay step still stop sure take talk \
+    tell ten term think third thousand three time today together tomorrow true try turn twice \
+    two type understand usual usually wait way week well whole word work write wrong year \
+    yesterday yet";
+
+/// Why scoring could not produce scores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScoreError {
+    /// The time budget passed before scoring finished.
+    TimedOut,
+    /// The scorer failed for another reason.
+    Failed(String),
+}
+
+/// Scores documents against a query. Implementations must return one score in [0, 1] per document, in order.
+pub trait Scorer {
+    /// Score each of `docs` against `query`; `deadline` is when to give up with `ScoreError::TimedOut`.
+    fn score(&self, query: &str, docs: &[&str], deadline: Instant) -> Result<Vec<f64>, ScoreError>;
+}
+
+/// The built-in local, deterministic lexical scorer (BM25 with light normalisation, mapped to \[0,1\]).
+///
+/// `score(d) = x / (x + 0.6³)` with
+/// `x = Σ_{t ∈ Q ∩ d} q(t) · r(t)³ · tf(t,d)·(1 + L) / (tf(t,d) + L)`:
+/// `r(t) = idf(n(t)) / idf(1)` with `idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))` over the `N`
+/// facts (`r` capped at 0.35 for common words), `L = k1·(1 − b + b·|d| / avgdl)`, and `q(t)`
+/// the query weight: ½ for a part of an identifier, and `λ = clamp(20 / |Q|, 0.15, 1)` for
+/// a word that is not name- or identifier-like, so one ordinary word is not enough in a long query.
+#[derive(Debug, Clone)]
+pub struct Bm25Scorer {
+    /// Term-frequency saturation (BM25 `k1`); must be finite and ≥ 0.
+    pub k1: f64,
+    /// Length normalisation strength (BM25 `b`); must be in [0, 1].
+    pub b: f64,
+}
+
+impl Default for Bm25Scorer {
+    fn default() -> Self {
+        Bm25Scorer { k1: 1.2, b: 0.75 }
+    }
+}
+
+/// Frequencies of the query's terms in `text` (parts weigh [`PART_WEIGHT`]), and its length.
+fn bag(text: &str, query: &HashSet<&str>) -> (BTreeMap<String, f64>, f64) {
+    let (mut tf, mut len) = (BTreeMap::new(), 0.0);
+    for Token(term, part, _) in tokens(text) {
+        let w = if part { PART_WEIGHT } else { 1.0 };
+        len += w;
+        if query.contains(term.as_str()) {
+            *tf.entry(term).or_insert(0.0) += w;
+        }
+    }
+    (tf, len)
+}
+
+/// Sharpens a relative idf so that common terms add little (plain products:
+/// `powi` is not guaranteed to give the same bits on every platform).
+fn cube(r: f64) -> f64 {
+    r * r * r
+}
+
+fn lucene_idf(n_docs: f64, df: f64) -> f64 {
+    (1.0 + (n_docs - df + 0.5) / (df + 0.5)).ln()
+}
+
+impl Scorer for Bm25Scorer {
+    fn score(&self, query: &str, docs: &[&str], deadline: Instant) -> Result<Vec<f64>, ScoreError> {
+        let (k1, b) = (self.k1, self.b);
+        if !(k1.is_finite() && k1 >= 0.0 && b.is_finite() && (0.0..=1.0).contains(&b)) {
+            return Err(ScoreError::Failed(format!("invalid BM25 k1={k1}, b={b}")));
+        }
+        // Query side: a set, not a bag. A term weighs its best occurrence:
+        // 1, times PART_WEIGHT for a part, times λ for an ordinary word.
+        let query_tokens = tokens(query);
+        let distinct: BTreeSet<&str> = query_tokens.iter().map(|t| t.0.as_str()).collect();
+        let lambda = (SHORT_QUERY / distinct.len().max(1) as f64).clamp(LONG_QUERY_FLOOR, 1.0);
+        let mut q: BTreeMap<String, f64> = BTreeMap::new();
+        for Token(term, part, strong) in &query_tokens {
+            let w = if *part { PART_WEIGHT } else { 1.0 } * if *strong { 1.0 } else { lambda };
+            let e = q.entry(term.clone()).or_insert(0.0);
+            *e = e.max(w);
+        }
+        // Hash sets are only probed, never iterated, so no order leaks into results.
+        let probe: HashSet<&str> = q.keys().map(String::as_str).collect();
+        let mut bags = Vec::with_capacity(docs.len());
+        for (i, doc) in docs.iter().enumerate() {
+            if i % CHECK_EVERY == 0 && Instant::now() > deadline {
+                return Err(ScoreError::TimedOut);
+            }
+            bags.push(bag(doc, &probe));
+        }
+        let n_docs = docs.len() as f64;
+        let avgdl = bags.iter().map(|(_, len)| len).sum::<f64>() / n_docs;
+        let mut df: BTreeMap<&str, f64> = BTreeMap::new();
+        for term in bags.iter().flat_map(|(tf, _)| tf.keys()) {
+            *df.entry(term.as_str()).or_insert(0.0) += 1.0;
+        }
+        // Per matched term: q(t) · r(t)³, common words capped at COMMON_CAP.
+        let idf_one = lucene_idf(n_docs, 1.0);
+        let mut weight: BTreeMap<&str, f64> = BTreeMap::new();
+        for (&term, &n) in &df {
+            let cap = if is_common(term) { COMMON_CAP } else { 1.0 };
+            let rel = (lucene_idf(n_docs, n) / idf_one).clamp(0.0, cap);
+            weight.insert(term, q.get(term).copied().unwrap_or(0.0) * cube(rel));
+        }
+        let mut scores = Vec::with_capacity(docs.len());
+        for (i, (tfs, len)) in bags.iter().enumerate() {
+            // BM25 tf saturation, relative to a single occurrence in this fact.
+            let norm = k1 * (1.0 - b + b * len / avgdl);
+            let x: f64 = tfs
+                .iter()
+                .map(|(t, &tf)| {
+                    weight.get(t.as_str()).copied().unwrap_or(0.0) * tf * (1.0 + norm) / (tf + norm)
+                })
+                .sum();
+            if !x.is_finite() {
+                return Err(ScoreError::Failed(format!("non-finite score for fact {i}")));
+            }
+            scores.push((x / (x + cube(HALF_AT))).clamp(0.0, 1.0));
+        }
+        Ok(scores)
+    }
+}
+
+/// Estimates how many tokens a text takes in a prompt, so a real tokenizer can be plugged in.
+pub trait TokenEstimator {
+    /// Estimated tokens of `text`.
+    fn tokens(&self, text: &str) -> usize;
+}
+
+/// The default estimate: one token per four characters (Unicode scalar values), rounded up, plus one per line.
+///
+/// Characters include line breaks; lines are counted as [`str::lines`] does,
+/// so `""` is 0 tokens and a trailing newline adds no line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CharEstimator;
+
+impl TokenEstimator for CharEstimator {
+    fn tokens(&self, text: &str) -> usize {
+        text.chars().count().div_ceil(4) + text.lines().count()
+    }
+}
+
+/// Tokens of `text` after light normalisation (exposed for docs/tests): NFKC, lowercase, split on non-alphanumerics, drop a short English stop-word list, light suffix stripping (plural s/es, ing, ed — keep it simple and documented), drop tokens of 1 char except digits.
+///
+/// Alphanumeric runs joined by `-`, `_`, `.`, `/`, `:` or `@` (as in
+/// `PIN-812`, `api.v2`, `snake_case_name`) are kept whole (lowercased, not
+/// stemmed), followed by their parts. Suffix rules, for purely alphabetic
+/// words, first match wins: `-ies`/`-ied` → `-y` (stem ≥ 2 chars); `-s` is
+/// dropped unless after `s`, `u` or `i` (stem ≥ 3); `-ing` and `-ed` are
+/// dropped when the stem has ≥ 3 chars and a vowel (`-ed` not after `e`),
+/// undoubling a final consonant other than l, s, z (`running` → `run`) when
+/// the stem has ≥ 4 chars; finally a trailing `e` is dropped from words of
+/// ≥ 4 chars, so `release`, `releases`, `released`, `releasing` → `releas`.
+pub fn terms(text: &str) -> Vec<String> {
+    tokens(text).into_iter().map(|t| t.0).collect()
+}
+
+fn is_stop(word: &str) -> bool {
+    static SET: OnceLock<HashSet<&str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.split_whitespace().collect())
+        .contains(word)
+}
+
+/// Whether `term` is a common word (stemmed) or a number of at most two digits.
+fn is_common(term: &str) -> bool {
+    static STEMS: OnceLock<HashSet<String>> = OnceLock::new();
+    let stems = STEMS.get_or_init(|| COMMON_WORDS.split_whitespace().map(stem).collect());
+    (term.len() <= 2 && term.chars().all(|c| c.is_ascii_digit())) || stems.contains(term)
+}
+
+/// One term occurrence: the term; whether it is a part of a compound
+/// identifier (`pin` in `PIN-812`); whether it is "strong", i.e. looks like a
+/// name or identifier where it was written: a whole compound, a word with a
+/// digit or an inner capital (`S3`, `LDAP`, `PagerDuty`), a capitalised word
+/// not starting a sentence or line, or a lone word in a `code` span.
+struct Token(String, bool, bool);
+
+fn tokens(text: &str) -> Vec<Token> {
+    let chars: Vec<char> = if text.is_ascii() {
+        text.chars().collect() // NFKC leaves ASCII unchanged
+    } else {
+        text.nfkc().collect()
+    };
+    let alnum = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    let span = |a: usize, b: usize| chars.get(a..b).unwrap_or(&[]);
+    let lower = |a: usize, b: usize| -> String {
+        span(a, b).iter().flat_map(|c| c.to_lowercase()).collect()
+    };
+    let (mut out, mut i, mut in_code, mut sentence_start) = (Vec::new(), 0, false, true);
+    while let Some(&c) = chars.get(i) {
+        if !c.is_alphanumeric() {
+            in_code ^= c == '`';
+            sentence_start |= matches!(c, '.' | '!' | '?' | ':' | '\n');
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut parts = Vec::new();
+        loop {
+            let part_start = i;
+            while alnum(i) {
+                i += 1;
+            }
+            parts.push((part_start, i));
+            if chars.get(i).is_some_and(|c| "-_./:@".contains(*c)) && alnum(i + 1) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        let compound = parts.len() > 1;
+        if compound {
+            let term = lower(start, i);
+            if !is_stop(&term) {
+                out.push(Token(term, false, true));
+            }
+        }
+        for (k, &(a, b)) in parts.iter().enumerate() {
+            let cs = span(a, b);
+            let capital =
+                cs.first().is_some_and(|c| c.is_uppercase()) && !(k == 0 && sentence_start);
+            let strong = capital
+                || cs.iter().skip(1).any(|c| c.is_uppercase())
+                || cs.iter().any(|c| c.is_numeric())
+                || (in_code && !compound);
+            if let Some(term) = normalise_word(&lower(a, b)) {
+                out.push(Token(term, compound, strong));
+            }
+        }
+        sentence_start = false;
+    }
+    out
+}
+
+fn normalise_word(word: &str) -> Option<String> {
+    let term = if word.chars().all(char::is_alphabetic) {
+        stem(word)
+    } else {
+        word.to_string()
+    };
+    let mut cs = term.chars();
+    let short = match (cs.next(), cs.next()) {
+        (None, _) => true,
+        (Some(c), None) => !c.is_numeric(),
+        _ => false,
+    };
+    (!short && !is_stop(word) && !is_stop(&term)).then_some(term)
+}
+
+/// Suffix rules, first match wins: (suffix, replacement, minimum stem length,
+/// letters the stem must not end with, stem needs a vowel and may be undoubled).
+const SUFFIXES: [(&str, &str, usize, &[char], bool); 5] = [
+    ("ies", "y", 2, &[], false),
+    ("ied", "y", 2, &[], false),
+    ("s", "", 3, &['s', 'u', 'i'], false),
+    ("ing", "", 3, &[], true),
+    ("ed", "", 3, &['e'], true),
+];
+
+fn stem(word: &str) -> String {
+    let mut s = word.to_string();
+    for (suffix, with, min, not_after, verb) in SUFFIXES {
+        let Some(base) = word.strip_suffix(suffix) else {
+            continue;
+        };
+        let vowel = base.contains(['a', 'e', 'i', 'o', 'u', 'y']);
+        if base.chars().count() < min || base.ends_with(not_after) || (verb && !vowel) {
+            continue;
+        }
+        s = [base, with].concat();
+        // Undouble a final consonant other than l, s, z: `running` → `run`.
+        let mut rev = base.chars().rev();
+        if let (Some(x), Some(y)) = (rev.next(), rev.next())
+            && verb
+            && x == y
+            && x.is_ascii_alphabetic()
+            && !"aeioulsz".contains(x)
+            && base.chars().count() >= 4
+        {
+            s.pop();
+        }
+        break;
+    }
+    if s.ends_with('e') && s.chars().count() >= 4 {
+        s.pop();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const KEEP: f64 = KEEP_THRESHOLD;
+    const FACTS: &[&str] = &[
+        "The user prefers tabs over spaces.",
+        "The user prefers short answers.",
+        "The user prefers squash merges.",
+        "PIN-812 is blocked until the payments schema migration lands.",
+        "Kafka brokers run 3.6; the upgrade to 3.7 waits for the release freeze.",
+    ];
+
+    fn run(query: &str, docs: &[&str]) -> Vec<f64> {
+        let far = Instant::now() + Duration::from_secs(3600);
+        Bm25Scorer::default()
+            .score(query, docs, far)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn bounded_deterministic_distinctive_vs_common_and_zero_without_overlap() {
+        let query = "What does the user prefer for PIN-812 and the Kafka upgrade?";
+        let first = run(query, FACTS);
+        assert!(first.len() == FACTS.len() && first.iter().all(|s| (0.0..=1.0).contains(s)));
+        let bits = |v: Vec<f64>| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(run(query, FACTS)), bits(first.clone()));
+        assert!(first[3] >= KEEP && first[4] >= KEEP, "{first:?}");
+        assert!(first[..3].iter().all(|&s| s < KEEP), "{first:?}");
+        assert_eq!(run("grafana dashboards", FACTS), vec![0.0; FACTS.len()]);
+    }
+
+    #[test]
+    fn adding_a_matching_distinctive_term_does_not_lower_the_score() {
+        let query = "move the payments schema migration for PIN-812 to the ledger cluster";
+        let mut last = run(query, FACTS)[3];
+        for extra in [" ledger", " ledger cluster", " ledger cluster moves"] {
+            let fact = format!("{}{extra}", FACTS[3]);
+            let mut docs = FACTS.to_vec();
+            docs[3] = &fact;
+            let now = run(query, &docs)[3];
+            assert!(now >= last, "{extra}: {now} < {last}");
+            last = now;
+        }
+    }
+
+    #[test]
+    fn single_fact_empty_query_and_empty_docs() {
+        let one = ["billing-api deploys need the VPN"];
+        assert!(run("Deploying billing-api", &one)[0] >= KEEP);
+        assert_eq!(run("kafka", &one), vec![0.0]);
+        assert!(run("what time is it?", &["Deploys can happen at any time."])[0] < KEEP);
+        assert_eq!(run("", FACTS), vec![0.0; FACTS.len()]);
+        assert_eq!(run("what is it, and when?", FACTS), vec![0.0; FACTS.len()]);
+        assert!(run("kafka", &[]).is_empty());
+        assert_eq!(run("kafka", &["", " "]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn past_deadline_times_out_and_bad_parameters_fail() {
+        let now = Instant::now();
+        let past = now.checked_sub(Duration::from_secs(1)).unwrap_or(now);
+        let scorer = Bm25Scorer::default();
+        assert_eq!(
+            scorer.score("kafka", FACTS, past),
+            Err(ScoreError::TimedOut)
+        );
+        let bad = Bm25Scorer {
+            k1: f64::NAN,
+            ..scorer
+        };
+        let far = now + Duration::from_secs(60);
+        assert!(matches!(
+            bad.score("kafka", FACTS, far),
+            Err(ScoreError::Failed(_))
+        ));
+    }
+
+    #[test]
+    fn one_ordinary_word_is_not_enough_in_a_long_query() {
+        let docs = [
+            "Marco prefers Slack over email.",
+            "Priya owns Kafka.",
+            FACTS[0],
+            FACTS[1],
+        ];
+        let short = run("Also email Priya about it.", &docs);
+        assert!(short[0] >= KEEP && short[1] >= KEEP, "{short:?}");
+        let long: String = (0..150).map(|i| format!("step{i} ")).collect();
+        let long = run(&(long + "Also email Priya about it."), &docs);
+        assert!(long[0] < KEEP && long[1] >= KEEP, "{long:?}");
+    }
+
+    #[test]
+    fn char_estimator_figures() {
+        let cases = [
+            ("", 0),
+            ("abcd", 2),
+            ("abcde", 3),
+            ("ab\ncd", 4),
+            ("a\n", 2),
+            ("héllo wörld", 4),
+        ];
+        for (text, want) in cases {
+            assert_eq!(CharEstimator.tokens(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn terms_on_literals() {
+        let cases = [
+            (
+                "Deploying the PIN-812 fixes to api.v2 in snake_case_name!",
+                "deploy pin-812 pin 812 fix api.v2 api v2 snake_case_name snak cas nam",
+            ),
+            (
+                "Running tests; released builds, policies, a 5 x, ＡＢＣ",
+                "run test releas build policy 5 abc",
+            ),
+            (
+                "release releases released staging stage Stopped",
+                "releas releas releas stag stag stop",
+            ),
+            (
+                "string things status class needs retries tried",
+                "string status class retry try",
+            ),
+            ("the and of it is", ""),
+        ];
+        for (text, want) in cases {
+            assert_eq!(terms(text).join(" "), want, "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Volatile figures kept under `.memdir/stats.json`: recall counts, last
+//! recall times, when the store first saw a hand-written fact, and when each
+//! session last recalled. Not history worth committing; deleting the file
+//! resets them to zero.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::fs;
+use crate::store::{DERIVED_DIR, Owner};
+
+/// Format version of stats.json.
+const STATS_VERSION: u32 = 1;
+
+/// Per-fact figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactStats {
+    /// How many times a recall picked it.
+    #[serde(default)]
+    pub recall_count: u64,
+    /// The last time a recall picked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_recalled_at: Option<DateTime<Utc>>,
+    /// When the store first saw it (for facts written by hand without metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_seen: Option<DateTime<Utc>>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Stats {
+    #[serde(default)]
+    pub(crate) version: u32,
+    #[serde(default)]
+    pub(crate) facts: BTreeMap<String, FactStats>,
+    /// Session id → the last start-of-run recall it got.
+    #[serde(default)]
+    pub(crate) sessions: BTreeMap<String, DateTime<Utc>>,
+}
+
+impl Owner<'_> {
+    fn stats_path(&self) -> PathBuf {
+        self.dir().join(DERIVED_DIR).join("stats.json")
+    }
+
+    /// Reads the stats; a missing or unreadable file is all zeros.
+    pub(crate) fn load_stats(&self) -> Stats {
+        let path = self.stats_path();
+        fs::stable_read(self.io(), &path)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<Stats>(&b).ok())
+            .filter(|s| s.version == STATS_VERSION)
+            .unwrap_or_default()
+    }
+
+    /// Writes the stats durably. Call under the owner's lock.
+    pub(crate) fn save_stats(&self, stats: &mut Stats) -> Result<()> {
+        stats.version = STATS_VERSION;
+        self.ensure_dirs()?;
+        let bytes = serde_json::to_vec(stats)
+            .map_err(|e| crate::error::Error::InvalidRequest(e.to_string()))?;
+        fs::write_atomic(self.io(), &self.store.poison, &self.stats_path(), &bytes)
+    }
+}
