@@ -23,12 +23,18 @@ fn cases() -> Vec<PathBuf> {
 
 fn snapshot(root: &Path, json: bool) -> Vec<u8> {
     let mut cmd = memdir();
-    cmd.args(["--owner", "o", "snapshot"]).arg("--root").arg(root);
+    cmd.args(["--owner", "o", "snapshot"])
+        .arg("--root")
+        .arg(root);
     if json {
         cmd.arg("--json");
     }
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -49,8 +55,17 @@ fn golden_snapshots_are_byte_identical_across_processes() {
             "{}",
             case.display()
         );
-        assert_eq!(hex::encode(Sha256::digest(&first)), expected_sha.trim(), "{}", case.display());
-        assert!(!first.contains(&b'\r'), "{}: CR in snapshot", case.display());
+        assert_eq!(
+            hex::encode(Sha256::digest(&first)),
+            expected_sha.trim(),
+            "{}",
+            case.display()
+        );
+        assert!(
+            !first.contains(&b'\r'),
+            "{}: CR in snapshot",
+            case.display()
+        );
 
         let v: serde_json::Value = serde_json::from_slice(&snapshot(&root, true)).unwrap();
         assert_eq!(v["text"].as_str().unwrap().as_bytes(), &expected[..]);
@@ -63,7 +78,12 @@ fn golden_snapshots_are_byte_identical_across_processes() {
 fn blocked_entries_are_reported_and_raw_text_stays_in_show() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots/blocked/root");
     let v: serde_json::Value = serde_json::from_slice(&snapshot(&root, true)).unwrap();
-    let blocked: Vec<&str> = v["blocked"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    let blocked: Vec<&str> = v["blocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
     assert_eq!(blocked.len(), 3, "{blocked:?}");
     assert!(!v["text"].as_str().unwrap().contains("id_rsa"));
     let out = memdir()
@@ -88,23 +108,40 @@ fn over_budget_store_is_cut_and_marked() {
 fn a_write_during_a_run_changes_the_next_runs_snapshot_only() {
     let d = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        let out = memdir().arg("--root").arg(d.path()).args(["--owner", "agt", "--json"]).args(args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = memdir()
+            .arg("--root")
+            .arg(d.path())
+            .args(["--owner", "agt", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     run(&["add", "known before the run"]);
     let first = run(&["run", "begin"]);
     run(&["add", "learned during the run"]);
     let sha = first["sha256"].as_str().unwrap();
-    let stored = std::fs::read_to_string(d.path().join(format!("agt/.memdir/snapshots/{sha}.md"))).unwrap();
+    let stored =
+        std::fs::read_to_string(d.path().join(format!("agt/.memdir/snapshots/{sha}.md"))).unwrap();
     assert_eq!(stored, first["text"].as_str().unwrap());
     assert!(!stored.contains("learned during the run"));
-    let record = std::fs::read_to_string(
-        d.path().join(format!("agt/.memdir/runs/{}.json", first["run_id"].as_str().unwrap())),
-    )
+    let record = std::fs::read_to_string(d.path().join(format!(
+        "agt/.memdir/runs/{}.json",
+        first["run_id"].as_str().unwrap()
+    )))
     .unwrap();
     assert!(record.contains(sha));
     let second = run(&["run", "begin"]);
-    assert!(second["text"].as_str().unwrap().contains("learned during the run"));
+    assert!(
+        second["text"]
+            .as_str()
+            .unwrap()
+            .contains("learned during the run")
+    );
     assert!(second["run_id"].as_str().unwrap() > first["run_id"].as_str().unwrap());
 }
