@@ -48,10 +48,11 @@ mod id;
 mod journal;
 mod lifecycle;
 mod lock;
+mod lookup;
 mod meta;
 mod parse;
-mod results;
 mod recall;
+mod results;
 mod runs;
 mod scan;
 mod scope;
@@ -66,27 +67,33 @@ pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_ent
 pub use caller::Caller;
 pub use edit::{EditEnv, MAX_TEXT_CHARS, Op, OpOutcome};
 pub use episodes::{DayOutcome, DayRow, EPISODES_FILE, day_id};
-pub use facts::{ARCHIVE_FILE, DEFAULT_LIST_LIMIT, FactRow, ListFilter, MAX_LIST_LIMIT};
 pub use error::{EntryBrief, Error, Result};
+pub use facts::{ARCHIVE_FILE, DEFAULT_LIST_LIMIT, FactRow, ListFilter, MAX_LIST_LIMIT};
 pub use fs::MAX_FILE_BYTES;
 pub use id::{entry_id, is_entry_id, validate_id};
 pub use journal::{DayLine, MAX_DAY_CHARS, MAX_DAY_LINE_CHARS};
 pub use lifecycle::{MAX_REASON_CHARS, SaveOutcome, Transition};
 pub use lock::OwnerLock;
+pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub use meta::{ArchiveKind, Meta};
 pub use parse::{Document, Entry, FrontMatter, Marker, parse};
+pub use recall::{
+    MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,
+    RecalledDayLine, RecalledFact,
+};
 pub use results::{
     DEFAULT_MAX_RESULT_BYTES, PutOutcome, PutStatus, RESULT_FORMAT_VERSION, RESULT_INDEX_FILE,
     RESULT_INDEX_VERSION, RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
     WorkflowResults,
 };
-pub use recall::{MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions, RecalledDayLine, RecalledFact};
 pub use runs::{Delegate, Run, RunOptions, RunRecord};
 pub use scan::{Family, Finding, MAX_SCAN_CHARS, pattern_list, scan};
 pub use scope::Scope;
-pub use score::{Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms};
+pub use score::{
+    Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms,
+};
 pub use settings::{Budgets, Curation, ExpiryDays, FileSettings, Settings};
 pub use snapshot::{Blocked, Overflow, Snapshot, blocked_placeholder};
-pub use stats::FactStats;
 pub use splice::{Unplaceable, append, normalize_text, remove, replace, set_meta};
+pub use stats::FactStats;
 pub use store::{BatchOutcome, CONFIG_FILE, DERIVED_DIR, EntryView, Owner, Store, StoreView};

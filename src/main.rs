@@ -7,7 +7,9 @@ use std::process::ExitCode;
 mod cli;
 
 use clap::{Args, Parser, Subcommand};
-use memdir::{Caller, DayOutcome, Error, ListFilter, Op, RecallOptions, RunOptions, Scope, Snapshot, Store};
+use memdir::{
+    Caller, DayOutcome, Error, ListFilter, Op, RecallOptions, RunOptions, Scope, Snapshot, Store,
+};
 use serde_json::{Value, json};
 
 /// memdir: markdown memory for AI agents, kept per owner in plain files.
@@ -154,6 +156,11 @@ enum Command {
         #[command(subcommand)]
         command: cli::results::ResultCommand,
     },
+    /// Look runs up in the journal (never injected).
+    Runs {
+        #[command(subcommand)]
+        command: cli::runs::RunsCommand,
+    },
     /// Runs: begin one (take and store its snapshot).
     Run {
         #[command(subcommand)]
@@ -278,9 +285,9 @@ fn run(cli: Cli) -> Result<String, Failure> {
     let (caller, named) = match g.person {
         Some(p) => (Caller::Person(p), g.agent.or(g.owner)),
         None => {
-            let me = g
-                .owner
-                .ok_or_else(|| Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into()))?;
+            let me = g.owner.ok_or_else(|| {
+                Failure::Usage("no owner: pass --owner ID or set MEMDIR_OWNER".into())
+            })?;
             (Caller::Agent(me), g.agent)
         }
     };
@@ -297,7 +304,13 @@ fn run(cli: Cli) -> Result<String, Failure> {
                 all: *all,
                 limit: *limit,
             };
-            return Ok(cli::facts::list(&store, &caller, named.as_deref(), &filter, json)?);
+            return Ok(cli::facts::list(
+                &store,
+                &caller,
+                named.as_deref(),
+                &filter,
+                json,
+            )?);
         }
         _ => {}
     }
@@ -313,18 +326,30 @@ fn run(cli: Cli) -> Result<String, Failure> {
             let s = owner.save(to, &text, expires.as_deref(), supersedes.as_deref())?;
             let o = &s.outcome;
             if json {
-                to_json(&json!({"id": o.id, "scope": o.scope, "text": o.text, "usage": s.usage, "message": o.message, "archived": s.archived}))
+                to_json(
+                    &json!({"id": o.id, "scope": o.scope, "text": o.text, "usage": s.usage, "message": o.message, "archived": s.archived}),
+                )
             } else {
-                let mut out = format!("{} {} in {} ({})\n", o.message, o.id, to.file_name(), s.usage);
+                let mut out = format!(
+                    "{} {} in {} ({})\n",
+                    o.message,
+                    o.id,
+                    to.file_name(),
+                    s.usage
+                );
                 for id in &s.archived {
                     out.push_str(&format!("archived {id}\n"));
                 }
                 out
             }
         }
-        Command::Archive { id, reason } => cli::facts::transition(&owner.archive(&id, &reason)?, json),
+        Command::Archive { id, reason } => {
+            cli::facts::transition(&owner.archive(&id, &reason)?, json)
+        }
         Command::Unarchive { id } => cli::facts::transition(&owner.unarchive(&id)?, json),
-        Command::Veto { id, reason } => cli::facts::transition(&owner.veto(&id, reason.as_deref())?, json),
+        Command::Veto { id, reason } => {
+            cli::facts::transition(&owner.veto(&id, reason.as_deref())?, json)
+        }
         Command::Recall {
             query,
             session,
@@ -402,10 +427,10 @@ fn run(cli: Cli) -> Result<String, Failure> {
             }
         }
         Command::Result { command } => cli::results::run(&owner, command, json)?,
-        Command::Day { line, task, run } => day_out(
-            &owner.day(&line, task.as_deref(), run.as_deref())?,
-            json,
-        ),
+        Command::Runs { command } => cli::runs::run(&owner, command, json)?,
+        Command::Day { line, task, run } => {
+            day_out(&owner.day(&line, task.as_deref(), run.as_deref())?, json)
+        }
         Command::Run {
             command: RunCommand::Finish { run, text },
         } => {
