@@ -32,8 +32,19 @@
 //!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail).
 //!
 //! All regexes use bounded fillers; the `regex` crate guarantees linear time in the input.
+//!
+//! # Start-up cost
+//!
+//! Compiling the whole table takes tens of milliseconds, more than a one-shot `memdir add` may
+//! spend. So each regex is compiled on first use only, and used only when a keyword prefilter on
+//! the view passes: every regex lists groups of literals (see `patterns::Re`), and it runs only
+//! if, for every group, the view contains one of them after ASCII lower-casing (secret views also
+//! fold `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters that a Unicode `(?i)`
+//! matches with an ASCII letter). A keyword is a literal that every match of the regex contains,
+//! so a prefilter never hides a match; ordinary notes pass no prefilter and compile no regex.
+//! `examples/scan_startup.rs` measures the first call and the 64 KiB worst cases.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, bytes};
 use unicode_normalization::UnicodeNormalization;
@@ -42,7 +53,7 @@ mod patterns;
 #[cfg(test)]
 mod tests;
 
-use patterns::{Kind, PATTERNS};
+use patterns::{Kind, PATTERNS, Re};
 
 /// Which family a finding belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,89 +79,167 @@ pub const MAX_SCAN_CHARS: usize = 65_536;
 /// Threat regexes are byte regexes with Unicode off (`(?-u)`): the views are NFKC-folded, every
 /// keyword is ASCII, and ASCII word boundaries keep the lazy DFA fast on non-Latin text (a Unicode
 /// `\b` makes it give up on non-ASCII input). Secret regexes are ordinary `&str` regexes.
-struct Compiled {
-    threat: Vec<Option<bytes::Regex>>,
-    squashed: Vec<Option<bytes::Regex>>,
-    secret: Vec<Option<Regex>>,
+///
+/// Each regex is compiled on first use only, and used only when its keyword prefilter (see
+/// `patterns::Re`) passes: compiling the whole table costs tens of milliseconds, more than a
+/// one-shot `memdir add` process may spend, while ordinary text needs few or none of the regexes.
+/// A regex that fails to compile is `None` and skipped (a unit test asserts that none fails).
+type Lazy<R> = OnceLock<Option<R>>;
+
+/// Compile slots for one pattern, parallel to its `res` and `squashed`.
+struct Slots {
+    threat: Vec<Lazy<bytes::Regex>>,
+    squashed: Vec<Lazy<bytes::Regex>>,
+    secret: Vec<Lazy<Regex>>,
 }
 
-/// Compiled table, parallel to `PATTERNS`. A regex that fails to compile is `None` and skipped
-/// (a unit test asserts that none fails).
-static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
-    let bytes = |list: &[&str]| {
-        list.iter()
-            .map(|s| bytes::Regex::new(&format!("(?-u){s}")).ok())
-            .collect()
-    };
+/// Empty compile slots, parallel to `PATTERNS` (allocating them costs microseconds).
+static SLOTS: LazyLock<Vec<Slots>> = LazyLock::new(|| {
+    fn slots<R>(n: usize) -> Vec<Lazy<R>> {
+        (0..n).map(|_| OnceLock::new()).collect()
+    }
     PATTERNS
         .iter()
         .map(|p| match p.kind {
-            Kind::Secret(_) => Compiled {
+            Kind::Secret(_) => Slots {
                 threat: Vec::new(),
                 squashed: Vec::new(),
-                secret: p.res.iter().map(|s| Regex::new(s).ok()).collect(),
+                secret: slots(p.res.len()),
             },
-            _ => Compiled {
-                threat: bytes(p.res),
-                squashed: bytes(p.squashed),
+            _ => Slots {
+                threat: slots(p.res.len()),
+                squashed: slots(p.squashed.len()),
                 secret: Vec::new(),
             },
         })
         .collect()
 });
 
+fn threat_regex<'a>(slot: &'a Lazy<bytes::Regex>, re: &Re) -> Option<&'a bytes::Regex> {
+    slot.get_or_init(|| bytes::Regex::new(&format!("(?-u){}", re.src)).ok())
+        .as_ref()
+}
+
+fn secret_regex<'a>(slot: &'a Lazy<Regex>, re: &Re) -> Option<&'a Regex> {
+    slot.get_or_init(|| Regex::new(re.src).ok()).as_ref()
+}
+
+/// A view of the text, with the folded copy that its prefilters look at.
+struct View {
+    text: String,
+    folded: String,
+}
+
+impl View {
+    /// ASCII lower-casing: what the `(?-u)(?i)` threat regexes and the squashed view need.
+    fn ascii(text: String) -> Self {
+        let folded = text.to_ascii_lowercase();
+        View { text, folded }
+    }
+
+    /// ASCII lower-casing plus `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters
+    /// that a Unicode `(?i)` regex matches with an ASCII letter.
+    fn unicode(text: String) -> Self {
+        let folded = text
+            .chars()
+            .map(|c| match c {
+                '\u{017F}' => 's',
+                '\u{212A}' => 'k',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        View { text, folded }
+    }
+
+    /// Whether `re` can match this view: every keyword group has a keyword present (always true
+    /// when prefilters are off).
+    fn admits(&self, re: &Re, filter: bool) -> bool {
+        !filter
+            || re
+                .keys
+                .iter()
+                .all(|group| group.iter().any(|k| self.folded.contains(k)))
+    }
+}
+
+/// Everything the regexes run on.
+struct Views {
+    /// Collapsed, and despaced when that changed anything.
+    threat: Vec<View>,
+    squashed: Squashed,
+    /// `squashed.text` as a view, for its prefilters.
+    squashed_view: View,
+    /// The raw text, and its NFKC form when that differs.
+    secret: Vec<View>,
+}
+
+fn views(text: &str) -> Views {
+    let nfkc: String = text.nfkc().collect();
+    let base = threat_base(&nfkc);
+    let mut threat = vec![View::ascii(collapse(&base))];
+    if let Some(d) = despace(&base) {
+        threat.push(View::ascii(collapse(&d)));
+    }
+    let squashed = squash(&base);
+    let squashed_view = View::ascii(squashed.text.clone());
+    let mut secret = vec![View::unicode(text.to_owned())];
+    if nfkc != text {
+        secret.push(View::unicode(nfkc));
+    }
+    Views {
+        threat,
+        squashed,
+        squashed_view,
+        secret,
+    }
+}
+
 /// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
 pub fn scan(text: &str) -> Vec<Finding> {
+    scan_with(text, true)
+}
+
+/// [`scan`], with the keyword prefilters on or off (off only in tests, which check that both
+/// agree).
+fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
     if text.len() > MAX_SCAN_CHARS && text.chars().nth(MAX_SCAN_CHARS).is_some() {
         return vec![Finding {
             pattern: "text_too_long",
             family: Family::Threat,
         }];
     }
-    let nfkc: String = text.nfkc().collect();
-    let base: String = nfkc
-        .chars()
-        .filter(|&c| !is_stripped(c))
-        .map(|c| {
-            if matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}') {
-                '\''
-            } else {
-                c
-            }
-        })
-        .collect();
-    let mut views = vec![collapse(&base)];
-    if let Some(d) = despace(&base) {
-        views.push(collapse(&d));
-    }
-    let squashed = squash(&base);
-    let mut secret_views = vec![text];
-    if nfkc != text {
-        secret_views.push(&nfkc);
-    }
+    let v = views(text);
     let mut out = Vec::new();
-    for (p, c) in PATTERNS.iter().zip(COMPILED.iter()) {
+    for (p, slots) in PATTERNS.iter().zip(SLOTS.iter()) {
         let hit = match p.kind {
             Kind::Invisible => has_invisible(text),
             Kind::Bidi => text
                 .chars()
                 .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
             Kind::Threat => {
-                c.threat
-                    .iter()
-                    .flatten()
-                    .any(|re| views.iter().any(|v| re.is_match(v.as_bytes())))
-                    || c.squashed.iter().flatten().any(|re| squashed.matches(re))
-            }
-            Kind::Secret(check) => c.secret.iter().flatten().any(|re| {
-                secret_views.iter().any(|v| {
-                    re.captures_iter(v).any(|caps| {
-                        let value = caps
-                            .name("v")
-                            .or_else(|| caps.get(0))
-                            .map_or("", |m| m.as_str());
-                        !is_placeholder(value) && check.is_none_or(|f| f(value))
+                p.res.iter().zip(&slots.threat).any(|(re, slot)| {
+                    v.threat.iter().any(|view| {
+                        view.admits(re, filter)
+                            && threat_regex(slot, re)
+                                .is_some_and(|r| r.is_match(view.text.as_bytes()))
                     })
+                }) || p.squashed.iter().zip(&slots.squashed).any(|(re, slot)| {
+                    v.squashed_view.admits(re, filter)
+                        && threat_regex(slot, re).is_some_and(|r| v.squashed.matches(r))
+                })
+            }
+            Kind::Secret(check) => p.res.iter().zip(&slots.secret).any(|(re, slot)| {
+                v.secret.iter().any(|view| {
+                    view.admits(re, filter)
+                        && secret_regex(slot, re).is_some_and(|r| {
+                            r.captures_iter(&view.text).any(|caps| {
+                                let value = caps
+                                    .name("v")
+                                    .or_else(|| caps.get(0))
+                                    .map_or("", |m| m.as_str());
+                                !is_placeholder(value) && check.is_none_or(|f| f(value))
+                            })
+                        })
                 })
             }),
         };
@@ -173,6 +262,21 @@ pub fn pattern_list(findings: &[Finding]) -> String {
         }
     }
     ids.join(", ")
+}
+
+/// The NFKC text without invisible/format characters and with typographic apostrophes folded to
+/// `'`: what the threat views are built from.
+fn threat_base(nfkc: &str) -> String {
+    nfkc.chars()
+        .filter(|&c| !is_stripped(c))
+        .map(|c| {
+            if matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}') {
+                '\''
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Invisible and format characters removed before threat matching.
