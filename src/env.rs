@@ -56,11 +56,15 @@ impl StoreEnv<'_, '_> {
     }
 }
 
-/// Whether a fact with metadata comment `meta` is live at `now`.
+/// Whether a fact with metadata comment `meta` is live at `now`: it has no
+/// `expires`, or one still ahead. (Reads only the `expires` value; this runs
+/// for every entry of every snapshot.)
 pub(crate) fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
-    meta.map(Meta::parse)
-        .and_then(|m| m.expires)
-        .is_none_or(|e| e > now)
+    let Some(meta) = meta else { return true };
+    if !meta.contains("expires=") {
+        return true;
+    }
+    Meta::parse(meta).expires.is_none_or(|e| e > now)
 }
 
 impl EditEnv for StoreEnv<'_, '_> {
@@ -78,7 +82,9 @@ impl EditEnv for StoreEnv<'_, '_> {
     fn stamp_new(&self, op: &Op) -> Result<Option<String>> {
         let (expires, supersedes) = match op {
             Op::Add {
-                expires, supersedes, ..
+                expires,
+                supersedes,
+                ..
             } => (expires.as_deref(), supersedes.clone()),
             _ => (None, None),
         };

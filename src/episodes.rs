@@ -158,7 +158,7 @@ impl<'s> Owner<'s> {
     pub fn day_rows(&self) -> Result<Vec<DayRow>> {
         let (_, src) = self.read_journal()?;
         let mut rows: Vec<DayRow> = journal::parse(&src).sections.iter().map(row).collect();
-        rows.sort_by(|a, b| b.date.cmp(&a.date));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.date));
         Ok(rows)
     }
 
@@ -171,10 +171,7 @@ impl<'s> Owner<'s> {
     /// with the run's task key and id, and records the finish in the run record.
     pub fn finish_run(&self, run_id: &str, summary: &str) -> Result<DayOutcome> {
         let mut record = self.run_record(run_id)?;
-        let out = self.day(summary,
-            record.task.as_deref(),
-            Some(run_id),
-        )?;
+        let out = self.day(summary, record.task.as_deref(), Some(run_id))?;
         record.finished_at = Some(Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
         self.write_run_record(&record)?;
         Ok(out)
@@ -205,7 +202,8 @@ mod tests {
         let s = Store::open(d.path()).unwrap();
         let o = s.owner("agt").unwrap();
         let out = o
-            .day_at("fixed   the deploy",
+            .day_at(
+                "fixed   the deploy",
                 Some("PIN-812"),
                 None,
                 at("2026-11-29T14:05:09Z"),
@@ -215,12 +213,8 @@ mod tests {
             out.id,
             day_id(NaiveDate::from_ymd_opt(2026, 11, 29).unwrap())
         );
-        o.day_at("next day",
-            None,
-            None,
-            at("2026-11-30T00:01:00Z"),
-        )
-        .unwrap();
+        o.day_at("next day", None, None, at("2026-11-30T00:01:00Z"))
+            .unwrap();
         let text = std::fs::read_to_string(d.path().join("agt/episodes.md")).unwrap();
         assert_eq!(
             text,
@@ -230,7 +224,9 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].text, "00:01 next day");
 
-        let p = s.owner_as(&Caller::Person("dana".into()), Some("agt")).unwrap();
+        let p = s
+            .owner_as(&Caller::Person("dana".into()), Some("agt"))
+            .unwrap();
         assert_eq!(
             p.day("x", None, None).unwrap_err().code(),
             "memory_day_agent_only"

@@ -2,7 +2,7 @@
 //! USER.md, day rows of episodes.md, archived facts of archive.md) with its
 //! state, metadata and recall figures; and finding a memory by id.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Timelike, Utc};
 use serde::Serialize;
 
 use crate::env::is_live;
@@ -92,8 +92,8 @@ pub(crate) enum Found {
     Live(Scope, usize),
     /// A live day row.
     Day(NaiveDate),
-    /// An archived memory, with its metadata.
-    Archived(Meta),
+    /// An archived memory.
+    Archived,
     /// Nowhere in this owner's memory.
     Nowhere,
 }
@@ -141,15 +141,23 @@ impl Owner<'_> {
         if let Some(row) = self.day_rows()?.into_iter().find(|r| r.id == id) {
             return Ok(Found::Day(row.date));
         }
+        Ok(match self.locate_archived(id)? {
+            Some(_) => Found::Archived,
+            None => Found::Nowhere,
+        })
+    }
+
+    /// The metadata of `id` in archive.md, if it is archived.
+    pub(crate) fn locate_archived(&self, id: &str) -> Result<Option<Meta>> {
         let (_, src) = self.archive_src()?;
         let doc = parse("archive", &src);
         for (i, e) in doc.entries.iter().enumerate() {
             let m = meta_of(&src, &doc, i);
             if archived_id(&m, &e.text) == id {
-                return Ok(Found::Archived(m));
+                return Ok(Some(m));
             }
         }
-        Ok(Found::Nowhere)
+        Ok(None)
     }
 
     /// The owner that holds `id` among the other owners under the root, if any.
@@ -189,6 +197,8 @@ impl Owner<'_> {
 
     /// [`Owner::list`] as of `now` (for expiry).
     pub fn list_at(&self, filter: &ListFilter, now: DateTime<Utc>) -> Result<Vec<FactRow>> {
+        // Whole seconds, as metadata writes times.
+        let now = now.with_nanosecond(0).unwrap_or(now);
         let stats = self.load_stats();
         let want_kind = |k: &str| filter.kind.as_deref().is_none_or(|w| w == k);
         let (active, archived) = match filter.status.as_deref() {
@@ -229,7 +239,8 @@ impl Owner<'_> {
                 }
                 let id = archived_id(&m, &e.text);
                 let scope = m.scope.clone().unwrap_or_else(|| "memory".into());
-                let mut r = self.row(&id, &scope, &e.text, &m, &stats, now, false);
+                let expired = m.expires.is_some_and(|t| t <= now);
+                let mut r = self.row(&id, &scope, &e.text, &m, &stats, now, expired);
                 r.status = "archived";
                 r.reason = m.reason.clone();
                 r.archive_kind = m.kind;
@@ -242,13 +253,63 @@ impl Owner<'_> {
                 rows.push(r);
             }
         }
-        rows.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
-        rows.truncate(filter.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(MAX_LIST_LIMIT));
+        self.remember_first_seen(&rows, &stats, now);
+        rows.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        rows.truncate(
+            filter
+                .limit
+                .unwrap_or(DEFAULT_LIST_LIMIT)
+                .min(MAX_LIST_LIMIT),
+        );
         Ok(rows)
     }
 
+    /// Records `now` as the first-seen time of facts that have neither a
+    /// `created` time nor a first-seen time yet (written by hand), so their
+    /// created time stays put. Best effort: the figures are derived.
+    fn remember_first_seen(&self, rows: &[FactRow], stats: &Stats, now: DateTime<Utc>) {
+        let fresh: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.kind == "fact" && r.status == "active" && r.created_at == now)
+            .filter(|r| {
+                stats
+                    .facts
+                    .get(&r.id)
+                    .is_none_or(|s| s.first_seen.is_none())
+            })
+            .map(|r| r.id.as_str())
+            .collect();
+        if fresh.is_empty() {
+            return;
+        }
+        let Ok(_lock) = self.lock() else { return };
+        let mut current = self.load_stats();
+        for id in fresh {
+            current
+                .facts
+                .entry(id.to_owned())
+                .or_default()
+                .first_seen
+                .get_or_insert(now);
+        }
+        let _ = self.save_stats(&mut current);
+    }
+
     #[allow(clippy::too_many_arguments)]
-    fn row(&self, id: &str, scope: &str, text: &str, m: &Meta, stats: &Stats, now: DateTime<Utc>, expired: bool) -> FactRow {
+    fn row(
+        &self,
+        id: &str,
+        scope: &str,
+        text: &str,
+        m: &Meta,
+        stats: &Stats,
+        now: DateTime<Utc>,
+        expired: bool,
+    ) -> FactRow {
         let st = stats.facts.get(id).cloned().unwrap_or_default();
         let created = m.created.or(st.first_seen).unwrap_or(now);
         FactRow {

@@ -32,7 +32,14 @@ pub fn validate_id(kind: &'static str, value: &str) -> Result<()> {
 /// Folds `text` for id computation: outer whitespace trimmed, inner runs of
 /// whitespace folded to one space.
 pub fn fold_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The id of an entry: `mem_` plus the first 12 hex digits of
@@ -43,7 +50,7 @@ pub fn entry_id(scope: &str, text: &str) -> String {
     h.update(b"\n");
     h.update(fold_whitespace(text).as_bytes());
     let digest = h.finalize();
-    format!("mem_{}", &hex::encode(digest)[..12])
+    format!("mem_{}", hex::encode(&digest[..6]))
 }
 
 /// Whether `s` looks like an entry id (`mem_` and 12 lowercase hex digits).

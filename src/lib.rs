@@ -55,6 +55,7 @@ mod recall;
 mod results;
 mod runs;
 mod scan;
+mod scan_cache;
 mod scope;
 mod score;
 mod settings;
@@ -87,13 +88,15 @@ pub use results::{
     WorkflowResults,
 };
 pub use runs::{Delegate, Run, RunOptions, RunRecord};
-pub use scan::{Family, Finding, MAX_SCAN_CHARS, pattern_list, scan};
+pub use scan::{Family, Finding, MAX_SCAN_CHARS, finding, fingerprint, pattern_list, scan};
 pub use scope::Scope;
 pub use score::{
     Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms,
 };
 pub use settings::{Budgets, Curation, ExpiryDays, FileSettings, Settings};
-pub use snapshot::{Blocked, Overflow, Snapshot, blocked_placeholder};
+pub use snapshot::{
+    Blocked, Overflow, Snapshot, StoreInput, blocked_placeholder, render, render_with,
+};
 pub use splice::{Unplaceable, append, normalize_text, remove, replace, set_meta};
 pub use stats::FactStats;
 pub use store::{BatchOutcome, CONFIG_FILE, DERIVED_DIR, EntryView, Owner, Store, StoreView};

@@ -22,10 +22,14 @@ use crate::scope::Scope;
 use crate::splice;
 use crate::store::Owner;
 
+/// A curation candidate: last recalled, created, id, text, metadata.
+type Candidate = (Option<DateTime<Utc>>, DateTime<Utc>, String, String, Meta);
+
 /// Longest archive reason, in characters.
 pub const MAX_REASON_CHARS: usize = 500;
 
-const ARCHIVE_HEADER: &str = "# Archive\n\nArchived memories, with why. `memdir unarchive ID` brings one back.\n";
+const ARCHIVE_HEADER: &str =
+    "# Archive\n\nArchived memories, with why. `memdir unarchive ID` brings one back.\n";
 
 /// What archiving, vetoing or unarchiving did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -74,7 +78,12 @@ impl Owner<'_> {
     }
 
     /// Rewrites one of the owner's files with `f` (editor-safe, durable).
-    fn rewrite(&self, name: &str, limit: u64, mut f: impl FnMut(&str) -> Result<Option<String>>) -> Result<()> {
+    fn rewrite(
+        &self,
+        name: &str,
+        limit: u64,
+        mut f: impl FnMut(&str) -> Result<Option<String>>,
+    ) -> Result<()> {
         let path: PathBuf = self.dir().join(name);
         let raw = fs::stable_read(self.io(), &path)?;
         fs::replace_file(self.io(), &self.store.poison, &path, raw, |cur| {
@@ -91,22 +100,48 @@ impl Owner<'_> {
     fn append_archive(&self, items: &[(String, Meta)]) -> Result<()> {
         let path = self.dir().join(ARCHIVE_FILE);
         self.rewrite(ARCHIVE_FILE, fs::MAX_FILE_BYTES, |src| {
-            let mut cur = if src.trim().is_empty() { format!("{ARCHIVE_HEADER}\n") } else { src.to_owned() };
+            let mut cur = if src.trim().is_empty() {
+                format!("{ARCHIVE_HEADER}\n")
+            } else {
+                src.to_owned()
+            };
             for (text, meta) in items {
+                // A memory archived again replaces its older archive record.
+                let id = archived_id(meta, text);
+                loop {
+                    let doc = parse("archive", &cur);
+                    let Some(i) = doc.entries.iter().position(|e| {
+                        e.meta
+                            .clone()
+                            .map(|r| archived_id(&Meta::parse(&cur[r]), &e.text))
+                            .as_deref()
+                            == Some(id.as_str())
+                    }) else {
+                        break;
+                    };
+                    cur = splice::remove(&cur, &doc, i).map_err(|e| Error::InvalidRequest(e.0))?;
+                }
                 let doc = parse("archive", &cur);
-                cur = splice::append("archive", &cur, &doc, text, Some(&meta.render())).map_err(|e| {
-                    Error::Unplaceable {
+                cur = splice::append("archive", &cur, &doc, text, Some(&meta.render())).map_err(
+                    |e| Error::Unplaceable {
                         path: path.clone(),
                         reason: e.0,
-                    }
-                })?;
+                    },
+                )?;
             }
             Ok(Some(cur))
         })
     }
 
     /// The archive metadata for a live entry's metadata.
-    fn archive_meta(&self, mut m: Meta, scope: &str, kind: ArchiveKind, reason: String, now: DateTime<Utc>) -> Meta {
+    fn archive_meta(
+        &self,
+        mut m: Meta,
+        scope: &str,
+        kind: ArchiveKind,
+        reason: String,
+        now: DateTime<Utc>,
+    ) -> Meta {
         m.scope = Some(scope.to_owned());
         m.archived = Some(now);
         m.kind = Some(kind);
@@ -139,7 +174,11 @@ impl Owner<'_> {
             Found::Live(scope, i) => {
                 let l = self.load(scope)?;
                 let e = &l.doc.entries[i];
-                let m = e.meta.clone().map(|r| Meta::parse(&l.src[r])).unwrap_or_default();
+                let m = e
+                    .meta
+                    .clone()
+                    .map(|r| Meta::parse(&l.src[r]))
+                    .unwrap_or_default();
                 let meta = self.archive_meta(m, scope.name(), kind, reason, now);
                 self.append_archive(&[(e.text.clone(), meta)])?;
                 self.apply_locked(
@@ -151,7 +190,12 @@ impl Owner<'_> {
                 )?;
             }
             Found::Day(date) => {
-                let text = self.day_rows()?.into_iter().find(|r| r.date == date).map(|r| r.text).unwrap_or_default();
+                let text = self
+                    .day_rows()?
+                    .into_iter()
+                    .find(|r| r.date == date)
+                    .map(|r| r.text)
+                    .unwrap_or_default();
                 let meta = Meta {
                     date: Some(date),
                     ..self.archive_meta(Meta::default(), "day", kind, reason, now)
@@ -161,7 +205,7 @@ impl Owner<'_> {
                     Ok(journal::remove_section(src, &journal::parse(src), date))
                 })?;
             }
-            Found::Archived(..) => {
+            Found::Archived => {
                 return Err(Error::WrongState {
                     id: id.to_owned(),
                     state: "already archived",
@@ -186,15 +230,19 @@ impl Owner<'_> {
     /// log stays archived.
     pub fn unarchive(&self, id: &str) -> Result<Transition> {
         let _lock = self.lock()?;
-        let m = match self.locate(id)? {
-            Found::Archived(m) => m,
-            Found::Live(..) | Found::Day(_) => {
-                return Err(Error::WrongState {
-                    id: id.to_owned(),
-                    state: "not archived",
-                });
-            }
-            Found::Nowhere => return Err(self.unknown(id, false)?),
+        // The archive first: an archived day row shares its id with a live log
+        // of the same date.
+        let m = match self.locate_archived(id)? {
+            Some(m) => m,
+            None => match self.locate(id)? {
+                Found::Nowhere => return Err(self.unknown(id, false)?),
+                _ => {
+                    return Err(Error::WrongState {
+                        id: id.to_owned(),
+                        state: "not archived",
+                    });
+                }
+            },
         };
         match m.kind {
             Some(ArchiveKind::Superseded) => {
@@ -213,13 +261,23 @@ impl Owner<'_> {
         let text = adoc
             .entries
             .iter()
-            .find(|e| e.meta.clone().map(|r| archived_id(&Meta::parse(&asrc[r]), &e.text)).as_deref() == Some(id))
+            .find(|e| {
+                e.meta
+                    .clone()
+                    .map(|r| archived_id(&Meta::parse(&asrc[r]), &e.text))
+                    .as_deref()
+                    == Some(id)
+            })
             .map(|e| e.text.clone())
             .unwrap_or_default();
         if m.scope.as_deref() == Some("day") {
-            let date = m.date.ok_or_else(|| Error::InvalidRequest(format!("{id}: archived day row without a date")))?;
+            let date = m.date.ok_or_else(|| {
+                Error::InvalidRequest(format!("{id}: archived day row without a date"))
+            })?;
             if self.journal()?.section(date).is_some() {
-                return Err(Error::DayExists { date: date.to_string() });
+                return Err(Error::DayExists {
+                    date: date.to_string(),
+                });
             }
             self.rewrite(EPISODES_FILE, MAX_EPISODES_BYTES, |src| {
                 let mut cur = src.to_owned();
@@ -229,9 +287,18 @@ impl Owner<'_> {
                 Ok(Some(cur))
             })?;
         } else {
-            let scope = m.scope.as_deref().and_then(Scope::parse).unwrap_or(Scope::Memory);
+            let scope = m
+                .scope
+                .as_deref()
+                .and_then(Scope::parse)
+                .unwrap_or(Scope::Memory);
             let mut live = m.clone();
-            for f in [&mut live.archived_by, &mut live.reason, &mut live.superseded_by, &mut live.scope] {
+            for f in [
+                &mut live.archived_by,
+                &mut live.reason,
+                &mut live.superseded_by,
+                &mut live.scope,
+            ] {
                 *f = None;
             }
             live.archived = None;
@@ -246,11 +313,17 @@ impl Owner<'_> {
         self.rewrite(ARCHIVE_FILE, fs::MAX_FILE_BYTES, |src| {
             let doc = parse("archive", src);
             let Some(i) = doc.entries.iter().position(|e| {
-                e.meta.clone().map(|r| archived_id(&Meta::parse(&src[r]), &e.text)).as_deref() == Some(id)
+                e.meta
+                    .clone()
+                    .map(|r| archived_id(&Meta::parse(&src[r]), &e.text))
+                    .as_deref()
+                    == Some(id)
             }) else {
                 return Ok(None);
             };
-            splice::remove(src, &doc, i).map(Some).map_err(|e| Error::InvalidRequest(e.0))
+            splice::remove(src, &doc, i)
+                .map(Some)
+                .map_err(|e| Error::InvalidRequest(e.0))
         })?;
         Ok(Transition {
             id: id.to_owned(),
@@ -267,15 +340,19 @@ impl Owner<'_> {
         let now = Utc::now();
         self.rewrite(scope.file_name(), fs::MAX_FILE_BYTES, |src| {
             let doc = parse(scope.name(), src);
-            if doc.entries.iter().any(|e| e.id == entry_id(scope.name(), text)) {
+            if doc
+                .entries
+                .iter()
+                .any(|e| e.id == entry_id(scope.name(), text))
+            {
                 return Ok(None);
             }
-            let out = splice::append(scope.name(), src, &doc, text, Some(&meta.render())).map_err(|e| {
-                Error::Unplaceable {
+            let out = splice::append(scope.name(), src, &doc, text, Some(&meta.render())).map_err(
+                |e| Error::Unplaceable {
                     path: path.clone(),
                     reason: e.0,
-                }
-            })?;
+                },
+            )?;
             let env = StoreEnv {
                 owner: self,
                 scope,
@@ -306,7 +383,13 @@ impl Owner<'_> {
     /// superseding a live fact of the same owner (archived as `superseded`).
     /// With `curation: auto`, an add past the budget first archives the least
     /// recently recalled, oldest facts (reason `curated: over budget`).
-    pub fn save(&self, scope: Scope, text: &str, expires: Option<&str>, supersedes: Option<&str>) -> Result<SaveOutcome> {
+    pub fn save(
+        &self,
+        scope: Scope,
+        text: &str,
+        expires: Option<&str>,
+        supersedes: Option<&str>,
+    ) -> Result<SaveOutcome> {
         let text = check_text(text)?;
         let _lock = self.lock()?;
         fs::sweep_temps(self.io(), self.dir());
@@ -321,12 +404,27 @@ impl Owner<'_> {
         let mut archived = Vec::new();
         let mut to_archive: Vec<(String, Meta)> = Vec::new();
         if let Some(old) = supersedes {
+            if old == new_id {
+                return Err(Error::InvalidRequest(format!(
+                    "{old} cannot supersede itself: the new text is the same fact"
+                )));
+            }
             match self.locate(old)? {
                 Found::Live(s, i) => {
                     let l = self.load(s)?;
                     let e = &l.doc.entries[i];
-                    let m = e.meta.clone().map(|r| Meta::parse(&l.src[r])).unwrap_or_default();
-                    let mut meta = self.archive_meta(m, s.name(), ArchiveKind::Superseded, format!("superseded by {new_id}"), now);
+                    let m = e
+                        .meta
+                        .clone()
+                        .map(|r| Meta::parse(&l.src[r]))
+                        .unwrap_or_default();
+                    let mut meta = self.archive_meta(
+                        m,
+                        s.name(),
+                        ArchiveKind::Superseded,
+                        format!("superseded by {new_id}"),
+                        now,
+                    );
                     meta.superseded_by = Some(new_id.clone());
                     to_archive.push((e.text.clone(), meta));
                     ops.push(Op::Remove {
@@ -336,7 +434,7 @@ impl Owner<'_> {
                     archived.push(old.to_owned());
                 }
                 Found::Day(_) => return Err(Error::DayAppendOnly { id: old.to_owned() }),
-                Found::Archived(..) => return Err(Error::SupersedeArchived { id: old.to_owned() }),
+                Found::Archived => return Err(Error::SupersedeArchived { id: old.to_owned() }),
                 Found::Nowhere => return Err(self.unknown(old, true)?),
             }
         }
@@ -355,9 +453,21 @@ impl Owner<'_> {
                 return Err(e);
             }
             for (id, vtext, m) in victims {
-                let meta = self.archive_meta(m, scope.name(), ArchiveKind::Plain, "curated: over budget".into(), now);
+                let meta = self.archive_meta(
+                    m,
+                    scope.name(),
+                    ArchiveKind::Plain,
+                    "curated: over budget".into(),
+                    now,
+                );
                 to_archive.push((vtext, meta));
-                ops.insert(0, Op::Remove { old: id.clone(), scope });
+                ops.insert(
+                    0,
+                    Op::Remove {
+                        old: id.clone(),
+                        scope,
+                    },
+                );
                 archived.push(id);
             }
         }
@@ -396,24 +506,43 @@ impl Owner<'_> {
         now: DateTime<Utc>,
     ) -> Result<Vec<(String, String, Meta)>> {
         let stats = self.load_stats();
-        let mut cands: Vec<(Option<DateTime<Utc>>, DateTime<Utc>, String, String, Meta)> = l
+        let mut cands: Vec<Candidate> = l
             .doc
             .entries
             .iter()
             .filter(|e| is_live(e.meta.clone().map(|r| &l.src[r]), now) && e.text != text)
-            .filter(|e| !ops.iter().any(|o| matches!(o, Op::Remove { old, .. } if *old == e.id)))
+            .filter(|e| {
+                !ops.iter()
+                    .any(|o| matches!(o, Op::Remove { old, .. } if *old == e.id))
+            })
             .map(|e| {
-                let m = e.meta.clone().map(|r| Meta::parse(&l.src[r])).unwrap_or_default();
+                let m = e
+                    .meta
+                    .clone()
+                    .map(|r| Meta::parse(&l.src[r]))
+                    .unwrap_or_default();
                 let st = stats.facts.get(&e.id).cloned().unwrap_or_default();
                 let created = m.created.or(st.first_seen).unwrap_or(now);
-                (st.last_recalled_at, created, e.id.clone(), e.text.clone(), m)
+                (
+                    st.last_recalled_at,
+                    created,
+                    e.id.clone(),
+                    e.text.clone(),
+                    m,
+                )
             })
             .collect();
         cands.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut picked = Vec::new();
         let mut trial: Vec<Op> = ops.to_vec();
         for (_, _, id, vtext, m) in cands {
-            trial.insert(0, Op::Remove { old: id.clone(), scope });
+            trial.insert(
+                0,
+                Op::Remove {
+                    old: id.clone(),
+                    scope,
+                },
+            );
             picked.push((id, vtext, m));
             let mine: Vec<&Op> = trial.iter().filter(|o| o.scope() == scope).collect();
             match self.apply_scope(scope, settings, &l.path, &l.src, &mine) {

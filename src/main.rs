@@ -291,28 +291,26 @@ fn run(cli: Cli) -> Result<String, Failure> {
             (Caller::Agent(me), g.agent)
         }
     };
-    match &cli.command {
-        Command::List {
-            kind,
-            status,
-            all,
-            limit,
-        } => {
-            let filter = ListFilter {
-                kind: kind.clone(),
-                status: status.clone(),
-                all: *all,
-                limit: *limit,
-            };
-            return Ok(cli::facts::list(
-                &store,
-                &caller,
-                named.as_deref(),
-                &filter,
-                json,
-            )?);
-        }
-        _ => {}
+    if let Command::List {
+        kind,
+        status,
+        all,
+        limit,
+    } = &cli.command
+    {
+        let filter = ListFilter {
+            kind: kind.clone(),
+            status: status.clone(),
+            all: *all,
+            limit: *limit,
+        };
+        return Ok(cli::facts::list(
+            &store,
+            &caller,
+            named.as_deref(),
+            &filter,
+            json,
+        )?);
     }
     let owner = store.owner_as(&caller, named.as_deref())?;
     Ok(match cli.command {

@@ -99,7 +99,9 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 /// Parses an `--expires` value, refusing what [`parse_time`] cannot read.
 pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
     parse_time(s).ok_or_else(|| {
-        Error::InvalidRequest(format!("--expires {s:?}: use a date YYYY-MM-DD or an RFC 3339 time"))
+        Error::InvalidRequest(format!(
+            "--expires {s:?}: use a date YYYY-MM-DD or an RFC 3339 time"
+        ))
     })
 }
 
@@ -191,7 +193,9 @@ fn quote(v: &str) -> String {
         return v.to_owned();
     }
     let json = serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into());
-    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('-', "\\u002d")
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('-', "\\u002d")
 }
 
 /// `key=value` pairs; a value is a bare token or a JSON string.

@@ -142,7 +142,10 @@ impl Owner<'_> {
         let mut stats = self.load_stats();
         if let Some(s) = &options.session
             && !options.on_demand
-            && stats.sessions.get(s).is_some_and(|t| now - *t < SESSION_SKIP)
+            && stats
+                .sessions
+                .get(s)
+                .is_some_and(|t| now - *t < SESSION_SKIP)
         {
             return Ok(Recall {
                 skipped: true,
@@ -208,7 +211,8 @@ impl Owner<'_> {
                     }
                     Ok(_) => {
                         newest(&mut facts);
-                        fallback = Some("scoring failed: wrong number of scores; the newest facts".into());
+                        fallback =
+                            Some("scoring failed: wrong number of scores; the newest facts".into());
                     }
                     Err(e) => {
                         newest(&mut facts);
@@ -295,7 +299,12 @@ mod tests {
 
     struct Failing;
     impl Scorer for Failing {
-        fn score(&self, _: &str, _: &[&str], _: Instant) -> std::result::Result<Vec<f64>, crate::score::ScoreError> {
+        fn score(
+            &self,
+            _: &str,
+            _: &[&str],
+            _: Instant,
+        ) -> std::result::Result<Vec<f64>, crate::score::ScoreError> {
             Err(crate::score::ScoreError::Failed("model offline".into()))
         }
     }
@@ -305,27 +314,48 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
         let o = s.owner("agt").unwrap();
-        o.add(Scope::Memory, "The staging deploy needs the VPN on (PIN-812)").unwrap();
-        o.add(Scope::Memory, "Prefers tabs over spaces in Go code").unwrap();
+        o.add(
+            Scope::Memory,
+            "The staging deploy needs the VPN on (PIN-812)",
+        )
+        .unwrap();
+        o.add(Scope::Memory, "Prefers tabs over spaces in Go code")
+            .unwrap();
         let now = Utc::now();
         let q = RecallOptions::query("Fix the staging deploy for PIN-812").session("s1");
-        let r = o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now).unwrap();
+        let r = o
+            .recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now)
+            .unwrap();
         assert!(!r.skipped && r.fallback.is_none());
         assert_eq!(r.facts.len(), 1, "{r:?}");
         assert!(r.block.starts_with("--- MEMORY ---\nmem_"));
         assert!(r.block.contains(&format!("({})", now.date_naive())));
-        let again = o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now).unwrap();
+        let again = o
+            .recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now)
+            .unwrap();
         assert!(again.skipped && again.block.is_empty());
         // On demand: counts, keeps the skip.
         let od = q.clone().on_demand();
-        assert!(!o.recall_with(&od, &Bm25Scorer::default(), &CharEstimator, now).unwrap().skipped);
+        assert!(
+            !o.recall_with(&od, &Bm25Scorer::default(), &CharEstimator, now)
+                .unwrap()
+                .skipped
+        );
         let rows = o.list(&crate::facts::ListFilter::default()).unwrap();
         let hit = rows.iter().find(|r| r.text.contains("VPN")).unwrap();
         assert_eq!(hit.recall_count, 2);
-        assert!(o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now).unwrap().skipped);
+        assert!(
+            o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, now)
+                .unwrap()
+                .skipped
+        );
         // A day later the session recalls again.
         let later = now + chrono::Duration::hours(25);
-        assert!(!o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, later).unwrap().skipped);
+        assert!(
+            !o.recall_with(&q, &Bm25Scorer::default(), &CharEstimator, later)
+                .unwrap()
+                .skipped
+        );
     }
 
     #[test]
@@ -335,10 +365,20 @@ mod tests {
         let o = s.owner("agt").unwrap();
         o.add(Scope::Memory, "one").unwrap();
         o.add(Scope::User, "two").unwrap();
-        let r = o.recall_with(&RecallOptions::query("anything"), &Failing, &CharEstimator, Utc::now()).unwrap();
+        let r = o
+            .recall_with(
+                &RecallOptions::query("anything"),
+                &Failing,
+                &CharEstimator,
+                Utc::now(),
+            )
+            .unwrap();
         assert!(r.fallback.unwrap().contains("model offline"));
         assert_eq!(r.facts.len(), 2);
         let long = "q".repeat(4001);
-        assert_eq!(o.recall(&RecallOptions::query(long)).unwrap_err().code(), "memory_query_too_long");
+        assert_eq!(
+            o.recall(&RecallOptions::query(long)).unwrap_err().code(),
+            "memory_query_too_long"
+        );
     }
 }

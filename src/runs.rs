@@ -172,7 +172,10 @@ impl<'s> Owner<'s> {
                 limit: *limit,
             })
             .collect();
-        Ok(snapshot::render(&inputs))
+        let mut scanner = self.cached_scanner();
+        let snap = snapshot::render_with(&inputs, &mut |text| scanner.scan(text));
+        self.store_scan_cache(scanner);
+        Ok(snap)
     }
 
     fn snapshots_dir(&self) -> PathBuf {

@@ -253,6 +253,50 @@ fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
     out
 }
 
+/// Bump when scanning code changes in a way the pattern table does not show
+/// (normalisation, invisible-character rules, value checks), so that cached
+/// verdicts ([`fingerprint`]) are not reused across the change.
+const SCANNER_REVISION: u32 = 1;
+
+static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(format!("rev {SCANNER_REVISION} max {MAX_SCAN_CHARS}\n"));
+    for p in PATTERNS {
+        h.update(p.id);
+        for r in p.res.iter().chain(p.squashed) {
+            h.update(b"\0");
+            h.update(r.src);
+            for group in r.keys {
+                h.update(b"\x01");
+                h.update(group.join("\x02"));
+            }
+        }
+        h.update(b"\n");
+    }
+    hex::encode(h.finalize())
+});
+
+/// A fingerprint of the scanner (its revision and its whole pattern table):
+/// a verdict cached under one fingerprint is valid only for that fingerprint.
+pub fn fingerprint() -> &'static str {
+    &FINGERPRINT
+}
+
+/// The finding a pattern id names (`text_too_long` included), if any.
+pub fn finding(pattern: &str) -> Option<Finding> {
+    if pattern == "text_too_long" {
+        return Some(Finding {
+            pattern: "text_too_long",
+            family: Family::Threat,
+        });
+    }
+    PATTERNS.iter().find(|p| p.id == pattern).map(|p| Finding {
+        pattern: p.id,
+        family: p.family(),
+    })
+}
+
 /// Convenience: the distinct pattern ids of `findings`, joined with ", ".
 pub fn pattern_list(findings: &[Finding]) -> String {
     let mut ids: Vec<&str> = Vec::new();

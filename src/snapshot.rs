@@ -92,6 +92,14 @@ pub fn blocked_placeholder(scope: Scope, id: &str, findings: &[Finding]) -> Stri
 /// how many entries were left out. Stores are separated by a blank line; the
 /// text ends with one LF.
 pub fn render(stores: &[StoreInput<'_>]) -> Snapshot {
+    render_with(stores, &mut scan::scan)
+}
+
+/// [`render`] with a given scanner (for example one that caches verdicts).
+pub fn render_with(
+    stores: &[StoreInput<'_>],
+    scanner: &mut dyn FnMut(&str) -> Vec<Finding>,
+) -> Snapshot {
     let mut text = String::new();
     let mut blocked = Vec::new();
     let mut over_budget = Vec::new();
@@ -105,7 +113,7 @@ pub fn render(stores: &[StoreInput<'_>]) -> Snapshot {
         let mut shown: Vec<String> = Vec::with_capacity(store.entries.len());
         let mut omitted = 0;
         for (id, raw) in &store.entries {
-            let findings = scan::scan(raw);
+            let findings = scanner(raw);
             let line = if findings.is_empty() {
                 (*raw).to_owned()
             } else {

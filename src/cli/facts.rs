@@ -15,14 +15,29 @@ pub fn transition(t: &Transition, json: bool) -> String {
 }
 
 /// `memdir list`: one owner's rows, or every owner's for a person who named none.
-pub fn list(store: &Store, caller: &Caller, named: Option<&str>, filter: &ListFilter, json: bool) -> Result<String, Error> {
+pub fn list(
+    store: &Store,
+    caller: &Caller,
+    named: Option<&str>,
+    filter: &ListFilter,
+    json: bool,
+) -> Result<String, Error> {
     let mut rows: Vec<FactRow> = Vec::new();
     if caller.is_person() && named.is_none() {
         for id in store.owners()? {
             rows.extend(store.owner_as(caller, Some(&id))?.list(filter)?);
         }
-        rows.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
-        rows.truncate(filter.limit.unwrap_or(memdir::DEFAULT_LIST_LIMIT).min(memdir::MAX_LIST_LIMIT));
+        rows.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        rows.truncate(
+            filter
+                .limit
+                .unwrap_or(memdir::DEFAULT_LIST_LIMIT)
+                .min(memdir::MAX_LIST_LIMIT),
+        );
     } else {
         rows = store.owner_as(caller, named)?.list(filter)?;
     }
@@ -32,7 +47,10 @@ pub fn list(store: &Store, caller: &Caller, named: Option<&str>, filter: &ListFi
     let mut out = String::new();
     for r in &rows {
         let state = match (r.status, r.expired) {
-            ("archived", _) => format!("archived ({})", r.archive_kind.map_or("plain", |k| k.name())),
+            ("archived", _) => format!(
+                "archived ({})",
+                r.archive_kind.map_or("plain", |k| k.name())
+            ),
             (_, true) => "active, expired".to_owned(),
             (s, false) => s.to_owned(),
         };
@@ -78,12 +96,18 @@ pub fn recall(owner: &Owner<'_>, options: &RecallOptions, json: bool) -> Result<
 pub fn init(store: &Store, json: bool) -> Result<String, Error> {
     let created = store.init()?;
     if json {
-        Ok(to_json(&json!({"root": store.root(), "gitignore": created})))
+        Ok(to_json(
+            &json!({"root": store.root(), "gitignore": created}),
+        ))
     } else {
         Ok(format!(
             "memory root {} ready; .gitignore {}\n",
             store.root().display(),
-            if created { "lists .memdir/" } else { "already lists .memdir/" }
+            if created {
+                "lists .memdir/"
+            } else {
+                "already lists .memdir/"
+            }
         ))
     }
 }

@@ -39,9 +39,18 @@ pub fn run(owner: &Owner<'_>, command: RunsCommand, json: bool) -> Result<String
             until,
             limit,
         } => {
-            let hits = owner.search_runs(&query, &SearchOptions { since, until, limit })?;
+            let hits = owner.search_runs(
+                &query,
+                &SearchOptions {
+                    since,
+                    until,
+                    limit,
+                },
+            )?;
             if json {
-                return Ok(to_json(&serde_json::json!({ "hits": hits, "count": hits.len() })));
+                return Ok(to_json(
+                    &serde_json::json!({ "hits": hits, "count": hits.len() }),
+                ));
             }
             let mut out = String::new();
             for h in &hits {
@@ -49,9 +58,15 @@ pub fn run(owner: &Owner<'_>, command: RunsCommand, json: bool) -> Result<String
                     "{} {} {}{}{}  [{:.2}]\n",
                     h.date,
                     h.time.as_deref().unwrap_or("--:--"),
-                    h.task.as_deref().map(|t| format!("[{t}] ")).unwrap_or_default(),
+                    h.task
+                        .as_deref()
+                        .map(|t| format!("[{t}] "))
+                        .unwrap_or_default(),
                     h.text,
-                    h.run.as_deref().map(|r| format!(" (run {r})")).unwrap_or_default(),
+                    h.run
+                        .as_deref()
+                        .map(|r| format!(" (run {r})"))
+                        .unwrap_or_default(),
                     h.score.unwrap_or(0.0)
                 ));
             }
@@ -77,10 +92,18 @@ pub fn run(owner: &Owner<'_>, command: RunsCommand, json: bool) -> Result<String
                 out.push('\n');
             }
             for h in &v.journal {
-                out.push_str(&format!("journal: {} {} {}\n", h.date, h.time.as_deref().unwrap_or("--:--"), h.text));
+                out.push_str(&format!(
+                    "journal: {} {} {}\n",
+                    h.date,
+                    h.time.as_deref().unwrap_or("--:--"),
+                    h.text
+                ));
             }
             for s in &v.steps {
-                out.push_str(&format!("step {}: {} ({} bytes, {})\n", s.task_id, s.content_type, s.bytes, s.created_at));
+                out.push_str(&format!(
+                    "step {}: {} ({} bytes, {})\n",
+                    s.task_id, s.content_type, s.bytes, s.created_at
+                ));
             }
             if let Some(snap) = &v.snapshot {
                 out.push_str("snapshot it began with:\n");

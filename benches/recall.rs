@@ -1,0 +1,184 @@
+//! Recall benchmark: `Owner::recall` over 300 facts with a 4,000-character
+//! query, against parsing the same MEMORY.md once (`memdir::parse`) in the
+//! same run, alternating the two. A recall also counts itself: it takes the
+//! owner's lock and writes `.memdir/stats.json` durably, so the figure is
+//! reported both whole and with the scoring alone (`Bm25Scorer` on the same
+//! texts).
+//!
+//! Run with `cargo bench --bench recall`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use memdir::{Bm25Scorer, RecallOptions, Scope, Scorer, Store, parse};
+
+const SUBJECTS: &[&str] = &[
+    "staging deploy",
+    "billing ledger",
+    "postgres migration",
+    "kafka topic",
+    "auth token",
+    "search reindex",
+    "nightly export",
+    "feature flag",
+    "release notes",
+    "rate limit",
+    "frontend build",
+    "on-call handoff",
+    "mobile API version",
+    "warehouse schema",
+    "error budget",
+    "docs site",
+    "python lint",
+    "benchmark runner",
+    "support tickets",
+    "worker logs",
+];
+const DETAILS: &[&str] = &[
+    "needs the VPN on",
+    "is owned by the platform team",
+    "must be reviewed by two people",
+    "runs every six hours",
+    "is configured in infra/terraform",
+    "alerts #ops-oncall when it fails",
+    "changed in the last release",
+    "has a runbook in docs/runbooks",
+    "is flaky under load",
+    "was migrated from the old cluster",
+    "uses the shared service account",
+    "is documented in the wiki",
+];
+
+fn facts() -> Vec<String> {
+    (0..300)
+        .map(|i| {
+            format!(
+                "Fact {i}: the {} {} (ticket PIN-{}), checked {} times",
+                SUBJECTS[i % SUBJECTS.len()],
+                DETAILS[(i / SUBJECTS.len()) % DETAILS.len()],
+                100 + i,
+                i % 7
+            )
+        })
+        .collect()
+}
+
+fn query() -> String {
+    let mut q = String::from(
+        "Task PIN-145: the staging deploy fails since the last release. Investigate the auth token refresh, \
+         check whether the kafka topic for billing ledger events was migrated from the old cluster, and write \
+         release notes. ",
+    );
+    let filler = "Context from the ticket: users report intermittent 502 errors after login; the incident \
+                  channel suspects the gateway configuration and the rollout of the new session cookies. ";
+    while q.chars().count() + filler.len() <= 4_000 {
+        q.push_str(filler);
+    }
+    q
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        tmp.path().join("memdir.yaml"),
+        "budgets:\n  memory: 20000\n",
+    )
+    .expect("config");
+    let store = Store::open(tmp.path()).expect("open");
+    let owner = store.owner("agt_bench").expect("owner");
+    let ops: Vec<memdir::Op> = facts()
+        .into_iter()
+        .map(|text| memdir::Op::Add {
+            text,
+            scope: Scope::Memory,
+            expires: None,
+            supersedes: None,
+        })
+        .collect();
+    owner.batch(&ops).expect("fill");
+    let q = query();
+    assert!(q.chars().count() <= 4_000);
+    let path = owner.path(Scope::Memory);
+    let src = std::fs::read_to_string(&path).expect("read");
+    let texts: Vec<String> = parse("memory", &src)
+        .entries
+        .into_iter()
+        .map(|e| e.text)
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let opts = RecallOptions::query(q.clone());
+    let picked = owner.recall(&opts).expect("recall").facts.len();
+
+    let mut c = Criterion::default()
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(5))
+        .configure_from_args();
+    let mut g = c.benchmark_group("recall");
+    g.bench_function("memdir_recall_300_facts_4000_chars", |b| {
+        b.iter(|| black_box(owner.recall(&opts).expect("recall")))
+    });
+    g.bench_function("scoring_only", |b| {
+        b.iter(|| {
+            black_box(Bm25Scorer::default().score(
+                &q,
+                &refs,
+                Instant::now() + Duration::from_secs(5),
+            ))
+        })
+    });
+    g.bench_function("floor_parse_memory_md", |b| {
+        b.iter(|| black_box(parse("memory", &src)))
+    });
+    g.finish();
+
+    let rounds = 60;
+    let (mut r, mut s, mut p) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t = Instant::now();
+        black_box(owner.recall(&opts).expect("recall"));
+        r.push(t.elapsed());
+        let t = Instant::now();
+        black_box(
+            Bm25Scorer::default()
+                .score(&q, &refs, Instant::now() + Duration::from_secs(5))
+                .ok(),
+        );
+        s.push(t.elapsed());
+        let t = Instant::now();
+        black_box(parse("memory", &src));
+        p.push(t.elapsed());
+    }
+    let (r, s, p) = (median(&mut r), median(&mut s), median(&mut p));
+    println!("\n== recall figures ==");
+    println!(
+        "300 facts, {} bytes of MEMORY.md, query {} chars, {picked} facts picked",
+        src.len(),
+        q.chars().count()
+    );
+    println!(
+        "recall (whole, with lock and durable stats write): {:>8.2} ms",
+        r.as_secs_f64() * 1e3
+    );
+    println!(
+        "scoring only:                                      {:>8.2} ms",
+        s.as_secs_f64() * 1e3
+    );
+    println!(
+        "parse MEMORY.md once (floor):                      {:>8.2} ms",
+        p.as_secs_f64() * 1e3
+    );
+    println!(
+        "ratio recall / parse:  {:>6.1}x",
+        r.as_secs_f64() / p.as_secs_f64()
+    );
+    println!(
+        "ratio scoring / parse: {:>6.1}x",
+        s.as_secs_f64() / p.as_secs_f64()
+    );
+}
