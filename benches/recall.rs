@@ -1,6 +1,7 @@
-//! Recall benchmark: `Owner::recall` over 300 facts with a 4,000-character
-//! query, against parsing the same MEMORY.md once (`memdir::parse`) in the
-//! same run, alternating the two. A recall also counts itself: it takes the
+//! Recall benchmark: `Owner::recall` over 300 facts (150 in MEMORY.md, 150 in
+//! USER.md: 300 facts pass one store's largest budget) with a 4,000-character
+//! query, against parsing the same stores once (`memdir::parse`) in the same
+//! run, alternating the two. A recall also counts itself: it takes the
 //! owner's lock and writes `.memdir/stats.json` durably, so the figure is
 //! reported both whole and with the scoring alone (`Bm25Scorer` on the same
 //! texts).
@@ -85,18 +86,21 @@ fn median(v: &mut [Duration]) -> Duration {
 
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        tmp.path().join("memdir.yaml"),
-        "budgets:\n  memory: 20000\n",
-    )
-    .expect("config");
+    // 300 facts of ~80 chars pass one store's largest budget: half go to each.
+    let config = "budgets:\n  memory: 20000\n  user: 20000\n";
+    std::fs::write(tmp.path().join("memdir.yaml"), config).expect("config");
     let store = Store::open(tmp.path()).expect("open");
     let owner = store.owner("agt_bench").expect("owner");
     let ops: Vec<memdir::Op> = facts()
         .into_iter()
-        .map(|text| memdir::Op::Add {
+        .enumerate()
+        .map(|(i, text)| memdir::Op::Add {
             text,
-            scope: Scope::Memory,
+            scope: if i % 2 == 0 {
+                Scope::Memory
+            } else {
+                Scope::User
+            },
             expires: None,
             supersedes: None,
         })
@@ -104,16 +108,20 @@ fn main() {
     owner.batch(&ops).expect("fill");
     let q = query();
     assert!(q.chars().count() <= 4_000);
-    let path = owner.path(Scope::Memory);
-    let src = std::fs::read_to_string(&path).expect("read");
+    let src = std::fs::read_to_string(owner.path(Scope::Memory)).expect("read");
+    let user_src = std::fs::read_to_string(owner.path(Scope::User)).expect("read");
     let texts: Vec<String> = parse("memory", &src)
         .entries
         .into_iter()
+        .chain(parse("user", &user_src).entries)
         .map(|e| e.text)
         .collect();
+    assert_eq!(texts.len(), 300);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let opts = RecallOptions::query(q.clone());
     let picked = owner.recall(&opts).expect("recall").facts.len();
+    let floor = || (parse("memory", &src), parse("user", &user_src));
+    let score = || Bm25Scorer::default().score(&q, &refs, Instant::now() + Duration::from_secs(5));
 
     let mut c = Criterion::default()
         .sample_size(30)
@@ -123,18 +131,8 @@ fn main() {
     g.bench_function("memdir_recall_300_facts_4000_chars", |b| {
         b.iter(|| black_box(owner.recall(&opts).expect("recall")))
     });
-    g.bench_function("scoring_only", |b| {
-        b.iter(|| {
-            black_box(Bm25Scorer::default().score(
-                &q,
-                &refs,
-                Instant::now() + Duration::from_secs(5),
-            ))
-        })
-    });
-    g.bench_function("floor_parse_memory_md", |b| {
-        b.iter(|| black_box(parse("memory", &src)))
-    });
+    g.bench_function("scoring_only", |b| b.iter(|| black_box(score())));
+    g.bench_function("floor_parse_both_stores", |b| b.iter(|| black_box(floor())));
     g.finish();
 
     let rounds = 60;
@@ -144,34 +142,31 @@ fn main() {
         black_box(owner.recall(&opts).expect("recall"));
         r.push(t.elapsed());
         let t = Instant::now();
-        black_box(
-            Bm25Scorer::default()
-                .score(&q, &refs, Instant::now() + Duration::from_secs(5))
-                .ok(),
-        );
+        black_box(score().ok());
         s.push(t.elapsed());
         let t = Instant::now();
-        black_box(parse("memory", &src));
+        black_box(floor());
         p.push(t.elapsed());
     }
     let (r, s, p) = (median(&mut r), median(&mut s), median(&mut p));
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("\n== recall figures ==");
     println!(
-        "300 facts, {} bytes of MEMORY.md, query {} chars, {picked} facts picked",
-        src.len(),
+        "300 facts, {} bytes in MEMORY.md + USER.md, query {} chars, {picked} facts picked",
+        src.len() + user_src.len(),
         q.chars().count()
     );
     println!(
-        "recall (whole, with lock and durable stats write): {:>8.2} ms",
-        r.as_secs_f64() * 1e3
+        "recall (whole: lock, read, score, durable stats write): {:>8.2} ms",
+        ms(r)
     );
     println!(
-        "scoring only:                                      {:>8.2} ms",
-        s.as_secs_f64() * 1e3
+        "scoring only:                                           {:>8.2} ms",
+        ms(s)
     );
     println!(
-        "parse MEMORY.md once (floor):                      {:>8.2} ms",
-        p.as_secs_f64() * 1e3
+        "parse both stores once (floor):                         {:>8.2} ms",
+        ms(p)
     );
     println!(
         "ratio recall / parse:  {:>6.1}x",
