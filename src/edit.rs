@@ -227,7 +227,12 @@ pub fn used_live(env: &dyn EditEnv, src: &str, doc: &Document) -> usize {
 /// Applies `ops` (all of scope `scope`) to `src` in order and checks the
 /// budget on the final state. Returns the new source and each operation's
 /// outcome; the source is unchanged if nothing changed.
-pub fn apply(scope: Scope, src: &str, ops: &[&Op], env: &dyn EditEnv) -> Result<(String, Vec<OpOutcome>)> {
+pub fn apply(
+    scope: Scope,
+    src: &str,
+    ops: &[&Op],
+    env: &dyn EditEnv,
+) -> Result<(String, Vec<OpOutcome>)> {
     let unplaceable = |r: String| env.unplaceable(r);
     let name = scope.name();
     let original = parse(name, src);
@@ -475,7 +480,10 @@ mod tests {
         let src = format!("- {} <!-- memdir expired -->\n", "a".repeat(450));
         assert!(run(&src, &[add(&"b".repeat(450))], 500).is_ok());
         let src = format!("- {}\n", "a".repeat(450));
-        assert_eq!(run(&src, &[add(&"b".repeat(450))], 500).unwrap_err().code(), "memory_over_budget");
+        assert_eq!(
+            run(&src, &[add(&"b".repeat(450))], 500).unwrap_err().code(),
+            "memory_over_budget"
+        );
     }
 
     #[test]

@@ -61,10 +61,17 @@ impl StoreEnv<'_, '_> {
 /// for every entry of every snapshot.)
 pub(crate) fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
     let Some(meta) = meta else { return true };
-    if !meta.contains("expires=") {
+    let Some(at) = meta.find(" expires=") else {
         return true;
+    };
+    // A bare value (memdir always writes one) is read directly; anything
+    // else goes through the full parser.
+    let value = &meta[at + " expires=".len()..];
+    let token = value.split(char::is_whitespace).next().unwrap_or("");
+    match crate::meta::parse_time(token) {
+        Some(t) if !token.starts_with('"') => t > now,
+        _ => Meta::parse(meta).expires.is_none_or(|e| e > now),
     }
-    Meta::parse(meta).expires.is_none_or(|e| e > now)
 }
 
 impl EditEnv for StoreEnv<'_, '_> {

@@ -198,11 +198,24 @@ pub(crate) fn plain_dir_exists(io: &dyn Io, path: &Path) -> Result<bool> {
     }
 }
 
+/// How long an emptied file counts as a save in progress.
+const EMPTY_SETTLE: Duration = Duration::from_secs(2);
+/// Attempts of a stable read (10 ms apart for an emptied file: past
+/// [`EMPTY_SETTLE`]).
+const READ_ATTEMPTS: usize = 250;
+
+fn recently_changed(m: &Metadata) -> bool {
+    m.modified()
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age < EMPTY_SETTLE)
+}
+
 /// Reads a file whose stat is the same before and after the read, retrying a
 /// read that raced a writer or found a file emptied mid-save. `None` if missing.
 pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
     let mut last = None;
-    for attempt in 0..20 {
+    for attempt in 0..READ_ATTEMPTS {
         let Some(before) = plain_file_meta(io, path)? else {
             return Ok(None);
         };
@@ -217,9 +230,10 @@ pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
         let after = plain_file_meta(io, path)?;
         let same =
             after.as_ref().map(stamp) == Some(stamp(&before)) && bytes.len() as u64 == before.len();
-        // An empty file may be an editor's truncate-then-write in progress:
-        // look again a few times before believing it.
-        let settled_empty = !bytes.is_empty() || attempt >= 4;
+        // An empty file may be a truncate-then-write in progress (an editor,
+        // a shell's `>`): believe it only once it has stayed empty for
+        // EMPTY_SETTLE after its last change.
+        let settled_empty = !bytes.is_empty() || (attempt >= 4 && !recently_changed(&before));
         if same && settled_empty {
             return Ok(Some(bytes));
         }

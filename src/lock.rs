@@ -30,12 +30,24 @@ impl Drop for OwnerLock {
 /// Takes the exclusive lock on `path` (created if missing), waiting at most
 /// `timeout`; past it the answer is [`Error::Locked`].
 pub(crate) fn acquire(path: &Path, timeout: Duration) -> Result<OwnerLock> {
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(Error::io(path, "open lock file"))?;
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    // Never follow a symlink planted at the lock's path (it could point
+    // outside the root): opening one fails with ELOOP.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let file = options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            Error::UnsafePath {
+                path: path.to_owned(),
+            }
+        } else {
+            Error::io(path, "open lock file")(e)
+        }
+    })?;
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
     loop {

@@ -34,7 +34,9 @@ pub(crate) struct CachedScanner {
 impl CachedScanner {
     /// Scans `text`, or takes its verdict from the cache.
     pub(crate) fn scan(&mut self, text: &str) -> Vec<Finding> {
-        let key = hex::encode(Sha256::digest(text.as_bytes()));
+        let mut buf = [0u8; 64];
+        let _ = hex::encode_to_slice(Sha256::digest(text.as_bytes()), &mut buf);
+        let key = String::from_utf8_lossy(&buf).into_owned();
         let cached = self.old.verdicts.get(&key).map(|ids| {
             ids.iter()
                 .map(|id| scan::finding(id))

@@ -28,6 +28,10 @@ pub struct Settings {
     pub curation: Option<Curation>,
     /// Largest SharedMemory result, in bytes (default 16 MiB).
     pub max_result_bytes: Option<u64>,
+    /// After [`Settings::overlay`]: the budgets the more specific file set,
+    /// so a resolved budget can say where it came from.
+    #[serde(skip)]
+    pub(crate) overlaid_budgets: Budgets,
 }
 
 /// Days until a saved fact expires, per store; `0` means never.
@@ -101,6 +105,7 @@ impl Settings {
 
     /// Overlays `other` (more specific) on `self`.
     pub fn overlay(mut self, other: &Settings) -> Settings {
+        self.overlaid_budgets = other.budgets.clone();
         self.budgets.memory = other.budgets.memory.or(self.budgets.memory);
         self.budgets.user = other.budgets.user.or(self.budgets.user);
         self.lock_timeout_ms = other.lock_timeout_ms.or(self.lock_timeout_ms);
@@ -135,7 +140,7 @@ pub fn resolve_budget(
 ) -> Budget {
     if let Some(b) = file.budget {
         Budget::clamp(b, BudgetSource::FrontMatter)
-    } else if let Some(b) = owner.budgets.get(scope) {
+    } else if let Some(b) = owner.overlaid_budgets.get(scope) {
         Budget::clamp(b, BudgetSource::OwnerConfig)
     } else if let Some(b) = root.budgets.get(scope) {
         Budget::clamp(b, BudgetSource::RootConfig)
@@ -147,12 +152,16 @@ pub fn resolve_budget(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::BudgetSource;
 
     #[test]
     fn precedence_and_clamp() {
         let p = Path::new("memdir.yaml");
         let root = Settings::from_yaml("budgets:\n  memory: 3000\n  user: 100000\n", p).unwrap();
-        let owner = Settings::from_yaml("budgets:\n  memory: 4000\n", p).unwrap();
+        // The owner's settings as the store passes them: overlaid on the root's.
+        let owner = root
+            .clone()
+            .overlay(&Settings::from_yaml("budgets:\n  memory: 4000\n", p).unwrap());
         let none = FileSettings::default();
         let fm = FileSettings::from_yaml("budget: 5000\ntitle: mine\n", p).unwrap();
         let empty = Settings::default();
@@ -178,6 +187,10 @@ mod tests {
         );
         let user = resolve_budget(Scope::User, &root, &owner, &none);
         assert_eq!((user.limit, user.clamped_from), (20_000, Some(100_000)));
+        // Each budget names the file it came from.
+        assert_eq!(user.source, BudgetSource::RootConfig);
+        let mem = resolve_budget(Scope::Memory, &root, &owner, &none);
+        assert_eq!(mem.source, BudgetSource::OwnerConfig);
     }
 
     #[test]

@@ -124,7 +124,14 @@ impl Store {
             (Caller::Person(p), None) => return Err(Error::AgentRequired { person: p.clone() }),
         };
         validate_id("owner", id)?;
-        validate_id(if caller.is_person() { "person" } else { "agent" }, caller.id())?;
+        validate_id(
+            if caller.is_person() {
+                "person"
+            } else {
+                "agent"
+            },
+            caller.id(),
+        )?;
         Ok(Owner {
             store: self,
             id: id.to_owned(),
@@ -146,17 +153,26 @@ impl Store {
             Some(b) => fs::decode(&path, b)?,
             None => String::new(),
         };
-        if current.lines().any(|l| l.trim() == ".memdir/" || l.trim() == ".memdir") {
+        if current
+            .lines()
+            .any(|l| l.trim() == ".memdir/" || l.trim() == ".memdir")
+        {
             return Ok(false);
         }
         let mut next = current.clone();
         if !next.is_empty() && !next.ends_with('\n') {
             next.push('\n');
         }
-        next.push_str("# memdir: derived files (locks, stats, stored snapshots); safe to delete\n.memdir/\n");
-        fs::replace_file(self.io.as_ref(), &self.poison, &path, (!current.is_empty()).then(|| current.into_bytes()), |_| {
-            Ok(Some(next.clone().into_bytes()))
-        })?;
+        next.push_str(
+            "# memdir: derived files (locks, stats, stored snapshots); safe to delete\n.memdir/\n",
+        );
+        fs::replace_file(
+            self.io.as_ref(),
+            &self.poison,
+            &path,
+            (!current.is_empty()).then(|| current.into_bytes()),
+            |_| Ok(Some(next.clone().into_bytes())),
+        )?;
         Ok(true)
     }
 
@@ -336,7 +352,12 @@ impl<'s> Owner<'s> {
     }
 
     /// Appends an entry with an expiry (see [`Op::Add`]).
-    pub fn add_expiring(&self, scope: Scope, text: &str, expires: Option<&str>) -> Result<(OpOutcome, Usage)> {
+    pub fn add_expiring(
+        &self,
+        scope: Scope,
+        text: &str,
+        expires: Option<&str>,
+    ) -> Result<(OpOutcome, Usage)> {
         self.single(Op::Add {
             text: text.to_owned(),
             scope,
@@ -530,7 +551,11 @@ mod tests {
 
     fn texts(path: &Path) -> Vec<String> {
         let src = std::fs::read_to_string(path).unwrap();
-        parse("memory", &src).entries.into_iter().map(|e| e.text).collect()
+        parse("memory", &src)
+            .entries
+            .into_iter()
+            .map(|e| e.text)
+            .collect()
     }
 
     fn store() -> (tempfile::TempDir, Store) {
@@ -548,8 +573,14 @@ mod tests {
         assert_eq!(usage.text, "1% — 26/1375 chars");
         // The fact carries its metadata: saved now by agent agt_1; USER.md facts do not expire.
         let file = std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap();
-        assert!(file.starts_with("- Prefers weekly summaries <!-- memdir created="), "{file}");
-        assert!(file.ends_with(" agent=agt_1 -->\n") && !file.contains("expires="), "{file}");
+        assert!(
+            file.starts_with("- Prefers weekly summaries <!-- memdir created="),
+            "{file}"
+        );
+        assert!(
+            file.ends_with(" agent=agt_1 -->\n") && !file.contains("expires="),
+            "{file}"
+        );
         assert!(d.path().join("agt_1/.memdir/lock").exists());
         let (again, _) = o.add(Scope::User, "Prefers  weekly summaries").unwrap();
         assert_eq!(again.message, "already stored");
@@ -629,7 +660,10 @@ mod tests {
         assert_eq!(out.results[1].message, "replaced");
         assert_eq!(texts(&d.path().join("o/MEMORY.md")), ["kept"]);
         let file = std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap();
-        assert!(file.contains(" updated=") && file.contains(" expires="), "{file}");
+        assert!(
+            file.contains(" updated=") && file.contains(" expires="),
+            "{file}"
+        );
     }
 
     #[test]
