@@ -82,7 +82,8 @@ pub struct Document {
     pub front_matter: Option<FrontMatter>,
     /// The entries, in file order.
     pub entries: Vec<Entry>,
-    /// The file's line ending: that of its first line, else `\n`.
+    /// The file's line ending: that of its first line (`\n`, `\r\n`, or a lone
+    /// `\r`, which CommonMark also counts as one), else `\n`.
     pub eol: &'static str,
 }
 
@@ -102,8 +103,9 @@ pub fn parse(scope: &str, src: &str) -> Document {
     let bom = src.starts_with(BOM);
     let base = if bom { BOM.len() } else { 0 };
     let body = &src[base..];
-    let eol = match src.find('\n') {
-        Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
+    let eol = match src.find(['\r', '\n']) {
+        Some(i) if src[i..].starts_with("\r\n") => "\r\n",
+        Some(i) if src[i..].starts_with('\r') => "\r",
         _ => "\n",
     };
     let mut opts = Options::empty();
@@ -118,7 +120,11 @@ pub fn parse(scope: &str, src: &str) -> Document {
     for (event, r) in Parser::new_ext(body, opts).into_offset_iter() {
         let r = r.start + base..r.end + base;
         match event {
-            Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) if depth == 0 => {
+            // Front matter only at the top: pulldown-cmark also takes a `---`
+            // block further down for one.
+            Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle))
+                if depth == 0 && r.start == base =>
+            {
                 in_fm = Some((r, String::new()));
                 depth += 1;
             }
@@ -153,8 +159,10 @@ pub fn parse(scope: &str, src: &str) -> Document {
             Event::Html(h) | Event::InlineHtml(h) if h.trim_start().starts_with(META_PREFIX) => {
                 if let Some((_, meta)) = item.as_mut() {
                     let t = trim_end_at(src, r.start, r.end);
-                    if src[r.start..t].ends_with("-->") {
-                        *meta = Some(r.start..t);
+                    let seg = &src[r.start..t];
+                    let s = t - seg.trim_start_matches(MD_WHITESPACE).len();
+                    if src[s..t].starts_with(META_PREFIX) && src[s..t].ends_with("-->") {
+                        *meta = Some(s..t);
                     }
                 }
             }
@@ -200,9 +208,15 @@ fn entry(
         lead + mlen + spaces
     };
     let body_start = if ws == gap.len() {
-        (first_line_end..end)
-            .find(|&i| !src[i..].starts_with(char::is_whitespace))
-            .unwrap_or(end)
+        src[first_line_end..end]
+            .char_indices()
+            .find(|&(_, c)| !c.is_whitespace())
+            .map_or(end, |(i, _)| first_line_end + i)
+    } else if indent == lead + mlen + 1 && ws > 1 && gap.starts_with(' ') {
+        // Five columns or more: the content is indented code. The body starts
+        // after the one space that parts it from the marker, so that new text
+        // written there is text.
+        after + 1
     } else {
         after + ws
     };
@@ -249,8 +263,7 @@ fn read_marker(s: &str) -> Option<(Marker, usize)> {
 /// the first, joins with LF and trims the whole.
 fn dedent(s: &str, indent: usize) -> String {
     let mut out = String::with_capacity(s.len());
-    for (i, line) in s.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+    for (i, line) in lines(s).enumerate() {
         if i > 0 {
             out.push('\n');
             let mut col = 0;
@@ -266,7 +279,13 @@ fn dedent(s: &str, indent: usize) -> String {
                 };
                 cut = j + 1;
             }
-            out.push_str(line[cut..].trim_end());
+            // A tab that reaches past the indentation leaves its remaining
+            // columns as spaces, as CommonMark reads it.
+            let rest = line[cut..].trim_end();
+            if !rest.is_empty() {
+                out.extend(std::iter::repeat_n(' ', col.saturating_sub(indent)));
+            }
+            out.push_str(rest);
         } else {
             out.push_str(line.trim_end());
         }
@@ -287,19 +306,63 @@ fn columns(s: &str, from: usize) -> usize {
     col - from
 }
 
-/// The start of the line holding byte `at`.
+/// The lines of `s` without their endings (`\n`, `\r\n` or a lone `\r`).
+pub(crate) fn lines(s: &str) -> impl Iterator<Item = &str> {
+    s.split('\n')
+        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
+}
+
+/// The start of the line holding byte `at` (a line ending belongs to the line
+/// it ends).
 pub(crate) fn line_start(src: &str, at: usize) -> usize {
-    src[..at].rfind('\n').map_or(0, |i| i + 1)
+    let b = src.as_bytes();
+    let mut i = at.min(b.len());
+    while i > 0 {
+        match b[i - 1] {
+            b'\n' => break,
+            b'\r' if b.get(i) != Some(&b'\n') => break,
+            _ => i -= 1,
+        }
+    }
+    i
 }
 
 /// The end of the line holding byte `at`, past its line ending.
 pub(crate) fn line_end_with_eol(src: &str, at: usize) -> usize {
-    src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
+    match src[at..].find(['\r', '\n']) {
+        Some(i) if src[at + i..].starts_with("\r\n") => at + i + 2,
+        Some(i) => at + i + 1,
+        None => src.len(),
+    }
 }
+
+/// Whether `s` ends with a line ending.
+pub(crate) fn ends_with_eol(s: &str) -> bool {
+    s.ends_with(['\n', '\r'])
+}
+
+/// The length of the line ending `s` ends with (0 when none).
+pub(crate) fn eol_len_at_end(s: &str) -> usize {
+    if s.ends_with("\r\n") {
+        2
+    } else {
+        usize::from(ends_with_eol(s))
+    }
+}
+
+/// Whitespace as CommonMark counts it. Other Unicode whitespace (a no-break
+/// or an ideographic space) is content to the markdown, so it stays in an
+/// entry's range even where the entry's text trims it.
+const MD_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\u{b}', '\u{c}'];
 
 /// `end` moved back over trailing whitespace, not before `floor`.
 fn trim_end_at(src: &str, floor: usize, end: usize) -> usize {
-    floor + src[floor..end].trim_end().len()
+    floor + trim_md_end(&src[floor..end]).len()
+}
+
+/// `s` without trailing whitespace (as CommonMark counts it).
+pub(crate) fn trim_md_end(s: &str) -> &str {
+    s.trim_end_matches(MD_WHITESPACE)
 }
 
 #[cfg(test)]
@@ -398,6 +461,60 @@ mod tests {
         assert_eq!(texts(&d), ["later", "code"]);
         assert_eq!(d.entries[0].indent, 2);
         assert_eq!(d.entries[1].indent, 2);
+    }
+
+    #[test]
+    fn unicode_whitespace_before_a_body_does_not_panic() {
+        // Was a panic: the search for the body stepped into a multi-byte space.
+        let d = parse("memory", "-\n  \u{3000}x\n");
+        assert_eq!(texts(&d), ["x"]);
+        assert_eq!(d.entries[0].item, 0..8);
+        // Such spaces are content to CommonMark: they stay in the item.
+        let d = parse("memory", "- a\u{3000}\n");
+        assert_eq!(d.entries[0].item, 0..6);
+        assert_eq!(d.entries[0].text, "a");
+    }
+
+    #[test]
+    fn lone_cr_ends_a_line() {
+        let d = parse("memory", "\r1.");
+        assert_eq!(d.entries.len(), 1);
+        assert_eq!(d.entries[0].item, 1..3);
+        let d = parse("memory", "- a\rb\r- c\r");
+        assert_eq!(texts(&d), ["a\nb", "c"]);
+        assert_eq!(d.eol, "\r");
+    }
+
+    #[test]
+    fn a_tab_keeps_the_columns_it_reaches_past_the_indent() {
+        // `\t` at column 0 reaches column 4; the content starts at 2.
+        let d = parse("memory", "- - \n\tfoo\n");
+        assert_eq!(texts(&d), ["-\n  foo"]);
+    }
+
+    #[test]
+    fn front_matter_only_at_the_top() {
+        let d = parse("memory", "- \n---\n- \n---");
+        assert_eq!(d.front_matter, None);
+        assert_eq!(d.body_start("- \n---\n- \n---"), 0);
+    }
+
+    #[test]
+    fn metadata_comment_range_starts_at_the_comment() {
+        let src = "- <b>\n   <!-- memdir created=2026-11-29 -->";
+        let d = parse("memory", src);
+        assert_eq!(d.entries[0].meta, Some(9..43));
+        assert_eq!(d.entries[0].text, "<b>");
+    }
+
+    #[test]
+    fn indented_code_body_starts_after_one_space() {
+        let d = parse("memory", "-      code\n");
+        assert_eq!(d.entries[0].body, 2..11);
+        assert_eq!(d.entries[0].text, "code");
+        // After a tab the body stays at the code.
+        let d = parse("memory", "-\t\tcode\n");
+        assert_eq!(d.entries[0].body, 3..7);
     }
 
     #[test]
