@@ -1,1 +1,403 @@
-fn main() {}
+//! SharedMemory put and get at 100 and at 100,000 stored results of one
+//! owner, in one run, with the ratios (100k / 100); the target is at most 1.2.
+//!
+//! Results are spread the way a real owner has them: 10 tasks per workflow
+//! (10 workflows at 100 results, 10,000 at 100,000). Building 100,000 results
+//! durably through the library would take minutes of fsyncs, so the fixture
+//! files are written directly in the exact on-disk format (`docs/RESULTS.md`),
+//! outside the timed part, and checked through the library (a sample read
+//! back, no index rebuilt) before anything is measured.
+//!
+//! * put: a new 1 KiB result, through [`memdir::Owner::put_result`] (durable:
+//!   result file and workflow index each written, synced and renamed), filling
+//!   fresh workflows 10 tasks at a time as a run does. The results a sample
+//!   added are removed after it, outside the timing, so the owner stays at its
+//!   size.
+//! * get_recent: [`memdir::Owner::get_result`] of a result picked
+//!   pseudo-randomly among the owner's 100 latest (the same working set at
+//!   both sizes: what a run reading its branches does).
+//! * get_any: the same, picked among all of the owner's results (at 100,000
+//!   the reads touch 1,000 times more files, so CPU and kernel caches miss
+//!   more; no step of a get depends on the number of results).
+//! * fs_read_any (paired rounds only): the floor under get_any, a bare
+//!   `std::fs::read` of the same randomly picked files without memdir, to
+//!   separate the file system's own working-set cost from memdir's.
+//!
+//! Criterion measures each case; then paired rounds time one batch of each
+//! case at both sizes back to back and print the final figures block.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion};
+use memdir::Store;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+const OWNER: &str = "agt_bench";
+const TASKS_PER_WORKFLOW: usize = 10;
+const SIZES: [usize; 2] = [100, 100_000];
+
+/// The first line of a `.result` file, in its on-disk field order.
+#[derive(Serialize)]
+struct Header<'a> {
+    v: u32,
+    workflow_id: &'a str,
+    task_id: &'a str,
+    content_type: &'a str,
+    created_at: &'a str,
+    sha256: &'a str,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct Step<'a> {
+    task_id: &'a str,
+    content_type: &'a str,
+    created_at: &'a str,
+    sha256: &'a str,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct Index<'a> {
+    version: u32,
+    workflow_id: &'a str,
+    results: Vec<Step<'a>>,
+}
+
+fn content(i: usize) -> Vec<u8> {
+    let mut s = format!("result {i}: ");
+    while s.len() < 1024 {
+        s.push_str("the quick brown fox jumps over the lazy dog. ");
+    }
+    s.truncate(1024);
+    s.into_bytes()
+}
+
+fn wf_id(w: usize) -> String {
+    format!("wf-{w:06}")
+}
+
+fn task_id(t: usize) -> String {
+    format!("task-{t:02}")
+}
+
+/// Writes `n` results (10 per workflow) in the on-disk format, plainly.
+fn build_fixture(root: &Path, n: usize) -> std::io::Result<()> {
+    let results = root.join(OWNER).join("results");
+    let base = chrono::Utc::now() - chrono::Duration::days(1);
+    for w in 0..n.div_ceil(TASKS_PER_WORKFLOW) {
+        let wf = wf_id(w);
+        let dir = results.join(&wf);
+        std::fs::create_dir_all(&dir)?;
+        let tasks: Vec<(String, String, String, Vec<u8>)> = (0..TASKS_PER_WORKFLOW)
+            .filter(|t| w * TASKS_PER_WORKFLOW + t < n)
+            .map(|t| {
+                let i = w * TASKS_PER_WORKFLOW + t;
+                let body = content(i);
+                let at = (base + chrono::Duration::microseconds(i as i64))
+                    .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+                let sha = hex::encode(Sha256::digest(&body));
+                (task_id(t), at, sha, body)
+            })
+            .collect();
+        for (task, at, sha, body) in &tasks {
+            let header = Header {
+                v: 1,
+                workflow_id: &wf,
+                task_id: task,
+                content_type: "text/plain",
+                created_at: at,
+                sha256: sha,
+                bytes: body.len() as u64,
+            };
+            let mut file = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
+            file.push(b'\n');
+            file.extend_from_slice(body);
+            std::fs::write(dir.join(format!("{task}.result")), file)?;
+        }
+        let index = Index {
+            version: 1,
+            workflow_id: &wf,
+            results: tasks
+                .iter()
+                .map(|(task, at, sha, body)| Step {
+                    task_id: task,
+                    content_type: "text/plain",
+                    created_at: at,
+                    sha256: sha,
+                    bytes: body.len() as u64,
+                })
+                .collect(),
+        };
+        let mut bytes = serde_json::to_vec_pretty(&index).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        std::fs::write(dir.join("index.json"), bytes)?;
+    }
+    Ok(())
+}
+
+/// One owner's fixture of `n` results.
+struct Fixture {
+    n: usize,
+    dir: tempfile::TempDir,
+    store: Store,
+    /// The next new result a put stores (task `next % 10` of workflow `new-{next / 10}`).
+    next: usize,
+    /// The state of the pseudo-random picks.
+    rng: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Put,
+    /// Get among the owner's 100 latest results (the same working set at every size).
+    GetRecent,
+    /// Get uniformly among all the owner's results.
+    GetAny,
+    /// The floor under `GetAny`: a bare `std::fs::read` of the same files
+    /// (no memdir, no checks), to show what the file system alone costs.
+    FsReadAny,
+}
+
+impl Op {
+    const ALL: [Op; 4] = [Op::Put, Op::GetRecent, Op::GetAny, Op::FsReadAny];
+
+    fn name(self) -> &'static str {
+        match self {
+            Op::Put => "put",
+            Op::GetRecent => "get_recent",
+            Op::GetAny => "get_any",
+            Op::FsReadAny => "fs_read_any",
+        }
+    }
+}
+
+impl Fixture {
+    fn new(n: usize) -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let t = Instant::now();
+        build_fixture(dir.path(), n).expect("build fixture");
+        let built = t.elapsed();
+        let store = Store::open(dir.path()).expect("open store");
+        let owner = store.owner(OWNER).expect("owner");
+        // The fixture is in the exact format: read back, no index rebuilt.
+        let workflows = n / TASKS_PER_WORKFLOW;
+        for w in [0, workflows / 2, workflows - 1] {
+            let listing = owner.workflow_results(&wf_id(w)).expect("listing");
+            assert!(listing.warnings.is_empty(), "{:?}", listing.warnings);
+            assert_eq!(listing.steps.len(), TASKS_PER_WORKFLOW);
+            let got = owner.get_result(&wf_id(w), &task_id(3)).expect("get");
+            assert_eq!(got.content, content(w * TASKS_PER_WORKFLOW + 3));
+        }
+        eprintln!("fixture: {n} results in {workflows} workflows, written in {built:.1?}");
+        Fixture {
+            n,
+            dir,
+            store,
+            next: 0,
+            rng: 0x9e37_79b9_7f4a_7c15,
+        }
+    }
+
+    /// Times `iters` operations; what they need is prepared and cleaned up
+    /// outside the timing.
+    fn run(&mut self, op: Op, iters: u64) -> Duration {
+        match op {
+            Op::Put => self.puts(iters),
+            Op::GetRecent => self.gets(iters, self.n.min(100)),
+            Op::GetAny => self.gets(iters, self.n),
+            Op::FsReadAny => self.reads(iters),
+        }
+    }
+
+    fn puts(&mut self, iters: u64) -> Duration {
+        let owner = self.store.owner(OWNER).expect("owner");
+        let body = content(usize::MAX);
+        let first = self.next / TASKS_PER_WORKFLOW;
+        let start = Instant::now();
+        for _ in 0..iters {
+            let wf = format!("new-{:08}", self.next / TASKS_PER_WORKFLOW);
+            let task = task_id(self.next % TASKS_PER_WORKFLOW);
+            let out = owner
+                .put_result(&wf, &task, &body, "text/plain", false)
+                .expect("put");
+            std::hint::black_box(out);
+            self.next += 1;
+        }
+        let elapsed = start.elapsed();
+        // Untimed: drop what was added, so the owner stays at its size, and
+        // start the next batch on a fresh workflow.
+        let results = self.dir.path().join(OWNER).join("results");
+        for w in first..=self.next / TASKS_PER_WORKFLOW {
+            let _ = std::fs::remove_dir_all(results.join(format!("new-{w:08}")));
+        }
+        self.next = self.next.div_ceil(TASKS_PER_WORKFLOW) * TASKS_PER_WORKFLOW;
+        elapsed
+    }
+
+    /// `iters` pseudo-random (workflow, task) picks among the `among` latest results.
+    fn picks(&mut self, iters: u64, among: usize) -> Vec<(String, String)> {
+        (0..iters)
+            .map(|_| {
+                self.rng = self
+                    .rng
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let i = self.n - among + (self.rng >> 33) as usize % among;
+                (
+                    wf_id(i / TASKS_PER_WORKFLOW),
+                    task_id(i % TASKS_PER_WORKFLOW),
+                )
+            })
+            .collect()
+    }
+
+    /// Plain reads of result files picked among all, by full path.
+    fn reads(&mut self, iters: u64) -> Duration {
+        let results = self.dir.path().join(OWNER).join("results");
+        let paths: Vec<std::path::PathBuf> = self
+            .picks(iters, self.n)
+            .into_iter()
+            .map(|(wf, task)| results.join(wf).join(format!("{task}.result")))
+            .collect();
+        let start = Instant::now();
+        for p in &paths {
+            std::hint::black_box(std::fs::read(p).expect("read"));
+        }
+        start.elapsed()
+    }
+
+    /// Gets among the `among` latest results of the fixture.
+    fn gets(&mut self, iters: u64, among: usize) -> Duration {
+        let picks = self.picks(iters, among);
+        let owner = self.store.owner(OWNER).expect("owner");
+        let start = Instant::now();
+        for (wf, task) in &picks {
+            std::hint::black_box(owner.get_result(wf, task).expect("get"));
+        }
+        start.elapsed()
+    }
+}
+
+/// Paired rounds for the figures: each round times one batch of every
+/// operation at both sizes back to back (order alternating), so both sizes
+/// see the same disk and CPU weather; per-round ratios are then robust to
+/// the drift of a shared machine.
+const ROUNDS: usize = 15;
+const PUT_BATCH: u64 = 30;
+const GET_BATCH: u64 = 3_000;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn show(secs: f64) -> String {
+    if secs >= 1e-3 {
+        format!("{:.2} ms", secs * 1e3)
+    } else {
+        format!("{:.2} µs", secs * 1e6)
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .configure_from_args();
+    let started = Instant::now();
+    let mut fixtures: Vec<Fixture> = SIZES.iter().map(|&n| Fixture::new(n)).collect();
+
+    let mut g = c.benchmark_group("results");
+    for f in &mut fixtures {
+        for op in [Op::Put, Op::GetRecent, Op::GetAny] {
+            let (samples, secs) = if op == Op::Put { (10, 4) } else { (20, 2) };
+            g.sample_size(samples)
+                .measurement_time(Duration::from_secs(secs));
+            g.bench_function(BenchmarkId::new(op.name(), f.n), |b| {
+                b.iter_custom(|iters| f.run(op, iters))
+            });
+        }
+    }
+    g.finish();
+    c.final_summary();
+    eprintln!("criterion done at {:.1?}", started.elapsed());
+
+    let paired_start = Instant::now();
+    // per[op][size]: seconds per operation, one value per round.
+    let mut per = vec![vec![Vec::new(); SIZES.len()]; Op::ALL.len()];
+    for round in 0..ROUNDS {
+        for (k, op) in Op::ALL.into_iter().enumerate() {
+            let batch = if op == Op::Put { PUT_BATCH } else { GET_BATCH };
+            let order: Vec<usize> = if round % 2 == 0 {
+                (0..SIZES.len()).collect()
+            } else {
+                (0..SIZES.len()).rev().collect()
+            };
+            for i in order {
+                let t = fixtures[i].run(op, batch);
+                per[k][i].push(t.as_secs_f64() / batch as f64);
+            }
+        }
+    }
+
+    eprintln!(
+        "paired rounds took {:.1?} (total {:.1?})",
+        paired_start.elapsed(),
+        started.elapsed()
+    );
+    println!();
+    println!("== SharedMemory figures: {ROUNDS} paired rounds (median per operation) ==");
+    println!(
+        "{:<11} {:>14} {:>14} {:>16} {:>16}",
+        "operation", "100 results", "100k results", "ratio 100k/100", "paired ratio"
+    );
+    for (k, op) in Op::ALL.into_iter().enumerate() {
+        let small = median(per[k][0].clone());
+        let big = median(per[k][1].clone());
+        let paired = median(
+            per[k][0]
+                .iter()
+                .zip(&per[k][1])
+                .map(|(a, b)| b / a)
+                .collect(),
+        );
+        println!(
+            "{:<11} {:>14} {:>14} {:>16.2} {:>16.2}",
+            op.name(),
+            show(small),
+            show(big),
+            big / small,
+            paired
+        );
+    }
+    println!("target: ratio <= 1.2 for put and get");
+    println!("  put        = a new 1 KiB result, durable (10 tasks per workflow)");
+    println!(
+        "  get_recent = get among the owner's 100 latest results (same working set at both sizes)"
+    );
+    println!(
+        "  get_any    = get uniformly among all the owner's results (100 vs 100,000 files touched)"
+    );
+    println!("  fs_read_any = the floor: a bare std::fs::read of the same files, no memdir");
+    let over = |i: usize| {
+        median(
+            per[2][i]
+                .iter()
+                .zip(&per[3][i])
+                .map(|(g, r)| g - r)
+                .collect(),
+        )
+    };
+    println!(
+        "memdir's own cost above the floor (get_any - fs_read_any): {} at 100, {} at 100k (ratio {:.2})",
+        show(over(0)),
+        show(over(1)),
+        over(1) / over(0)
+    );
+}

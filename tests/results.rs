@@ -1,0 +1,692 @@
+//! SharedMemory through the real `memdir` binary on temp folders: put/get,
+//! not ready (exit 3), step listings, index rebuilds, id and owner isolation,
+//! immutability, the size limit, concurrent puts from several processes, and
+//! `wait` woken by another process's put.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memdir");
+const A: &str = "agt_a";
+
+/// What one run of the binary did.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl Out {
+    #[track_caller]
+    fn ok(self) -> Out {
+        assert_eq!(
+            self.code,
+            0,
+            "expected success\nstdout: {}\nstderr: {}",
+            self.text(),
+            self.stderr
+        );
+        self
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    #[track_caller]
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.text()))
+    }
+
+    /// Asserts a `--json` error with `code` and exit status `status`.
+    #[track_caller]
+    fn json_error(&self, code: &str, status: i32) -> Value {
+        assert_eq!(self.code, status, "exit status of {self:?}");
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        v["error"].clone()
+    }
+
+    /// Asserts a text error with `code` and exit status `status`.
+    #[track_caller]
+    fn text_error(&self, code: &str, status: i32) {
+        assert_eq!(self.code, status, "exit status of {self:?}");
+        assert!(
+            self.stdout.is_empty(),
+            "stdout of an error: {:?}",
+            self.text()
+        );
+        assert!(
+            self.stderr.starts_with(&format!("error[{code}]: ")),
+            "stderr: {:?}",
+            self.stderr
+        );
+    }
+}
+
+/// A memory root in a temp folder (inside a parent, to see stray writes).
+struct Sandbox {
+    parent: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let parent = tempfile::tempdir().expect("temp dir");
+        let root = parent.path().join("memory");
+        Sandbox { parent, root }
+    }
+
+    fn cmd(&self, owner: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.arg("--root")
+            .arg(&self.root)
+            .arg("--owner")
+            .arg(owner)
+            .args(args)
+            .env_remove("MEMDIR_ROOT")
+            .env_remove("MEMDIR_OWNER");
+        c
+    }
+
+    fn run_in(&self, owner: &str, args: &[&str], stdin: &[u8]) -> Out {
+        let mut child = self
+            .cmd(owner, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memdir");
+        let mut input = child.stdin.take().expect("stdin");
+        let data = stdin.to_vec();
+        let feeder = std::thread::spawn(move || {
+            // The binary may refuse before reading it all: a broken pipe is fine.
+            let _ = input.write_all(&data);
+        });
+        let out = child.wait_with_output().expect("wait memdir");
+        feeder.join().expect("stdin feeder");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn run(&self, owner: &str, args: &[&str]) -> Out {
+        self.run_in(owner, args, b"")
+    }
+
+    fn put(&self, owner: &str, wf: &str, task: &str, content: &[u8]) -> Out {
+        self.run_in(owner, &["result", "put", wf, task], content)
+    }
+
+    fn wf_dir(&self, owner: &str, wf: &str) -> PathBuf {
+        self.root.join(owner).join("results").join(wf)
+    }
+
+    /// Every path under the sandbox's parent, relative to it.
+    fn tree(&self) -> BTreeSet<String> {
+        fn walk(base: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+            for e in std::fs::read_dir(dir).expect("read_dir") {
+                let p = e.expect("entry").path();
+                out.insert(p.strip_prefix(base).expect("prefix").display().to_string());
+                if p.is_dir() && !p.is_symlink() {
+                    walk(base, &p, out);
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
+        walk(self.parent.path(), self.parent.path(), &mut out);
+        out
+    }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn task_ids(steps: &Value) -> Vec<String> {
+    steps
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["task_id"].as_str().expect("task_id").to_owned())
+        .collect()
+}
+
+#[test]
+fn put_then_get_gives_the_exact_bytes_and_metadata() {
+    let s = Sandbox::new();
+    let text = "Found 3 flaky tests:\n- a\n- b\n\n";
+    let r = s
+        .run_in(
+            A,
+            &["result", "put", "wf-1", "scan", "--json"],
+            text.as_bytes(),
+        )
+        .ok();
+    let put = r.json();
+    assert_eq!(put["message"], "stored");
+    assert_eq!(put["status"], "stored");
+    assert_eq!(put["content_type"], "text/plain");
+    assert_eq!(put["bytes"], text.len());
+    assert_eq!(put["sha256"], sha256(text.as_bytes()));
+
+    // Raw bytes back, nothing added.
+    let got = s.run(A, &["result", "get", "wf-1", "scan"]).ok();
+    assert_eq!(got.stdout, text.as_bytes());
+    assert_eq!(got.stderr, "");
+
+    let j = s
+        .run(A, &["result", "get", "wf-1", "scan", "--json"])
+        .ok()
+        .json();
+    assert_eq!(j["content"], text);
+    assert_eq!(j["workflow_id"], "wf-1");
+    assert_eq!(j["task_id"], "scan");
+    assert_eq!(j["content_type"], "text/plain");
+    assert_eq!(j["bytes"], text.len());
+    assert_eq!(j["sha256"], put["sha256"]);
+    assert_eq!(j["created_at"], put["created_at"]);
+    assert!(j.get("content_base64").is_none());
+    let created = j["created_at"].as_str().expect("created_at");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(created).is_ok() && created.ends_with('Z'),
+        "{created}"
+    );
+    assert_eq!(
+        created.len(),
+        "2025-01-01T00:00:00.000000Z".len(),
+        "{created}"
+    );
+
+    // Binary content from a file, with a type: raw bytes, and base64 in JSON.
+    let bin: Vec<u8> = (0..=255u8).rev().chain([0, 0xff, b'\n']).collect();
+    let f = s.parent.path().join("blob.bin");
+    std::fs::write(&f, &bin).expect("write blob");
+    let f = f.to_str().expect("utf-8 path");
+    let r = s
+        .run(
+            A,
+            &[
+                "result",
+                "put",
+                "wf-1",
+                "blob",
+                "--type",
+                "application/octet-stream",
+                "--file",
+                f,
+            ],
+        )
+        .ok();
+    assert!(
+        r.text()
+            .starts_with("stored wf-1/blob (259 bytes, application/octet-stream, sha256 "),
+        "{}",
+        r.text()
+    );
+    assert_eq!(
+        s.run(A, &["result", "get", "wf-1", "blob"]).ok().stdout,
+        bin
+    );
+    let j = s
+        .run(A, &["result", "get", "wf-1", "blob", "--json"])
+        .ok()
+        .json();
+    assert_eq!(j["content"], Value::Null);
+    assert_eq!(j["content_type"], "application/octet-stream");
+    let b64 = j["content_base64"].as_str().expect("content_base64");
+    assert_eq!(b64.len(), 348);
+    assert!(b64.starts_with("//79/Pv6"), "{b64}");
+
+    // The file on disk: one metadata line, then the content.
+    let raw = std::fs::read(s.wf_dir(A, "wf-1").join("scan.result")).expect("result file");
+    let nl = raw.iter().position(|&b| b == b'\n').expect("metadata line");
+    let header: Value = serde_json::from_slice(&raw[..nl]).expect("header JSON");
+    assert_eq!(header["v"], 1);
+    assert_eq!(header["sha256"], put["sha256"]);
+    assert_eq!(&raw[nl + 1..], text.as_bytes());
+}
+
+#[test]
+fn not_ready_before_the_put_exits_3() {
+    let s = Sandbox::new();
+    let r = s.run(A, &["result", "get", "wf-1", "t1"]);
+    r.text_error("not_ready", 3);
+    assert!(
+        r.stderr.contains("still running or a beat behind; poll"),
+        "{}",
+        r.stderr
+    );
+    let e = s
+        .run(A, &["result", "get", "wf-1", "t1", "--json"])
+        .json_error("not_ready", 3);
+    assert_eq!(e["workflow_id"], "wf-1");
+    assert_eq!(e["task_id"], "t1");
+    assert_eq!(e["status"], 404);
+    // A workflow with no results is not ready either.
+    let e = s
+        .run(A, &["result", "get", "wf-1", "--json"])
+        .json_error("not_ready", 3);
+    assert_eq!(e["task_id"], Value::Null);
+    // A read creates nothing.
+    assert!(!s.root.exists());
+    s.put(A, "wf-1", "t0", b"other").ok();
+    s.run(A, &["result", "get", "wf-1", "t1"])
+        .text_error("not_ready", 3);
+    s.put(A, "wf-1", "t1", b"done").ok();
+    assert_eq!(
+        s.run(A, &["result", "get", "wf-1", "t1"]).ok().stdout,
+        b"done"
+    );
+}
+
+#[test]
+fn a_workflow_lists_its_steps() {
+    let s = Sandbox::new();
+    s.run_in(
+        A,
+        &["result", "put", "wf", "fetch", "--type", "application/json"],
+        b"{\"n\":1}",
+    )
+    .ok();
+    s.put(A, "wf", "summarise", b"short").ok();
+    s.put(A, "wf", "branch-2", b"fan-out branch").ok();
+    s.put(A, "other", "x", b"not listed").ok();
+    let j = s.run(A, &["result", "get", "wf", "--json"]).ok().json();
+    assert_eq!(j["workflow_id"], "wf");
+    assert_eq!(task_ids(&j["steps"]), ["fetch", "summarise", "branch-2"]);
+    assert_eq!(j["steps"][0]["content_type"], "application/json");
+    assert_eq!(j["steps"][0]["bytes"], 7);
+    assert_eq!(j["steps"][2]["sha256"], sha256(b"fan-out branch"));
+    assert_eq!(j["warnings"], serde_json::json!([]));
+    let times: Vec<&str> = j["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["created_at"].as_str().expect("time"))
+        .collect();
+    let sorted = {
+        let mut t = times.clone();
+        t.sort_unstable();
+        t
+    };
+    assert_eq!(times, sorted);
+    // One branch opened from the listing, without re-running anything.
+    assert_eq!(
+        s.run(A, &["result", "get", "wf", "branch-2"]).ok().stdout,
+        b"fan-out branch"
+    );
+    let t = s.run(A, &["result", "get", "wf"]).ok();
+    let lines: Vec<&str> = t
+        .stdout
+        .split(|&b| b == b'\n')
+        .map(|l| std::str::from_utf8(l).expect("utf-8"))
+        .collect();
+    assert_eq!(lines[0], "wf: 3 result(s), 26 bytes");
+    assert!(
+        lines[1].starts_with("  fetch  application/json  7 bytes  "),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(t.stderr, "");
+    // The index on disk says the same.
+    let idx: Value = serde_json::from_slice(
+        &std::fs::read(s.wf_dir(A, "wf").join("index.json")).expect("index"),
+    )
+    .expect("index JSON");
+    assert_eq!(idx["version"], 1);
+    assert_eq!(idx["workflow_id"], "wf");
+    assert_eq!(idx["results"], j["steps"]);
+}
+
+#[test]
+fn the_index_is_rebuilt_after_deleting_or_corrupting_it() {
+    let s = Sandbox::new();
+    for t in ["t3", "t1", "t2"] {
+        s.put(A, "wf", t, t.as_bytes()).ok();
+    }
+    let want = s.run(A, &["result", "get", "wf", "--json"]).ok().json()["steps"].clone();
+    let idx = s.wf_dir(A, "wf").join("index.json");
+    let damages: [(&str, Option<&str>); 4] = [
+        ("deleted", None),
+        ("corrupted", Some("{\"version\":1,\"results\":[tru")),
+        (
+            "unknown version",
+            Some("{\"version\":2,\"workflow_id\":\"wf\",\"results\":[]}"),
+        ),
+        (
+            "a result missing",
+            Some("{\"version\":1,\"workflow_id\":\"wf\",\"results\":[]}"),
+        ),
+    ];
+    for (what, bytes) in damages {
+        match bytes {
+            None => std::fs::remove_file(&idx).expect("delete index"),
+            Some(b) => std::fs::write(&idx, b).expect("damage index"),
+        }
+        let r = s.run(A, &["result", "get", "wf", "--json"]).ok();
+        let j = r.json();
+        assert_eq!(j["steps"], want, "{what}");
+        assert_eq!(
+            j["warnings"].as_array().expect("warnings").len(),
+            1,
+            "{what}: {j}"
+        );
+        assert!(
+            r.stderr.starts_with("warning: ") && r.stderr.contains("rebuilt"),
+            "{what}: {}",
+            r.stderr
+        );
+        // Repaired on disk: the next listing is quiet and the same.
+        let again = s.run(A, &["result", "get", "wf"]).ok();
+        assert_eq!(again.stderr, "", "{what}");
+        let j = s.run(A, &["result", "get", "wf", "--json"]).ok().json();
+        assert_eq!(j["steps"], want, "{what}");
+    }
+    // A result whose put died before the index update is picked up.
+    s.put(A, "wf", "t4", b"t4").ok();
+    let idx_before = std::fs::read(&idx).expect("index");
+    std::fs::remove_file(s.wf_dir(A, "wf").join("t4.result")).expect("remove");
+    let r = s.run(A, &["result", "get", "wf", "--json"]).ok();
+    assert_eq!(r.json()["steps"], want);
+    assert!(r.stderr.contains("out of step"), "{}", r.stderr);
+    assert_ne!(std::fs::read(&idx).expect("index"), idx_before);
+}
+
+#[test]
+fn path_traversal_ids_are_refused_and_nothing_is_created() {
+    let s = Sandbox::new();
+    std::fs::create_dir_all(&s.root).expect("root");
+    let before = s.tree();
+    for bad in ["..", "a/b", "/etc", "../x", ".hidden", "a\\b", ""] {
+        for args in [
+            vec!["result", "put", bad, "t"],
+            vec!["result", "put", "wf", bad],
+            vec!["result", "get", bad],
+            vec!["result", "get", bad, "t"],
+            vec!["result", "get", "wf", bad],
+            vec!["result", "wait", bad, "t", "--timeout", "0.1"],
+            vec!["result", "wait", "wf", bad, "--timeout", "0.1"],
+        ] {
+            let mut with_json = args.clone();
+            with_json.push("--json");
+            let e = s
+                .run_in(A, &with_json, b"payload")
+                .json_error("invalid_id", 1);
+            assert_eq!(e["value"], bad, "{args:?}");
+            s.run_in(A, &args, b"payload").text_error("invalid_id", 1);
+        }
+    }
+    // Owner ids are checked the same way.
+    s.run_in("..", &["result", "put", "wf", "t"], b"x")
+        .text_error("invalid_id", 1);
+    assert_eq!(s.tree(), before);
+}
+
+#[test]
+fn owners_cannot_reach_each_others_results() {
+    let s = Sandbox::new();
+    s.put("agt_a", "wf", "t", b"secret of a").ok();
+    s.run("agt_b", &["result", "get", "wf", "t"])
+        .text_error("not_ready", 3);
+    s.run("agt_b", &["result", "get", "wf"])
+        .text_error("not_ready", 3);
+    s.run("agt_b", &["result", "wait", "wf", "t", "--timeout", "0.2"])
+        .text_error("not_ready", 3);
+    // B's own result under the same ids is B's alone.
+    s.put("agt_b", "wf", "t", b"b's own").ok();
+    assert_eq!(
+        s.run("agt_a", &["result", "get", "wf", "t"]).ok().stdout,
+        b"secret of a"
+    );
+    assert_eq!(
+        s.run("agt_b", &["result", "get", "wf", "t"]).ok().stdout,
+        b"b's own"
+    );
+    // Ids cannot climb into another owner's folder.
+    s.run("agt_b", &["result", "get", "..", "t"])
+        .text_error("invalid_id", 1);
+    s.run("agt_b", &["result", "get", "../../agt_a/results/wf", "t"])
+        .text_error("invalid_id", 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_results_folder_is_refused() {
+    let s = Sandbox::new();
+    s.put("agt_a", "wf", "t", b"a's").ok();
+    std::fs::create_dir_all(s.root.join("agt_b")).expect("b");
+    std::os::unix::fs::symlink(s.root.join("agt_a/results"), s.root.join("agt_b/results"))
+        .expect("symlink");
+    s.run("agt_b", &["result", "get", "wf", "t"])
+        .text_error("unsafe_path", 1);
+    s.put("agt_b", "wf", "t", b"b's")
+        .text_error("unsafe_path", 1);
+    assert_eq!(
+        s.run("agt_a", &["result", "get", "wf", "t"]).ok().stdout,
+        b"a's"
+    );
+}
+
+#[test]
+fn results_are_immutable_unless_overwritten() {
+    let s = Sandbox::new();
+    let first = s
+        .run_in(A, &["result", "put", "wf", "t", "--json"], b"v1")
+        .ok()
+        .json();
+    let again = s
+        .run_in(A, &["result", "put", "wf", "t", "--json"], b"v1")
+        .ok()
+        .json();
+    assert_eq!(again["message"], "already stored");
+    assert_eq!(again["created_at"], first["created_at"]);
+    let t = s.put(A, "wf", "t", b"v1").ok();
+    assert!(t.text().starts_with("already stored wf/t "), "{}", t.text());
+
+    let e = s
+        .run_in(A, &["result", "put", "wf", "t", "--json"], b"v2")
+        .json_error("result_exists", 1);
+    assert_eq!(e["workflow_id"], "wf");
+    assert_eq!(e["task_id"], "t");
+    assert_eq!(e["status"], 409);
+    s.put(A, "wf", "t", b"v2").text_error("result_exists", 1);
+    assert_eq!(s.run(A, &["result", "get", "wf", "t"]).ok().stdout, b"v1");
+
+    let over = s
+        .run_in(
+            A,
+            &["result", "put", "wf", "t", "--overwrite", "--json"],
+            b"v2",
+        )
+        .ok()
+        .json();
+    assert_eq!(over["message"], "overwritten");
+    assert_eq!(over["sha256"], sha256(b"v2"));
+    assert_eq!(s.run(A, &["result", "get", "wf", "t"]).ok().stdout, b"v2");
+    let steps = s.run(A, &["result", "get", "wf", "--json"]).ok().json()["steps"].clone();
+    assert_eq!(steps.as_array().expect("steps").len(), 1);
+    assert_eq!(steps[0]["sha256"], sha256(b"v2"));
+    // Overwriting with the same content is still a no-op.
+    let same = s
+        .run_in(
+            A,
+            &["result", "put", "wf", "t", "--overwrite", "--json"],
+            b"v2",
+        )
+        .ok()
+        .json();
+    assert_eq!(same["message"], "already stored");
+}
+
+#[test]
+fn a_result_over_16_mib_is_refused() {
+    let s = Sandbox::new();
+    let limit = 16 * 1024 * 1024;
+    let big = vec![b'x'; limit + 1];
+    let e = s
+        .run_in(A, &["result", "put", "wf", "big", "--json"], &big)
+        .json_error("result_too_large", 1);
+    assert_eq!(e["bytes"], limit + 1);
+    assert_eq!(e["limit"], limit);
+    assert_eq!(e["status"], 413);
+    assert!(!s.wf_dir(A, "wf").join("big.result").exists());
+    // Exactly the limit is fine.
+    let f = s.parent.path().join("max");
+    std::fs::write(&f, &big[..limit]).expect("write");
+    s.run(
+        A,
+        &[
+            "result",
+            "put",
+            "wf",
+            "big",
+            "--file",
+            f.to_str().expect("path"),
+        ],
+    )
+    .ok();
+    let j = s.run(A, &["result", "get", "wf", "--json"]).ok().json();
+    assert_eq!(j["steps"][0]["bytes"], limit);
+}
+
+#[test]
+fn concurrent_puts_from_processes_lose_nothing() {
+    const PROCS: usize = 6;
+    const PUTS: usize = 20;
+    let s = Sandbox::new();
+    let root = s.root.to_str().expect("root").to_owned();
+    // Each worker is a shell loop running the real binary PUTS times.
+    let workers: Vec<Child> = (0..PROCS)
+        .map(|p| {
+            let script = format!(
+                "i=0; while [ $i -lt {PUTS} ]; do printf 'p{p} i%s' $i | \"$0\" --root \"$1\" --owner {A} result put wf p{p}-t$i || exit 1; i=$((i+1)); done"
+            );
+            Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .arg(BIN)
+                .arg(&root)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn worker")
+        })
+        .collect();
+    for w in workers {
+        let out = w.wait_with_output().expect("worker");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let j = s.run(A, &["result", "get", "wf", "--json"]).ok().json();
+    assert_eq!(j["warnings"], serde_json::json!([]), "{j}");
+    let listed: BTreeSet<String> = task_ids(&j["steps"]).into_iter().collect();
+    let want: BTreeSet<String> = (0..PROCS)
+        .flat_map(|p| (0..PUTS).map(move |i| format!("p{p}-t{i}")))
+        .collect();
+    assert_eq!(listed, want);
+    // The index equals the files on disk.
+    let on_disk: BTreeSet<String> = std::fs::read_dir(s.wf_dir(A, "wf"))
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".result").map(str::to_owned))
+        .collect();
+    assert_eq!(on_disk, want);
+    let idx: Value = serde_json::from_slice(
+        &std::fs::read(s.wf_dir(A, "wf").join("index.json")).expect("index"),
+    )
+    .expect("JSON");
+    assert_eq!(idx["results"], j["steps"]);
+    for step in j["steps"].as_array().expect("steps") {
+        let t = step["task_id"].as_str().expect("id");
+        let (p, i) = t.split_once("-t").expect("p-t");
+        let want = format!("{p} i{i}");
+        assert_eq!(step["sha256"], sha256(want.as_bytes()), "{t}");
+    }
+    assert_eq!(
+        s.run(A, &["result", "get", "wf", "p3-t17"]).ok().stdout,
+        b"p3 i17"
+    );
+}
+
+#[test]
+fn wait_returns_promptly_when_another_process_puts() {
+    let s = Sandbox::new();
+    let waiter = s
+        .cmd(
+            A,
+            &["result", "wait", "wf", "slow", "--timeout", "30", "--json"],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn waiter");
+    // Let the waiter set up its watch (it would also catch an earlier put).
+    std::thread::sleep(Duration::from_millis(500));
+    s.put(A, "wf", "slow", b"finally").ok();
+    let put_done = Instant::now();
+    let out = waiter.wait_with_output().expect("waiter");
+    let woke = put_done.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["content"], "finally");
+    assert!(woke < Duration::from_secs(2), "woke {woke:?} after the put");
+
+    // Already there: at once, raw.
+    let t = Instant::now();
+    assert_eq!(
+        s.run(A, &["result", "wait", "wf", "slow"]).ok().stdout,
+        b"finally"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn wait_times_out_with_not_ready() {
+    let s = Sandbox::new();
+    let t = Instant::now();
+    let e = s
+        .run(
+            A,
+            &[
+                "result",
+                "wait",
+                "wf",
+                "never",
+                "--timeout",
+                "0.3",
+                "--json",
+            ],
+        )
+        .json_error("not_ready", 3);
+    let took = t.elapsed();
+    assert_eq!(e["task_id"], "never");
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    s.run(A, &["result", "wait", "wf", "never", "--timeout", "0"])
+        .text_error("not_ready", 3);
+    assert_eq!(
+        s.run(A, &["result", "wait", "wf", "never", "--timeout", "-1"])
+            .code,
+        2
+    );
+    let r = s.run(A, &["result", "wait", "wf", "never", "--timeout", "soon"]);
+    assert_eq!(r.code, 2, "{r:?}");
+}
