@@ -201,6 +201,15 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A stored result file is damaged (metadata line, ids, length or
+    /// SHA-256 do not match); it is never repaired.
+    #[error("{}: {message}", path.display())]
+    ResultCorrupt {
+        /// The result file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A day line over the character limit.
     #[error("the day line is {chars} characters, over the {limit}-character limit")]
     DayLineTooLong {
@@ -356,6 +365,7 @@ impl Error {
             Error::DayAppendOnly { .. } => "memory_day_append_only",
             Error::ResultExists { .. } => "result_exists",
             Error::ResultTooLarge { .. } => "result_too_large",
+            Error::ResultCorrupt { .. } => "result_corrupt",
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
             Error::SecretInMemory { .. } => "secret_in_memory",
         }
@@ -392,7 +402,7 @@ impl Error {
             | Error::Unplaceable { .. }
             | Error::InvalidConfig { .. } => 422,
             Error::Batch { source, .. } => source.http_status(),
-            Error::Io { .. } | Error::Poisoned { .. } => 500,
+            Error::Io { .. } | Error::Poisoned { .. } | Error::ResultCorrupt { .. } => 500,
         }
     }
 
@@ -408,6 +418,7 @@ impl Error {
             | Error::Io { path, .. }
             | Error::Locked { path, .. }
             | Error::InvalidConfig { path, .. }
+            | Error::ResultCorrupt { path, .. }
             | Error::Unplaceable { path, .. } => json!({"path": path}),
             Error::NotFound { file, entries, .. } => json!({"file": file, "entries": entries}),
             Error::AmbiguousMatch {

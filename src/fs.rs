@@ -310,7 +310,8 @@ fn parent(path: &Path) -> &Path {
     path.parent().unwrap_or(Path::new("."))
 }
 
-fn sync_dir(io: &dyn Io, poison: &Poison, dir: &Path) -> Result<()> {
+/// Syncs a folder; a failure poisons the store (see [`Poison`]).
+pub(crate) fn sync_dir(io: &dyn Io, poison: &Poison, dir: &Path) -> Result<()> {
     io.sync_dir(dir).map_err(|e| {
         poison.set(dir);
         Error::io(dir, "fsync folder")(e)

@@ -393,14 +393,20 @@ impl<'s> Owner<'s> {
     pub fn lock(&self) -> Result<OwnerLock> {
         self.store.poison.check()?;
         let derived = self.ensure_dirs()?;
-        let timeout = match self.store.lock_timeout {
+        lock::acquire(&derived.join("lock"), self.lock_timeout()?)
+    }
+
+    /// How long to wait for one of the owner's locks: the store's
+    /// `--lock-timeout-ms` override, else `lock_timeout_ms` from the
+    /// settings, else [`DEFAULT_LOCK_TIMEOUT`].
+    pub(crate) fn lock_timeout(&self) -> Result<Duration> {
+        Ok(match self.store.lock_timeout {
             Some(t) => t,
             None => self
                 .settings()?
                 .lock_timeout_ms
                 .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis),
-        };
-        lock::acquire(&derived.join("lock"), timeout)
+        })
     }
 
     /// Creates the root, the owner's folder and `.memdir/`, refusing symlinks.

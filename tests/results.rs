@@ -1,7 +1,8 @@
 //! SharedMemory through the real `memdir` binary on temp folders: put/get,
 //! not ready (exit 3), step listings, index rebuilds, id and owner isolation,
-//! immutability, the size limit, concurrent puts from several processes, and
-//! `wait` woken by another process's put.
+//! immutability, the size limit (default and from `memdir.yaml`), damaged
+//! result files, the workflow lock's timeout, concurrent puts from several
+//! processes, and `wait` woken by another process's put.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -558,6 +559,120 @@ fn a_result_over_16_mib_is_refused() {
     .ok();
     let j = s.run(A, &["result", "get", "wf", "--json"]).ok().json();
     assert_eq!(j["steps"][0]["bytes"], limit);
+}
+
+#[test]
+fn memdir_yaml_sets_the_result_limit() {
+    let s = Sandbox::new();
+    std::fs::create_dir_all(&s.root).expect("root");
+    std::fs::write(s.root.join("memdir.yaml"), "max_result_bytes: 1000\n").expect("yaml");
+    let over = vec![b'x'; 1001];
+    let e = s
+        .run_in(A, &["result", "put", "wf", "big", "--json"], &over)
+        .json_error("result_too_large", 1);
+    assert_eq!(e["bytes"], 1001);
+    assert_eq!(e["limit"], 1000);
+    assert_eq!(e["status"], 413);
+    // From a file too, and nothing is written.
+    let f = s.parent.path().join("over");
+    std::fs::write(&f, &over).expect("write");
+    s.run(
+        A,
+        &[
+            "result",
+            "put",
+            "wf",
+            "big",
+            "--file",
+            f.to_str().expect("path"),
+        ],
+    )
+    .text_error("result_too_large", 1);
+    assert!(!s.wf_dir(A, "wf").join("big.result").exists());
+    // Exactly the limit is fine.
+    s.put(A, "wf", "big", &over[..1000]).ok();
+    // The owner's memdir.yaml wins over the root's.
+    std::fs::write(
+        s.root.join(A).join("memdir.yaml"),
+        "max_result_bytes: 2000\n",
+    )
+    .expect("owner yaml");
+    s.put(A, "wf", "bigger", &over).ok();
+    assert_eq!(
+        s.run(A, &["result", "get", "wf", "bigger"]).ok().stdout,
+        over
+    );
+}
+
+#[test]
+fn a_damaged_result_file_is_result_corrupt() {
+    let s = Sandbox::new();
+    s.put(A, "wf", "t", b"hello").ok();
+    let p = s.wf_dir(A, "wf").join("t.result");
+    let mut raw = std::fs::read(&p).expect("read");
+    *raw.last_mut().expect("content") ^= 1;
+    std::fs::write(&p, &raw).expect("damage");
+    let e = s
+        .run(A, &["result", "get", "wf", "t", "--json"])
+        .json_error("result_corrupt", 1);
+    assert_eq!(e["status"], 500);
+    assert_eq!(e["path"], p.to_str().expect("UTF-8"));
+    assert!(
+        e["message"].as_str().expect("message").contains("SHA-256"),
+        "{e}"
+    );
+    s.run(A, &["result", "wait", "wf", "t"])
+        .text_error("result_corrupt", 1);
+    s.put(A, "wf", "t", b"again")
+        .text_error("result_corrupt", 1);
+    // Never repaired: only an overwrite replaces it.
+    assert_eq!(std::fs::read(&p).expect("read"), raw);
+    s.run_in(A, &["result", "put", "wf", "t", "--overwrite"], b"again")
+        .ok();
+    assert_eq!(
+        s.run(A, &["result", "get", "wf", "t"]).ok().stdout,
+        b"again"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn lock_timeout_ms_applies_to_the_workflow_lock() {
+    use fs2::FileExt;
+    let s = Sandbox::new();
+    s.put(A, "wf", "t", b"x").ok();
+    let path = s.root.join(A).join(".memdir/locks/wf.lock");
+    let lock = std::fs::File::open(&path).expect("lock file");
+    lock.lock_exclusive().expect("lock");
+    let t = Instant::now();
+    let e = s
+        .run_in(
+            A,
+            &[
+                "--lock-timeout-ms",
+                "200",
+                "result",
+                "put",
+                "wf",
+                "u",
+                "--json",
+            ],
+            b"y",
+        )
+        .json_error("locked", 1);
+    let took = t.elapsed();
+    assert_eq!(e["path"], path.to_str().expect("UTF-8"));
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    FileExt::unlock(&lock).expect("unlock");
+    s.run_in(
+        A,
+        &["--lock-timeout-ms", "200", "result", "put", "wf", "u"],
+        b"y",
+    )
+    .ok();
 }
 
 #[test]

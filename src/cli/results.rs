@@ -4,20 +4,24 @@
 //! standard output; with `--json` they print one object whose `content` is
 //! the content as a string when it is UTF-8, else `null` with the bytes in
 //! `content_base64` (standard alphabet, padded). Warnings (such as a rebuilt
-//! index) go to standard error.
+//! index) go to standard error. `put` reads at most the owner's
+//! `max_result_bytes` + 1 bytes into memory: past the limit it answers
+//! `result_too_large` with the content's full size.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use base64::Engine as _;
 use clap::Subcommand;
-use memdir::{DEFAULT_MAX_RESULT_BYTES, Error, Owner, PutOutcome, TaskResult, WorkflowResults};
+use memdir::{Error, Owner, PutOutcome, TaskResult, WorkflowResults};
 use serde_json::{Value, json};
 
 /// SharedMemory commands.
 #[derive(Debug, Subcommand)]
 pub enum ResultCommand {
-    /// Store a task's result (from --file, else standard input).
+    /// Store a task's result (from --file, else standard input), up to
+    /// `max_result_bytes` from memdir.yaml (default 16 MiB).
     Put {
         /// The workflow (run) id.
         workflow: String,
@@ -74,8 +78,18 @@ pub fn run(owner: &Owner<'_>, command: ResultCommand, json: bool) -> Result<Stri
             // Refuse bad ids before reading (possibly waiting on) the content.
             memdir::validate_id("workflow", &workflow)?;
             memdir::validate_id("task", &task)?;
-            let content = read_content(file.as_deref())?;
-            let out = owner.put_result(&workflow, &task, &content, &content_type, overwrite)?;
+            // `max_result_bytes` from memdir.yaml, else 16 MiB: read once, so
+            // the read and the put refuse at the same size.
+            let limit = owner.max_result_bytes()?;
+            let content = read_content(file.as_deref(), limit)?;
+            let out = owner.put_result_with_limit(
+                &workflow,
+                &task,
+                &content,
+                &content_type,
+                overwrite,
+                limit,
+            )?;
             warn(&out.warnings);
             Ok(put_answer(&out, json))
         }
@@ -102,10 +116,9 @@ pub fn run(owner: &Owner<'_>, command: ResultCommand, json: bool) -> Result<Stri
     }
 }
 
-/// Reads the content, refusing (with its exact size) more than the limit
-/// without holding more than the limit in memory.
-fn read_content(file: Option<&std::path::Path>) -> Result<Vec<u8>, Error> {
-    let limit = DEFAULT_MAX_RESULT_BYTES;
+/// Reads the content, refusing (with its exact size) more than `limit`
+/// bytes without holding more than `limit` + 1 in memory.
+fn read_content(file: Option<&std::path::Path>, limit: u64) -> Result<Vec<u8>, Error> {
     let (mut reader, name): (Box<dyn Read>, PathBuf) = match file {
         Some(p) => (
             Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
@@ -124,7 +137,7 @@ fn read_content(file: Option<&std::path::Path>) -> Result<Vec<u8>, Error> {
     };
     let mut content = Vec::new();
     (&mut reader)
-        .take(limit + 1)
+        .take(limit.saturating_add(1))
         .read_to_end(&mut content)
         .map_err(io_err)?;
     if content.len() as u64 > limit {
@@ -226,32 +239,17 @@ fn print_result(r: &TaskResult, json: bool) -> Result<String, Error> {
     Ok(String::new())
 }
 
-/// Standard base64 (RFC 4648, padded).
+/// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::base64;
 
+    /// The engine is the one the docs promise: standard alphabet, padded
+    /// (not URL-safe, not unpadded).
     #[test]
     fn base64_matches_rfc4648_vectors() {
         for (plain, enc) in [
@@ -266,5 +264,6 @@ mod tests {
             assert_eq!(base64(plain.as_bytes()), enc);
         }
         assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
     }
 }
