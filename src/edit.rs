@@ -233,9 +233,20 @@ pub fn apply(
     ops: &[&Op],
     env: &dyn EditEnv,
 ) -> Result<(String, Vec<OpOutcome>)> {
+    apply_parsed(scope, src, parse(scope.name(), src), ops, env).map(|(s, o, _)| (s, o))
+}
+
+/// [`apply`] on a source already parsed as `original`; also returns the
+/// final state's parse.
+pub fn apply_parsed(
+    scope: Scope,
+    src: &str,
+    original: Document,
+    ops: &[&Op],
+    env: &dyn EditEnv,
+) -> Result<(String, Vec<OpOutcome>, Document)> {
     let unplaceable = |r: String| env.unplaceable(r);
     let name = scope.name();
-    let original = parse(name, src);
     let mut cur = src.to_owned();
     let mut doc = original.clone();
     let mut outcomes = Vec::with_capacity(ops.len());
@@ -304,7 +315,9 @@ pub fn apply(
                 }
             }
         };
-        doc = parse(name, &cur);
+        if outcome.message != "already stored" && outcome.message != "unchanged" {
+            doc = parse(name, &cur);
+        }
         outcomes.push(outcome);
     }
     if cur != src {
@@ -321,7 +334,7 @@ pub fn apply(
             });
         }
     }
-    Ok((cur, outcomes))
+    Ok((cur, outcomes, doc))
 }
 
 #[cfg(test)]

@@ -355,6 +355,23 @@ pub(crate) fn replace_file<F>(
     poison: &Poison,
     target: &Path,
     base: Option<Vec<u8>>,
+    edit: F,
+) -> Result<Option<Vec<u8>>>
+where
+    F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>>,
+{
+    replace_file_planned(io, poison, target, base, None, edit)
+}
+
+/// [`replace_file`] whose first round writes `planned`, the edit the caller
+/// already computed on `base` (`None`: compute it with `edit`); `edit` runs
+/// only on an editor's newer version.
+pub(crate) fn replace_file_planned<F>(
+    io: &dyn Io,
+    poison: &Poison,
+    target: &Path,
+    base: Option<Vec<u8>>,
+    planned: Option<Vec<u8>>,
     mut edit: F,
 ) -> Result<Option<Vec<u8>>>
 where
@@ -365,7 +382,10 @@ where
     // `expected`: what should be in place right before our swap (the base we
     // read, or what we put in place last round).
     let mut expected = base.clone();
-    let mut next = edit(base.as_deref())?;
+    let mut next = match planned {
+        Some(bytes) => Some(bytes),
+        None => edit(base.as_deref())?,
+    };
     // An editor's displaced save, kept on disk until our redo of it is in place.
     let mut displaced: Option<PathBuf> = None;
     let result = (|| {

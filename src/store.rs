@@ -458,20 +458,24 @@ impl<'s> Owner<'s> {
             }
             let l = self.load(scope)?;
             let mine: Vec<&Op> = idx.iter().map(|&i| &ops[i]).collect();
-            let (new_src, outs) = self
-                .apply_scope(scope, &settings, &l.path, &l.src, &mine)
+            let (new_src, outs, new_doc) = self
+                .apply_parsed_scope(scope, &settings, &l.path, &l.src, l.doc.clone(), &mine)
                 .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
-            planned.push((scope, idx, mine, l, new_src, outs));
+            planned.push((scope, idx, mine, l, new_src, outs, new_doc));
         }
-        for (scope, idx, mine, l, new_src, outs) in planned {
+        for (scope, idx, mine, l, new_src, outs, new_doc) in planned {
             let mut final_outs = outs;
             let mut final_src = new_src.clone();
+            let mut doc = new_doc;
             if new_src != l.src {
-                let written = fs::replace_file(
+                // The first round writes the planned bytes; the edit is redone
+                // only on an editor's newer save.
+                let written = fs::replace_file_planned(
                     self.io(),
                     &self.store.poison,
                     &l.path,
                     l.raw.clone(),
+                    Some(new_src.clone().into_bytes()),
                     |cur| {
                         let cur_src = match cur {
                             Some(b) => fs::decode(&l.path, b.to_vec())?,
@@ -484,11 +488,13 @@ impl<'s> Owner<'s> {
                         Ok((s != cur_src).then(|| s.into_bytes()))
                     },
                 )?;
-                if let Some(bytes) = written {
+                if let Some(bytes) = written
+                    && bytes != new_src.as_bytes()
+                {
                     final_src = String::from_utf8(bytes).unwrap_or_default();
+                    doc = parse(scope.name(), &final_src);
                 }
             }
-            let doc = parse(scope.name(), &final_src);
             let budget = self.budget(scope, &settings, &doc, &l.path)?;
             warnings.extend(budget.warning(scope.file_name()));
             usage.push((
@@ -530,6 +536,21 @@ impl<'s> Owner<'s> {
         src: &str,
         ops: &[&Op],
     ) -> std::result::Result<(String, Vec<OpOutcome>), (usize, Error)> {
+        self.apply_parsed_scope(scope, settings, path, src, parse(scope.name(), src), ops)
+            .map(|(s, o, _)| (s, o))
+    }
+
+    /// [`Owner::apply_scope`] on a source already parsed; also returns the
+    /// final state's parse.
+    pub(crate) fn apply_parsed_scope(
+        &self,
+        scope: Scope,
+        settings: &Settings,
+        path: &Path,
+        src: &str,
+        original: Document,
+        ops: &[&Op],
+    ) -> std::result::Result<(String, Vec<OpOutcome>, Document), (usize, Error)> {
         let env = StoreEnv {
             owner: self,
             scope,
@@ -537,7 +558,7 @@ impl<'s> Owner<'s> {
             path,
             now: chrono::Utc::now(),
         };
-        match edit::apply(scope, src, ops, &env) {
+        match edit::apply_parsed(scope, src, original, ops, &env) {
             Ok(r) => Ok(r),
             Err(e) => {
                 // Find the failing op by applying prefixes (only on failure).
