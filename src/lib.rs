@@ -95,7 +95,7 @@ pub use score::{
 };
 pub use settings::{Budgets, Curation, ExpiryDays, FileSettings, Settings};
 pub use snapshot::{
-    Blocked, Overflow, Snapshot, StoreInput, blocked_placeholder, render, render_with,
+    Blocked, Overflow, Snapshot, StoreInput, blocked_placeholder, render, render_scanned,
 };
 pub use splice::{Unplaceable, append, normalize_text, remove, replace, set_meta};
 pub use stats::FactStats;

@@ -173,7 +173,11 @@ impl<'s> Owner<'s> {
             })
             .collect();
         let mut scanner = self.cached_scanner();
-        let snap = snapshot::render_with(&inputs, &mut |text| scanner.scan(text));
+        let findings: Vec<_> = inputs
+            .iter()
+            .map(|s| scanner.verdicts(&s.entries.iter().map(|(_, t)| *t).collect::<Vec<_>>()))
+            .collect();
+        let snap = snapshot::render_scanned(&inputs, &findings);
         self.store_scan_cache(scanner);
         Ok(snap)
     }

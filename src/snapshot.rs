@@ -92,14 +92,17 @@ pub fn blocked_placeholder(scope: Scope, id: &str, findings: &[Finding]) -> Stri
 /// how many entries were left out. Stores are separated by a blank line; the
 /// text ends with one LF.
 pub fn render(stores: &[StoreInput<'_>]) -> Snapshot {
-    render_with(stores, &mut scan::scan)
+    let findings: Vec<Vec<Vec<Finding>>> = stores
+        .iter()
+        .map(|s| s.entries.iter().map(|(_, t)| scan::scan(t)).collect())
+        .collect();
+    render_scanned(stores, &findings)
 }
 
-/// [`render`] with a given scanner (for example one that caches verdicts).
-pub fn render_with(
-    stores: &[StoreInput<'_>],
-    scanner: &mut dyn FnMut(&str) -> Vec<Finding>,
-) -> Snapshot {
+/// [`render`] with the scanner's findings given: `findings[s][e]` for entry
+/// `e` of store `s` (for example verdicts a cache kept). A missing element
+/// counts as no finding.
+pub fn render_scanned(stores: &[StoreInput<'_>], findings: &[Vec<Vec<Finding>>]) -> Snapshot {
     let mut text = String::new();
     let mut blocked = Vec::new();
     let mut over_budget = Vec::new();
@@ -112,8 +115,12 @@ pub fn render_with(
         text.push('\n');
         let mut shown: Vec<String> = Vec::with_capacity(store.entries.len());
         let mut omitted = 0;
-        for (id, raw) in &store.entries {
-            let findings = scanner(raw);
+        for (e, (id, raw)) in store.entries.iter().enumerate() {
+            let findings = findings
+                .get(n)
+                .and_then(|f| f.get(e))
+                .cloned()
+                .unwrap_or_default();
             let line = if findings.is_empty() {
                 (*raw).to_owned()
             } else {
