@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fs;
 use crate::id::entry_id;
 use crate::meta::{ArchiveKind, Meta};
-use crate::parse::{Document, parse};
+use crate::parse::parse;
 use crate::scope::Scope;
 use crate::stats::Stats;
 use crate::store::Owner;
@@ -85,6 +85,19 @@ pub struct ListFilter {
     pub limit: Option<usize>,
 }
 
+impl ListFilter {
+    /// Orders rows newest first (then by id) and keeps at most the limit
+    /// (default 100, at most 500).
+    pub fn finish(&self, rows: &mut Vec<FactRow>) {
+        rows.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        rows.truncate(self.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(MAX_LIST_LIMIT));
+    }
+}
+
 /// Where an id lives.
 #[derive(Debug, Clone)]
 pub(crate) enum Found {
@@ -98,6 +111,11 @@ pub(crate) enum Found {
     Nowhere,
 }
 
+/// The id of an entry of archive.md (`src`), from its metadata and text.
+pub(crate) fn archive_entry_id(src: &str, e: &crate::parse::Entry) -> String {
+    archived_id(&Meta::of(e, src), &e.text)
+}
+
 /// An archived memory's id: over its original scope and text, or its date.
 pub(crate) fn archived_id(meta: &Meta, text: &str) -> String {
     match (meta.scope.as_deref(), meta.date) {
@@ -105,14 +123,6 @@ pub(crate) fn archived_id(meta: &Meta, text: &str) -> String {
         (Some(scope), _) => entry_id(scope, text),
         (None, _) => entry_id("memory", text),
     }
-}
-
-fn meta_of(src: &str, doc: &Document, i: usize) -> Meta {
-    doc.entries[i]
-        .meta
-        .clone()
-        .map(|r| Meta::parse(&src[r]))
-        .unwrap_or_default()
 }
 
 impl Owner<'_> {
@@ -151,8 +161,8 @@ impl Owner<'_> {
     pub(crate) fn locate_archived(&self, id: &str) -> Result<Option<Meta>> {
         let (_, src) = self.archive_src()?;
         let doc = parse("archive", &src);
-        for (i, e) in doc.entries.iter().enumerate() {
-            let m = meta_of(&src, &doc, i);
+        for e in &doc.entries {
+            let m = Meta::of(e, &src);
             if archived_id(&m, &e.text) == id {
                 return Ok(Some(m));
             }
@@ -210,8 +220,8 @@ impl Owner<'_> {
         if active && want_kind("fact") {
             for scope in Scope::ALL {
                 let l = self.load(scope)?;
-                for (i, e) in l.doc.entries.iter().enumerate() {
-                    let m = meta_of(&l.src, &l.doc, i);
+                for e in &l.doc.entries {
+                    let m = Meta::of(e, &l.src);
                     let live = is_live(e.meta.clone().map(|r| &l.src[r]), now);
                     rows.push(self.row(&e.id, scope.name(), &e.text, &m, &stats, now, !live));
                 }
@@ -231,8 +241,8 @@ impl Owner<'_> {
         if archived {
             let (_, src) = self.archive_src()?;
             let doc = parse("archive", &src);
-            for (i, e) in doc.entries.iter().enumerate() {
-                let m = meta_of(&src, &doc, i);
+            for e in &doc.entries {
+                let m = Meta::of(e, &src);
                 let is_day = m.scope.as_deref() == Some("day");
                 if !want_kind(if is_day { "day" } else { "fact" }) {
                     continue;
@@ -254,17 +264,7 @@ impl Owner<'_> {
             }
         }
         self.remember_first_seen(&rows, &stats, now);
-        rows.sort_by(|a, b| {
-            b.created_at
-                .cmp(&a.created_at)
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        rows.truncate(
-            filter
-                .limit
-                .unwrap_or(DEFAULT_LIST_LIMIT)
-                .min(MAX_LIST_LIMIT),
-        );
+        filter.finish(&mut rows);
         Ok(rows)
     }
 

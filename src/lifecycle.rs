@@ -12,7 +12,7 @@ use crate::edit::{Op, OpOutcome, check_text};
 use crate::env::{StoreEnv, is_live};
 use crate::episodes::{EPISODES_FILE, MAX_EPISODES_BYTES};
 use crate::error::{Error, Result};
-use crate::facts::{ARCHIVE_FILE, Found, archived_id};
+use crate::facts::{ARCHIVE_FILE, Found, archive_entry_id, archived_id};
 use crate::fs;
 use crate::id::entry_id;
 use crate::journal;
@@ -110,13 +110,11 @@ impl Owner<'_> {
                 let id = archived_id(meta, text);
                 loop {
                     let doc = parse("archive", &cur);
-                    let Some(i) = doc.entries.iter().position(|e| {
-                        e.meta
-                            .clone()
-                            .map(|r| archived_id(&Meta::parse(&cur[r]), &e.text))
-                            .as_deref()
-                            == Some(id.as_str())
-                    }) else {
+                    let Some(i) = doc
+                        .entries
+                        .iter()
+                        .position(|e| archive_entry_id(&cur, e) == id.as_str())
+                    else {
                         break;
                     };
                     cur = splice::remove(&cur, &doc, i).map_err(|e| Error::InvalidRequest(e.0))?;
@@ -174,11 +172,7 @@ impl Owner<'_> {
             Found::Live(scope, i) => {
                 let l = self.load(scope)?;
                 let e = &l.doc.entries[i];
-                let m = e
-                    .meta
-                    .clone()
-                    .map(|r| Meta::parse(&l.src[r]))
-                    .unwrap_or_default();
+                let m = Meta::of(e, &l.src);
                 let meta = self.archive_meta(m, scope.name(), kind, reason, now);
                 self.append_archive(&[(e.text.clone(), meta)])?;
                 self.apply_locked(
@@ -261,13 +255,7 @@ impl Owner<'_> {
         let text = adoc
             .entries
             .iter()
-            .find(|e| {
-                e.meta
-                    .clone()
-                    .map(|r| archived_id(&Meta::parse(&asrc[r]), &e.text))
-                    .as_deref()
-                    == Some(id)
-            })
+            .find(|e| archive_entry_id(&asrc, e) == id)
             .map(|e| e.text.clone())
             .unwrap_or_default();
         if m.scope.as_deref() == Some("day") {
@@ -312,13 +300,11 @@ impl Owner<'_> {
         }
         self.rewrite(ARCHIVE_FILE, fs::MAX_FILE_BYTES, |src| {
             let doc = parse("archive", src);
-            let Some(i) = doc.entries.iter().position(|e| {
-                e.meta
-                    .clone()
-                    .map(|r| archived_id(&Meta::parse(&src[r]), &e.text))
-                    .as_deref()
-                    == Some(id)
-            }) else {
+            let Some(i) = doc
+                .entries
+                .iter()
+                .position(|e| archive_entry_id(src, e) == id)
+            else {
                 return Ok(None);
             };
             splice::remove(src, &doc, i)
@@ -413,11 +399,7 @@ impl Owner<'_> {
                 Found::Live(s, i) => {
                     let l = self.load(s)?;
                     let e = &l.doc.entries[i];
-                    let m = e
-                        .meta
-                        .clone()
-                        .map(|r| Meta::parse(&l.src[r]))
-                        .unwrap_or_default();
+                    let m = Meta::of(e, &l.src);
                     let mut meta = self.archive_meta(
                         m,
                         s.name(),
@@ -516,11 +498,7 @@ impl Owner<'_> {
                     .any(|o| matches!(o, Op::Remove { old, .. } if *old == e.id))
             })
             .map(|e| {
-                let m = e
-                    .meta
-                    .clone()
-                    .map(|r| Meta::parse(&l.src[r]))
-                    .unwrap_or_default();
+                let m = Meta::of(e, &l.src);
                 let st = stats.facts.get(&e.id).cloned().unwrap_or_default();
                 let created = m.created.or(st.first_seen).unwrap_or(now);
                 (

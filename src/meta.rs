@@ -106,6 +106,11 @@ pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
 }
 
 impl Meta {
+    /// The metadata of `entry` in `src` (empty when it has no comment).
+    pub fn of(entry: &crate::parse::Entry, src: &str) -> Meta {
+        entry.meta_comment(src).map(Meta::parse).unwrap_or_default()
+    }
+
     /// Parses a metadata comment (`<!-- memdir … -->`); unknown keys are kept,
     /// unreadable values are dropped.
     pub fn parse(comment: &str) -> Meta {

@@ -24,6 +24,13 @@ pub enum Marker {
     Ordered(u64, char),
 }
 
+impl Entry {
+    /// The entry's metadata comment in `src` (the source it was parsed from).
+    pub fn meta_comment<'a>(&self, src: &'a str) -> Option<&'a str> {
+        self.meta.clone().and_then(|r| src.get(r))
+    }
+}
+
 impl Marker {
     /// The marker as written, e.g. `-` or `3.`.
     pub fn render(self) -> String {

@@ -27,17 +27,7 @@ pub fn list(
         for id in store.owners()? {
             rows.extend(store.owner_as(caller, Some(&id))?.list(filter)?);
         }
-        rows.sort_by(|a, b| {
-            b.created_at
-                .cmp(&a.created_at)
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        rows.truncate(
-            filter
-                .limit
-                .unwrap_or(memdir::DEFAULT_LIST_LIMIT)
-                .min(memdir::MAX_LIST_LIMIT),
-        );
+        filter.finish(&mut rows);
     } else {
         rows = store.owner_as(caller, named)?.list(filter)?;
     }
