@@ -107,6 +107,16 @@ impl Document {
 
 /// Parses `src` as a store of the given scope (`memory` or `user`).
 pub fn parse(scope: &str, src: &str) -> Document {
+    parse_with(Some(scope), src)
+}
+
+/// [`parse`] without computing entry ids (each `id` is empty): for readers
+/// that need ids only for a few entries, such as the snapshot.
+pub fn parse_without_ids(src: &str) -> Document {
+    parse_with(None, src)
+}
+
+fn parse_with(scope: Option<&str>, src: &str) -> Document {
     let bom = src.starts_with(BOM);
     let base = if bom { BOM.len() } else { 0 };
     let body = &src[base..];
@@ -186,7 +196,7 @@ pub fn parse(scope: &str, src: &str) -> Document {
 
 /// Builds an entry from an item's event range.
 fn entry(
-    scope: &str,
+    scope: Option<&str>,
     src: &str,
     base: usize,
     range: Range<usize>,
@@ -236,7 +246,7 @@ fn entry(
     let body_start = body_start.min(body_end);
     let text = dedent(&src[body_start..body_end], indent);
     Some(Entry {
-        id: entry_id(scope, &text),
+        id: scope.map(|s| entry_id(s, &text)).unwrap_or_default(),
         text,
         item: start..end,
         body: body_start..body_end,

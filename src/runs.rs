@@ -154,7 +154,8 @@ impl<'s> Owner<'s> {
         let settings = self.settings()?;
         let mut loaded = Vec::new();
         for scope in Scope::ALL {
-            let l = self.load(scope)?;
+            // Ids are needed only for flagged entries (render computes them).
+            let l = self.load_with(scope, false)?;
             let limit = self.budget(scope, &settings, &l.doc, &l.path)?.limit;
             loaded.push((scope, l, limit));
         }

@@ -274,6 +274,11 @@ impl<'s> Owner<'s> {
     }
 
     pub(crate) fn load(&self, scope: Scope) -> Result<Loaded> {
+        self.load_with(scope, true)
+    }
+
+    /// [`Owner::load`], parsing without entry ids when `ids` is false.
+    pub(crate) fn load_with(&self, scope: Scope, ids: bool) -> Result<Loaded> {
         let path = self.path(scope);
         let raw = if fs::plain_dir_exists(self.io(), &self.dir)? {
             fs::stable_read(self.io(), &path)?
@@ -284,7 +289,11 @@ impl<'s> Owner<'s> {
             Some(bytes) => fs::decode(&path, bytes.clone())?,
             None => String::new(),
         };
-        let doc = parse(scope.name(), &src);
+        let doc = if ids {
+            parse(scope.name(), &src)
+        } else {
+            crate::parse::parse_without_ids(&src)
+        };
         Ok(Loaded {
             path,
             raw,
