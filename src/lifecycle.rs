@@ -420,14 +420,18 @@ impl Owner<'_> {
                 Found::Nowhere => return Err(self.unknown(old, true)?),
             }
         }
-        // Plan first (pure): a refusal writes nothing.
+        // A plain save is one locked apply (which validates before writing).
+        // Planning first is needed only when something must be archived
+        // before the write: a superseded fact, or facts curation picks.
         let settings = self.settings()?;
+        let curating = settings.curation == Some(crate::settings::Curation::Auto);
+        if to_archive.is_empty() && !curating {
+            return self.finish_save(self.apply_locked(&ops, false)?, scope, archived);
+        }
         let l = self.load(scope)?;
         let mine: Vec<&Op> = ops.iter().filter(|o| o.scope() == scope).collect();
         if let Err((_, e)) = self.apply_scope(scope, &settings, &l.path, &l.src, &mine) {
-            let curate = matches!(e, Error::OverBudget { .. })
-                && settings.curation == Some(crate::settings::Curation::Auto);
-            if !curate {
+            if !(curating && matches!(e, Error::OverBudget { .. })) {
                 return Err(e);
             }
             let victims = self.curation_victims(scope, &l, &text, &ops, &settings, now)?;
@@ -435,13 +439,8 @@ impl Owner<'_> {
                 return Err(e);
             }
             for (id, vtext, m) in victims {
-                let meta = self.archive_meta(
-                    m,
-                    scope.name(),
-                    ArchiveKind::Plain,
-                    "curated: over budget".into(),
-                    now,
-                );
+                let reason = "curated: over budget".into();
+                let meta = self.archive_meta(m, scope.name(), ArchiveKind::Plain, reason, now);
                 to_archive.push((vtext, meta));
                 ops.insert(
                     0,
@@ -456,7 +455,16 @@ impl Owner<'_> {
         if !to_archive.is_empty() {
             self.append_archive(&to_archive)?;
         }
-        let out = self.apply_locked(&ops, false)?;
+        self.finish_save(self.apply_locked(&ops, false)?, scope, archived)
+    }
+
+    /// A save's answer from the outcome of its locked apply.
+    fn finish_save(
+        &self,
+        out: crate::store::BatchOutcome,
+        scope: Scope,
+        archived: Vec<String>,
+    ) -> Result<SaveOutcome> {
         let outcome = out
             .results
             .iter()
