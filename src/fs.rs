@@ -70,12 +70,7 @@ impl Io for RealIo {
             b.permissions(Permissions::from_mode(0o666));
         }
         let (file, path) = b.tempfile_in(dir)?.keep().map_err(|e| e.error)?;
-        // Give the temp file the target's mode, unless the umask already did
-        // (a chmod dirties the inode the fsync must then write).
-        let needs_chmod = perm
-            .as_ref()
-            .is_some_and(|p| file.metadata().map_or(true, |m| m.permissions() != *p));
-        if let Some(perm) = perm.filter(|_| needs_chmod)
+        if let Some(perm) = perm
             && let Err(e) = file.set_permissions(perm)
         {
             let _ = std::fs::remove_file(&path);
