@@ -5,11 +5,13 @@
 //! The examples are in `fixtures/commonmark/spec-examples.json` (CC-BY-SA 4.0,
 //! John MacFarlane; see `fixtures/commonmark/ATTRIBUTION.md`).
 
-use std::ops::Range;
+#[path = "common/markdown.rs"]
+mod markdown;
+use markdown::top_level_items;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use memdir::{Document, append, parse, remove, replace};
-use pulldown_cmark::{Event, Options, Parser, Tag};
 
 const SCOPE: &str = "memory";
 const PROBE: &str = "memdir corpus probe entry";
@@ -35,34 +37,6 @@ fn corpus() -> Corpus {
     );
     let json = std::fs::read_to_string(path).expect("read the corpus");
     serde_json::from_str(&json).expect("parse the corpus")
-}
-
-/// The byte ranges of the top-level list items, found by our own walk of
-/// pulldown-cmark's events: items whose list is not inside any other block.
-fn top_level_items(src: &str) -> Vec<Range<usize>> {
-    let (base, body) = match src.strip_prefix('\u{feff}') {
-        Some(rest) => ('\u{feff}'.len_utf8(), rest),
-        None => (0, src),
-    };
-    let mut stack: Vec<Tag> = Vec::new();
-    let mut items = Vec::new();
-    for (event, r) in
-        Parser::new_ext(body, Options::ENABLE_YAML_STYLE_METADATA_BLOCKS).into_offset_iter()
-    {
-        match event {
-            Event::Start(tag) => {
-                if matches!(tag, Tag::Item) && matches!(stack.as_slice(), [Tag::List(_)]) {
-                    items.push(r.start + base..r.end + base);
-                }
-                stack.push(tag);
-            }
-            Event::End(_) => {
-                stack.pop();
-            }
-            _ => {}
-        }
-    }
-    items
 }
 
 #[derive(Default)]

@@ -3,12 +3,15 @@
 //! edits keep the bytes; an append followed by the removal of what it added
 //! gives back the original bytes.
 
+#[path = "common/markdown.rs"]
+mod markdown;
+use markdown::top_level_items;
+
 use std::ops::Range;
 
 use memdir::{Document, append, entry_id, normalize_text, parse, remove, replace, set_meta};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use pulldown_cmark::{Event, Options, Parser, Tag};
 use std::cell::{Cell, RefCell};
 
 const SCOPE: &str = "memory";
@@ -146,33 +149,6 @@ fn any_source() -> impl Strategy<Value = String> {
 }
 
 // ------------------------------------------------------------------- oracles
-
-/// The top-level list items by our own walk of pulldown-cmark's events.
-fn top_level_items(src: &str) -> Vec<Range<usize>> {
-    let (base, body) = match src.strip_prefix('\u{feff}') {
-        Some(rest) => (3, rest),
-        None => (0, src),
-    };
-    let mut stack: Vec<Tag> = Vec::new();
-    let mut items = Vec::new();
-    for (event, r) in
-        Parser::new_ext(body, Options::ENABLE_YAML_STYLE_METADATA_BLOCKS).into_offset_iter()
-    {
-        match event {
-            Event::Start(tag) => {
-                if matches!(tag, Tag::Item) && matches!(stack.as_slice(), [Tag::List(_)]) {
-                    items.push(r.start + base..r.end + base);
-                }
-                stack.push(tag);
-            }
-            Event::End(_) => {
-                stack.pop();
-            }
-            _ => {}
-        }
-    }
-    items
-}
 
 fn in_bounds(src: &str, r: &Range<usize>) -> bool {
     r.start <= r.end

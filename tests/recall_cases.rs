@@ -2,24 +2,12 @@
 //! least `KEEP_THRESHOLD`, every `must_not` fact scores below it.
 //! Set `RECALL_DEBUG=1` to print every score.
 
+#[path = "common/recall_cases.rs"]
+mod recall_cases;
+use recall_cases::load;
+
 use memdir::{Bm25Scorer, KEEP_THRESHOLD, Scorer};
-use serde::Deserialize;
 use std::time::{Duration, Instant};
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    facts: Vec<String>,
-    query: String,
-    must: Vec<usize>,
-    must_not: Vec<usize>,
-}
-
-fn load() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/recall/cases.json");
-    let text = std::fs::read_to_string(path).expect("cases.json is readable");
-    serde_json::from_str(&text).expect("cases.json parses")
-}
 
 #[test]
 fn cases_are_well_formed() {

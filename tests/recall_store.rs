@@ -4,25 +4,13 @@
 //! expiry filter, threshold, limits) must pick every `must` fact and no
 //! `must_not` fact. Set `RECALL_DEBUG=1` to print every recall.
 
+#[path = "common/recall_cases.rs"]
+mod recall_cases;
+use recall_cases::{Case, load};
+
 use std::collections::BTreeMap;
 
 use memdir::{RecallOptions, Scope, Store};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    facts: Vec<String>,
-    query: String,
-    must: Vec<usize>,
-    must_not: Vec<usize>,
-}
-
-fn load() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/recall/cases.json");
-    let text = std::fs::read_to_string(path).expect("cases.json is readable");
-    serde_json::from_str(&text).expect("cases.json parses")
-}
 
 /// What storing and recalling one case gave.
 struct Outcome {
