@@ -27,8 +27,41 @@
 //! # }
 //! ```
 //!
+//! A run starts from a frozen snapshot of both stores, and its delegates can
+//! only read:
+//!
+//! ```
+//! # fn main() -> memdir::Result<()> {
+//! # let root = tempfile::tempdir().map_err(|e| memdir::Error::InvalidRequest(e.to_string()))?;
+//! # let store = memdir::Store::open(root.path())?;
+//! let me = store.owner("agt_docs")?;
+//! let run = me.begin_run(memdir::RunOptions::task("PIN-812"))?;
+//! run.memory().add(memdir::Scope::Memory, "Staging needs the VPN")?; // durable now
+//! assert!(!run.snapshot().text.contains("VPN")); // but not in this run's prompt
+//! assert!(run.delegate().snapshot().text.starts_with("## USER.md"));
+//! run.finish("checked the staging deploy")?; // a day-log line in episodes.md
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Where things are:
+//!
+//! * curated stores: [`Store`], [`Owner`] (`add`, `replace`, `remove`,
+//!   `batch`, `show`), entries and ids ([`parse`], [`entry_id`]), budgets
+//!   ([`used_chars`]);
+//! * runs and snapshots: [`Owner::begin_run`], [`Run`], [`Delegate`],
+//!   [`Snapshot`]; the scanner: [`scan`];
+//! * run data: the day log ([`Owner::day`], [`DayRow`]), SharedMemory
+//!   ([`Owner::put_result`], [`Owner::get_result`], [`Owner::wait_result`]),
+//!   lookups ([`Owner::search_runs`], [`Owner::get_run`]);
+//! * the fact lifecycle: [`Owner::save`], [`Owner::archive`],
+//!   [`Owner::veto`], [`Owner::unarchive`], [`Owner::list`], recall
+//!   ([`Owner::recall`], [`Scorer`], [`TokenEstimator`]), callers
+//!   ([`Store::owner_as`], [`Caller`]).
+//!
 //! The on-disk format is described in `docs/FORMAT.md`; the pure modules
-//! (parsing, splicing, budgets, settings) do no I/O, and all file access goes
+//! (parsing, splicing, budgets, settings, metadata, the journal format,
+//! snapshot rendering, scanning, scoring) do no I/O, and all file access goes
 //! through the store and its fs layer.
 
 #![forbid(unsafe_code)]
