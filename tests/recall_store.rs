@@ -24,16 +24,21 @@ struct Outcome {
     fallback: Option<String>,
 }
 
-fn run_case(case: &Case) -> Outcome {
+/// A fresh root whose MEMORY.md budget fits every case (most cases fit the
+/// default, the long ones would not).
+fn roomy_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().expect("temp folder");
-    // A budget large enough for every case (most cases exceed no default, but
-    // the long ones would).
     std::fs::write(
         dir.path().join("memdir.yaml"),
         "budgets:\n  memory: 20000\n",
     )
     .expect("memdir.yaml");
     let store = Store::open(dir.path()).expect("open store");
+    (dir, store)
+}
+
+fn run_case(case: &Case) -> Outcome {
+    let (_dir, store) = roomy_store();
     let owner = store.owner("agt").expect("owner");
     let mut ids = BTreeMap::new();
     let mut refused = BTreeMap::new();
@@ -148,13 +153,7 @@ fn store_recall_skips_expired_and_archived_facts() {
         .iter()
         .find(|c| !c.must.is_empty())
         .expect("a case with a must fact");
-    let dir = tempfile::tempdir().expect("temp folder");
-    std::fs::write(
-        dir.path().join("memdir.yaml"),
-        "budgets:\n  memory: 20000\n",
-    )
-    .expect("memdir.yaml");
-    let store = Store::open(dir.path()).expect("open store");
+    let (_dir, store) = roomy_store();
     let owner = store.owner("agt").expect("owner");
     let mut ids = Vec::new();
     for (i, fact) in case.facts.iter().enumerate() {
