@@ -36,7 +36,19 @@ pub fn render_entries<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
 
 /// The budget rule: characters (Unicode scalar values) of [`render_entries`].
 pub fn used_chars<'a>(texts: impl IntoIterator<Item = &'a str>) -> usize {
-    render_entries(texts).chars().count()
+    // Counted as rendered, without rendering: `- ` per entry, a line feed
+    // between entries and lines, two spaces per non-empty continuation line.
+    let mut used = 0;
+    for (i, text) in texts.into_iter().enumerate() {
+        used += usize::from(i > 0) + 2;
+        for (j, line) in text.split('\n').enumerate() {
+            if j > 0 {
+                used += 1 + if line.is_empty() { 0 } else { 2 };
+            }
+            used += line.chars().count();
+        }
+    }
+    used
 }
 
 /// Where a budget came from.

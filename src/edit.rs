@@ -3,6 +3,8 @@
 //! Pure: no I/O. The store calls [`apply`] under the owner's lock, and again
 //! on an editor's newer save if one lands while it writes.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Budget, used_chars};
@@ -233,22 +235,36 @@ pub fn apply(
     ops: &[&Op],
     env: &dyn EditEnv,
 ) -> Result<(String, Vec<OpOutcome>)> {
-    apply_parsed(scope, src, parse(scope.name(), src), ops, env).map(|(s, o, _)| (s, o))
+    apply_parsed(scope, src, &parse(scope.name(), src), ops, env).map(|a| (a.src, a.outcomes))
 }
 
-/// [`apply`] on a source already parsed as `original`; also returns the
-/// final state's parse.
-pub fn apply_parsed(
+/// What [`apply_parsed`] gives: the new source and each operation's outcome,
+/// with the new source's parse and, when the source changed, its usage.
+#[derive(Debug)]
+pub(crate) struct Applied {
+    /// The new source (the old one if nothing changed).
+    pub(crate) src: String,
+    /// Each operation's outcome.
+    pub(crate) outcomes: Vec<OpOutcome>,
+    /// The parse of `src`, with ids.
+    pub(crate) doc: Document,
+    /// The characters `src`'s live entries use, when the source changed.
+    pub(crate) used: Option<usize>,
+}
+
+/// [`apply`] on a source already parsed (with ids) as `original`.
+pub(crate) fn apply_parsed(
     scope: Scope,
     src: &str,
-    original: Document,
+    original: &Document,
     ops: &[&Op],
     env: &dyn EditEnv,
-) -> Result<(String, Vec<OpOutcome>, Document)> {
+) -> Result<Applied> {
     let unplaceable = |r: String| env.unplaceable(r);
     let name = scope.name();
     let mut cur = src.to_owned();
-    let mut doc = original.clone();
+    // Each edit hands back the parse of what it wrote.
+    let mut doc = Cow::Borrowed(original);
     let mut outcomes = Vec::with_capacity(ops.len());
     for op in ops {
         let outcome = match op {
@@ -259,8 +275,9 @@ pub fn apply_parsed(
                     "already stored"
                 } else {
                     let meta = env.stamp_new(op)?;
-                    cur = splice::append(name, &cur, &doc, &text, meta.as_deref())
+                    let (s, d) = splice::append_parsed(&cur, &doc, (&text, &id), meta.as_deref())
                         .map_err(|e| unplaceable(e.0))?;
+                    (cur, doc) = (s, Cow::Owned(d));
                     "added"
                 };
                 OpOutcome {
@@ -280,16 +297,19 @@ pub fn apply_parsed(
                 let message = if doc.entries[i].text == text {
                     "unchanged"
                 } else if id != old_id && doc.entries.iter().any(|e| e.id == id) {
-                    cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                    let (s, d) =
+                        splice::remove_parsed(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                    (cur, doc) = (s, Cow::Owned(d));
                     "merged"
                 } else {
                     let old_meta = doc.entries[i].meta.clone().map(|r| cur[r].to_owned());
-                    cur = splice::replace(name, &cur, &doc, i, &text)
+                    let (mut s, mut d) = splice::replace_parsed(name, &cur, &doc, i, &text)
                         .map_err(|e| unplaceable(e.0))?;
                     if let Some(meta) = env.stamp_edit(old_meta.as_deref()) {
-                        let d = parse(name, &cur);
-                        cur = splice::set_meta(&cur, &d, i, &meta).map_err(|e| unplaceable(e.0))?;
+                        (s, d) = splice::set_meta_parsed(&s, &d, i, &meta)
+                            .map_err(|e| unplaceable(e.0))?;
                     }
+                    (cur, doc) = (s, Cow::Owned(d));
                     "replaced"
                 };
                 OpOutcome {
@@ -304,7 +324,8 @@ pub fn apply_parsed(
             Op::Remove { old, .. } => {
                 let i = find(&doc, scope, old)?;
                 let id = doc.entries[i].id.clone();
-                cur = splice::remove(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                let (s, d) = splice::remove_parsed(&cur, &doc, i).map_err(|e| unplaceable(e.0))?;
+                (cur, doc) = (s, Cow::Owned(d));
                 OpOutcome {
                     op: "remove",
                     scope,
@@ -315,26 +336,31 @@ pub fn apply_parsed(
                 }
             }
         };
-        if outcome.message != "already stored" && outcome.message != "unchanged" {
-            doc = parse(name, &cur);
-        }
         outcomes.push(outcome);
     }
+    let mut used = None;
     if cur != src {
         let budget = env.budget(&doc)?;
-        let before = used_live(env, src, &original);
         let after = used_live(env, &cur, &doc);
-        if after > budget.limit && after > before {
+        // Over the limit, an edit may still shrink the store.
+        let before = || used_live(env, src, original);
+        if after > budget.limit && after > before() {
             return Err(Error::OverBudget {
                 file: scope.file_name(),
                 would_use: after,
                 limit: budget.limit,
-                used: before,
-                entries: briefs(&original, scope),
+                used: before(),
+                entries: briefs(original, scope),
             });
         }
+        used = Some(after);
     }
-    Ok((cur, outcomes, doc))
+    Ok(Applied {
+        src: cur,
+        outcomes,
+        doc: doc.into_owned(),
+        used,
+    })
 }
 
 #[cfg(test)]

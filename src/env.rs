@@ -2,8 +2,10 @@
 //! one store of one owner at one moment.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Duration, Utc};
+use memchr::memmem;
 
 use crate::budget::Budget;
 use crate::caller::Caller;
@@ -60,8 +62,10 @@ impl StoreEnv<'_, '_> {
 /// `expires`, or one still ahead. (Reads only the `expires` value; this runs
 /// for every entry of every snapshot.)
 pub(crate) fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
+    static EXPIRES: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(" expires="));
     let Some(meta) = meta else { return true };
-    let Some(at) = meta.find(" expires=") else {
+    let Some(at) = EXPIRES.find(meta.as_bytes()) else {
         return true;
     };
     // A bare value (memdir always writes one) is read directly; anything

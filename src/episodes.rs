@@ -119,8 +119,7 @@ impl<'s> Owner<'s> {
         }
         let date = now.date_naive();
         let content = journal::render_line(&now.format("%H:%M").to_string(), task, &text, run);
-        let _lock = self.lock()?;
-        fs::sweep_temps(self.io(), self.dir());
+        let (_lock, _) = self.lock_for_write()?;
         let (raw, _) = self.read_journal()?;
         let path = self.dir().join(EPISODES_FILE);
         let mut total = 0;

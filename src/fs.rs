@@ -5,7 +5,7 @@
 //! (see `FaultyIo` in the tests).
 
 use std::fs::{File, Metadata, Permissions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -20,7 +20,9 @@ pub const TEMP_SUFFIX: &str = ".memdir-tmp";
 
 /// The primitive operations memdir performs on files.
 pub(crate) trait Io: Send + Sync + std::fmt::Debug {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Opens a file for reading without following a symlink at `path` (that
+    /// fails with `ELOOP`) and without blocking on a FIFO.
+    fn open_read(&self, path: &Path) -> io::Result<File>;
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata>;
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates a new temp file in `dir` (mode 0666 before umask, or `perm`).
@@ -47,8 +49,16 @@ pub(crate) trait Io: Send + Sync + std::fmt::Debug {
 pub(crate) struct RealIo;
 
 impl Io for RealIo {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        std::fs::read(path)
+    fn open_read(&self, path: &Path) -> io::Result<File> {
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use rustix::fs::OFlags;
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+        }
+        options.open(path)
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         std::fs::symlink_metadata(path)
@@ -211,33 +221,86 @@ fn recently_changed(m: &Metadata) -> bool {
         .is_some_and(|age| age < EMPTY_SETTLE)
 }
 
+/// Opens a regular file for reading; `Ok(None)` if missing. A symlink, a
+/// folder or any other kind of file is refused as [`Error::UnsafePath`].
+fn open_plain(io: &dyn Io, path: &Path) -> Result<Option<(File, Metadata)>> {
+    let unsafe_path = || Error::UnsafePath {
+        path: path.to_owned(),
+    };
+    let file = match io.open_read(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(unsafe_path());
+        }
+        Err(e) => return Err(Error::io(path, "open")(e)),
+    };
+    let meta = file.metadata().map_err(Error::io(path, "stat"))?;
+    if !meta.is_file() {
+        return Err(unsafe_path());
+    }
+    Ok(Some((file, meta)))
+}
+
+/// Reads up to `len` bytes (a file's size as just stated): fewer if it ends
+/// sooner. Never more, so a file that grows meanwhile reads short of its new
+/// size and the caller's second look at its stamp sees the change.
+fn read_sized(file: &mut File, len: u64) -> io::Result<Vec<u8>> {
+    let len = usize::try_from(len).map_err(io::Error::other)?;
+    let mut buf = vec![0; len];
+    let mut n = 0;
+    while n < len {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(n);
+    Ok(buf)
+}
+
+/// Reads a regular file whole (the size its descriptor states); `None` if
+/// missing.
+fn read_plain(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
+    match open_plain(io, path)? {
+        Some((mut file, meta)) => read_sized(&mut file, meta.len())
+            .map(Some)
+            .map_err(Error::io(path, "read")),
+        None => Ok(None),
+    }
+}
+
 /// Reads a file whose stat is the same before and after the read, retrying a
 /// read that raced a writer or found a file emptied mid-save. `None` if missing.
+///
+/// The read goes through one descriptor: a save that replaces the file
+/// meanwhile (an editor's rename) leaves this read whole and consistent, of
+/// the version it opened; a writer's swap then finds the newer save (see
+/// [`replace_file`]).
 pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
+    Ok(stable_read_meta(io, path)?.map(|(bytes, _)| bytes))
+}
+
+/// [`stable_read`], also giving the file's metadata as read.
+pub(crate) fn stable_read_meta(io: &dyn Io, path: &Path) -> Result<Option<(Vec<u8>, Metadata)>> {
     let mut last = None;
     for attempt in 0..READ_ATTEMPTS {
-        let Some(before) = plain_file_meta(io, path)? else {
+        let Some((mut file, before)) = open_plain(io, path)? else {
             return Ok(None);
         };
-        let bytes = match io.read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                std::thread::sleep(Duration::from_millis(2));
-                continue;
-            }
-            Err(e) => return Err(Error::io(path, "read")(e)),
-        };
-        let after = plain_file_meta(io, path)?;
-        let same =
-            after.as_ref().map(stamp) == Some(stamp(&before)) && bytes.len() as u64 == before.len();
+        let bytes = read_sized(&mut file, before.len()).map_err(Error::io(path, "read"))?;
+        let after = file.metadata().map_err(Error::io(path, "stat"))?;
+        let same = stamp(&after) == stamp(&before) && bytes.len() as u64 == before.len();
         // An empty file may be a truncate-then-write in progress (an editor,
         // a shell's `>`): believe it only once it has stayed empty for
         // EMPTY_SETTLE after its last change.
         let settled_empty = !bytes.is_empty() || (attempt >= 4 && !recently_changed(&before));
         if same && settled_empty {
-            return Ok(Some(bytes));
+            return Ok(Some((bytes, after)));
         }
-        last = Some(bytes);
+        last = Some((bytes, after));
         std::thread::sleep(Duration::from_millis(if same { 10 } else { 2 }));
     }
     Ok(last)
@@ -278,17 +341,24 @@ pub(crate) fn sweep_temps(io: &dyn Io, dir: &Path) {
 
 /// Writes `bytes` to a new temp file beside `target` with the target's
 /// permission bits, synced. Removes it on failure.
-fn write_temp(io: &dyn Io, poison: &Poison, target: &Path, bytes: &[u8]) -> Result<PathBuf> {
+fn write_temp(
+    io: &dyn Io,
+    poison: &Poison,
+    target: &Path,
+    bytes: &[u8],
+    known: Option<Permissions>,
+) -> Result<PathBuf> {
     let dir = parent(target);
     let name = target
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("file");
-    let perm = io
-        .symlink_metadata(target)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.permissions());
+    let perm = known.or_else(|| {
+        io.symlink_metadata(target)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.permissions())
+    });
     let (mut file, tmp) = io
         .create_temp(dir, &format!(".{name}."), perm)
         .map_err(Error::io(dir, "create temp file"))?;
@@ -328,7 +398,7 @@ pub(crate) fn write_atomic(
     bytes: &[u8],
 ) -> Result<()> {
     poison.check()?;
-    let tmp = write_temp(io, poison, target, bytes)?;
+    let tmp = write_temp(io, poison, target, bytes, None)?;
     if let Err(e) = io.rename(&tmp, target) {
         let _ = io.remove_file(&tmp);
         return Err(Error::io(target, "rename")(e));
@@ -363,6 +433,16 @@ where
     replace_file_planned(io, poison, target, base, None, edit)
 }
 
+/// An edit the caller already computed on the base it read.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The new bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// The target's permission bits as read with the base (`None`: look
+    /// them up), which the new file takes.
+    pub(crate) perm: Option<Permissions>,
+}
+
 /// [`replace_file`] whose first round writes `planned`, the edit the caller
 /// already computed on `base` (`None`: compute it with `edit`); `edit` runs
 /// only on an editor's newer version.
@@ -371,7 +451,7 @@ pub(crate) fn replace_file_planned<F>(
     poison: &Poison,
     target: &Path,
     base: Option<Vec<u8>>,
-    planned: Option<Vec<u8>>,
+    planned: Option<Plan>,
     mut edit: F,
 ) -> Result<Option<Vec<u8>>>
 where
@@ -379,13 +459,18 @@ where
 {
     poison.check()?;
     let dir = parent(target);
-    // `expected`: what should be in place right before our swap (the base we
-    // read, or what we put in place last round).
-    let mut expected = base.clone();
+    // The permission bits the first round's file takes, when known.
+    let mut perm = None;
     let mut next = match planned {
-        Some(bytes) => Some(bytes),
+        Some(plan) => {
+            perm = plan.perm;
+            Some(plan.bytes)
+        }
         None => edit(base.as_deref())?,
     };
+    // `expected`: what should be in place right before our swap (the base we
+    // read, or what we put in place last round).
+    let mut expected = base;
     // An editor's displaced save, kept on disk until our redo of it is in place.
     let mut displaced: Option<PathBuf> = None;
     let result = (|| {
@@ -393,7 +478,7 @@ where
             let Some(new) = next.take() else {
                 return Ok(None);
             };
-            let tmp = write_temp(io, poison, target, &new)?;
+            let tmp = write_temp(io, poison, target, &new, perm.take())?;
             if expected.is_none() {
                 match io.rename_noreplace(&tmp, target) {
                     Ok(()) => {
@@ -415,12 +500,14 @@ where
             match io.exchange(&tmp, target) {
                 Ok(()) => {
                     // `tmp` now holds what was in place a moment ago.
-                    let out = match io.read(&tmp) {
-                        Ok(o) => o,
-                        Err(e) => {
+                    let out = match read_plain(io, &tmp) {
+                        Ok(Some(o)) => o,
+                        other => {
                             let _ = io.exchange(&tmp, target);
                             let _ = io.remove_file(&tmp);
-                            return Err(Error::io(&tmp, "read")(e));
+                            return Err(other.err().unwrap_or_else(|| {
+                                Error::io(&tmp, "read")(io::ErrorKind::NotFound.into())
+                            }));
                         }
                     };
                     if Some(&out) == expected.as_ref() {
@@ -531,8 +618,8 @@ pub(crate) mod faulty {
 
     // Reads are not counted: they change nothing on disk.
     impl Io for FaultyIo {
-        fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-            RealIo.read(path)
+        fn open_read(&self, path: &Path) -> io::Result<File> {
+            RealIo.open_read(path)
         }
         fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
             RealIo.symlink_metadata(path)

@@ -84,6 +84,7 @@ mod lock;
 mod lookup;
 mod meta;
 mod parse;
+mod parse_cache;
 mod recall;
 mod results;
 mod runs;

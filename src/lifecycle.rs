@@ -377,8 +377,7 @@ impl Owner<'_> {
         supersedes: Option<&str>,
     ) -> Result<SaveOutcome> {
         let text = check_text(text)?;
-        let _lock = self.lock()?;
-        fs::sweep_temps(self.io(), self.dir());
+        let (_lock, settings) = self.lock_for_write()?;
         let now = Utc::now();
         let new_id = entry_id(scope.name(), &text);
         let mut ops = vec![Op::Add {
@@ -423,10 +422,10 @@ impl Owner<'_> {
         // A plain save is one locked apply (which validates before writing).
         // Planning first is needed only when something must be archived
         // before the write: a superseded fact, or facts curation picks.
-        let settings = self.settings()?;
         let curating = settings.curation == Some(crate::settings::Curation::Auto);
         if to_archive.is_empty() && !curating {
-            return self.finish_save(self.apply_locked(&ops, false)?, scope, archived);
+            let applied = self.apply_locked_with(&ops, false, &settings)?;
+            return self.finish_save(applied, scope, archived);
         }
         let l = self.load(scope)?;
         let mine: Vec<&Op> = ops.iter().filter(|o| o.scope() == scope).collect();
@@ -455,7 +454,8 @@ impl Owner<'_> {
         if !to_archive.is_empty() {
             self.append_archive(&to_archive)?;
         }
-        self.finish_save(self.apply_locked(&ops, false)?, scope, archived)
+        let applied = self.apply_locked_with(&ops, false, &settings)?;
+        self.finish_save(applied, scope, archived)
     }
 
     /// A save's answer from the outcome of its locked apply.

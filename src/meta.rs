@@ -85,9 +85,39 @@ pub fn fmt_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
+/// Reads a time in the one form [`fmt_time`] writes, `YYYY-MM-DDTHH:MM:SSZ`,
+/// without a general parser (liveness reads one for every entry of every
+/// snapshot and edit); `None` for anything else.
+fn parse_written(s: &str) -> Option<DateTime<Utc>> {
+    let b = s.as_bytes();
+    let shape = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z';
+    if !shape {
+        return None;
+    }
+    let num = |at: usize, len: usize| {
+        b[at..at + len].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let date = NaiveDate::from_ymd_opt(i32::try_from(num(0, 4)?).ok()?, num(5, 2)?, num(8, 2)?)?;
+    Some(
+        date.and_hms_opt(num(11, 2)?, num(14, 2)?, num(17, 2)?)?
+            .and_utc(),
+    )
+}
+
 /// Reads a time as a person may write it: RFC 3339, or a date `YYYY-MM-DD`
 /// meaning the end of that UTC day (23:59:59).
 pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    if let Some(t) = parse_written(s) {
+        return Some(t);
+    }
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }
@@ -235,6 +265,40 @@ fn pairs(s: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_times_read_as_rfc_3339_reads_them() {
+        for s in [
+            "2026-11-30T02:15:05Z",
+            "2027-02-28T23:59:59Z",
+            "2028-02-29T00:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+        ] {
+            let full = DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc));
+            assert_eq!(parse_written(s), full.ok(), "{s}");
+        }
+        // Not the written form, or not a real time: left to the full parser.
+        for s in [
+            "2027-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30T24:00:00Z",
+            "2026-11-30T23:59:60Z",
+            "2026-11-30t02:15:05z",
+            "2026-11-30T02:15:05+00:00",
+            "2026-11-30T02:15:05.5Z",
+            "2026-11-30",
+            "2026-1a-30T02:15:05Z",
+        ] {
+            assert_eq!(parse_written(s), None, "{s}");
+        }
+        assert_eq!(
+            parse_time("2026-11-30T23:59:60Z"),
+            DateTime::parse_from_rfc3339("2026-11-30T23:59:60Z")
+                .map(|t| t.with_timezone(&Utc))
+                .ok()
+        );
+    }
 
     fn t(s: &str) -> DateTime<Utc> {
         parse_time(s).unwrap()

@@ -120,7 +120,7 @@ fn parse_with(scope: Option<&str>, src: &str) -> Document {
     let bom = src.starts_with(BOM);
     let base = if bom { BOM.len() } else { 0 };
     let body = &src[base..];
-    let eol = match src.find(['\r', '\n']) {
+    let eol = match find_eol(src) {
         Some(i) if src[i..].starts_with("\r\n") => "\r\n",
         Some(i) if src[i..].starts_with('\r') => "\r",
         _ => "\n",
@@ -212,9 +212,7 @@ fn entry(
     let after = start + lead + mlen;
     // Content column: marker end plus 1–4 columns of whitespace; 5 or more, or
     // a blank first line, means one.
-    let first_line_end = src[after..end]
-        .find(['\r', '\n'])
-        .map_or(end, |i| after + i);
+    let first_line_end = find_eol(&src[after..end]).map_or(end, |i| after + i);
     let gap = &src[after..first_line_end];
     let gap_cols = columns(gap, lead + mlen);
     let ws = gap.len() - gap.trim_start_matches([' ', '\t']).len();
@@ -279,6 +277,9 @@ fn read_marker(s: &str) -> Option<(Marker, usize)> {
 /// Removes up to `indent` columns of leading whitespace from every line after
 /// the first, joins with LF and trims the whole.
 fn dedent(s: &str, indent: usize) -> String {
+    if find_eol(s).is_none() {
+        return s.trim().to_owned();
+    }
     let mut out = String::with_capacity(s.len());
     for (i, line) in lines(s).enumerate() {
         if i > 0 {
@@ -323,6 +324,11 @@ fn columns(s: &str, from: usize) -> usize {
     col - from
 }
 
+/// Where the first line ending (`\n` or `\r`) of `s` starts.
+pub(crate) fn find_eol(s: &str) -> Option<usize> {
+    memchr::memchr2(b'\n', b'\r', s.as_bytes())
+}
+
 /// The lines of `s` without their endings (`\n`, `\r\n` or a lone `\r`).
 pub(crate) fn lines(s: &str) -> impl Iterator<Item = &str> {
     s.split('\n')
@@ -346,7 +352,7 @@ pub(crate) fn line_start(src: &str, at: usize) -> usize {
 
 /// The end of the line holding byte `at`, past its line ending.
 pub(crate) fn line_end_with_eol(src: &str, at: usize) -> usize {
-    match src[at..].find(['\r', '\n']) {
+    match find_eol(&src[at..]) {
         Some(i) if src[at + i..].starts_with("\r\n") => at + i + 2,
         Some(i) => at + i + 1,
         None => src.len(),

@@ -47,7 +47,7 @@
 use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, bytes};
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 mod patterns;
 #[cfg(test)]
@@ -174,7 +174,13 @@ struct Views {
 }
 
 fn views(text: &str) -> Views {
-    let nfkc: String = text.nfkc().collect();
+    // Text the quick check finds normalised already (all ASCII text, most
+    // other text) is its own NFKC form.
+    let nfkc: String = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        text.to_owned()
+    } else {
+        text.nfkc().collect()
+    };
     let base = threat_base(&nfkc);
     let mut threat = vec![View::ascii(collapse(&base))];
     if let Some(d) = despace(&base) {
@@ -311,6 +317,10 @@ pub fn pattern_list(findings: &[Finding]) -> String {
 /// The NFKC text without invisible/format characters and with typographic apostrophes folded to
 /// `'`: what the threat views are built from.
 fn threat_base(nfkc: &str) -> String {
+    if nfkc.is_ascii() {
+        // Nothing to strip or map below U+0080.
+        return nfkc.to_owned();
+    }
     nfkc.chars()
         .filter(|&c| !is_stripped(c))
         .map(|c| {
@@ -365,7 +375,11 @@ fn squash(s: &str) -> Squashed {
         if alnum {
             word_start.resize(text.len() + 1, false);
             word_start[text.len()] = !prev_alnum;
-            text.extend(c.to_lowercase());
+            if c.is_ascii() {
+                text.push(c.to_ascii_lowercase());
+            } else {
+                text.extend(c.to_lowercase());
+            }
         }
         prev_alnum = alnum;
     }

@@ -8,11 +8,13 @@
 //! bytes (its metadata comment too), or the edit is refused as
 //! [`Unplaceable`].
 
+use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::id::entry_id;
 use crate::parse::{
     Document, Entry, Marker, ends_with_eol, eol_len_at_end, line_end_with_eol, line_start, lines,
-    parse, trim_md_end,
+    parse_without_ids, trim_md_end,
 };
 
 /// Why an edit could not be placed.
@@ -85,6 +87,19 @@ pub fn append(
     text: &str,
     meta: Option<&str>,
 ) -> Result<String, Unplaceable> {
+    let id = entry_id(scope, text);
+    append_parsed(src, doc, (text, &id), meta).map(|(out, _)| out)
+}
+
+/// [`append`] of a text whose id is known, also giving the result's parse
+/// (the one that checked it): the old entries keep their ids, the new one
+/// has `id`.
+pub(crate) fn append_parsed(
+    src: &str,
+    doc: &Document,
+    (text, id): (&str, &str),
+    meta: Option<&str>,
+) -> Result<(String, Document), Unplaceable> {
     let marker = doc
         .entries
         .last()
@@ -100,7 +115,7 @@ pub fn append(
     }
     markers
         .into_iter()
-        .find_map(|m| place(scope, src, doc, m, text, meta))
+        .find_map(|m| place(src, doc, m, (text, id), meta))
         .ok_or_else(|| {
             Unplaceable(
                 "appended text would merge into the content before it (an unclosed code block or HTML block?)"
@@ -111,13 +126,12 @@ pub fn append(
 
 /// Tries the places for a new entry with `marker`, in order.
 fn place(
-    scope: &str,
     src: &str,
     doc: &Document,
     marker: Marker,
-    text: &str,
+    (text, id): (&str, &str),
     meta: Option<&str>,
-) -> Option<String> {
+) -> Option<(String, Document)> {
     let eol = doc.eol;
     // Puts `pre`, the item, `post` at `at`, and checks the result.
     let attempt = |at: usize, pre: &str, item: &str, post: &str| {
@@ -129,6 +143,7 @@ fn place(
         let added = pre.len() + item.len() + post.len();
         let start = at + pre.len();
         let new = Want {
+            id: Cow::Borrowed(id),
             text,
             item: start..start + item.len(),
             meta: meta.map(|m| start + item.len() - m.len()..start + item.len()),
@@ -136,7 +151,7 @@ fn place(
         let mut want = kept(doc, None, &(at..at), added);
         let first = doc.entries.first().is_some_and(|e| e.item.start >= at);
         want.insert(if first { 0 } else { want.len() }, new);
-        parses_to(scope, &out, &want).then_some(out)
+        parses_to(&out, want).map(|d| (out, d))
     };
 
     if let Some(last) = doc.entries.last() {
@@ -204,6 +219,17 @@ pub fn replace(
     index: usize,
     text: &str,
 ) -> Result<String, Unplaceable> {
+    replace_parsed(scope, src, doc, index, text).map(|(out, _)| out)
+}
+
+/// [`replace`], also giving the result's parse (the one that checked it).
+pub(crate) fn replace_parsed(
+    scope: &str,
+    src: &str,
+    doc: &Document,
+    index: usize,
+    text: &str,
+) -> Result<(String, Document), Unplaceable> {
     let entry = entry_at(doc, index)?;
     let mut candidates = replacements(src, doc, entry, text);
     if text == entry.text {
@@ -223,6 +249,7 @@ pub fn replace(
         // with a metadata comment, where the moved comment does).
         let shift = |at: usize| at + with.len() - body.len();
         want[index] = Want {
+            id: Cow::Owned(entry_id(scope, text)),
             text,
             item: entry.item.start..match &entry.meta {
                 Some(_) => shift(entry.item.end),
@@ -230,8 +257,8 @@ pub fn replace(
             },
             meta: entry.meta.as_ref().map(|m| shift(m.start)..shift(m.end)),
         };
-        if parses_to(scope, &out, &want) {
-            return Ok(out);
+        if let Some(d) = parses_to(&out, want) {
+            return Ok((out, d));
         }
     }
     Err(Unplaceable(
@@ -302,6 +329,16 @@ pub fn set_meta(
     index: usize,
     meta: &str,
 ) -> Result<String, Unplaceable> {
+    set_meta_parsed(src, doc, index, meta).map(|(out, _)| out)
+}
+
+/// [`set_meta`], also giving the result's parse (the one that checked it).
+pub(crate) fn set_meta_parsed(
+    src: &str,
+    doc: &Document,
+    index: usize,
+    meta: &str,
+) -> Result<(String, Document), Unplaceable> {
     let entry = entry_at(doc, index)?;
     let (cut, with) = match &entry.meta {
         Some(r) => (r.clone(), meta.to_owned()),
@@ -312,13 +349,9 @@ pub fn set_meta(
     let end = cut.start + with.len();
     want[index].item.end = end;
     want[index].meta = Some(end - meta.len()..end);
-    if parses_to("", &out, &want) {
-        Ok(out)
-    } else {
-        Err(Unplaceable(
-            "the metadata comment would not read back as the entry's".into(),
-        ))
-    }
+    parses_to(&out, want).map(|d| (out, d)).ok_or_else(|| {
+        Unplaceable("the metadata comment would not read back as the entry's".into())
+    })
 }
 
 /// Removes `entry`: its lines with their line ending, and one blank line where
@@ -330,6 +363,15 @@ pub fn set_meta(
 /// `<!-- memdir -->` (an item below would nest in the one above); where even
 /// that would change them, the removal is refused.
 pub fn remove(src: &str, doc: &Document, index: usize) -> Result<String, Unplaceable> {
+    remove_parsed(src, doc, index).map(|(out, _)| out)
+}
+
+/// [`remove`], also giving the result's parse (the one that checked it).
+pub(crate) fn remove_parsed(
+    src: &str,
+    doc: &Document,
+    index: usize,
+) -> Result<(String, Document), Unplaceable> {
     let entry = entry_at(doc, index)?;
     let body_start = doc.body_start(src);
     let mut cut_start = entry.item.start;
@@ -375,8 +417,8 @@ pub fn remove(src: &str, doc: &Document, index: usize) -> Result<String, Unplace
     }
     let cut = cut_start..cut_end;
     let out = splice(src, cut.clone(), "");
-    if parses_to("", &out, &kept(doc, Some(index), &cut, 0)) {
-        return Ok(out);
+    if let Some(d) = parses_to(&out, kept(doc, Some(index), &cut, 0)) {
+        return Ok((out, d));
     }
     // Taking the lines away can join what stood around the entry (a paragraph
     // above and an item that may not interrupt one below); a blank line in
@@ -387,8 +429,8 @@ pub fn remove(src: &str, doc: &Document, index: usize) -> Result<String, Unplace
     let eol = &src[lines.end - eol_len_at_end(&src[..lines.end])..lines.end];
     for with in [eol.to_owned(), format!("{SEPARATOR}{eol}")] {
         let out = splice(src, lines.clone(), &with);
-        if parses_to("", &out, &kept(doc, Some(index), &lines, with.len())) {
-            return Ok(out);
+        if let Some(d) = parses_to(&out, kept(doc, Some(index), &lines, with.len())) {
+            return Ok((out, d));
         }
     }
     Err(Unplaceable(
@@ -434,6 +476,7 @@ fn last_line_is_empty(body: &str) -> bool {
 /// An entry an edit must leave: its text, its item's bytes and its metadata
 /// comment's.
 struct Want<'a> {
+    id: Cow<'a, str>,
     text: &'a str,
     item: Range<usize>,
     meta: Option<Range<usize>>,
@@ -467,6 +510,7 @@ fn kept<'a>(
         .enumerate()
         .filter(|&(i, _)| Some(i) != skip)
         .map(|(_, e)| Want {
+            id: Cow::Borrowed(&e.id),
             text: &e.text,
             item: start(e.item.start)..end(e.item.end),
             meta: e.meta.as_ref().map(|m| start(m.start)..end(m.end)),
@@ -474,20 +518,30 @@ fn kept<'a>(
         .collect()
 }
 
-/// Whether `out` parses to exactly the entries `want`.
-fn parses_to(scope: &str, out: &str, want: &[Want]) -> bool {
-    let doc = parse(scope, out);
-    doc.entries.len() == want.len()
+/// `out`'s parse if it holds exactly the entries `want` (by text and
+/// bytes), with their ids (the check parses without ids: an entry that reads
+/// back with the same text has the same id).
+fn parses_to(out: &str, want: Vec<Want>) -> Option<Document> {
+    let mut doc = parse_without_ids(out);
+    let same = doc.entries.len() == want.len()
         && doc
             .entries
             .iter()
-            .zip(want)
-            .all(|(e, w)| e.text == w.text && e.item == w.item && e.meta == w.meta)
+            .zip(&want)
+            .all(|(e, w)| e.text == w.text && e.item == w.item && e.meta == w.meta);
+    if !same {
+        return None;
+    }
+    for (e, w) in doc.entries.iter_mut().zip(want) {
+        e.id = w.id.into_owned();
+    }
+    Some(doc)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::parse;
 
     fn add(src: &str, text: &str) -> String {
         append("memory", src, &parse("memory", src), text, None).unwrap()
@@ -679,5 +733,39 @@ mod tests {
     fn set_meta_refuses_an_open_code_block() {
         let src = "- a\n- ```\n  code";
         assert!(set_meta(src, &parse("memory", src), 1, "<!-- memdir x -->").is_err());
+    }
+
+    /// The parse an edit hands back (its check's, with ids carried over) is
+    /// the parse of what it wrote, for every CommonMark spec example with
+    /// LF and CRLF line endings.
+    #[test]
+    fn edits_hand_back_the_parse_of_what_they_wrote() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/commonmark/spec-examples.json"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let examples = json["examples"].as_array().unwrap();
+        let meta = "<!-- memdir updated=2026-11-30 -->";
+        let mut checked = 0;
+        for ex in examples {
+            let md = ex["markdown"].as_str().unwrap();
+            for src in [md.to_owned(), md.replace('\n', "\r\n")] {
+                let doc = parse("user", &src);
+                let probe = ("probe\ntwo", &*entry_id("user", "probe\ntwo"));
+                let mut results = vec![append_parsed(&src, &doc, probe, Some(meta))];
+                for i in 0..doc.entries.len() {
+                    results.push(remove_parsed(&src, &doc, i));
+                    results.push(replace_parsed("user", &src, &doc, i, "new text"));
+                    results.push(set_meta_parsed(&src, &doc, i, meta));
+                }
+                for (out, got) in results.into_iter().flatten() {
+                    assert_eq!(got, parse("user", &out), "{src:?} -> {out:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked} edits checked");
     }
 }

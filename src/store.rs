@@ -1,8 +1,9 @@
 //! The store: an owner's folder, read and edited under the owner's lock with
 //! durable, editor-safe writes. Ties the pure modules to the fs layer.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -16,6 +17,7 @@ use crate::fs::{self, Io, Poison, RealIo};
 use crate::id::validate_id;
 use crate::lock::{self, OwnerLock};
 use crate::parse::{Document, parse};
+use crate::parse_cache::ParseCache;
 use crate::scope::Scope;
 use crate::settings::{FileSettings, Settings, resolve_budget};
 
@@ -27,6 +29,11 @@ pub const DERIVED_DIR: &str = ".memdir";
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A memory root: one folder per owner.
+///
+/// Keep one `Store` for the life of a process: it remembers the parse of the
+/// files it read or wrote last (used again only for byte-identical text, so a
+/// hand edit is always read afresh), and sweeps an owner's leftover temp
+/// files on its first write there. Clones share both.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
@@ -34,6 +41,10 @@ pub struct Store {
     lock_timeout: Option<Duration>,
     io: Arc<dyn Io>,
     pub(crate) poison: Arc<Poison>,
+    /// The latest parses of the stores this value read or wrote.
+    parsed: Arc<ParseCache>,
+    /// Owner folders whose leftover temp files this value has swept.
+    swept: Arc<Mutex<HashSet<PathBuf>>>,
 }
 
 /// An entry as `show` lists it.
@@ -86,6 +97,8 @@ impl Store {
             lock_timeout: None,
             io,
             poison: Arc::default(),
+            parsed: Arc::default(),
+            swept: Arc::default(),
         })
     }
 
@@ -220,9 +233,12 @@ pub struct Owner<'s> {
 /// A store's file as read: its text and parse.
 pub(crate) struct Loaded {
     pub(crate) path: PathBuf,
-    pub(crate) raw: Option<Vec<u8>>,
+    /// Whether the file exists (`src` is then its bytes, else empty).
+    pub(crate) exists: bool,
+    /// The file's permission bits as read.
+    pub(crate) perm: Option<std::fs::Permissions>,
     pub(crate) src: String,
-    pub(crate) doc: Document,
+    pub(crate) doc: Arc<Document>,
 }
 
 impl<'s> Owner<'s> {
@@ -255,6 +271,11 @@ impl<'s> Owner<'s> {
         if !fs::plain_dir_exists(self.io(), &self.dir)? {
             return Ok(self.store.settings.clone());
         }
+        self.settings_in_folder()
+    }
+
+    /// [`Owner::settings`] once the owner's folder is known to be a plain one.
+    fn settings_in_folder(&self) -> Result<Settings> {
         let own = read_settings(self.io(), &self.dir.join(CONFIG_FILE))?;
         Ok(self.store.settings.clone().overlay(&own))
     }
@@ -279,24 +300,44 @@ impl<'s> Owner<'s> {
 
     /// [`Owner::load`], parsing without entry ids when `ids` is false.
     pub(crate) fn load_with(&self, scope: Scope, ids: bool) -> Result<Loaded> {
+        let folder = fs::plain_dir_exists(self.io(), &self.dir)?;
+        self.load_from(scope, ids, folder)
+    }
+
+    /// [`Owner::load`] for a caller holding the owner's lock (which made sure
+    /// the owner's folder is a plain one).
+    pub(crate) fn load_locked(&self, scope: Scope) -> Result<Loaded> {
+        self.load_from(scope, true, true)
+    }
+
+    fn load_from(&self, scope: Scope, ids: bool, folder: bool) -> Result<Loaded> {
         let path = self.path(scope);
-        let raw = if fs::plain_dir_exists(self.io(), &self.dir)? {
-            fs::stable_read(self.io(), &path)?
+        let read = if folder {
+            fs::stable_read_meta(self.io(), &path)?
         } else {
             None
         };
-        let src = match &raw {
-            Some(bytes) => fs::decode(&path, bytes.clone())?,
-            None => String::new(),
+        let (src, exists, perm) = match read {
+            Some((bytes, meta)) => (fs::decode(&path, bytes)?, true, Some(meta.permissions())),
+            None => (String::new(), false, None),
         };
-        let doc = if ids {
-            parse(scope.name(), &src)
-        } else {
-            crate::parse::parse_without_ids(&src)
+        let cache = &self.store.parsed;
+        let doc = match cache.get(&path, &src, ids) {
+            Some(doc) => doc,
+            None => {
+                let doc = Arc::new(if ids {
+                    parse(scope.name(), &src)
+                } else {
+                    crate::parse::parse_without_ids(&src)
+                });
+                cache.put(&path, &src, Arc::clone(&doc), ids);
+                doc
+            }
         };
         Ok(Loaded {
             path,
-            raw,
+            exists,
+            perm,
             src,
             doc,
         })
@@ -400,9 +441,34 @@ impl<'s> Owner<'s> {
 
     /// Takes the owner's exclusive lock, creating the folders it needs.
     pub fn lock(&self) -> Result<OwnerLock> {
+        self.lock_waiting(self.lock_timeout()?)
+    }
+
+    fn lock_waiting(&self, timeout: Duration) -> Result<OwnerLock> {
         self.store.poison.check()?;
         let derived = self.ensure_dirs()?;
-        lock::acquire(&derived.join("lock"), self.lock_timeout()?)
+        lock::acquire(&derived.join("lock"), timeout)
+    }
+
+    /// Takes the owner's lock for a write to its folder, reading its settings
+    /// once for both the wait and the write, and removes the temp files a
+    /// killed writer left there (once per [`Store`] value and folder: they
+    /// are left only by a writer that died holding this lock).
+    pub(crate) fn lock_for_write(&self) -> Result<(OwnerLock, Settings)> {
+        self.store.poison.check()?;
+        let derived = self.ensure_dirs()?;
+        let settings = self.settings_in_folder()?;
+        let lock = lock::acquire(&derived.join("lock"), self.lock_timeout_in(&settings))?;
+        let mut swept = self
+            .store
+            .swept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !swept.contains(&self.dir) {
+            fs::sweep_temps(self.io(), &self.dir);
+            swept.insert(self.dir.clone());
+        }
+        Ok((lock, settings))
     }
 
     /// How long to wait for one of the owner's locks: the store's
@@ -411,10 +477,16 @@ impl<'s> Owner<'s> {
     pub(crate) fn lock_timeout(&self) -> Result<Duration> {
         Ok(match self.store.lock_timeout {
             Some(t) => t,
-            None => self
-                .settings()?
+            None => self.lock_timeout_in(&self.settings()?),
+        })
+    }
+
+    /// [`Owner::lock_timeout`] with the owner's settings in hand.
+    fn lock_timeout_in(&self, settings: &Settings) -> Duration {
+        self.store.lock_timeout.unwrap_or_else(|| {
+            settings
                 .lock_timeout_ms
-                .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis),
+                .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis)
         })
     }
 
@@ -435,14 +507,22 @@ impl<'s> Owner<'s> {
     }
 
     fn apply(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
-        let _lock = self.lock()?;
-        fs::sweep_temps(self.io(), &self.dir);
-        self.apply_locked(ops, batch)
+        let (_lock, settings) = self.lock_for_write()?;
+        self.apply_locked_with(ops, batch, &settings)
     }
 
     /// [`Owner::apply`] for a caller that holds the owner's lock.
     pub(crate) fn apply_locked(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
-        let settings = self.settings()?;
+        self.apply_locked_with(ops, batch, &self.settings()?)
+    }
+
+    /// [`Owner::apply_locked`] with the owner's settings in hand.
+    pub(crate) fn apply_locked_with(
+        &self,
+        ops: &[Op],
+        batch: bool,
+        settings: &Settings,
+    ) -> Result<BatchOutcome> {
         let wrap = |index: usize, e: Error| {
             if batch {
                 Error::Batch {
@@ -465,64 +545,73 @@ impl<'s> Owner<'s> {
             if idx.is_empty() {
                 continue;
             }
-            let l = self.load(scope)?;
+            let l = self.load_locked(scope)?;
             let mine: Vec<&Op> = idx.iter().map(|&i| &ops[i]).collect();
-            let (new_src, outs, new_doc) = self
-                .apply_parsed_scope(scope, &settings, &l.path, &l.src, l.doc.clone(), &mine)
+            let applied = self
+                .apply_parsed_scope(scope, settings, &l.path, &l.src, &l.doc, &mine)
                 .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
-            planned.push((scope, idx, mine, l, new_src, outs, new_doc));
+            planned.push((scope, idx, mine, l, applied));
         }
-        for (scope, idx, mine, l, new_src, outs, new_doc) in planned {
-            let mut final_outs = outs;
-            let mut final_src = new_src.clone();
-            let mut doc = new_doc;
-            if new_src != l.src {
+        for (scope, idx, mine, l, applied) in planned {
+            let mut final_src = applied.src;
+            let mut final_outs = applied.outcomes;
+            let mut doc = applied.doc;
+            let mut used = applied.used;
+            if final_src != l.src {
                 // The first round writes the planned bytes; the edit is redone
                 // only on an editor's newer save.
                 let written = fs::replace_file_planned(
                     self.io(),
                     &self.store.poison,
                     &l.path,
-                    l.raw.clone(),
-                    Some(new_src.clone().into_bytes()),
+                    l.exists.then(|| l.src.as_bytes().to_vec()),
+                    Some(fs::Plan {
+                        bytes: final_src.as_bytes().to_vec(),
+                        perm: l.perm.clone(),
+                    }),
                     |cur| {
                         let cur_src = match cur {
                             Some(b) => fs::decode(&l.path, b.to_vec())?,
                             None => String::new(),
                         };
                         let (s, o) = self
-                            .apply_scope(scope, &settings, &l.path, &cur_src, &mine)
+                            .apply_scope(scope, settings, &l.path, &cur_src, &mine)
                             .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
                         final_outs = o;
                         Ok((s != cur_src).then(|| s.into_bytes()))
                     },
                 )?;
                 if let Some(bytes) = written
-                    && bytes != new_src.as_bytes()
+                    && bytes != final_src.as_bytes()
                 {
                     final_src = String::from_utf8(bytes).unwrap_or_default();
                     doc = parse(scope.name(), &final_src);
+                    used = None;
                 }
             }
-            let budget = self.budget(scope, &settings, &doc, &l.path)?;
+            let doc = Arc::new(doc);
+            if final_src != l.src {
+                self.store
+                    .parsed
+                    .put(&l.path, &final_src, Arc::clone(&doc), true);
+            }
+            let budget = self.budget(scope, settings, &doc, &l.path)?;
             warnings.extend(budget.warning(scope.file_name()));
-            usage.push((
-                scope,
-                Usage::new(
-                    edit::used_live(
-                        &StoreEnv {
-                            owner: self,
-                            scope,
-                            settings: &settings,
-                            path: &l.path,
-                            now: chrono::Utc::now(),
-                        },
-                        &final_src,
-                        &doc,
-                    ),
-                    budget.limit,
+            let used = match used {
+                Some(u) => u,
+                None => edit::used_live(
+                    &StoreEnv {
+                        owner: self,
+                        scope,
+                        settings,
+                        path: &l.path,
+                        now: chrono::Utc::now(),
+                    },
+                    &final_src,
+                    &doc,
                 ),
-            ));
+            };
+            usage.push((scope, Usage::new(used, budget.limit)));
             for (k, o) in final_outs.into_iter().enumerate() {
                 if let Some(slot) = idx.get(k).and_then(|&i| results.get_mut(i)) {
                     *slot = Some(o);
@@ -545,8 +634,8 @@ impl<'s> Owner<'s> {
         src: &str,
         ops: &[&Op],
     ) -> std::result::Result<(String, Vec<OpOutcome>), (usize, Error)> {
-        self.apply_parsed_scope(scope, settings, path, src, parse(scope.name(), src), ops)
-            .map(|(s, o, _)| (s, o))
+        self.apply_parsed_scope(scope, settings, path, src, &parse(scope.name(), src), ops)
+            .map(|a| (a.src, a.outcomes))
     }
 
     /// [`Owner::apply_scope`] on a source already parsed; also returns the
@@ -557,9 +646,9 @@ impl<'s> Owner<'s> {
         settings: &Settings,
         path: &Path,
         src: &str,
-        original: Document,
+        original: &Document,
         ops: &[&Op],
-    ) -> std::result::Result<(String, Vec<OpOutcome>, Document), (usize, Error)> {
+    ) -> std::result::Result<edit::Applied, (usize, Error)> {
         let env = StoreEnv {
             owner: self,
             scope,
@@ -621,6 +710,45 @@ mod tests {
         let (again, _) = o.add(Scope::User, "Prefers  weekly summaries").unwrap();
         assert_eq!(again.message, "already stored");
         assert_eq!(again.id, out.id);
+    }
+
+    #[test]
+    fn a_hand_edit_between_writes_of_one_store_is_read_afresh() {
+        let (d, s) = store();
+        let o = s.owner("o").unwrap();
+        o.add(Scope::Memory, "first fact").unwrap();
+        o.add(Scope::Memory, "second fact").unwrap();
+        // A person rewrites an entry in their editor; the store's remembered
+        // parse is of the old bytes and must not answer for the new ones.
+        let path = d.path().join("o/MEMORY.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("first fact", "first fact, corrected")).unwrap();
+        let corrected = crate::id::entry_id("memory", "first fact, corrected");
+        let view = o.show(Scope::Memory).unwrap();
+        assert_eq!(view.entries[0].id, corrected);
+        let (out, _) = o.remove(Scope::Memory, &corrected).unwrap();
+        assert_eq!(out.message, "removed");
+        let left = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !left.contains("first fact") && left.contains("second fact"),
+            "{left}"
+        );
+    }
+
+    #[test]
+    fn leftover_temp_files_are_swept_by_a_stores_first_write() {
+        let (d, s) = store();
+        let o = s.owner("o").unwrap();
+        o.add(Scope::Memory, "a").unwrap();
+        let leftover = d.path().join("o/.MEMORY.md.abc123.memdir-tmp");
+        std::fs::write(&leftover, "half a write").unwrap();
+        // Within one Store value the folder was swept already.
+        o.add(Scope::Memory, "b").unwrap();
+        assert!(leftover.exists());
+        // The next process (a new Store) sweeps it on its first write.
+        let again = Store::open(d.path()).unwrap();
+        again.owner("o").unwrap().add(Scope::Memory, "c").unwrap();
+        assert!(!leftover.exists());
     }
 
     #[test]

@@ -470,3 +470,39 @@ fn replace_touches_only_the_body() {
         &unexplained[..unexplained.len().min(20)]
     );
 }
+
+/// Text with every kind of whitespace the id and budget rules meet.
+fn spaced_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            word(),
+            prop::sample::select(vec![
+                " ", "  ", "\n", "\n\n", "\t", "\u{a0}", "\u{3000}", "\r"
+            ])
+            .prop_map(str::to_owned),
+        ],
+        0..12,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// An entry id is the hash of the folded text however the text is spaced
+    /// (the id rule of docs/FORMAT.md, computed here the long way).
+    #[test]
+    fn entry_ids_hash_the_folded_text(text in spaced_text()) {
+        use sha2::{Digest, Sha256};
+        let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let digest = Sha256::digest(format!("{SCOPE}\n{folded}").as_bytes());
+        prop_assert_eq!(entry_id(SCOPE, &text), format!("mem_{}", &hex::encode(digest)[..12]));
+    }
+
+    /// The budget count is the length of what the snapshot renders.
+    #[test]
+    fn used_chars_counts_the_rendering(texts in prop::collection::vec(spaced_text(), 0..6)) {
+        let rendered = memdir::render_entries(texts.iter().map(String::as_str));
+        prop_assert_eq!(memdir::used_chars(texts.iter().map(String::as_str)), rendered.chars().count());
+    }
+}

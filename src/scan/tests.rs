@@ -464,3 +464,35 @@ fn deterministic_order_and_pattern_list() {
     assert_eq!(pattern_list(&dup), "ignore_instructions");
     assert_eq!(pattern_list(&[]), "");
 }
+
+#[test]
+fn the_views_fast_paths_agree_with_the_full_forms() {
+    for text in [
+        "plain ascii, with `code` and AWS_PROFILE=staging",
+        "café déjà vu — “quoted” ‘text’",
+        "ｉｇｎｏｒｅ ａｌｌ fullwidth",
+        "ﬁle ligature and Ⅻ numerals",
+        "soft\u{00AD}hyphen and zero\u{200B}width",
+        "ÀÉÎ upper Σ sigma İ dotted",
+    ] {
+        let nfkc: String = text.nfkc().collect();
+        let v = views(text);
+        // The NFKC view is there exactly when NFKC changes the text.
+        assert_eq!(v.secret.len() == 2, nfkc != text, "{text:?}");
+        let slow_base: String = nfkc
+            .chars()
+            .filter(|&c| !is_stripped(c))
+            .map(|c| match c {
+                '\u{2018}' | '\u{2019}' | '\u{02BC}' => '\'',
+                c => c,
+            })
+            .collect();
+        assert_eq!(threat_base(&nfkc), slow_base, "{text:?}");
+        let slow_squash: String = slow_base
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        assert_eq!(squash(&slow_base).text, slow_squash, "{text:?}");
+    }
+}
