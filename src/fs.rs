@@ -184,6 +184,37 @@ fn stamp(m: &Metadata) -> Stamp {
     }
 }
 
+/// What a folder looks like from outside: adding, renaming or removing an
+/// entry changes its mtime and ctime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DirStamp {
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    changed: (i64, i64),
+    #[cfg(unix)]
+    ino: u64,
+}
+
+impl DirStamp {
+    /// The stamp in a folder's metadata.
+    pub(crate) fn of(m: &Metadata) -> DirStamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        DirStamp {
+            modified: m.modified().ok(),
+            #[cfg(unix)]
+            changed: (m.ctime(), m.ctime_nsec()),
+            #[cfg(unix)]
+            ino: m.ino(),
+        }
+    }
+}
+
+/// The stamp of folder `dir` (`None` if it cannot be stated).
+pub(crate) fn dir_stamp(io: &dyn Io, dir: &Path) -> Option<DirStamp> {
+    io.symlink_metadata(dir).ok().map(|m| DirStamp::of(&m))
+}
+
 /// Refuses a path that is a symlink or not a regular file; `Ok(None)` if missing.
 pub(crate) fn plain_file_meta(io: &dyn Io, path: &Path) -> Result<Option<Metadata>> {
     match io.symlink_metadata(path) {
@@ -198,12 +229,17 @@ pub(crate) fn plain_file_meta(io: &dyn Io, path: &Path) -> Result<Option<Metadat
 
 /// Refuses a folder that is a symlink or not a folder; `Ok(false)` if missing.
 pub(crate) fn plain_dir_exists(io: &dyn Io, path: &Path) -> Result<bool> {
+    Ok(plain_dir_meta(io, path)?.is_some())
+}
+
+/// [`plain_dir_exists`], giving the folder's metadata.
+pub(crate) fn plain_dir_meta(io: &dyn Io, path: &Path) -> Result<Option<Metadata>> {
     match io.symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() || !m.is_dir() => Err(Error::UnsafePath {
             path: path.to_owned(),
         }),
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path, "stat")(e)),
     }
 }
@@ -280,11 +316,23 @@ fn read_plain(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
 /// the version it opened; a writer's swap then finds the newer save (see
 /// [`replace_file`]).
 pub(crate) fn stable_read(io: &dyn Io, path: &Path) -> Result<Option<Vec<u8>>> {
-    Ok(stable_read_meta(io, path)?.map(|(bytes, _)| bytes))
+    Ok(stable_read_held(io, path)?.map(|r| r.bytes))
 }
 
-/// [`stable_read`], also giving the file's metadata as read.
-pub(crate) fn stable_read_meta(io: &dyn Io, path: &Path) -> Result<Option<(Vec<u8>, Metadata)>> {
+/// A file read by [`stable_read_held`].
+#[derive(Debug)]
+pub(crate) struct Held {
+    /// Its bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// Its metadata, stated right after the read.
+    pub(crate) meta: Metadata,
+    /// The descriptor it was read through, still open.
+    pub(crate) file: File,
+}
+
+/// [`stable_read`], also giving the file's metadata and the open descriptor
+/// it was read through (a writer hands both to [`replace_file_planned`]).
+pub(crate) fn stable_read_held(io: &dyn Io, path: &Path) -> Result<Option<Held>> {
     let mut last = None;
     for attempt in 0..READ_ATTEMPTS {
         let Some((mut file, before)) = open_plain(io, path)? else {
@@ -297,10 +345,15 @@ pub(crate) fn stable_read_meta(io: &dyn Io, path: &Path) -> Result<Option<(Vec<u
         // a shell's `>`): believe it only once it has stayed empty for
         // EMPTY_SETTLE after its last change.
         let settled_empty = !bytes.is_empty() || (attempt >= 4 && !recently_changed(&before));
+        let held = Held {
+            bytes,
+            meta: after,
+            file,
+        };
         if same && settled_empty {
-            return Ok(Some((bytes, after)));
+            return Ok(Some(held));
         }
-        last = Some((bytes, after));
+        last = Some(held);
         std::thread::sleep(Duration::from_millis(if same { 10 } else { 2 }));
     }
     Ok(last)
@@ -324,6 +377,28 @@ pub(crate) fn decode_limited(path: &Path, bytes: Vec<u8>, limit: u64) -> Result<
         path: path.to_owned(),
         offset: e.utf8_error().valid_up_to(),
     })
+}
+
+/// Creates `dir` and whichever of its parents are missing, then syncs the
+/// parent of each folder it created, top down, so that the new folders
+/// survive a crash as a written file inside them does (a failed sync poisons
+/// the store).
+pub(crate) fn create_dir_durably(io: &dyn Io, poison: &Poison, dir: &Path) -> Result<()> {
+    let mut missing = Vec::new();
+    let mut at = Some(dir);
+    while let Some(d) = at.filter(|d| !d.as_os_str().is_empty()) {
+        if io.symlink_metadata(d).is_ok() {
+            break;
+        }
+        missing.push(d);
+        at = d.parent();
+    }
+    io.create_dir_all(dir)
+        .map_err(Error::io(dir, "create folder"))?;
+    for d in missing.iter().rev() {
+        sync_dir(io, poison, parent(d))?;
+    }
+    Ok(())
 }
 
 /// Removes temp files a killed writer left in `dir`. Call under the lock that
@@ -377,7 +452,9 @@ fn write_temp(
 }
 
 fn parent(path: &Path) -> &Path {
-    path.parent().unwrap_or(Path::new("."))
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Syncs a folder; a failure poisons the store (see [`Poison`]).
@@ -438,9 +515,10 @@ where
 pub(crate) struct Plan {
     /// The new bytes.
     pub(crate) bytes: Vec<u8>,
-    /// The target's permission bits as read with the base (`None`: look
-    /// them up), which the new file takes.
-    pub(crate) perm: Option<Permissions>,
+    /// The descriptor the base was read through and its metadata, when the
+    /// target existed: the new file takes its permission bits, and the swap
+    /// recognises the base by them (see [`displaced_is_base`]).
+    pub(crate) base: Option<(File, Metadata)>,
 }
 
 /// [`replace_file`] whose first round writes `planned`, the edit the caller
@@ -459,11 +537,11 @@ where
 {
     poison.check()?;
     let dir = parent(target);
-    // The permission bits the first round's file takes, when known.
-    let mut perm = None;
+    // The base as read, for the first round.
+    let mut held = None;
     let mut next = match planned {
         Some(plan) => {
-            perm = plan.perm;
+            held = plan.base;
             Some(plan.bytes)
         }
         None => edit(base.as_deref())?,
@@ -478,7 +556,9 @@ where
             let Some(new) = next.take() else {
                 return Ok(None);
             };
-            let tmp = write_temp(io, poison, target, &new, perm.take())?;
+            let held = held.take();
+            let perm = held.as_ref().map(|(_, m)| m.permissions());
+            let tmp = write_temp(io, poison, target, &new, perm)?;
             if expected.is_none() {
                 match io.rename_noreplace(&tmp, target) {
                     Ok(()) => {
@@ -500,6 +580,13 @@ where
             match io.exchange(&tmp, target) {
                 Ok(()) => {
                     // `tmp` now holds what was in place a moment ago.
+                    if let (Some(exp), Some((file, meta))) = (&expected, &held)
+                        && displaced_is_base(io, &tmp, file, meta, exp)
+                    {
+                        let _ = io.remove_file(&tmp);
+                        sync_dir(io, poison, dir)?;
+                        return Ok(Some(new));
+                    }
                     let out = match read_plain(io, &tmp) {
                         Ok(Some(o)) => o,
                         other => {
@@ -564,6 +651,41 @@ where
         let _ = io.remove_file(&old);
     }
     result
+}
+
+/// Whether the file a swap put at `tmp` is the base, unchanged: the file read
+/// through `file` (whose metadata was `meta`), which still holds `expected`.
+/// Its inode is compared (the base is held open, so its number cannot have
+/// gone to another file) and its content read again through the held
+/// descriptor. `false` means only "not shown": the caller then reads `tmp`
+/// itself.
+fn displaced_is_base(
+    io: &dyn Io,
+    tmp: &Path,
+    file: &File,
+    meta: &Metadata,
+    expected: &[u8],
+) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let Ok(out) = io.symlink_metadata(tmp) else {
+            return false;
+        };
+        if !out.is_file() || out.ino() != meta.ino() || out.dev() != meta.dev() {
+            return false;
+        }
+        if out.len() != expected.len() as u64 {
+            return false;
+        }
+        let mut buf = vec![0; expected.len()];
+        file.read_exact_at(&mut buf, 0).is_ok() && buf == expected
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (io, tmp, file, meta, expected);
+        false
+    }
 }
 
 /// Puts an editor's `theirs` back in place of our `ours` (used when an edit
@@ -751,6 +873,86 @@ mod tests {
         assert_eq!(out.unwrap(), b"- a\n- editor\n- agent\n");
         assert_eq!(std::fs::read(&p).unwrap(), b"- a\n- editor\n- agent\n");
         assert!(temps(d.path()).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_held_base_is_known_by_inode_and_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("MEMORY.md");
+        std::fs::write(&p, "- a\n").unwrap();
+        let h = stable_read_held(&RealIo, &p).unwrap().unwrap();
+        let is_base = |path: &Path| displaced_is_base(&RealIo, path, &h.file, &h.meta, b"- a\n");
+        assert!(is_base(&p));
+        std::fs::write(&p, "- b\n").unwrap(); // in place, same length
+        assert!(!is_base(&p));
+        std::fs::write(d.path().join("x"), "- a\n").unwrap();
+        std::fs::rename(d.path().join("x"), &p).unwrap(); // same bytes, another file
+        assert!(!is_base(&p));
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(!is_base(&link));
+    }
+
+    /// A planned write hands over the descriptor its base was read through:
+    /// an unchanged base is recognised by it, and an editor's save between
+    /// the read and the swap (in place with the same length, or by rename)
+    /// is not taken for the base.
+    #[test]
+    fn a_held_base_is_recognised_and_an_editors_save_is_not() {
+        #[derive(Clone, Copy, Debug)]
+        enum Editor {
+            None,
+            InPlace,
+            Rename,
+        }
+        for editor in [Editor::None, Editor::InPlace, Editor::Rename] {
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("MEMORY.md");
+            std::fs::write(&p, "- a\n").unwrap();
+            let held = stable_read_held(&RealIo, &p).unwrap().unwrap();
+            assert_eq!(held.bytes, b"- a\n");
+            match editor {
+                Editor::None => {}
+                Editor::InPlace => std::fs::write(&p, "- b\n").unwrap(),
+                Editor::Rename => {
+                    std::fs::write(d.path().join("x"), "- a\n").unwrap();
+                    std::fs::rename(d.path().join("x"), &p).unwrap();
+                }
+            }
+            let mut redone = 0;
+            let plan = Plan {
+                bytes: b"- a\n- agent\n".to_vec(),
+                base: Some((held.file, held.meta)),
+            };
+            let out = replace_file_planned(
+                &RealIo,
+                &Poison::default(),
+                &p,
+                Some(held.bytes),
+                Some(plan),
+                |cur| {
+                    redone += 1;
+                    let mut v = cur.unwrap_or_default().to_vec();
+                    v.extend_from_slice(b"- agent\n");
+                    Ok(Some(v))
+                },
+            )
+            .unwrap();
+            let want: &[u8] = match editor {
+                Editor::InPlace => b"- b\n- agent\n",
+                _ => b"- a\n- agent\n",
+            };
+            assert_eq!(out.as_deref(), Some(want), "{editor:?}");
+            assert_eq!(std::fs::read(&p).unwrap(), want, "{editor:?}");
+            // Only an editor's different bytes make the edit run again; a
+            // rename of the same bytes is read back and found equal.
+            let runs = usize::from(matches!(editor, Editor::InPlace));
+            if cfg!(target_os = "linux") {
+                assert_eq!(redone, runs, "{editor:?}");
+            }
+            assert!(temps(d.path()).is_empty(), "{editor:?}");
+        }
     }
 
     #[test]

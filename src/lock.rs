@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 pub struct OwnerLock {
     file: File,
     path: PathBuf,
+    /// Whether another holder made this one wait.
+    pub(crate) contended: bool,
 }
 
 impl OwnerLock {
@@ -50,15 +52,18 @@ pub(crate) fn acquire(path: &Path, timeout: Duration) -> Result<OwnerLock> {
     })?;
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
+    let mut contended = false;
     loop {
         match fs2::FileExt::try_lock_exclusive(&file) {
             Ok(()) => {
                 return Ok(OwnerLock {
                     file,
                     path: path.to_owned(),
+                    contended,
                 });
             }
             Err(e) if is_contended(&e) => {
+                contended = true;
                 let waited = start.elapsed();
                 if waited >= timeout {
                     return Err(Error::Locked {

@@ -1,7 +1,7 @@
 //! The store: an owner's folder, read and edited under the owner's lock with
 //! durable, editor-safe writes. Ties the pure modules to the fs layer.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -32,8 +32,9 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// Keep one `Store` for the life of a process: it remembers the parse of the
 /// files it read or wrote last (used again only for byte-identical text, so a
-/// hand edit is always read afresh), and sweeps an owner's leftover temp
-/// files on its first write there. Clones share both.
+/// hand edit is always read afresh), and how its last write left each
+/// owner's folder, so that it lists the folder for leftover temp files only
+/// when someone else changed it since. Clones share both.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
@@ -43,8 +44,9 @@ pub struct Store {
     pub(crate) poison: Arc<Poison>,
     /// The latest parses of the stores this value read or wrote.
     parsed: Arc<ParseCache>,
-    /// Owner folders whose leftover temp files this value has swept.
-    swept: Arc<Mutex<HashSet<PathBuf>>>,
+    /// Owner folders as this value's last write to each left them (see
+    /// [`Owner::lock_for_write`]).
+    swept: Arc<Mutex<HashMap<PathBuf, fs::DirStamp>>>,
 }
 
 /// An entry as `show` lists it.
@@ -158,9 +160,7 @@ impl Store {
     /// (the derived files). Returns whether the line was added.
     pub fn init(&self) -> Result<bool> {
         self.poison.check()?;
-        self.io
-            .create_dir_all(&self.root)
-            .map_err(Error::io(&self.root, "create folder"))?;
+        fs::create_dir_durably(self.io.as_ref(), &self.poison, &self.root)?;
         let path = self.root.join(".gitignore");
         let current = match fs::stable_read(self.io.as_ref(), &path)? {
             Some(b) => fs::decode(&path, b)?,
@@ -230,13 +230,35 @@ pub struct Owner<'s> {
     pub(crate) run: Option<(String, Option<String>)>,
 }
 
+/// The owner's lock held for a write (see [`Owner::lock_for_write`]): on
+/// release it notes how the write left the owner's folder.
+pub(crate) struct WriteLock<'a, 's> {
+    owner: &'a Owner<'s>,
+    _lock: OwnerLock,
+}
+
+impl Drop for WriteLock<'_, '_> {
+    fn drop(&mut self) {
+        // Still under the lock: `lock` is released after this body.
+        let o = self.owner;
+        if let Some(stamp) = fs::dir_stamp(o.io(), &o.dir) {
+            o.store
+                .swept
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(o.dir.clone(), stamp);
+        }
+    }
+}
+
 /// A store's file as read: its text and parse.
 pub(crate) struct Loaded {
     pub(crate) path: PathBuf,
     /// Whether the file exists (`src` is then its bytes, else empty).
     pub(crate) exists: bool,
-    /// The file's permission bits as read.
-    pub(crate) perm: Option<std::fs::Permissions>,
+    /// The descriptor the file was read through and its metadata (see
+    /// [`fs::Plan`]).
+    pub(crate) held: Option<(std::fs::File, std::fs::Metadata)>,
     pub(crate) src: String,
     pub(crate) doc: Arc<Document>,
 }
@@ -313,12 +335,12 @@ impl<'s> Owner<'s> {
     fn load_from(&self, scope: Scope, ids: bool, folder: bool) -> Result<Loaded> {
         let path = self.path(scope);
         let read = if folder {
-            fs::stable_read_meta(self.io(), &path)?
+            fs::stable_read_held(self.io(), &path)?
         } else {
             None
         };
-        let (src, exists, perm) = match read {
-            Some((bytes, meta)) => (fs::decode(&path, bytes)?, true, Some(meta.permissions())),
+        let (src, exists, held) = match read {
+            Some(r) => (fs::decode(&path, r.bytes)?, true, Some((r.file, r.meta))),
             None => (String::new(), false, None),
         };
         let cache = &self.store.parsed;
@@ -337,7 +359,7 @@ impl<'s> Owner<'s> {
         Ok(Loaded {
             path,
             exists,
-            perm,
+            held,
             src,
             doc,
         })
@@ -452,23 +474,45 @@ impl<'s> Owner<'s> {
 
     /// Takes the owner's lock for a write to its folder, reading its settings
     /// once for both the wait and the write, and removes the temp files a
-    /// killed writer left there (once per [`Store`] value and folder: they
-    /// are left only by a writer that died holding this lock).
-    pub(crate) fn lock_for_write(&self) -> Result<(OwnerLock, Settings)> {
+    /// killed writer left there.
+    ///
+    /// Such files are created only under this lock, so none can have appeared
+    /// while the owner's folder stays as this `Store`'s previous write left
+    /// it (same mtime, ctime and inode, noted when that write released the
+    /// lock): the sweep, which lists the folder, runs on the first write and
+    /// after any change to the folder by someone else (a writer of another
+    /// process, a killed one, a person).
+    pub(crate) fn lock_for_write(&self) -> Result<(WriteLock<'_, 's>, Settings)> {
         self.store.poison.check()?;
-        let derived = self.ensure_dirs()?;
+        let (derived, checked) = self.ensure_dirs_stamped()?;
         let settings = self.settings_in_folder()?;
         let lock = lock::acquire(&derived.join("lock"), self.lock_timeout_in(&settings))?;
-        let mut swept = self
+        // Taken at once, the lock had no holder since the folder was checked
+        // a moment ago, unless one that held it then made a temp file after
+        // the check and died before the lock was tried, microseconds later:
+        // that stamp stands. (Such a file then waits for a later change to
+        // the folder, or the next process.)
+        let now = match checked {
+            Some(stamp) if !lock.contended => Some(stamp),
+            _ => fs::dir_stamp(self.io(), &self.dir),
+        };
+        let left = self
             .store
             .swept
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !swept.contains(&self.dir) {
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&self.dir)
+            .copied();
+        if now.is_none() || now != left {
             fs::sweep_temps(self.io(), &self.dir);
-            swept.insert(self.dir.clone());
         }
-        Ok((lock, settings))
+        Ok((
+            WriteLock {
+                owner: self,
+                _lock: lock,
+            },
+            settings,
+        ))
     }
 
     /// How long to wait for one of the owner's locks: the store's
@@ -492,18 +536,31 @@ impl<'s> Owner<'s> {
 
     /// Creates the root, the owner's folder and `.memdir/`, refusing symlinks.
     pub(crate) fn ensure_dirs(&self) -> Result<PathBuf> {
-        let io = self.io();
-        if !fs::plain_dir_exists(io, &self.dir)? {
-            io.create_dir_all(&self.dir)
-                .map_err(Error::io(&self.dir, "create folder"))?;
-            fs::plain_dir_exists(io, &self.dir)?;
-        }
+        self.ensure_dirs_stamped().map(|(derived, _)| derived)
+    }
+
+    /// [`Owner::ensure_dirs`], also giving the owner's folder's stamp as
+    /// checked (`None` if it had to be created).
+    fn ensure_dirs_stamped(&self) -> Result<(PathBuf, Option<fs::DirStamp>)> {
+        let stamp = self.ensure_plain_dir(&self.dir)?;
         let derived = self.dir.join(DERIVED_DIR);
-        if !fs::plain_dir_exists(io, &derived)? {
-            io.create_dir_all(&derived)
-                .map_err(Error::io(&derived, "create folder"))?;
+        self.ensure_plain_dir(&derived)?;
+        Ok((derived, stamp))
+    }
+
+    /// Creates `dir` (and its missing parents) if missing, durably, refusing
+    /// a symlink or anything but a folder there. Gives the stamp of a folder
+    /// that was there already.
+    pub(crate) fn ensure_plain_dir(&self, dir: &Path) -> Result<Option<fs::DirStamp>> {
+        let io = self.io();
+        match fs::plain_dir_meta(io, dir)? {
+            Some(m) => Ok(Some(fs::DirStamp::of(&m))),
+            None => {
+                fs::create_dir_durably(io, &self.store.poison, dir)?;
+                fs::plain_dir_exists(io, dir)?;
+                Ok(None)
+            }
         }
-        Ok(derived)
     }
 
     fn apply(&self, ops: &[Op], batch: bool) -> Result<BatchOutcome> {
@@ -552,7 +609,7 @@ impl<'s> Owner<'s> {
                 .map_err(|(k, e)| wrap(idx[k.min(idx.len() - 1)], e))?;
             planned.push((scope, idx, mine, l, applied));
         }
-        for (scope, idx, mine, l, applied) in planned {
+        for (scope, idx, mine, mut l, applied) in planned {
             let mut final_src = applied.src;
             let mut final_outs = applied.outcomes;
             let mut doc = applied.doc;
@@ -567,7 +624,7 @@ impl<'s> Owner<'s> {
                     l.exists.then(|| l.src.as_bytes().to_vec()),
                     Some(fs::Plan {
                         bytes: final_src.as_bytes().to_vec(),
-                        perm: l.perm.clone(),
+                        base: l.held.take(),
                     }),
                     |cur| {
                         let cur_src = match cur {
@@ -736,19 +793,25 @@ mod tests {
     }
 
     #[test]
-    fn leftover_temp_files_are_swept_by_a_stores_first_write() {
+    fn leftover_temp_files_are_swept_by_the_next_write() {
         let (d, s) = store();
         let o = s.owner("o").unwrap();
+        let leftover = |name: &str| d.path().join("o").join(name);
+        std::fs::create_dir_all(d.path().join("o")).unwrap();
+        std::fs::write(leftover(".USER.md.x1.memdir-tmp"), "killed").unwrap();
+        // The first write of a Store sweeps.
         o.add(Scope::Memory, "a").unwrap();
-        let leftover = d.path().join("o/.MEMORY.md.abc123.memdir-tmp");
-        std::fs::write(&leftover, "half a write").unwrap();
-        // Within one Store value the folder was swept already.
+        assert!(!leftover(".USER.md.x1.memdir-tmp").exists());
+        // A writer killed after that (here: a file put there by hand) changed
+        // the folder, so the next write of the same Store sweeps again.
+        std::fs::write(leftover(".MEMORY.md.x2.memdir-tmp"), "killed").unwrap();
         o.add(Scope::Memory, "b").unwrap();
-        assert!(leftover.exists());
-        // The next process (a new Store) sweeps it on its first write.
-        let again = Store::open(d.path()).unwrap();
-        again.owner("o").unwrap().add(Scope::Memory, "c").unwrap();
-        assert!(!leftover.exists());
+        assert!(!leftover(".MEMORY.md.x2.memdir-tmp").exists());
+        // Only memdir's temp names go.
+        std::fs::write(leftover(".MEMORY.md.swp"), "editor").unwrap();
+        s.owner("o").unwrap().remove(Scope::Memory, "b").unwrap();
+        assert!(leftover(".MEMORY.md.swp").exists());
+        assert_eq!(texts(&leftover("MEMORY.md")), ["a"]);
     }
 
     #[test]
@@ -867,6 +930,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 9000);
+    }
+
+    #[test]
+    fn a_new_owner_folder_is_synced_into_the_root() {
+        // Step 1 creates the owner's folder, step 2 syncs the root.
+        let (d, s) = store();
+        let s = s.with_io(Arc::new(FaultyIo::new(2)));
+        let o = s.owner("o").unwrap();
+        match o.add(Scope::Memory, "first") {
+            Err(Error::Io { path, op, .. }) => {
+                assert_eq!((path.as_path(), op), (d.path(), "fsync folder"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            o.add(Scope::Memory, "again").unwrap_err().code(),
+            "store_poisoned"
+        );
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! symlinks, durably); and the per-workflow lock,
 //! `.memdir/locks/<workflow_id>.lock`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{RESULT_SUFFIX, RESULTS_DIR};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fs;
 use crate::lock::{self, OwnerLock};
 use crate::store::Owner;
@@ -39,23 +39,6 @@ impl<'s> Owner<'s> {
         }
         let wf = self.workflow_dir(workflow_id);
         Ok(fs::plain_dir_exists(io, &wf)?.then_some(wf))
-    }
-
-    /// Creates `dir` (whose parent is a checked plain folder) if missing,
-    /// refusing a symlink, and syncs the parent so the new folder is durable
-    /// (a failed sync poisons the store).
-    fn ensure_plain_dir(&self, dir: &Path) -> Result<()> {
-        let io = self.io();
-        if fs::plain_dir_exists(io, dir)? {
-            return Ok(());
-        }
-        io.create_dir_all(dir)
-            .map_err(Error::io(dir, "create folder"))?;
-        fs::plain_dir_exists(io, dir)?;
-        if let Some(parent) = dir.parent() {
-            fs::sync_dir(io, &self.store.poison, parent)?;
-        }
-        Ok(())
     }
 
     /// Creates the owner's folders down to the workflow's, refusing symlinks.

@@ -514,9 +514,12 @@ fn a_failed_sync_of_a_new_folder_poisons_the_store() {
             poisoned.push(path.strip_prefix(d.path()).unwrap().to_owned());
         }
     }
-    // The parents of the new results/, workflow and locks/ folders, then the
+    // The parents of the new owner and .memdir/ folders (the root, the
+    // owner's), of the new results/, workflow and locks/ folders, then the
     // workflow folder after the result and after the index.
     let want = [
+        "",
+        "o",
         "o",
         "o/results",
         "o/.memdir",
