@@ -239,7 +239,7 @@ pub(crate) struct WriteLock<'a, 's> {
 
 impl Drop for WriteLock<'_, '_> {
     fn drop(&mut self) {
-        // Still under the lock: `lock` is released after this body.
+        // Still under the lock: `_lock` is released after this body.
         let o = self.owner;
         if let Some(stamp) = fs::dir_stamp(o.io(), &o.dir) {
             o.store
