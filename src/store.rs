@@ -463,13 +463,9 @@ impl<'s> Owner<'s> {
 
     /// Takes the owner's exclusive lock, creating the folders it needs.
     pub fn lock(&self) -> Result<OwnerLock> {
-        self.lock_waiting(self.lock_timeout()?)
-    }
-
-    fn lock_waiting(&self, timeout: Duration) -> Result<OwnerLock> {
         self.store.poison.check()?;
         let derived = self.ensure_dirs()?;
-        lock::acquire(&derived.join("lock"), timeout)
+        lock::acquire(&derived.join("lock"), self.lock_timeout()?)
     }
 
     /// Takes the owner's lock for a write to its folder, reading its settings
@@ -612,7 +608,7 @@ impl<'s> Owner<'s> {
         for (scope, idx, mine, mut l, applied) in planned {
             let mut final_src = applied.src;
             let mut final_outs = applied.outcomes;
-            let mut doc = applied.doc;
+            let mut doc = Arc::new(applied.doc);
             let mut used = applied.used;
             if final_src != l.src {
                 // The first round writes the planned bytes; the edit is redone
@@ -642,12 +638,9 @@ impl<'s> Owner<'s> {
                     && bytes != final_src.as_bytes()
                 {
                     final_src = String::from_utf8(bytes).unwrap_or_default();
-                    doc = parse(scope.name(), &final_src);
+                    doc = Arc::new(parse(scope.name(), &final_src));
                     used = None;
                 }
-            }
-            let doc = Arc::new(doc);
-            if final_src != l.src {
                 self.store
                     .parsed
                     .put(&l.path, &final_src, Arc::clone(&doc), true);
