@@ -12,7 +12,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use memdir::{Bm25Scorer, RecallOptions, Scope, Scorer, Store, parse};
+use memdir::markdown::parse;
+use memdir::recall::{Bm25Scorer, Scorer};
+use memdir::{RecallOptions, Scope, Store};
 
 const SUBJECTS: &[&str] = &[
     "staging deploy",
@@ -110,17 +112,17 @@ fn main() {
     assert!(q.chars().count() <= 4_000);
     let src = std::fs::read_to_string(owner.path(Scope::Memory)).expect("read");
     let user_src = std::fs::read_to_string(owner.path(Scope::User)).expect("read");
-    let texts: Vec<String> = parse("memory", &src)
+    let texts: Vec<String> = parse(Scope::Memory, &src)
         .entries
         .into_iter()
-        .chain(parse("user", &user_src).entries)
+        .chain(parse(Scope::User, &user_src).entries)
         .map(|e| e.text)
         .collect();
     assert_eq!(texts.len(), 300);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let opts = RecallOptions::query(q.clone());
     let picked = owner.recall(&opts).expect("recall").facts.len();
-    let floor = || (parse("memory", &src), parse("user", &user_src));
+    let floor = || (parse(Scope::Memory, &src), parse(Scope::User, &user_src));
     let score = || Bm25Scorer::default().score(&q, &refs, Instant::now() + Duration::from_secs(5));
 
     let mut c = Criterion::default()

@@ -16,7 +16,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use memdir::{Scope, Store, scan, used_chars};
+use memdir::edit::used_chars;
+use memdir::scan::scan;
+use memdir::{Scope, Store};
 use pulldown_cmark::{Options, Parser};
 
 const USER_FACTS: &[&str] = &[
@@ -75,7 +77,7 @@ const MEMORY_FACTS: &[&str] = &[
 ];
 
 /// Fills a store through the library to about `target` characters.
-fn fill(owner: &memdir::Owner<'_>, scope: Scope, facts: &[&str], target: usize) {
+fn fill(owner: &memdir::Owner, scope: Scope, facts: &[&str], target: usize) {
     let mut texts: Vec<String> = Vec::new();
     for f in facts.iter().take(facts.len() - 1) {
         let mut next = texts.clone();

@@ -36,7 +36,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode};
-use memdir::{Owner, Scope, Store, used_chars};
+use memdir::edit::used_chars;
+use memdir::{Owner, Scope, Store};
 
 /// Characters of MEMORY.md in use before each measured write: 90% of 2,200.
 const FILL_CHARS: usize = 1_980;
@@ -100,7 +101,7 @@ fn main() {
     // First, before anything else in this process scans text: the cost of the
     // first scan, which builds the scanner's pattern table (once per process).
     let t = Instant::now();
-    black_box(memdir::scan(&entry_text(0)));
+    black_box(memdir::scan::scan(&entry_text(0)));
     let first_scan = t.elapsed();
     let load_before = loadavg();
 
@@ -164,7 +165,7 @@ fn atomic_write(target: &Path, bytes: &[u8]) {
 
 /// Fills the owner's MEMORY.md with [`NOTES`] and a padding entry to exactly
 /// [`FILL_CHARS`] characters as [`used_chars`] counts them; returns its bytes.
-fn fill(owner: &Owner<'_>) -> Vec<u8> {
+fn fill(owner: &Owner) -> Vec<u8> {
     let mut texts: Vec<String> = Vec::new();
     for note in NOTES {
         let mut next = texts.clone();
@@ -184,7 +185,7 @@ fn fill(owner: &Owner<'_>) -> Vec<u8> {
     }
     texts.push(pad);
     for t in &texts {
-        let (out, _) = owner.add(Scope::Memory, t).expect("fill MEMORY.md");
+        let out = owner.add(Scope::Memory, t).expect("fill MEMORY.md").outcome;
         assert_eq!(out.message, "added", "{t}");
     }
     let view = owner.show(Scope::Memory).expect("show");
@@ -279,7 +280,7 @@ fn with_library<R>(
         let text = entry_text(i);
         let memdir = || {
             let t = Instant::now();
-            let (out, _) = owner.add(Scope::Memory, &text).expect("add");
+            let out = owner.add(Scope::Memory, &text).expect("add").outcome;
             let t_add = t.elapsed();
             assert_eq!(out.message, "added");
             let added = fs::read(&memory).expect("read");
@@ -581,13 +582,13 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
     let src = String::from_utf8(fill(&owner)).expect("utf-8");
     let parse_ns = median_ns(PROBE_ITERS * 5, || {
         let t = Instant::now();
-        black_box(memdir::parse(Scope::Memory.name(), black_box(&src)));
+        black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
         t.elapsed()
     });
     let text = entry_text(1);
     let scan_ns = median_ns(PROBE_ITERS * 5, || {
         let t = Instant::now();
-        black_box(memdir::scan(black_box(&text)));
+        black_box(memdir::scan::scan(black_box(&text)));
         t.elapsed()
     });
     let startup_ns = median_ns(PROBE_ITERS / 2, || {

@@ -20,7 +20,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use memdir::{MAX_SCAN_CHARS, scan};
+use memdir::scan::{MAX_SCAN_CHARS, scan};
 
 const SHORT: &[&str] = &[
     "Prefers weekly summaries, no emojis",

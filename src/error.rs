@@ -314,9 +314,68 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
-    /// A request is malformed (for example a batch that is not a JSON list of operations).
-    #[error("{0}")]
-    InvalidRequest(String),
+    /// An expiry that is neither a date nor an RFC 3339 time.
+    #[error("--expires {value:?}: use a date YYYY-MM-DD or an RFC 3339 time")]
+    InvalidExpiry {
+        /// The refused value.
+        value: String,
+    },
+    /// A content type that is empty, too long or not printable ASCII.
+    #[error(
+        "invalid content type {value:?}: use 1-{limit} printable ASCII characters, such as text/plain"
+    )]
+    InvalidContentType {
+        /// The refused value.
+        value: String,
+        /// The longest accepted, in bytes.
+        limit: usize,
+    },
+    /// A required argument is missing or empty.
+    #[error("{what} is required for {action}")]
+    Required {
+        /// What is missing (`query`, `content`, …).
+        what: &'static str,
+        /// The action that needs it (`search_runs`, …).
+        action: &'static str,
+    },
+    /// A fact named as superseded by itself.
+    #[error("{id} cannot supersede itself: the new text is the same fact")]
+    SelfSupersede {
+        /// The fact's id.
+        id: String,
+    },
+    /// A batch that is not a JSON list of operations.
+    #[error("batch must be a JSON list of operations: {source}")]
+    InvalidBatch {
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A search of the journal could not score its lines.
+    #[error("search failed: {reason}")]
+    SearchFailed {
+        /// Why.
+        reason: String,
+    },
+    /// A file memdir reads holds something it cannot make sense of; it is
+    /// left as it is.
+    #[error("{}: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// One of memdir's own records could not be encoded (an internal fault,
+    /// not the caller's).
+    #[error("could not encode {what}: {source}")]
+    Encode {
+        /// What was being encoded.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 fn brief_list(items: &[EntryBrief]) -> String {
@@ -346,7 +405,14 @@ impl Error {
             Error::OverBudget { .. } => "memory_over_budget",
             Error::Unplaceable { .. } => "memory_unplaceable",
             Error::Batch { source, .. } => source.code(),
-            Error::InvalidRequest(_) => "invalid_request",
+            Error::InvalidExpiry { .. }
+            | Error::InvalidContentType { .. }
+            | Error::Required { .. }
+            | Error::SelfSupersede { .. }
+            | Error::InvalidBatch { .. } => "invalid_request",
+            Error::SearchFailed { .. } => "search_failed",
+            Error::Malformed { .. } => "file_malformed",
+            Error::Encode { .. } => "encode_failed",
             Error::RunNotFound { .. } => "run_not_found",
             Error::NotReady { .. } => "not_ready",
             Error::NotOwn { .. } => "memory_not_own",
@@ -368,113 +434,6 @@ impl Error {
             Error::ResultCorrupt { .. } => "result_corrupt",
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
             Error::SecretInMemory { .. } => "secret_in_memory",
-        }
-    }
-
-    /// The HTTP status a server maps this error to.
-    pub fn http_status(&self) -> u16 {
-        match self {
-            Error::InvalidId { .. }
-            | Error::TextEmpty
-            | Error::TextTooLong { .. }
-            | Error::InvalidRequest(_)
-            | Error::ThreatBlocked { .. }
-            | Error::SecretInMemory { .. } => 400,
-            Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
-            Error::ResultExists { .. } | Error::DayFull { .. } => 409,
-            Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
-            Error::DayAgentOnly { .. } | Error::NotOwn { .. } => 403,
-            Error::AgentRequired { .. }
-            | Error::BadReason { .. }
-            | Error::AgentMismatch { .. }
-            | Error::QueryTooLong { .. } => 400,
-            Error::VetoHumanOnly { .. } => 403,
-            Error::WrongState { .. }
-            | Error::SupersedeArchived { .. }
-            | Error::Superseded { .. }
-            | Error::DayExists { .. } => 409,
-            Error::ResultTooLarge { .. } => 413,
-            Error::UnsafePath { .. } => 403,
-            Error::NotFound { .. } => 404,
-            Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
-            Error::InvalidUtf8 { .. }
-            | Error::FileTooLarge { .. }
-            | Error::Unplaceable { .. }
-            | Error::InvalidConfig { .. } => 422,
-            Error::Batch { source, .. } => source.http_status(),
-            Error::Io { .. } | Error::Poisoned { .. } | Error::ResultCorrupt { .. } => 500,
-        }
-    }
-
-    /// Structured details for a JSON error answer (entries, usage, candidates, path).
-    pub fn details(&self) -> serde_json::Value {
-        use serde_json::json;
-        match self {
-            Error::InvalidId { kind, value } => json!({"kind": kind, "value": value}),
-            Error::UnsafePath { path }
-            | Error::Poisoned { path }
-            | Error::InvalidUtf8 { path, .. }
-            | Error::FileTooLarge { path, .. }
-            | Error::Io { path, .. }
-            | Error::Locked { path, .. }
-            | Error::InvalidConfig { path, .. }
-            | Error::ResultCorrupt { path, .. }
-            | Error::Unplaceable { path, .. } => json!({"path": path}),
-            Error::NotFound { file, entries, .. } => json!({"file": file, "entries": entries}),
-            Error::AmbiguousMatch {
-                file, candidates, ..
-            } => json!({"file": file, "candidates": candidates}),
-            Error::OverBudget {
-                file,
-                would_use,
-                limit,
-                used,
-                entries,
-            } => json!({
-                "file": file,
-                "usage": crate::budget::usage_line(*used, *limit),
-                "used": used, "limit": limit, "would_use": would_use,
-                "entries": entries,
-            }),
-            Error::Batch { index, source } => {
-                let mut d = source.details();
-                if let Some(obj) = d.as_object_mut() {
-                    obj.insert("index".into(), json!(index));
-                    d
-                } else {
-                    json!({"index": index})
-                }
-            }
-            Error::ThreatBlocked { patterns } | Error::SecretInMemory { patterns } => {
-                json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
-            }
-            Error::RunNotFound { run_id } => json!({"run_id": run_id}),
-            Error::NotReady {
-                workflow_id,
-                task_id,
-            } => json!({"workflow_id": workflow_id, "task_id": task_id}),
-            Error::ResultExists {
-                workflow_id,
-                task_id,
-            } => json!({"workflow_id": workflow_id, "task_id": task_id}),
-            Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
-            Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
-            Error::DayFull { date, chars, limit } => {
-                json!({"date": date, "chars": chars, "limit": limit})
-            }
-            Error::DayAgentOnly { person } => json!({"person": person}),
-            Error::DayAppendOnly { id } => json!({"id": id}),
-            Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
-            Error::AgentRequired { person } => json!({"person": person}),
-            Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
-                json!({"chars": chars, "limit": limit})
-            }
-            Error::WrongState { id, state } => json!({"id": id, "state": state}),
-            Error::AgentMismatch { id, owner } => json!({"id": id, "owner": owner}),
-            Error::SupersedeArchived { id } | Error::VetoHumanOnly { id } => json!({"id": id}),
-            Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
-            Error::DayExists { date } => json!({"date": date}),
-            Error::TextEmpty | Error::TextTooLong { .. } | Error::InvalidRequest(_) => json!({}),
         }
     }
 

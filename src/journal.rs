@@ -12,7 +12,9 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 use serde::Serialize;
 
-use crate::parse::{BOM, line_end_with_eol};
+use crate::error::{Error, Result};
+use crate::markdown::{BOM, line_end_with_eol};
+use crate::model::fold_whitespace;
 
 /// Longest day line, in characters.
 pub const MAX_DAY_LINE_CHARS: usize = 300;
@@ -113,6 +115,44 @@ pub fn render_line(time: &str, task: Option<&str>, text: &str, run: Option<&str>
     out
 }
 
+/// Checks a day line's text: folded to one line, not empty, at most 300
+/// characters.
+pub fn check_line(text: &str) -> Result<String> {
+    let text = fold_whitespace(text);
+    if text.is_empty() {
+        return Err(Error::TextEmpty);
+    }
+    let chars = text.chars().count();
+    if chars > MAX_DAY_LINE_CHARS {
+        return Err(Error::DayLineTooLong {
+            chars,
+            limit: MAX_DAY_LINE_CHARS,
+        });
+    }
+    Ok(text)
+}
+
+/// Appends the line `content` to the log of `date` in `src`, refusing a log
+/// that would pass 8,000 characters (its lines joined by LF, the new one
+/// included). Gives the new source and the characters the log holds.
+pub fn append_line(src: &str, date: NaiveDate, content: &str) -> Result<(String, usize)> {
+    let j = parse(src);
+    let before = j.section(date).map(|s| s.text()).unwrap_or_default();
+    let total = if before.is_empty() {
+        content.chars().count()
+    } else {
+        before.chars().count() + 1 + content.chars().count()
+    };
+    if total > MAX_DAY_CHARS {
+        return Err(Error::DayFull {
+            date: date.to_string(),
+            chars: total,
+            limit: MAX_DAY_CHARS,
+        });
+    }
+    Ok((append(src, &j, date, content), total))
+}
+
 /// Parses episodes.md.
 pub fn parse(src: &str) -> Journal {
     let base = if src.starts_with(BOM) { BOM.len() } else { 0 };
@@ -168,7 +208,7 @@ pub fn parse(src: &str) -> Journal {
                 let item_end = r.start + src[r.start..r.end.min(end)].trim_end().len();
                 let body = src[r.start..item_end].trim_start();
                 let body = body.get(marker_len(body)..).unwrap_or("");
-                let raw = crate::id::fold_whitespace(body);
+                let raw = fold_whitespace(body);
                 (r.start..item_end, parse_line(&raw))
             })
             .collect();

@@ -10,15 +10,15 @@
 //! ```
 //! use memdir::{Scope, Store};
 //!
-//! # fn main() -> memdir::Result<()> {
-//! let root = tempfile::tempdir().map_err(|e| memdir::Error::InvalidRequest(e.to_string()))?;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = tempfile::tempdir()?;
 //! let store = Store::open(root.path())?;
 //! let me = store.owner("agt_docs")?;
 //!
-//! let (added, usage) = me.add(Scope::User, "Prefers weekly summaries, no emojis")?;
-//! assert_eq!(added.message, "added");
-//! assert!(added.id.starts_with("mem_"));
-//! assert_eq!(usage.text, "2% — 37/1375 chars");
+//! let added = me.add(Scope::User, "Prefers weekly summaries, no emojis")?;
+//! assert_eq!(added.outcome.message, "added");
+//! assert!(added.outcome.id.starts_with("mem_"));
+//! assert_eq!(added.usage.text, "2% — 37/1375 chars");
 //!
 //! me.replace(Scope::User, "weekly", "Prefers monthly summaries")?;
 //! let view = me.show(Scope::User)?;
@@ -27,12 +27,14 @@
 //! # }
 //! ```
 //!
-//! A run starts from a frozen snapshot of both stores, and its delegates can
-//! only read:
+//! Every save goes through one path, [`Owner::write`] (`add` is its
+//! shorthand): an [`Op::Add`] may set an expiry or supersede a live fact,
+//! which is archived as superseded. A run starts from a frozen snapshot of
+//! both stores, and its delegates can only read:
 //!
 //! ```
-//! # fn main() -> memdir::Result<()> {
-//! # let root = tempfile::tempdir().map_err(|e| memdir::Error::InvalidRequest(e.to_string()))?;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let root = tempfile::tempdir()?;
 //! # let store = memdir::Store::open(root.path())?;
 //! let me = store.owner("agt_docs")?;
 //! let run = me.begin_run(memdir::RunOptions::task("PIN-812"))?;
@@ -44,93 +46,46 @@
 //! # }
 //! ```
 //!
-//! Where things are:
+//! # Where things are
 //!
-//! * curated stores: [`Store`], [`Owner`] (`add`, `replace`, `remove`,
-//!   `batch`, `show`), entries and ids ([`parse`], [`entry_id`]), budgets
-//!   ([`used_chars`]);
-//! * runs and snapshots: [`Owner::begin_run`], [`Run`], [`Delegate`],
-//!   [`Snapshot`]; the scanner: [`scan`];
-//! * run data: the day log ([`Owner::day`], [`DayRow`]), SharedMemory
-//!   ([`Owner::put_result`], [`Owner::get_result`], [`Owner::wait_result`]),
-//!   lookups ([`Owner::search_runs`], [`Owner::get_run`]);
-//! * the fact lifecycle: [`Owner::save`], [`Owner::archive`],
-//!   [`Owner::veto`], [`Owner::unarchive`], [`Owner::list`], recall
-//!   ([`Owner::recall`], [`Scorer`], [`TokenEstimator`]), callers
-//!   ([`Store::owner_as`], [`Caller`]).
+//! The modules are the layers (docs/ARCHITECTURE.md states what each may
+//! import). Pure, without I/O: [`model`] (ids, stores, metadata, callers,
+//! settings), [`markdown`] (parsing into entries with byte ranges; splicing
+//! is internal), [`scan`] (the threat and secret scanner), [`edit`] (the
+//! write operations and the budget rule), [`journal`] (the episodes.md
+//! format), [`recall`] (scoring and picking) and [`snapshot`] (rendering).
+//! The disk layer is internal: all file access goes through it. [`store`]
+//! ties them together: [`Store`], [`Owner`] and its features (curated
+//! stores, the fact lifecycle, the day log and runs, lookups, recall,
+//! SharedMemory results). [`api`] is the interface layer the command line
+//! (and any server) uses: one request/response model and one registry of
+//! error codes.
 //!
-//! The on-disk format is described in `docs/FORMAT.md`; the pure modules
-//! (parsing, splicing, budgets, settings, metadata, the journal format,
-//! snapshot rendering, scanning, scoring) do no I/O, and all file access goes
-//! through the store and its fs layer.
+//! The on-disk format is described in `docs/FORMAT.md`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
-mod budget;
-mod caller;
-mod edit;
-mod env;
-mod episodes;
+pub mod api;
+mod disk;
+pub mod edit;
 mod error;
-mod facts;
-mod fs;
-mod id;
-mod journal;
-mod lifecycle;
-mod lock;
-mod lookup;
-mod meta;
-mod parse;
-mod parse_cache;
-mod recall;
-mod results;
-mod runs;
-mod scan;
-mod scan_cache;
-mod scope;
-mod score;
-mod settings;
-mod snapshot;
-mod splice;
-mod stats;
-mod store;
+pub mod journal;
+pub mod markdown;
+pub mod model;
+pub mod recall;
+pub mod scan;
+pub mod snapshot;
+pub mod store;
 
-pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
-pub use caller::Caller;
-pub use edit::{EditEnv, MAX_TEXT_CHARS, Op, OpOutcome};
-pub use episodes::{DayOutcome, DayRow, EPISODES_FILE, day_id};
+pub use edit::{Op, OpOutcome, Usage};
 pub use error::{EntryBrief, Error, Result};
-pub use facts::{ARCHIVE_FILE, DEFAULT_LIST_LIMIT, FactRow, ListFilter, MAX_LIST_LIMIT};
-pub use fs::MAX_FILE_BYTES;
-pub use id::{entry_id, is_entry_id, validate_id};
-pub use journal::{DayLine, MAX_DAY_CHARS, MAX_DAY_LINE_CHARS};
-pub use lifecycle::{MAX_REASON_CHARS, SaveOutcome, Transition};
-pub use lock::OwnerLock;
-pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
-pub use meta::{ArchiveKind, Meta};
-pub use parse::{Document, Entry, FrontMatter, Marker, parse};
-pub use recall::{
-    MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,
-    RecalledDayLine, RecalledFact,
+pub use model::{Caller, Scope, entry_id};
+pub use recall::{Recall, RecallOptions};
+pub use snapshot::Snapshot;
+pub use store::{
+    BatchOutcome, DayOutcome, Delegate, FactRow, ListFilter, Owner, PutOutcome, Run, RunOptions,
+    SearchOptions, Store, StoreView, TaskResult, Transition, WorkflowResults, WriteOutcome,
 };
-pub use results::{
-    DEFAULT_MAX_RESULT_BYTES, PutOutcome, PutStatus, RESULT_FORMAT_VERSION, RESULT_INDEX_FILE,
-    RESULT_INDEX_VERSION, RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
-    WorkflowResults,
-};
-pub use runs::{Delegate, Run, RunOptions, RunRecord};
-pub use scan::{Family, Finding, MAX_SCAN_CHARS, finding, fingerprint, pattern_list, scan};
-pub use scope::Scope;
-pub use score::{
-    Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms,
-};
-pub use settings::{Budgets, Curation, ExpiryDays, FileSettings, Settings};
-pub use snapshot::{
-    Blocked, Overflow, Snapshot, StoreInput, blocked_placeholder, render, render_scanned,
-};
-pub use splice::{Unplaceable, append, normalize_text, remove, replace, set_meta};
-pub use stats::FactStats;
-pub use store::{BatchOutcome, CONFIG_FILE, DERIVED_DIR, EntryView, Owner, Store, StoreView};

@@ -1,0 +1,193 @@
+//! The one registry of error codes: for every [`Error`], its stable code
+//! (the domain's), the HTTP status a server answers with, and the structured
+//! details a JSON answer carries. The command line, and any server, present
+//! errors through [`ErrorBody`] only, so they cannot drift.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::edit::usage_line;
+use crate::error::Error;
+
+/// An error as every interface presents it: `{"code", "status", "message",
+/// …details}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorBody {
+    /// The stable snake_case code.
+    pub code: &'static str,
+    /// The HTTP status a server answers with.
+    pub status: u16,
+    /// The message, for people.
+    pub message: String,
+    /// Structured details (entries, usage, candidates, path, …).
+    #[serde(flatten)]
+    pub details: Map<String, Value>,
+}
+
+impl ErrorBody {
+    /// The body of `e`.
+    pub fn of(e: &Error) -> ErrorBody {
+        let details = match details(e) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        ErrorBody {
+            code: e.code(),
+            status: status(e),
+            message: e.to_string(),
+            details,
+        }
+    }
+}
+
+/// The HTTP status a server maps an error to.
+pub fn status(e: &Error) -> u16 {
+    match e {
+        Error::InvalidId { .. }
+        | Error::TextEmpty
+        | Error::TextTooLong { .. }
+        | Error::InvalidExpiry { .. }
+        | Error::InvalidContentType { .. }
+        | Error::Required { .. }
+        | Error::SelfSupersede { .. }
+        | Error::InvalidBatch { .. }
+        | Error::ThreatBlocked { .. }
+        | Error::SecretInMemory { .. } => 400,
+        Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
+        Error::ResultExists { .. } | Error::DayFull { .. } => 409,
+        Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
+        Error::DayAgentOnly { .. } | Error::NotOwn { .. } => 403,
+        Error::AgentRequired { .. }
+        | Error::BadReason { .. }
+        | Error::AgentMismatch { .. }
+        | Error::QueryTooLong { .. } => 400,
+        Error::VetoHumanOnly { .. } => 403,
+        Error::WrongState { .. }
+        | Error::SupersedeArchived { .. }
+        | Error::Superseded { .. }
+        | Error::DayExists { .. } => 409,
+        Error::ResultTooLarge { .. } => 413,
+        Error::UnsafePath { .. } => 403,
+        Error::NotFound { .. } => 404,
+        Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
+        Error::InvalidUtf8 { .. }
+        | Error::FileTooLarge { .. }
+        | Error::Unplaceable { .. }
+        | Error::InvalidConfig { .. }
+        | Error::Malformed { .. } => 422,
+        Error::Batch { source, .. } => status(source),
+        Error::Io { .. }
+        | Error::Poisoned { .. }
+        | Error::ResultCorrupt { .. }
+        | Error::SearchFailed { .. }
+        | Error::Encode { .. } => 500,
+    }
+}
+
+/// Structured details for a JSON error answer (entries, usage, candidates,
+/// path).
+pub fn details(e: &Error) -> Value {
+    match e {
+        Error::InvalidId { kind, value } => json!({"kind": kind, "value": value}),
+        Error::UnsafePath { path }
+        | Error::Poisoned { path }
+        | Error::InvalidUtf8 { path, .. }
+        | Error::FileTooLarge { path, .. }
+        | Error::Io { path, .. }
+        | Error::Locked { path, .. }
+        | Error::InvalidConfig { path, .. }
+        | Error::Malformed { path, .. }
+        | Error::ResultCorrupt { path, .. }
+        | Error::Unplaceable { path, .. } => json!({"path": path}),
+        Error::NotFound { file, entries, .. } => json!({"file": file, "entries": entries}),
+        Error::AmbiguousMatch {
+            file, candidates, ..
+        } => json!({"file": file, "candidates": candidates}),
+        Error::OverBudget {
+            file,
+            would_use,
+            limit,
+            used,
+            entries,
+        } => json!({
+            "file": file,
+            "usage": usage_line(*used, *limit),
+            "used": used, "limit": limit, "would_use": would_use,
+            "entries": entries,
+        }),
+        Error::Batch { index, source } => {
+            let mut d = details(source);
+            if let Some(obj) = d.as_object_mut() {
+                obj.insert("index".into(), json!(index));
+                d
+            } else {
+                json!({"index": index})
+            }
+        }
+        Error::ThreatBlocked { patterns } | Error::SecretInMemory { patterns } => {
+            json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
+        }
+        Error::RunNotFound { run_id } => json!({"run_id": run_id}),
+        Error::NotReady {
+            workflow_id,
+            task_id,
+        } => json!({"workflow_id": workflow_id, "task_id": task_id}),
+        Error::ResultExists {
+            workflow_id,
+            task_id,
+        } => json!({"workflow_id": workflow_id, "task_id": task_id}),
+        Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
+        Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
+        Error::DayFull { date, chars, limit } => {
+            json!({"date": date, "chars": chars, "limit": limit})
+        }
+        Error::DayAgentOnly { person } => json!({"person": person}),
+        Error::DayAppendOnly { id } => json!({"id": id}),
+        Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
+        Error::AgentRequired { person } => json!({"person": person}),
+        Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
+            json!({"chars": chars, "limit": limit})
+        }
+        Error::WrongState { id, state } => json!({"id": id, "state": state}),
+        Error::AgentMismatch { id, owner } => json!({"id": id, "owner": owner}),
+        Error::SupersedeArchived { id }
+        | Error::VetoHumanOnly { id }
+        | Error::SelfSupersede { id } => json!({"id": id}),
+        Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
+        Error::DayExists { date } => json!({"date": date}),
+        Error::InvalidExpiry { value } => json!({"value": value}),
+        Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
+        Error::Required { what, action } => json!({"what": what, "action": action}),
+        Error::TextEmpty
+        | Error::TextTooLong { .. }
+        | Error::InvalidBatch { .. }
+        | Error::SearchFailed { .. }
+        | Error::Encode { .. } => json!({}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_error_answers_with_its_operation_and_index() {
+        let e = Error::Batch {
+            index: 2,
+            source: Box::new(Error::OverBudget {
+                file: "MEMORY.md",
+                would_use: 900,
+                limit: 500,
+                used: 400,
+                entries: Vec::new(),
+            }),
+        };
+        let b = ErrorBody::of(&e);
+        assert_eq!((b.code, b.status), ("memory_over_budget", 409));
+        assert_eq!(b.details["index"], 2);
+        assert_eq!(b.details["usage"], "80% — 400/500 chars");
+        let v = serde_json::to_value(&b).unwrap();
+        assert_eq!(v["code"], "memory_over_budget");
+        assert_eq!(v["would_use"], 900);
+    }
+}

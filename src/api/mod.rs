@@ -1,0 +1,400 @@
+//! The interface layer: every operation as a [`Request`] and its
+//! [`Response`], who asks ([`Who`]), [`execute`] (the one place a request
+//! meets the store), the registry of error codes ([`errors`]) and the text
+//! and JSON rendering of answers ([`render`]).
+//!
+//! The command line is a thin adapter over this module: it turns its
+//! arguments into a [`Request`], executes it and prints the rendering. Any
+//! other surface (a server) does the same with its own transport, so the
+//! surfaces share one request/response model and one error presentation.
+
+pub mod errors;
+pub mod render;
+
+use std::time::Duration;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::edit::Op;
+use crate::error::Result;
+use crate::model::{Caller, Scope, validate_id};
+use crate::recall::{Recall, RecallOptions};
+use crate::snapshot::Snapshot;
+use crate::store::{
+    BatchOutcome, DayOutcome, FactKind, FactRow, ListFilter, Owner, PutOutcome, RunHit, RunOptions,
+    RunView, SearchOptions, Status, Store, StoreView, TaskResult, Transition, WorkflowResults,
+    WriteOutcome,
+};
+
+/// Who asks: the caller, and the owner it names (an agent may name only
+/// itself; a person must name one, except to list every owner's rows).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Who {
+    /// The caller.
+    pub caller: Caller,
+    /// The owner named, if any.
+    pub named: Option<String>,
+}
+
+impl Who {
+    /// The owner this caller acts on.
+    pub fn owner(&self, store: &Store) -> Result<Owner> {
+        store.owner_as(&self.caller, self.named.as_deref())
+    }
+}
+
+/// Every operation memdir offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// One write: a save (`add`), a replace or a removal.
+    Write {
+        /// The operation.
+        op: Op,
+    },
+    /// Several writes, all or none.
+    Batch {
+        /// The operations, in order.
+        ops: Vec<Op>,
+    },
+    /// The entries of one store, or of both.
+    Show {
+        /// Only this store.
+        scope: Option<Scope>,
+    },
+    /// The snapshot a run would start with.
+    Snapshot,
+    /// Begin a run.
+    BeginRun {
+        /// The task key.
+        task: Option<String>,
+    },
+    /// Finish a run: its summary line in the day log.
+    FinishRun {
+        /// The run id.
+        run_id: String,
+        /// One line on what the run did.
+        text: String,
+    },
+    /// Append a line to today's day log.
+    Day {
+        /// The line.
+        line: String,
+        /// The task key.
+        task: Option<String>,
+        /// The run the line belongs to.
+        run: Option<String>,
+    },
+    /// Search the run journal.
+    SearchRuns {
+        /// What to look for.
+        query: String,
+        /// Only lines on or after this date.
+        since: Option<NaiveDate>,
+        /// Only lines on or before this date.
+        until: Option<NaiveDate>,
+        /// At most this many hits.
+        limit: Option<usize>,
+    },
+    /// One run: journal lines, snapshot, steps.
+    GetRun {
+        /// The run id.
+        run_id: String,
+    },
+    /// Store a task result.
+    PutResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+        /// The content.
+        content: Vec<u8>,
+        /// Its MIME type.
+        content_type: String,
+        /// Replace a different result stored under the same ids.
+        overwrite: bool,
+        /// The size limit the content was read under (`None`: the owner's
+        /// `max_result_bytes`).
+        limit: Option<u64>,
+    },
+    /// A task's result.
+    GetResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+    },
+    /// A workflow's steps.
+    WorkflowResults {
+        /// The workflow id.
+        workflow_id: String,
+    },
+    /// Wait for a task's result.
+    WaitResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+        /// How long to wait, in seconds.
+        timeout_secs: f64,
+    },
+    /// Archive a memory with a reason.
+    Archive {
+        /// The memory's id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// Bring an archived memory back.
+    Unarchive {
+        /// The memory's id.
+        id: String,
+    },
+    /// A person's veto.
+    Veto {
+        /// The memory's id.
+        id: String,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// List memories, newest first.
+    List {
+        /// Only facts or only day rows.
+        kind: Option<FactKind>,
+        /// Only active or only archived rows.
+        status: Option<Status>,
+        /// Include archived rows.
+        all: bool,
+        /// At most this many rows.
+        limit: Option<usize>,
+    },
+    /// What a recall would pick, counted as a recall.
+    Recall {
+        /// The task or message to score against.
+        query: Option<String>,
+        /// The session.
+        session: Option<String>,
+        /// An on-demand recall.
+        on_demand: bool,
+    },
+}
+
+/// What an operation answers.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response {
+    /// The root is ready.
+    Init {
+        /// The root.
+        root: std::path::PathBuf,
+        /// Whether `.gitignore` got its `.memdir/` line now.
+        gitignore: bool,
+    },
+    /// A write's outcome.
+    Written(WriteOutcome),
+    /// A batch's outcome.
+    Batch(BatchOutcome),
+    /// The stores shown.
+    Show {
+        /// The owner.
+        owner: String,
+        /// Each store asked for.
+        stores: Vec<StoreView>,
+    },
+    /// A snapshot.
+    Snapshot(Snapshot),
+    /// A run begun: its record and frozen snapshot.
+    RunBegun {
+        /// The run's record.
+        record: crate::store::RunRecord,
+        /// The snapshot it began with.
+        snapshot: Snapshot,
+    },
+    /// A day-log line appended.
+    Day(DayOutcome),
+    /// Journal lines found.
+    RunHits(Vec<RunHit>),
+    /// One run.
+    Run(RunView),
+    /// A result stored.
+    Put(PutOutcome),
+    /// A task's result.
+    Result(TaskResult),
+    /// A workflow's steps.
+    Steps(WorkflowResults),
+    /// A lifecycle transition.
+    Transition(Transition),
+    /// Memories listed.
+    Rows(Vec<FactRow>),
+    /// A recall.
+    Recall(Recall),
+}
+
+/// Creates the root and its `.gitignore` (no owner needed).
+pub fn init(store: &Store) -> Result<Response> {
+    let gitignore = store.init()?;
+    Ok(Response::Init {
+        root: store.root().to_owned(),
+        gitignore,
+    })
+}
+
+/// Executes `request` for `who` on `store`.
+pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
+    // Every request but a person's `list` acts on one owner.
+    let owner = || who.owner(store);
+    Ok(match request {
+        Request::List {
+            kind,
+            status,
+            all,
+            limit,
+        } => {
+            let filter = ListFilter {
+                kind,
+                status,
+                all,
+                limit,
+            };
+            Response::Rows(list(store, who, &filter)?)
+        }
+        Request::Write { op } => Response::Written(owner()?.write(op)?),
+        Request::Batch { ops } => Response::Batch(owner()?.batch(&ops)?),
+        Request::Show { scope } => {
+            let owner = owner()?;
+            let scopes = scope.map_or(Scope::ALL.to_vec(), |s| vec![s]);
+            let stores = scopes
+                .iter()
+                .map(|s| owner.show(*s))
+                .collect::<Result<Vec<_>>>()?;
+            Response::Show {
+                owner: owner.id().to_owned(),
+                stores,
+            }
+        }
+        Request::Snapshot => Response::Snapshot(owner()?.snapshot()?),
+        Request::BeginRun { task } => {
+            let mut opts = RunOptions::default();
+            if let Some(t) = task {
+                opts = RunOptions::task(t);
+            }
+            let run = owner()?.begin_run(opts)?;
+            Response::RunBegun {
+                record: run.record().clone(),
+                snapshot: run.snapshot().clone(),
+            }
+        }
+        Request::FinishRun { run_id, text } => {
+            let owner = owner()?;
+            if let Caller::Person(person) = &who.caller {
+                return Err(crate::Error::DayAgentOnly {
+                    person: person.clone(),
+                });
+            }
+            Response::Day(owner.finish_run(&run_id, &text)?)
+        }
+        Request::Day { line, task, run } => {
+            Response::Day(owner()?.day(&line, task.as_deref(), run.as_deref())?)
+        }
+        Request::SearchRuns {
+            query,
+            since,
+            until,
+            limit,
+        } => Response::RunHits(owner()?.search_runs(
+            &query,
+            &SearchOptions {
+                since,
+                until,
+                limit,
+            },
+        )?),
+        Request::GetRun { run_id } => Response::Run(owner()?.get_run(&run_id)?),
+        Request::PutResult {
+            workflow_id,
+            task_id,
+            content,
+            content_type,
+            overwrite,
+            limit,
+        } => {
+            let owner = owner()?;
+            let out = match limit {
+                Some(limit) => owner.put_result_with_limit(
+                    &workflow_id,
+                    &task_id,
+                    &content,
+                    &content_type,
+                    overwrite,
+                    limit,
+                )?,
+                None => {
+                    owner.put_result(&workflow_id, &task_id, &content, &content_type, overwrite)?
+                }
+            };
+            Response::Put(out)
+        }
+        Request::GetResult {
+            workflow_id,
+            task_id,
+        } => Response::Result(owner()?.get_result(&workflow_id, &task_id)?),
+        Request::WorkflowResults { workflow_id } => {
+            Response::Steps(owner()?.workflow_results(&workflow_id)?)
+        }
+        Request::WaitResult {
+            workflow_id,
+            task_id,
+            timeout_secs,
+        } => Response::Result(owner()?.wait_result(
+            &workflow_id,
+            &task_id,
+            Duration::from_secs_f64(timeout_secs.clamp(0.0, 86_400.0)),
+        )?),
+        Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
+        Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
+        Request::Veto { id, reason } => {
+            Response::Transition(owner()?.veto(&id, reason.as_deref())?)
+        }
+        Request::Recall {
+            query,
+            session,
+            on_demand,
+        } => {
+            let mut opts = RecallOptions {
+                query,
+                ..RecallOptions::default()
+            };
+            if let Some(s) = session {
+                opts = opts.session(s);
+            }
+            if on_demand {
+                opts = opts.on_demand();
+            }
+            Response::Recall(owner()?.recall(&opts)?)
+        }
+    })
+}
+
+/// The rows of one owner, or of every owner for a person who named none.
+fn list(store: &Store, who: &Who, filter: &ListFilter) -> Result<Vec<FactRow>> {
+    if who.caller.is_person() && who.named.is_none() {
+        let mut rows = Vec::new();
+        for id in store.owners()? {
+            rows.extend(store.owner_as(&who.caller, Some(&id))?.list(filter)?);
+        }
+        filter.finish(&mut rows);
+        return Ok(rows);
+    }
+    who.owner(store)?.list(filter)
+}
+
+/// The largest result a put for `who` accepts, after checking the ids (so a
+/// caller reading the content from a stream can refuse bad ids before it
+/// reads, and read at most this many bytes plus one).
+pub fn result_limit(store: &Store, who: &Who, workflow_id: &str, task_id: &str) -> Result<u64> {
+    let owner = who.owner(store)?;
+    validate_id("workflow", workflow_id)?;
+    validate_id("task", task_id)?;
+    owner.max_result_bytes()
+}

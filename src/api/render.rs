@@ -1,0 +1,434 @@
+//! Answers as people and programs read them: text, or one line of JSON.
+//!
+//! Each [`Response`] renders to the bytes for standard output and the
+//! warnings for standard error ([`Rendered`]); each error to the text of
+//! standard error or the JSON object of standard output.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use super::Response;
+use super::errors::ErrorBody;
+use crate::error::Error;
+use crate::journal::MAX_DAY_CHARS;
+use crate::model::time::micros;
+use crate::snapshot::Snapshot;
+use crate::store::{
+    DayOutcome, FactRow, PutOutcome, Status, TaskResult, Transition, WorkflowResults,
+};
+
+/// What to print.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rendered {
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Warnings for standard error (one `warning: …` line each).
+    pub warnings: Vec<String>,
+}
+
+impl Rendered {
+    fn text(s: String) -> Rendered {
+        Rendered {
+            stdout: s.into_bytes(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn with_warnings(mut self, warnings: &[String]) -> Rendered {
+        self.warnings = warnings.to_vec();
+        self
+    }
+}
+
+/// One line of JSON.
+fn line(v: &impl serde::Serialize) -> String {
+    match serde_json::to_string(v) {
+        Ok(s) => format!("{s}\n"),
+        Err(e) => format!("{}\n", json!({"error": e.to_string()})),
+    }
+}
+
+/// Renders an answer as text, or as one line of JSON with `json`.
+pub fn render(response: &Response, json: bool) -> Rendered {
+    let text = |s: String| Rendered::text(s);
+    match response {
+        Response::Init { root, gitignore } => text(if json {
+            line(&json!({"root": root, "gitignore": gitignore}))
+        } else {
+            format!(
+                "memory root {} ready; .gitignore {}\n",
+                root.display(),
+                if *gitignore {
+                    "lists .memdir/"
+                } else {
+                    "already lists .memdir/"
+                }
+            )
+        }),
+        Response::Written(w) => text(written(w, json)),
+        Response::Batch(b) => text(if json {
+            let usage: serde_json::Map<String, Value> = b
+                .usage
+                .iter()
+                .map(|(s, u)| (s.name().to_owned(), json!(u.text)))
+                .collect();
+            line(&json!({"results": b.results, "usage": usage, "warnings": b.warnings}))
+        } else {
+            let mut s = String::new();
+            for (i, r) in b.results.iter().enumerate() {
+                s.push_str(&format!(
+                    "{i}: {} {} {} in {}\n",
+                    r.op,
+                    r.message,
+                    r.id,
+                    r.scope.file_name()
+                ));
+            }
+            for (scope, u) in &b.usage {
+                s.push_str(&format!("{} {}\n", scope.file_name(), u.text));
+            }
+            s
+        }),
+        Response::Show { owner, stores } => text(if json {
+            line(&json!({ "owner": owner, "stores": stores }))
+        } else {
+            let mut out = String::new();
+            for v in stores {
+                out.push_str(&format!("{} {}\n", v.file, v.usage.text));
+                for w in &v.warnings {
+                    out.push_str(&format!("  warning: {w}\n"));
+                }
+                if v.entries.is_empty() {
+                    out.push_str("  (no entries)\n");
+                }
+                for e in &v.entries {
+                    out.push_str(&format!(
+                        "  {}  {}\n",
+                        e.id,
+                        e.text.replace('\n', "\n                    ")
+                    ));
+                }
+            }
+            out
+        }),
+        Response::Snapshot(snap) => text(if json {
+            line(&snapshot_json(snap))
+        } else {
+            snap.text.clone()
+        }),
+        Response::RunBegun { record, snapshot } => text(if json {
+            let mut v = snapshot_json(snapshot);
+            if let Some(o) = v.as_object_mut() {
+                o.insert("run_id".into(), json!(record.run_id));
+                o.insert("started_at".into(), json!(micros(&record.started_at)));
+            }
+            line(&v)
+        } else {
+            format!("{}\n{}", record.run_id, snapshot.text)
+        }),
+        Response::Day(d) => text(day(d, json)),
+        Response::RunHits(hits) => text(if json {
+            line(&json!({ "hits": hits, "count": hits.len() }))
+        } else {
+            let mut out = String::new();
+            for h in hits {
+                out.push_str(&format!(
+                    "{} {} {}{}{}  [{:.2}]\n",
+                    h.date,
+                    h.time.as_deref().unwrap_or("--:--"),
+                    h.task
+                        .as_deref()
+                        .map(|t| format!("[{t}] "))
+                        .unwrap_or_default(),
+                    h.text,
+                    h.run
+                        .as_deref()
+                        .map(|r| format!(" (run {r})"))
+                        .unwrap_or_default(),
+                    h.score.unwrap_or(0.0)
+                ));
+            }
+            if hits.is_empty() {
+                out.push_str("(no matching runs)\n");
+            }
+            out
+        }),
+        Response::Run(v) => text(if json {
+            line(v)
+        } else {
+            let mut out = format!("run {}\n", v.run_id);
+            if let Some(r) = &v.record {
+                out.push_str(&format!("started {}", micros(&r.started_at)));
+                if let Some(f) = &r.finished_at {
+                    out.push_str(&format!(", finished {}", micros(f)));
+                }
+                if let Some(t) = &r.task {
+                    out.push_str(&format!(", task {t}"));
+                }
+                out.push('\n');
+            }
+            for h in &v.journal {
+                out.push_str(&format!(
+                    "journal: {} {} {}\n",
+                    h.date,
+                    h.time.as_deref().unwrap_or("--:--"),
+                    h.text
+                ));
+            }
+            for s in &v.steps {
+                out.push_str(&format!(
+                    "step {}: {} ({} bytes, {})\n",
+                    s.task_id, s.content_type, s.bytes, s.created_at
+                ));
+            }
+            if let Some(snap) = &v.snapshot {
+                out.push_str("snapshot it began with:\n");
+                out.push_str(snap);
+            }
+            out
+        }),
+        Response::Put(p) => text(put(p, json)).with_warnings(&p.warnings),
+        Response::Result(r) => result(r, json),
+        Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
+        Response::Transition(t) => text(transition(t, json)),
+        Response::Rows(rows) => text(list(rows, json)),
+        Response::Recall(r) => text(if json {
+            line(r)
+        } else if r.skipped {
+            "(skipped: this session already recalled in the last 24 hours)\n".into()
+        } else {
+            let mut out = String::new();
+            if let Some(f) = &r.fallback {
+                out.push_str(&format!("note: {f}\n"));
+            }
+            out.push_str(&r.block);
+            out
+        }),
+    }
+}
+
+fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
+    let o = &w.outcome;
+    let file = o.scope.file_name();
+    match (o.op, json) {
+        ("add", true) => line(&json!({
+            "id": o.id, "scope": o.scope, "text": o.text, "usage": w.usage.text,
+            "message": o.message, "archived": w.archived,
+        })),
+        ("add", false) => {
+            let mut out = format!("{} {} in {file} ({})\n", o.message, o.id, w.usage.text);
+            for id in &w.archived {
+                out.push_str(&format!("archived {id}\n"));
+            }
+            out
+        }
+        ("replace", true) => line(&json!({
+            "id": o.id, "old_id": o.old_id, "scope": o.scope, "text": o.text,
+            "usage": w.usage.text, "message": o.message,
+        })),
+        ("replace", false) => format!(
+            "{} {} -> {} in {file} ({})\n",
+            o.message,
+            o.old_id.as_deref().unwrap_or_default(),
+            o.id,
+            w.usage.text
+        ),
+        (_, true) => line(&json!({
+            "removed": 1, "id": o.id, "scope": o.scope, "usage": w.usage.text,
+            "message": o.message,
+        })),
+        (_, false) => format!("removed {} from {file} ({})\n", o.id, w.usage.text),
+    }
+}
+
+fn snapshot_json(s: &Snapshot) -> Value {
+    let blocked: Vec<&str> = s.blocked.iter().map(|b| b.id.as_str()).collect();
+    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget})
+}
+
+fn day(o: &DayOutcome, json: bool) -> String {
+    if json {
+        line(o)
+    } else {
+        format!(
+            "appended to {} ({}): {} ({}/{MAX_DAY_CHARS} chars)\n",
+            o.date, o.id, o.line.raw, o.chars
+        )
+    }
+}
+
+fn transition(t: &Transition, json: bool) -> String {
+    if json {
+        line(t)
+    } else {
+        format!("{} {} ({})\n", t.message, t.id, t.status)
+    }
+}
+
+fn list(rows: &[FactRow], json: bool) -> String {
+    if json {
+        return line(&json!({ "rows": rows, "count": rows.len() }));
+    }
+    let mut out = String::new();
+    for r in rows {
+        let state = match (r.status, r.expired) {
+            (Status::Archived, _) => format!(
+                "archived ({})",
+                r.archive_kind.map_or("plain", |k| k.name())
+            ),
+            (_, true) => "active, expired".to_owned(),
+            (s, false) => s.name().to_owned(),
+        };
+        let when = match r.date {
+            Some(d) => d.to_string(),
+            None => r.created_at.date_naive().to_string(),
+        };
+        out.push_str(&format!(
+            "{}  {} {}  {}  {}  recalled {}×\n",
+            r.id,
+            r.kind.name(),
+            r.scope.name(),
+            when,
+            state,
+            r.recall_count
+        ));
+        for l in r.text.lines() {
+            out.push_str(&format!("    {l}\n"));
+        }
+        if let Some(reason) = &r.reason {
+            out.push_str(&format!("    reason: {reason}\n"));
+        }
+    }
+    if rows.is_empty() {
+        out.push_str("(nothing)\n");
+    }
+    out
+}
+
+fn put(out: &PutOutcome, json: bool) -> String {
+    let r = &out.result;
+    if json {
+        line(&json!({
+            "message": out.status.message(),
+            "status": out.status,
+            "workflow_id": r.workflow_id,
+            "task_id": r.task_id,
+            "content_type": r.content_type,
+            "created_at": r.created_at,
+            "sha256": r.sha256,
+            "bytes": r.bytes,
+            "warnings": out.warnings,
+        }))
+    } else {
+        format!(
+            "{} {}/{} ({} bytes, {}, sha256 {})\n",
+            out.status.message(),
+            r.workflow_id,
+            r.task_id,
+            r.bytes,
+            r.content_type,
+            r.sha256
+        )
+    }
+}
+
+fn steps(w: &WorkflowResults, json: bool) -> String {
+    if json {
+        return line(&json!({
+            "workflow_id": w.workflow_id,
+            "steps": w.steps,
+            "warnings": w.warnings,
+        }));
+    }
+    let total: u64 = w.steps.iter().map(|s| s.bytes).sum();
+    let mut out = format!(
+        "{}: {} result(s), {total} bytes\n",
+        w.workflow_id,
+        w.steps.len()
+    );
+    for s in &w.steps {
+        out.push_str(&format!(
+            "  {}  {}  {} bytes  {}  sha256 {}\n",
+            s.task_id, s.content_type, s.bytes, s.created_at, s.sha256
+        ));
+    }
+    out
+}
+
+/// A result: its raw bytes, or the JSON object (`content` when UTF-8, else
+/// `null` with the bytes in `content_base64`, standard alphabet, padded).
+fn result(r: &TaskResult, json: bool) -> Rendered {
+    if !json {
+        return Rendered {
+            stdout: r.content.clone(),
+            warnings: Vec::new(),
+        };
+    }
+    let (content, b64) = match std::str::from_utf8(&r.content) {
+        Ok(s) => (json!(s), None),
+        Err(_) => (Value::Null, Some(base64(&r.content))),
+    };
+    let mut v = json!({
+        "workflow_id": r.workflow_id,
+        "task_id": r.task_id,
+        "content_type": r.content_type,
+        "created_at": r.created_at,
+        "sha256": r.sha256,
+        "bytes": r.bytes,
+        "content": content,
+    });
+    if let (Some(o), Some(b)) = (v.as_object_mut(), b64) {
+        o.insert("content_base64".into(), json!(b));
+    }
+    Rendered::text(line(&v))
+}
+
+/// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.
+pub fn base64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// An error as one line of JSON: `{"error":{"code","status","message",…}}`.
+pub fn error_json(e: &Error) -> String {
+    line(&json!({ "error": ErrorBody::of(e) }))
+}
+
+/// An error as text: `error[code]: message`, then the current entries where
+/// the error lists them (so the caller can retry with an exact id).
+pub fn error_text(e: &Error) -> String {
+    let mut msg = format!("error[{}]: {e}\n", e.code());
+    if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
+        for b in entries {
+            msg.push_str(&format!(
+                "  {}  {}\n",
+                b.id,
+                b.text.replace('\n', "\n                    ")
+            ));
+        }
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    /// The engine is the one the docs promise: standard alphabet, padded
+    /// (not URL-safe, not unpadded).
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (plain, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), enc);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
+    }
+}

@@ -1,0 +1,296 @@
+//! The disk layer: the only code that touches files.
+//!
+//! Everything below the memory root is reached relative to an open folder
+//! ([`Dir`]): a folder is opened once (`O_DIRECTORY`, never following a
+//! symlink below the root) and files are read, written, renamed and removed
+//! through its descriptor with `*at` calls, so a folder swapped for a symlink
+//! after it was opened cannot redirect a write. A [`Disk`] owns the I/O seam
+//! ([`Io`], which tests replace to fail any step) and the poison flag that
+//! stops writes after a failed sync.
+//!
+//! What it offers: stable reads ([`Disk::read`]), durable whole-file writes
+//! ([`Disk::write_atomic`]), the editor-safe replace ([`Disk::replace`]) and
+//! several of them in a stated order ([`Disk::replace_in_order`]), durable
+//! folder creation ([`Disk::ensure_dir`]), locks as guard values
+//! ([`Disk::lock`]) and the sweep of leftover temp files.
+
+mod dir;
+#[cfg(test)]
+pub(crate) mod faulty;
+mod io;
+mod lock;
+mod read;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
+pub(crate) use io::{Io, RealIo};
+pub(crate) use lock::Lock;
+pub(crate) use read::Held;
+pub(crate) use write::{Base, Change};
+
+use crate::error::{Error, Result};
+
+/// Largest markdown file memdir reads for editing.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Suffix of every temp file memdir writes; leftovers are swept under the lock.
+pub const TEMP_SUFFIX: &str = ".memdir-tmp";
+
+/// Remembers the first failed sync; after it, no more writes (fjall's rule:
+/// a failed fsync leaves the page cache in an unknown state).
+#[derive(Debug, Default)]
+pub(crate) struct Poison(Mutex<Option<PathBuf>>);
+
+impl Poison {
+    /// Refuses with [`Error::Poisoned`] once a sync has failed.
+    pub(crate) fn check(&self) -> Result<()> {
+        match self.0.lock() {
+            Ok(g) => match g.as_ref() {
+                Some(path) => Err(Error::Poisoned { path: path.clone() }),
+                None => Ok(()),
+            },
+            Err(_) => Err(Error::Poisoned {
+                path: PathBuf::new(),
+            }),
+        }
+    }
+
+    fn set(&self, path: &Path) {
+        if let Ok(mut g) = self.0.lock() {
+            g.get_or_insert_with(|| path.to_owned());
+        }
+    }
+}
+
+/// The file system as memdir uses it: the I/O seam and the poison flag.
+/// Clones share both.
+#[derive(Debug, Clone)]
+pub(crate) struct Disk {
+    io: Arc<dyn Io>,
+    poison: Arc<Poison>,
+}
+
+impl Default for Disk {
+    fn default() -> Disk {
+        Disk::new(Arc::new(RealIo))
+    }
+}
+
+impl Disk {
+    /// A disk over `io`, not poisoned.
+    pub(crate) fn new(io: Arc<dyn Io>) -> Disk {
+        Disk {
+            io,
+            poison: Arc::default(),
+        }
+    }
+
+    /// Refuses with [`Error::Poisoned`] once a sync has failed.
+    pub(crate) fn check(&self) -> Result<()> {
+        self.poison.check()
+    }
+
+    /// Opens the root folder at `path`; `None` if it does not exist.
+    pub(crate) fn open_root(&self, path: &Path) -> Result<Option<Dir>> {
+        match self.io.open_root(path) {
+            Ok(fd) => Ok(Some(Dir::new(fd, path.to_owned()))),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
+                Err(Error::UnsafePath {
+                    path: path.to_owned(),
+                })
+            }
+            Err(e) => Err(Error::io(path, "open folder")(e)),
+        }
+    }
+
+    /// Opens the root folder at `path`, creating it and its missing parents
+    /// first; each folder created is synced into its parent, top down, so
+    /// that it survives a crash as a file written inside it does (a failed
+    /// sync poisons).
+    pub(crate) fn ensure_root(&self, path: &Path) -> Result<Dir> {
+        self.check()?;
+        if let Some(dir) = self.open_root(path)? {
+            return Ok(dir);
+        }
+        let mut missing = Vec::new();
+        let mut at = Some(path);
+        while let Some(d) = at.filter(|d| !d.as_os_str().is_empty()) {
+            if std::fs::symlink_metadata(d).is_ok() {
+                break;
+            }
+            missing.push(d);
+            at = d.parent();
+        }
+        self.io
+            .create_dir_all(path)
+            .map_err(Error::io(path, "create folder"))?;
+        for d in missing.iter().rev() {
+            let parent = d
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if let Some(p) = self.open_root(parent)? {
+                write::sync_dir(self.io.as_ref(), &self.poison, &p)?;
+            }
+        }
+        self.open_root(path)?.ok_or_else(|| {
+            Error::io(path, "open folder")(std::io::Error::from(ErrorKind::NotFound))
+        })
+    }
+
+    /// Opens `name` in `parent` as a folder; `None` if missing. A symlink or
+    /// anything but a folder there is [`Error::UnsafePath`].
+    pub(crate) fn open_dir(&self, parent: &Dir, name: &str) -> Result<Option<Dir>> {
+        let path = parent.join(name);
+        match self.io.open_dir(parent, name) {
+            Ok(fd) => Ok(Some(Dir::new(fd, path))),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e)
+                if [rustix::io::Errno::LOOP, rustix::io::Errno::NOTDIR]
+                    .iter()
+                    .any(|n| e.raw_os_error() == Some(n.raw_os_error())) =>
+            {
+                Err(Error::UnsafePath { path })
+            }
+            Err(e) => Err(Error::io(path, "open folder")(e)),
+        }
+    }
+
+    /// Opens the folder `name` in `parent`, creating it first if missing
+    /// (then syncing `parent`, so the new folder is durable; a failed sync
+    /// poisons). Refuses a symlink or anything but a folder there. Also says
+    /// whether it was created.
+    pub(crate) fn ensure_dir(&self, parent: &Dir, name: &str) -> Result<(Dir, bool)> {
+        if let Some(dir) = self.open_dir(parent, name)? {
+            return Ok((dir, false));
+        }
+        self.check()?;
+        let created = match self.io.mkdir(parent, name) {
+            Ok(()) => true,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(Error::io(parent.join(name), "create folder")(e)),
+        };
+        if created {
+            write::sync_dir(self.io.as_ref(), &self.poison, parent)?;
+        }
+        let dir = self.open_dir(parent, name)?.ok_or_else(|| {
+            Error::io(parent.join(name), "open folder")(std::io::Error::from(ErrorKind::NotFound))
+        })?;
+        Ok((dir, created))
+    }
+
+    /// States `name` in `dir` without following a symlink; `None` if missing.
+    pub(crate) fn stat(&self, dir: &Dir, name: &str) -> Result<Option<Stat>> {
+        match self.io.stat(dir, name) {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(dir.join(name), "stat")(e)),
+        }
+    }
+
+    /// The stamp of an open folder (`None` if it cannot be stated).
+    pub(crate) fn stamp(&self, dir: &Dir) -> Option<DirStamp> {
+        self.io.fstat(dir).ok().map(|s| DirStamp::of(&s))
+    }
+
+    /// The names in `dir`.
+    pub(crate) fn list(&self, dir: &Dir) -> Result<Vec<String>> {
+        self.io
+            .read_dir_names(dir)
+            .map_err(Error::io(dir.path(), "list folder"))
+    }
+
+    /// Reads `name` in `dir` whole and stable (see [`Held`]); `None` if
+    /// missing. Refuses a symlink or special file ([`Error::UnsafePath`])
+    /// and, before reading, a file over `limit` bytes
+    /// ([`Error::FileTooLarge`]).
+    pub(crate) fn read(&self, dir: &Dir, name: &str, limit: u64) -> Result<Option<Held>> {
+        read::stable_read(self.io.as_ref(), dir, name, limit)
+    }
+
+    /// [`Disk::read`], the bytes only.
+    pub(crate) fn read_bytes(&self, dir: &Dir, name: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+        Ok(self.read(dir, name, limit)?.map(|h| h.bytes))
+    }
+
+    /// [`Disk::read`] of a text file: refuses invalid UTF-8
+    /// ([`Error::InvalidUtf8`]).
+    pub(crate) fn read_text(&self, dir: &Dir, name: &str, limit: u64) -> Result<Option<String>> {
+        match self.read_bytes(dir, name, limit)? {
+            Some(b) => decode(&dir.join(name), b).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Durably writes a whole new file (temp, sync, rename, folder sync).
+    /// For files only memdir writes.
+    pub(crate) fn write_atomic(&self, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
+        write::write_atomic(self.io.as_ref(), &self.poison, dir, name, bytes)
+    }
+
+    /// Replaces a file durably without losing an editor's save made
+    /// meanwhile (see [`Change`]). Returns the bytes on disk at the end
+    /// (`None`: unchanged).
+    pub(crate) fn replace(&self, change: Change<'_>) -> Result<Option<Vec<u8>>> {
+        write::replace(self.io.as_ref(), &self.poison, change)
+    }
+
+    /// Replaces several files, each durably, in the order given, stopping at
+    /// the first failure. The order is the caller's promise for a crash
+    /// between two of them (archive.md before the store a memory leaves, so
+    /// that a crash leaves it in both rather than in neither).
+    pub(crate) fn replace_in_order(
+        &self,
+        changes: Vec<Change<'_>>,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        changes.into_iter().map(|c| self.replace(c)).collect()
+    }
+
+    /// Takes the exclusive lock on `name` in `dir`, waiting at most `timeout`.
+    pub(crate) fn lock(&self, dir: &Dir, name: &str, timeout: Duration) -> Result<Lock> {
+        lock::acquire(self.io.as_ref(), dir, name, timeout)
+    }
+
+    /// Removes the temp files a killed writer left in `dir`. Call under the
+    /// lock that guards the folder's writers.
+    pub(crate) fn sweep_temps(&self, dir: &Dir) {
+        if let Ok(names) = self.io.read_dir_names(dir) {
+            for n in names
+                .iter()
+                .filter(|n| n.starts_with('.') && n.ends_with(TEMP_SUFFIX))
+            {
+                let _ = self.io.remove_file(dir, n);
+            }
+        }
+    }
+}
+
+/// Decodes a text file's bytes, refusing invalid UTF-8 (naming `path`).
+pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+        path: path.to_owned(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// [`decode`], first refusing more than `limit` bytes
+/// ([`Error::FileTooLarge`]): for bytes that did not come from
+/// [`Disk::read`], such as an editor's save met by a swap.
+pub(crate) fn decode_limited(path: &Path, bytes: Vec<u8>, limit: u64) -> Result<String> {
+    if bytes.len() as u64 > limit {
+        return Err(Error::FileTooLarge {
+            path: path.to_owned(),
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    decode(path, bytes)
+}

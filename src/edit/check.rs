@@ -1,0 +1,121 @@
+//! The checks an edit makes: entry text (not empty, not too long, clean of
+//! threat and secret patterns), and finding the one entry a query names.
+
+use crate::error::{EntryBrief, Error, Result};
+use crate::markdown::splice::normalize_text;
+use crate::markdown::{Document, Entry};
+use crate::model::{Scope, fold_whitespace, is_entry_id};
+use crate::scan::{self, Family};
+
+/// Longest entry text, in characters.
+pub const MAX_TEXT_CHARS: usize = 500;
+
+/// Checks and normalises entry text: not empty, at most 500 characters, and
+/// clean of threat and secret patterns.
+pub(crate) fn check_text(text: &str) -> Result<String> {
+    let text = normalize_text(text);
+    if text.is_empty() {
+        return Err(Error::TextEmpty);
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(Error::TextTooLong {
+            chars,
+            limit: MAX_TEXT_CHARS,
+        });
+    }
+    let findings = scan::scan(&text);
+    let of = |family| {
+        let f: Vec<_> = findings
+            .iter()
+            .filter(|f| f.family == family)
+            .cloned()
+            .collect();
+        (!f.is_empty()).then(|| scan::pattern_list(&f))
+    };
+    if let Some(patterns) = of(Family::Threat) {
+        return Err(Error::ThreatBlocked { patterns });
+    }
+    if let Some(patterns) = of(Family::Secret) {
+        return Err(Error::SecretInMemory { patterns });
+    }
+    Ok(text)
+}
+
+/// An entry's text as an answer may echo it: `text`, or the `[BLOCKED: …]`
+/// placeholder when the scanner flags the entry.
+fn safe_text(scope: Scope, e: &Entry, text: String) -> String {
+    let findings = scan::scan(&e.text);
+    if findings.is_empty() {
+        text
+    } else {
+        scan::blocked_placeholder(scope, &e.id, &findings)
+    }
+}
+
+/// The entries as an error answer lists them (flagged entries as placeholders).
+pub(crate) fn briefs(doc: &Document, scope: Scope) -> Vec<EntryBrief> {
+    doc.entries
+        .iter()
+        .map(|e| EntryBrief {
+            id: e.id.clone(),
+            text: safe_text(scope, e, e.text.clone()),
+        })
+        .collect()
+}
+
+fn preview(text: &str) -> String {
+    let one_line = fold_whitespace(text);
+    if one_line.chars().count() <= 60 {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    }
+}
+
+/// Finds the one entry `query` names: an exact `mem_` id, else a substring of
+/// exactly one entry's text (entries with the same id count once).
+pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
+    let not_found = || Error::NotFound {
+        file: scope.file_name(),
+        query: query.to_owned(),
+        entries: briefs(doc, scope),
+    };
+    if is_entry_id(query) {
+        return doc
+            .entries
+            .iter()
+            .position(|e| e.id == query)
+            .ok_or_else(not_found);
+    }
+    if query.trim().is_empty() {
+        return Err(not_found());
+    }
+    let hits: Vec<(usize, &Entry)> = doc
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.text.contains(query))
+        .collect();
+    match hits.as_slice() {
+        [] => Err(not_found()),
+        [(i, first), rest @ ..] if rest.iter().all(|(_, e)| e.id == first.id) => Ok(*i),
+        _ => {
+            let mut candidates: Vec<EntryBrief> = Vec::new();
+            for (_, e) in hits {
+                if !candidates.iter().any(|c| c.id == e.id) {
+                    candidates.push(EntryBrief {
+                        id: e.id.clone(),
+                        text: safe_text(scope, e, preview(&e.text)),
+                    });
+                }
+            }
+            Err(Error::AmbiguousMatch {
+                file: scope.file_name(),
+                query: query.to_owned(),
+                candidates,
+            })
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! Markdown, pure: parsing a store into entries with byte ranges
+//! ([`parse`]), splicing edits into its bytes (`splice`), and the front
+//! matter's settings ([`FileSettings`]). No I/O.
+//!
+//! Structure comes from pulldown-cmark's offset iterator; text is cut from
+//! the source bytes and edits splice byte ranges, so nothing a person wrote
+//! is ever re-rendered.
+
+mod front_matter;
+mod parse;
+pub(crate) mod splice;
+#[cfg(test)]
+mod tests;
+
+pub use front_matter::FileSettings;
+pub(crate) use parse::line_end_with_eol;
+pub use parse::{BOM, Document, Entry, FrontMatter, META_PREFIX, Marker, parse, parse_without_ids};

@@ -1,0 +1,168 @@
+//! Ids: validation of owner, workflow, task and run ids, entry ids, and the
+//! id of a date's day row.
+
+use chrono::NaiveDate;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// Longest owner, workflow, task or run id.
+pub const MAX_ID_LEN: usize = 128;
+
+/// Checks that `value` is a safe id: 1–128 characters of `[A-Za-z0-9._-]`,
+/// starting with a letter or digit. `kind` names it in the error.
+///
+/// Such an id can never be `.`, `..`, absolute, or contain a separator, so it
+/// is safe as a single path component.
+pub fn validate_id(kind: &'static str, value: &str) -> Result<()> {
+    let ok = !value.is_empty()
+        && value.len() <= MAX_ID_LEN
+        && value.as_bytes()[0].is_ascii_alphanumeric()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidId {
+            kind,
+            value: value.to_owned(),
+        })
+    }
+}
+
+/// Folds `text` for id computation: outer whitespace trimmed, inner runs of
+/// whitespace folded to one space.
+pub fn fold_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The id of an entry: `mem_` plus the first 12 hex digits of
+/// SHA-256(`scope` + `"\n"` + folded text).
+pub fn entry_id(scope: &str, text: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(scope.as_bytes());
+    h.update(b"\n");
+    // Most texts are folded already (one line, single spaces): hashed as they
+    // are, in one call. This runs per entry on every parse that needs ids.
+    if is_folded(text) {
+        h.update(text.as_bytes());
+    } else {
+        h.update(fold_whitespace(text).as_bytes());
+    }
+    let digest = h.finalize();
+    let mut out = *b"mem_000000000000";
+    // Six bytes give exactly twelve hex digits; the slice lengths match.
+    let _ = hex::encode_to_slice(&digest[..6], &mut out[4..]);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The id of a date's day row: an entry id over scope `day` and the date.
+pub fn day_id(date: NaiveDate) -> String {
+    entry_id("day", &date.format("%Y-%m-%d").to_string())
+}
+
+/// Whether [`fold_whitespace`] would give `text` back unchanged: no
+/// whitespace but single spaces between words.
+fn is_folded(text: &str) -> bool {
+    let mut after_space = true; // a leading space is not folded
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
+}
+
+/// Whether `s` looks like an entry id (`mem_` and 12 lowercase hex digits).
+pub fn is_entry_id(s: &str) -> bool {
+    s.len() == 16
+        && s.starts_with("mem_")
+        && s[4..]
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_accept_and_refuse() {
+        for ok in ["a", "agt_1", "user.name-2", "9", &"x".repeat(128)] {
+            assert!(validate_id("owner", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".",
+            "..",
+            "-a",
+            "_a",
+            ".hidden",
+            "a/b",
+            "a\\b",
+            "/abs",
+            "a\0b",
+            "a b",
+            "é",
+            &"x".repeat(129),
+        ] {
+            let err = validate_id("owner", bad).unwrap_err();
+            assert_eq!(err.code(), "invalid_id", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn entry_ids_fold_whitespace_and_depend_on_scope() {
+        let a = entry_id("memory", "Prefers weekly summaries");
+        assert_eq!(a, entry_id("memory", "  Prefers\n  weekly\tsummaries \n"));
+        assert_ne!(a, entry_id("user", "Prefers weekly summaries"));
+        assert!(is_entry_id(&a));
+        // A fixed value, so the id rule cannot drift unnoticed (see docs/FORMAT.md).
+        let mut h = Sha256::new();
+        h.update(b"memory\nPrefers weekly summaries");
+        assert_eq!(a, format!("mem_{}", &hex::encode(h.finalize())[..12]));
+    }
+
+    #[test]
+    fn the_folded_fast_path_agrees_with_folding() {
+        for t in [
+            "",
+            " ",
+            "a",
+            "a b",
+            "a  b",
+            " a",
+            "a ",
+            "a\tb",
+            "a\nb",
+            "a\u{a0}b",
+            "caf\u{e9} au lait",
+            "x\u{3000}y",
+        ] {
+            assert_eq!(is_folded(t), fold_whitespace(t) == t, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn is_entry_id_is_strict() {
+        assert!(is_entry_id("mem_0123456789ab"));
+        assert!(!is_entry_id("mem_0123456789AB"));
+        assert!(!is_entry_id("mem_0123456789a"));
+        assert!(!is_entry_id("xyz_0123456789ab"));
+    }
+}

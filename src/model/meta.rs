@@ -1,0 +1,353 @@
+//! Fact metadata: the `<!-- memdir key=value … -->` comment that closes an
+//! entry. Compact, readable and editable by a person; never rendered into a
+//! snapshot nor counted in a budget.
+//!
+//! Pure: no I/O.
+
+use std::sync::LazyLock;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use memchr::memmem;
+use serde::Serialize;
+
+use super::scope::Origin;
+use crate::error::{Error, Result};
+
+/// Why and how a fact was archived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArchiveKind {
+    /// Archived with a reason.
+    Plain,
+    /// Replaced by a newer fact (`superseded_by`); can never come back.
+    Superseded,
+    /// Vetoed by a person; only a person can bring it back.
+    Vetoed,
+}
+
+impl ArchiveKind {
+    /// The kind's name in metadata and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArchiveKind::Plain => "plain",
+            ArchiveKind::Superseded => "superseded",
+            ArchiveKind::Vetoed => "vetoed",
+        }
+    }
+
+    fn parse(s: &str) -> Option<ArchiveKind> {
+        match s {
+            "plain" => Some(ArchiveKind::Plain),
+            "superseded" => Some(ArchiveKind::Superseded),
+            "vetoed" => Some(ArchiveKind::Vetoed),
+            _ => None,
+        }
+    }
+}
+
+/// The metadata of a fact (and, in archive.md, of its archiving).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Meta {
+    /// When it was saved.
+    pub created: Option<DateTime<Utc>>,
+    /// When it was last changed.
+    pub updated: Option<DateTime<Utc>>,
+    /// When it expires.
+    pub expires: Option<DateTime<Utc>>,
+    /// The run that saved it.
+    pub run: Option<String>,
+    /// The task that run worked on, such as `PIN-42`.
+    pub task: Option<String>,
+    /// The agent that saved it, when an agent did.
+    pub agent: Option<String>,
+    /// The person who saved or last edited it, when a person did.
+    pub person: Option<String>,
+    /// The id of the fact this one replaced.
+    pub supersedes: Option<String>,
+    /// In archive.md: the store it came from (`memory`, `user`) or `day`.
+    pub scope: Option<Origin>,
+    /// In archive.md, for a day row: its date.
+    pub date: Option<NaiveDate>,
+    /// In archive.md: when it was archived.
+    pub archived: Option<DateTime<Utc>>,
+    /// In archive.md: the kind of archive.
+    pub kind: Option<ArchiveKind>,
+    /// In archive.md: why.
+    pub reason: Option<String>,
+    /// In archive.md: the id that replaced it.
+    pub superseded_by: Option<String>,
+    /// In archive.md: who archived it (`agent:ID` or `person:ID`).
+    pub archived_by: Option<String>,
+    /// In archive.md: the id the fact had when it was archived.
+    pub id: Option<String>,
+    /// Keys this version does not know, kept as they were.
+    pub other: Vec<(String, String)>,
+}
+
+/// Formats a time as metadata writes it: RFC 3339 UTC, whole seconds.
+pub fn fmt_time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Reads a time in the one form [`fmt_time`] writes, `YYYY-MM-DDTHH:MM:SSZ`,
+/// without a general parser (liveness reads one for every entry of every
+/// snapshot and edit); `None` for anything else.
+fn parse_written(s: &str) -> Option<DateTime<Utc>> {
+    let b = s.as_bytes();
+    let shape = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z';
+    if !shape {
+        return None;
+    }
+    let num = |at: usize, len: usize| {
+        b[at..at + len].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let date = NaiveDate::from_ymd_opt(i32::try_from(num(0, 4)?).ok()?, num(5, 2)?, num(8, 2)?)?;
+    Some(
+        date.and_hms_opt(num(11, 2)?, num(14, 2)?, num(17, 2)?)?
+            .and_utc(),
+    )
+}
+
+/// Reads a time as a person may write it: RFC 3339, or a date `YYYY-MM-DD`
+/// meaning the end of that UTC day (23:59:59).
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    if let Some(t) = parse_written(s) {
+        return Some(t);
+    }
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+    let end = NaiveTime::from_hms_opt(23, 59, 59)?;
+    Some(d.and_time(end).and_utc())
+}
+
+/// Parses an `--expires` value, refusing what [`parse_time`] cannot read.
+pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
+    parse_time(s).ok_or_else(|| Error::InvalidExpiry {
+        value: s.to_owned(),
+    })
+}
+
+/// Whether a fact with metadata comment `meta` is live at `now`: it has no
+/// `expires`, or one still ahead. (Reads only the `expires` value; this runs
+/// for every entry of every snapshot.)
+pub fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
+    static EXPIRES: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(" expires="));
+    let Some(meta) = meta else { return true };
+    let Some(at) = EXPIRES.find(meta.as_bytes()) else {
+        return true;
+    };
+    // A bare value (memdir always writes one) is read directly; anything
+    // else goes through the full parser.
+    let value = &meta[at + " expires=".len()..];
+    let token = value.split(char::is_whitespace).next().unwrap_or("");
+    match parse_time(token) {
+        Some(t) if !token.starts_with('"') => t > now,
+        _ => Meta::parse(meta).expires.is_none_or(|e| e > now),
+    }
+}
+
+impl Meta {
+    /// Parses a metadata comment (`<!-- memdir … -->`); unknown keys are kept,
+    /// unreadable values are dropped.
+    pub fn parse(comment: &str) -> Meta {
+        let inner = comment
+            .trim()
+            .trim_start_matches("<!--")
+            .trim_end_matches("-->")
+            .trim()
+            .trim_start_matches("memdir")
+            .trim();
+        let mut m = Meta::default();
+        for (k, v) in pairs(inner) {
+            let time = || parse_time(&v);
+            match k.as_str() {
+                "created" => m.created = time(),
+                "updated" => m.updated = time(),
+                "expires" => m.expires = time(),
+                "archived" => m.archived = time(),
+                "run" => m.run = Some(v),
+                "task" => m.task = Some(v),
+                "agent" => m.agent = Some(v),
+                "person" => m.person = Some(v),
+                "supersedes" => m.supersedes = Some(v),
+                "scope" => match Origin::parse(&v) {
+                    Some(o) => m.scope = Some(o),
+                    None => m.other.push((k, v)),
+                },
+                "date" => m.date = NaiveDate::parse_from_str(&v, "%Y-%m-%d").ok(),
+                "kind" => m.kind = ArchiveKind::parse(&v),
+                "reason" => m.reason = Some(v),
+                "superseded_by" => m.superseded_by = Some(v),
+                "archived_by" => m.archived_by = Some(v),
+                "id" => m.id = Some(v),
+                _ => m.other.push((k, v)),
+            }
+        }
+        m
+    }
+
+    /// Renders the comment, keys in a fixed order, values quoted only when needed.
+    pub fn render(&self) -> String {
+        let mut out = String::from("<!-- memdir");
+        let mut put = |k: &str, v: &str| {
+            out.push(' ');
+            out.push_str(k);
+            out.push('=');
+            out.push_str(&quote(v));
+        };
+        let t = |x: &Option<DateTime<Utc>>| x.map(fmt_time);
+        for (k, v) in [
+            ("id", self.id.clone()),
+            ("scope", self.scope.map(|o| o.name().to_owned())),
+            ("date", self.date.map(|d| d.to_string())),
+            ("created", t(&self.created)),
+            ("updated", t(&self.updated)),
+            ("expires", t(&self.expires)),
+            ("agent", self.agent.clone()),
+            ("person", self.person.clone()),
+            ("run", self.run.clone()),
+            ("task", self.task.clone()),
+            ("supersedes", self.supersedes.clone()),
+            ("archived", t(&self.archived)),
+            ("kind", self.kind.map(|k| k.name().to_owned())),
+            ("archived_by", self.archived_by.clone()),
+            ("superseded_by", self.superseded_by.clone()),
+            ("reason", self.reason.clone()),
+        ] {
+            if let Some(v) = v {
+                put(k, &v);
+            }
+        }
+        for (k, v) in &self.other {
+            put(k, v);
+        }
+        out.push_str(" -->");
+        out
+    }
+}
+
+/// A value as written: bare when it is a plain token, else a JSON string with
+/// `<`, `>` and `-` escaped so it can never close the comment.
+fn quote(v: &str) -> String {
+    let plain = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '+' | '-' | '/'))
+        && !v.contains("--");
+    if plain {
+        return v.to_owned();
+    }
+    let json = serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into());
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('-', "\\u002d")
+}
+
+/// `key=value` pairs; a value is a bare token or a JSON string.
+fn pairs(s: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = s.trim_start();
+    while !rest.is_empty() {
+        let Some(eq) = rest.find('=') else { break };
+        let key = rest[..eq].trim().to_owned();
+        let after = &rest[eq + 1..];
+        let (value, next) = if after.starts_with('"') {
+            let mut de = serde_json::Deserializer::from_str(after).into_iter::<String>();
+            match de.next() {
+                Some(Ok(v)) => (v, &after[de.byte_offset()..]),
+                _ => {
+                    let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                    (after[..end].to_owned(), &after[end..])
+                }
+            }
+        } else {
+            let end = after.find(char::is_whitespace).unwrap_or(after.len());
+            (after[..end].to_owned(), &after[end..])
+        };
+        if !key.is_empty() && !key.contains(char::is_whitespace) {
+            out.push((key, value));
+        }
+        rest = next.trim_start();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_times_read_as_rfc_3339_reads_them() {
+        for s in [
+            "2026-11-30T02:15:05Z",
+            "2027-02-28T23:59:59Z",
+            "2028-02-29T00:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+        ] {
+            let full = DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc));
+            assert_eq!(parse_written(s), full.ok(), "{s}");
+        }
+        // Not the written form, or not a real time: left to the full parser.
+        for s in [
+            "2027-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30T24:00:00Z",
+            "2026-11-30T23:59:60Z",
+            "2026-11-30t02:15:05z",
+            "2026-11-30T02:15:05+00:00",
+            "2026-11-30T02:15:05.5Z",
+            "2026-11-30",
+            "2026-1a-30T02:15:05Z",
+        ] {
+            assert_eq!(parse_written(s), None, "{s}");
+        }
+        assert_eq!(
+            parse_time("2026-11-30T23:59:60Z"),
+            DateTime::parse_from_rfc3339("2026-11-30T23:59:60Z")
+                .map(|t| t.with_timezone(&Utc))
+                .ok()
+        );
+    }
+
+    fn t(s: &str) -> DateTime<Utc> {
+        parse_time(s).unwrap()
+    }
+
+    #[test]
+    fn round_trip_with_quoting() {
+        let m = Meta {
+            created: Some(t("2026-11-29T14:05:00Z")),
+            expires: Some(t("2027-02-27T14:05:00Z")),
+            agent: Some("agt_1".into()),
+            task: Some("PIN-42".into()),
+            reason: Some("stale --> \"old\" <b>".into()),
+            kind: Some(ArchiveKind::Vetoed),
+            other: vec![("future".into(), "x".into())],
+            ..Meta::default()
+        };
+        let c = m.render();
+        assert_eq!(c.matches("-->").count(), 1, "{c}");
+        assert!(c.starts_with("<!-- memdir created=2026-11-29T14:05:00Z expires=2027-02-27T14:05:00Z agent=agt_1 task=PIN-42"));
+        assert_eq!(Meta::parse(&c), m);
+    }
+
+    #[test]
+    fn people_may_write_dates() {
+        let m = Meta::parse("<!-- memdir created=2026-11-29T14:05:00Z expires=2026-12-31 -->");
+        assert_eq!(m.expires, Some(t("2026-12-31T23:59:59Z")));
+        assert!(parse_expires("next week").is_err());
+        let m = Meta::parse("<!--memdir  expires=garbage task=X-1 -->");
+        assert_eq!((m.expires, m.task.as_deref()), (None, Some("X-1")));
+    }
+}

@@ -1,0 +1,15 @@
+//! The data model: ids, the stores and where a memory lives, the metadata
+//! comment of a fact, who is calling, and the settings. Pure: no I/O.
+
+pub(crate) mod caller;
+pub(crate) mod id;
+pub(crate) mod meta;
+pub(crate) mod scope;
+pub(crate) mod settings;
+pub(crate) mod time;
+
+pub use caller::{Caller, RunContext};
+pub use id::{MAX_ID_LEN, day_id, entry_id, fold_whitespace, is_entry_id, validate_id};
+pub use meta::{ArchiveKind, Meta, fmt_time, is_live, parse_expires, parse_time};
+pub use scope::{Origin, Scope};
+pub use settings::{Budgets, Curation, ExpiryDays, Settings};

@@ -1,0 +1,247 @@
+//! Picking a recall's facts and day-log lines and rendering its block.
+//!
+//! Pure: given the live facts with their creation times, the day log of
+//! today and yesterday, a scorer and a token estimate, [`select`] keeps the
+//! relevant facts (score ≥ 0.5, best first) within 300 facts and 12,000
+//! tokens, falls back to the newest facts without a query or when scoring
+//! fails, and adds the day log within 2,000 tokens.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::score::{KEEP_THRESHOLD, Scorer, TokenEstimator};
+use crate::journal::DayLine;
+use crate::model::{Scope, fold_whitespace};
+
+/// Longest recall query, in characters.
+pub const MAX_QUERY_CHARS: usize = 4_000;
+/// Most facts a recall shows.
+pub const MAX_RECALL_FACTS: usize = 300;
+/// Most tokens the facts of a recall take.
+pub const MAX_RECALL_TOKENS: usize = 12_000;
+/// Most tokens the day log adds.
+pub const MAX_DAY_TOKENS: usize = 2_000;
+/// Default time limit for scoring.
+pub const DEFAULT_SCORE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// What to recall.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecallOptions {
+    /// The task, or the message in a conversation (at most 4,000 characters).
+    /// Without one, the newest facts are listed.
+    pub query: Option<String>,
+    /// The session; a session that already recalled at the start of a run in
+    /// the last 24 hours gets no block (the skip).
+    pub session: Option<String>,
+    /// An on-demand recall: it counts, but neither skips nor starts the skip.
+    pub on_demand: bool,
+    /// Scoring time limit (default 500 ms); past it the newest facts are listed.
+    pub timeout: Option<Duration>,
+}
+
+impl RecallOptions {
+    /// Options for a query.
+    pub fn query(q: impl Into<String>) -> RecallOptions {
+        RecallOptions {
+            query: Some(q.into()),
+            ..RecallOptions::default()
+        }
+    }
+
+    /// With a session id.
+    pub fn session(mut self, s: impl Into<String>) -> RecallOptions {
+        self.session = Some(s.into());
+        self
+    }
+
+    /// As an on-demand recall.
+    pub fn on_demand(mut self) -> RecallOptions {
+        self.on_demand = true;
+        self
+    }
+}
+
+/// One recalled fact.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecalledFact {
+    /// Its id.
+    pub id: String,
+    /// Its store.
+    pub scope: Scope,
+    /// The date it was added (UTC).
+    pub added: NaiveDate,
+    /// Its text.
+    pub text: String,
+    /// Its score in [0, 1] (absent when listing the newest instead).
+    pub score: Option<f64>,
+}
+
+/// One day-log line of the block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecalledDayLine {
+    /// Its date.
+    pub date: NaiveDate,
+    /// The line.
+    pub line: DayLine,
+}
+
+/// What a recall answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recall {
+    /// True when the session already recalled in the last 24 hours: no block.
+    pub skipped: bool,
+    /// Set when the newest facts are listed instead of scored ones, with why.
+    pub fallback: Option<String>,
+    /// The facts, best first (or newest first).
+    pub facts: Vec<RecalledFact>,
+    /// Today's and yesterday's day log, newest line first.
+    pub day_log: Vec<RecalledDayLine>,
+    /// Estimated tokens of the block.
+    pub tokens: usize,
+    /// The `--- MEMORY ---` block (empty when skipped).
+    pub block: String,
+}
+
+impl Recall {
+    /// The answer for a session that already recalled: no block.
+    pub(crate) fn skipped() -> Recall {
+        Recall {
+            skipped: true,
+            fallback: None,
+            facts: Vec::new(),
+            day_log: Vec::new(),
+            tokens: 0,
+            block: String::new(),
+        }
+    }
+}
+
+/// A live fact a recall may pick: the fact, and when it was created.
+pub(crate) struct Candidate {
+    /// The fact as the block would show it (its score not set yet).
+    pub(crate) fact: RecalledFact,
+    /// Its creation time (ties break newest first).
+    pub(crate) created: DateTime<Utc>,
+}
+
+fn fact_line(f: &RecalledFact) -> String {
+    format!("{} ({}) {}", f.id, f.added, fold_whitespace(&f.text))
+}
+
+/// Picks the block's facts and day-log lines and renders it.
+///
+/// `candidates` are the live facts; `days` the day log's dates with their
+/// lines in file order (only today's and yesterday's are kept, newest line
+/// first).
+pub(crate) fn select(
+    mut facts: Vec<Candidate>,
+    days: Vec<(NaiveDate, Vec<DayLine>)>,
+    options: &RecallOptions,
+    scorer: &dyn Scorer,
+    tokens: &dyn TokenEstimator,
+    now: DateTime<Utc>,
+) -> Recall {
+    // Score, or list the newest.
+    let newest = |facts: &mut Vec<Candidate>| {
+        facts.sort_by(|a, b| {
+            b.created
+                .cmp(&a.created)
+                .then_with(|| a.fact.id.cmp(&b.fact.id))
+        });
+    };
+    let mut fallback = None;
+    match options.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        None => {
+            newest(&mut facts);
+            fallback = Some("no query: the newest facts".to_owned());
+        }
+        Some(q) => {
+            let docs: Vec<&str> = facts.iter().map(|c| c.fact.text.as_str()).collect();
+            let deadline = Instant::now() + options.timeout.unwrap_or(DEFAULT_SCORE_TIMEOUT);
+            match scorer.score(q, &docs, deadline) {
+                Ok(scores) if scores.len() == facts.len() => {
+                    for (c, s) in facts.iter_mut().zip(scores) {
+                        c.fact.score = Some(s);
+                    }
+                    facts.retain(|c| c.fact.score.is_some_and(|s| s >= KEEP_THRESHOLD));
+                    facts.sort_by(|a, b| {
+                        b.fact
+                            .score
+                            .partial_cmp(&a.fact.score)
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                            .then_with(|| b.created.cmp(&a.created))
+                            .then_with(|| a.fact.id.cmp(&b.fact.id))
+                    });
+                }
+                Ok(_) => {
+                    newest(&mut facts);
+                    fallback =
+                        Some("scoring failed: wrong number of scores; the newest facts".into());
+                }
+                Err(e) => {
+                    newest(&mut facts);
+                    fallback = Some(format!("scoring failed ({e:?}); the newest facts"));
+                }
+            }
+        }
+    }
+    // Limits: 300 facts and 12,000 tokens.
+    let mut picked = Vec::new();
+    let mut used = 0;
+    for c in facts.into_iter().take(MAX_RECALL_FACTS) {
+        let t = tokens.tokens(&fact_line(&c.fact));
+        if used + t > MAX_RECALL_TOKENS {
+            break;
+        }
+        used += t;
+        picked.push(c.fact);
+    }
+    // Day log: today and yesterday, newest line first, at most 2,000 tokens.
+    let today = now.date_naive();
+    let mut day_log = Vec::new();
+    let mut day_tokens = 0;
+    let mut days = days;
+    days.retain(|(d, _)| *d == today || Some(*d) == today.pred_opt());
+    days.sort_by_key(|(d, _)| std::cmp::Reverse(*d));
+    'days: for (date, lines) in days {
+        for line in lines.into_iter().rev() {
+            let t = tokens.tokens(&format!("{date} {}", line.raw));
+            if day_tokens + t > MAX_DAY_TOKENS {
+                break 'days;
+            }
+            day_tokens += t;
+            day_log.push(RecalledDayLine { date, line });
+        }
+    }
+    let block = render_block(&picked, &day_log);
+    Recall {
+        skipped: false,
+        fallback,
+        facts: picked,
+        day_log,
+        tokens: used + day_tokens,
+        block,
+    }
+}
+
+/// The `--- MEMORY ---` block.
+fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine]) -> String {
+    let mut out = String::from("--- MEMORY ---\n");
+    if facts.is_empty() {
+        out.push_str("(no memories match)\n");
+    }
+    for f in facts {
+        out.push_str(&fact_line(f));
+        out.push('\n');
+    }
+    if !day.is_empty() {
+        out.push_str("Day log (today and yesterday, newest first):\n");
+        for d in day {
+            out.push_str(&format!("{} {}\n", d.date, d.line.raw));
+        }
+    }
+    out
+}

@@ -1,0 +1,584 @@
+//! Threat and secret scanner for text that agents store in memory and that is later injected into
+//! an LLM prompt.
+//!
+//! # How text is examined
+//!
+//! * **Length**: text longer than [`MAX_SCAN_CHARS`] Unicode scalar values is never scanned
+//!   partially; it yields the single finding `text_too_long`.
+//! * **Invisible and direction-override characters** are checked on the raw text, before NFKC
+//!   (which may drop or alter some of them). ZWJ/ZWNJ are ordinary between two emoji, between two
+//!   letters of which at least one is non-ASCII (Persian, Arabic, ...), and right after a
+//!   Brahmic-script letter or virama (Hindi, Bengali, Malayalam chillu, Sinhala, ...); anywhere else
+//!   (between two ASCII letters, next to spaces or punctuation, at a text edge) they are findings.
+//!   U+FEFF is allowed only as the first character. Tag characters are allowed only inside a
+//!   well-formed emoji subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F).
+//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed and
+//!   typographic apostrophes folded to `'`:
+//!   1. *collapsed*: every run of whitespace becomes one space (or one newline if it held a newline);
+//!   2. *despaced*: like 1, but first every run of two or more single letters/digits separated by
+//!      exactly one space, dot, dash, underscore or tab is joined ("i g n o r e" → "ignore"), so a
+//!      double space still separates words ("i g n o r e  a l l" → "ignore all");
+//!   3. *squashed*: only lower-case letters and digits, used for a few core phrases only
+//!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps; a
+//!      match counts only if it starts where a word of the input started.
+//!
+//!   Threat regexes are ASCII, case-insensitive byte regexes (`(?-u)`): NFKC has already folded
+//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text.
+//! * **Secrets** are matched on the raw text and on its NFKC form. Candidate values containing a
+//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
+//!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
+//!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
+//!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
+//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail).
+//!
+//! All regexes use bounded fillers; the `regex` crate guarantees linear time in the input.
+//!
+//! # Start-up cost
+//!
+//! Compiling the whole table takes tens of milliseconds, more than a one-shot `memdir add` may
+//! spend. So each regex is compiled on first use only, and used only when a keyword prefilter on
+//! the view passes: every regex lists groups of literals (see `patterns::Re`), and it runs only
+//! if, for every group, the view contains one of them after ASCII lower-casing (secret views also
+//! fold `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters that a Unicode `(?i)`
+//! matches with an ASCII letter). A keyword is a literal that every match of the regex contains,
+//! so a prefilter never hides a match; ordinary notes pass no prefilter and compile no regex.
+//! `examples/scan_startup.rs` measures the first call and the 64 KiB worst cases.
+
+use std::sync::{LazyLock, OnceLock};
+
+use regex::{Regex, bytes};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+
+mod patterns;
+#[cfg(test)]
+mod tests;
+
+use patterns::{Kind, PATTERNS, Re};
+
+/// Which family a finding belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Prompt injection, exfiltration, persistence, hidden characters and similar.
+    Threat,
+    /// A credential or key that should not be stored in memory.
+    Secret,
+}
+
+/// One match: a stable pattern id (snake_case, e.g. "ignore_instructions", "aws_access_key") and its family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable snake_case id of the pattern that matched.
+    pub pattern: &'static str,
+    /// The family of that pattern.
+    pub family: Family,
+}
+
+/// Longest text scanned; longer text is one finding by itself (pattern "text_too_long", family Threat), never scanned partially.
+pub const MAX_SCAN_CHARS: usize = 65_536;
+
+/// Threat regexes are byte regexes with Unicode off (`(?-u)`): the views are NFKC-folded, every
+/// keyword is ASCII, and ASCII word boundaries keep the lazy DFA fast on non-Latin text (a Unicode
+/// `\b` makes it give up on non-ASCII input). Secret regexes are ordinary `&str` regexes.
+///
+/// Each regex is compiled on first use only, and used only when its keyword prefilter (see
+/// `patterns::Re`) passes: compiling the whole table costs tens of milliseconds, more than a
+/// one-shot `memdir add` process may spend, while ordinary text needs few or none of the regexes.
+/// A regex that fails to compile is `None` and skipped (a unit test asserts that none fails).
+type Lazy<R> = OnceLock<Option<R>>;
+
+/// Compile slots for one pattern, parallel to its `res` and `squashed`.
+struct Slots {
+    threat: Vec<Lazy<bytes::Regex>>,
+    squashed: Vec<Lazy<bytes::Regex>>,
+    secret: Vec<Lazy<Regex>>,
+}
+
+/// Empty compile slots, parallel to `PATTERNS` (allocating them costs microseconds).
+static SLOTS: LazyLock<Vec<Slots>> = LazyLock::new(|| {
+    fn slots<R>(n: usize) -> Vec<Lazy<R>> {
+        (0..n).map(|_| OnceLock::new()).collect()
+    }
+    PATTERNS
+        .iter()
+        .map(|p| match p.kind {
+            Kind::Secret(_) => Slots {
+                threat: Vec::new(),
+                squashed: Vec::new(),
+                secret: slots(p.res.len()),
+            },
+            _ => Slots {
+                threat: slots(p.res.len()),
+                squashed: slots(p.squashed.len()),
+                secret: Vec::new(),
+            },
+        })
+        .collect()
+});
+
+fn threat_regex<'a>(slot: &'a Lazy<bytes::Regex>, re: &Re) -> Option<&'a bytes::Regex> {
+    slot.get_or_init(|| bytes::Regex::new(&format!("(?-u){}", re.src)).ok())
+        .as_ref()
+}
+
+fn secret_regex<'a>(slot: &'a Lazy<Regex>, re: &Re) -> Option<&'a Regex> {
+    slot.get_or_init(|| Regex::new(re.src).ok()).as_ref()
+}
+
+/// A view of the text, with the folded copy that its prefilters look at.
+struct View {
+    text: String,
+    folded: String,
+}
+
+impl View {
+    /// ASCII lower-casing: what the `(?-u)(?i)` threat regexes and the squashed view need.
+    fn ascii(text: String) -> Self {
+        let folded = text.to_ascii_lowercase();
+        View { text, folded }
+    }
+
+    /// ASCII lower-casing plus `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters
+    /// that a Unicode `(?i)` regex matches with an ASCII letter.
+    fn unicode(text: String) -> Self {
+        let folded = text
+            .chars()
+            .map(|c| match c {
+                '\u{017F}' => 's',
+                '\u{212A}' => 'k',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        View { text, folded }
+    }
+
+    /// Whether `re` can match this view: every keyword group has a keyword present (always true
+    /// when prefilters are off).
+    fn admits(&self, re: &Re, filter: bool) -> bool {
+        !filter
+            || re
+                .keys
+                .iter()
+                .all(|group| group.iter().any(|k| self.folded.contains(k)))
+    }
+}
+
+/// Everything the regexes run on.
+struct Views {
+    /// Collapsed, and despaced when that changed anything.
+    threat: Vec<View>,
+    squashed: Squashed,
+    /// `squashed.text` as a view, for its prefilters.
+    squashed_view: View,
+    /// The raw text, and its NFKC form when that differs.
+    secret: Vec<View>,
+}
+
+fn views(text: &str) -> Views {
+    // Text the quick check finds normalised already (all ASCII text, most
+    // other text) is its own NFKC form.
+    let nfkc: String = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        text.to_owned()
+    } else {
+        text.nfkc().collect()
+    };
+    let base = threat_base(&nfkc);
+    let mut threat = vec![View::ascii(collapse(&base))];
+    if let Some(d) = despace(&base) {
+        threat.push(View::ascii(collapse(&d)));
+    }
+    let squashed = squash(&base);
+    let squashed_view = View::ascii(squashed.text.clone());
+    let mut secret = vec![View::unicode(text.to_owned())];
+    if nfkc != text {
+        secret.push(View::unicode(nfkc));
+    }
+    Views {
+        threat,
+        squashed,
+        squashed_view,
+        secret,
+    }
+}
+
+/// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
+pub fn scan(text: &str) -> Vec<Finding> {
+    scan_with(text, true)
+}
+
+/// [`scan`], with the keyword prefilters on or off (off only in tests, which check that both
+/// agree).
+fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
+    if text.len() > MAX_SCAN_CHARS && text.chars().nth(MAX_SCAN_CHARS).is_some() {
+        return vec![Finding {
+            pattern: "text_too_long",
+            family: Family::Threat,
+        }];
+    }
+    let v = views(text);
+    let mut out = Vec::new();
+    for (p, slots) in PATTERNS.iter().zip(SLOTS.iter()) {
+        let hit = match p.kind {
+            Kind::Invisible => has_invisible(text),
+            Kind::Bidi => text
+                .chars()
+                .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+            Kind::Threat => {
+                p.res.iter().zip(&slots.threat).any(|(re, slot)| {
+                    v.threat.iter().any(|view| {
+                        view.admits(re, filter)
+                            && threat_regex(slot, re)
+                                .is_some_and(|r| r.is_match(view.text.as_bytes()))
+                    })
+                }) || p.squashed.iter().zip(&slots.squashed).any(|(re, slot)| {
+                    v.squashed_view.admits(re, filter)
+                        && threat_regex(slot, re).is_some_and(|r| v.squashed.matches(r))
+                })
+            }
+            Kind::Secret(check) => p.res.iter().zip(&slots.secret).any(|(re, slot)| {
+                v.secret.iter().any(|view| {
+                    view.admits(re, filter)
+                        && secret_regex(slot, re).is_some_and(|r| {
+                            r.captures_iter(&view.text).any(|caps| {
+                                let value = caps
+                                    .name("v")
+                                    .or_else(|| caps.get(0))
+                                    .map_or("", |m| m.as_str());
+                                !is_placeholder(value) && check.is_none_or(|f| f(value))
+                            })
+                        })
+                })
+            }),
+        };
+        if hit {
+            out.push(Finding {
+                pattern: p.id,
+                family: p.family(),
+            });
+        }
+    }
+    out
+}
+
+/// Bump when scanning code changes in a way the pattern table does not show
+/// (normalisation, invisible-character rules, value checks), so that cached
+/// verdicts ([`fingerprint`]) are not reused across the change.
+const SCANNER_REVISION: u32 = 1;
+
+static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(format!("rev {SCANNER_REVISION} max {MAX_SCAN_CHARS}\n"));
+    for p in PATTERNS {
+        h.update(p.id);
+        for r in p.res.iter().chain(p.squashed) {
+            h.update(b"\0");
+            h.update(r.src);
+            for group in r.keys {
+                h.update(b"\x01");
+                h.update(group.join("\x02"));
+            }
+        }
+        h.update(b"\n");
+    }
+    hex::encode(h.finalize())
+});
+
+/// A fingerprint of the scanner (its revision and its whole pattern table):
+/// a verdict cached under one fingerprint is valid only for that fingerprint.
+pub fn fingerprint() -> &'static str {
+    &FINGERPRINT
+}
+
+/// The finding a pattern id names (`text_too_long` included), if any.
+pub fn finding(pattern: &str) -> Option<Finding> {
+    if pattern == "text_too_long" {
+        return Some(Finding {
+            pattern: "text_too_long",
+            family: Family::Threat,
+        });
+    }
+    PATTERNS.iter().find(|p| p.id == pattern).map(|p| Finding {
+        pattern: p.id,
+        family: p.family(),
+    })
+}
+
+/// Convenience: the distinct pattern ids of `findings`, joined with ", ".
+pub fn pattern_list(findings: &[Finding]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for f in findings {
+        if !ids.contains(&f.pattern) {
+            ids.push(f.pattern);
+        }
+    }
+    ids.join(", ")
+}
+
+/// The placeholder that stands for a flagged entry wherever its text would
+/// otherwise reach a prompt or an answer: `[BLOCKED: <file> entry <id>
+/// matched <pattern ids>; remove or edit it]`.
+pub fn blocked_placeholder(scope: crate::model::Scope, id: &str, findings: &[Finding]) -> String {
+    format!(
+        "[BLOCKED: {} entry {id} matched {}; remove or edit it]",
+        scope.file_name(),
+        pattern_list(findings)
+    )
+}
+
+/// The NFKC text without invisible/format characters and with typographic apostrophes folded to
+/// `'`: what the threat views are built from.
+fn threat_base(nfkc: &str) -> String {
+    if nfkc.is_ascii() {
+        // Nothing to strip or map below U+0080.
+        return nfkc.to_owned();
+    }
+    nfkc.chars()
+        .filter(|&c| !is_stripped(c))
+        .map(|c| {
+            if matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}') {
+                '\''
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Invisible and format characters removed before threat matching.
+fn is_stripped(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FEFF}' | '\u{FFA0}' | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// Whitespace runs become one space, or one newline if the run held a newline.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending: Option<char> = None;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if c == '\n' || pending.is_none() {
+                pending = Some(if c == '\n' { '\n' } else { ' ' });
+            }
+        } else {
+            if let Some(p) = pending.take() {
+                out.push(p);
+            }
+            out.push(c);
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    out
+}
+
+/// Lower-case letters and digits only, remembering which byte offsets start a word of the input.
+struct Squashed {
+    text: String,
+    word_start: Vec<bool>,
+}
+
+fn squash(s: &str) -> Squashed {
+    let (mut text, mut word_start, mut prev_alnum) = (String::new(), Vec::new(), false);
+    for c in s.chars() {
+        let alnum = c.is_alphanumeric();
+        if alnum {
+            word_start.resize(text.len() + 1, false);
+            word_start[text.len()] = !prev_alnum;
+            if c.is_ascii() {
+                text.push(c.to_ascii_lowercase());
+            } else {
+                text.extend(c.to_lowercase());
+            }
+        }
+        prev_alnum = alnum;
+    }
+    Squashed { text, word_start }
+}
+
+impl Squashed {
+    /// A match of `re` that starts where a word of the input started ("signore..." does not count
+    /// as "ignore..."). Each retry starts after the previous match start, so this stays linear in
+    /// practice: the squashed regexes are short literal phrases.
+    fn matches(&self, re: &bytes::Regex) -> bool {
+        let mut at = 0;
+        while let Some(m) = re.find_at(self.text.as_bytes(), at) {
+            if self.word_start.get(m.start()) == Some(&true) {
+                return true;
+            }
+            at = m.start() + 1;
+        }
+        false
+    }
+}
+
+/// Joins runs of ≥ 3 single letters/digits separated by exactly one spacer; `None` if none found.
+fn despace(s: &str) -> Option<String> {
+    let cs: Vec<char> = s.chars().collect();
+    let single = |i: usize| {
+        cs.get(i).is_some_and(|c| c.is_alphanumeric())
+            && (i == 0 || !cs[i - 1].is_alphanumeric())
+            && !cs.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+    };
+    let spacer = |i: usize| matches!(cs.get(i), Some(' ' | '.' | '-' | '_' | '\t'));
+    let (mut out, mut i, mut changed) = (String::with_capacity(s.len()), 0, false);
+    while i < cs.len() {
+        let mut end = i;
+        while single(end) && spacer(end + 1) && single(end + 2) {
+            end += 2;
+        }
+        if single(i) && end >= i + 2 {
+            out.extend((i..=end).step_by(2).map(|k| cs[k]));
+            changed = true;
+            i = end + 1;
+        } else {
+            out.push(cs[i]);
+            i += 1;
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Invisible characters on the raw text (see the module docs for the ZWJ/ZWNJ/tag rules).
+fn has_invisible(text: &str) -> bool {
+    let cs: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c == '\u{1F3F4}' {
+            let mut j = i + 1;
+            while j < cs.len()
+                && j - i <= 7
+                && matches!(cs[j], '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}')
+            {
+                j += 1;
+            }
+            if j > i + 1 && cs.get(j) == Some(&'\u{E007F}') {
+                i = j + 1;
+                continue;
+            }
+        }
+        let bad = match c {
+            '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{180E}'
+            | '\u{E0000}'..='\u{E007F}' => true,
+            '\u{FEFF}' => i > 0,
+            '\u{200C}' | '\u{200D}' => {
+                !joiner_ok(i.checked_sub(1).and_then(|k| cs.get(k)), cs.get(i + 1))
+            }
+            _ => false,
+        };
+        if bad {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+fn joiner_ok(prev: Option<&char>, next: Option<&char>) -> bool {
+    let (Some(&a), Some(&b)) = (prev, next) else {
+        return false;
+    };
+    let brahmic = matches!(a, '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1B00}'..='\u{1BFF}' | '\u{A8E0}'..='\u{A8FF}');
+    brahmic
+        || (is_emoji_part(a) && is_emoji_part(b))
+        || (is_letterish(a) && is_letterish(b) && !(a.is_ascii() && b.is_ascii()))
+}
+
+fn is_emoji_part(c: char) -> bool {
+    matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2300}'..='\u{23FF}' | '\u{2600}'..='\u{27BF}' | '\u{2B00}'..='\u{2BFF}' | '\u{FE0F}' | '\u{20E3}')
+}
+
+/// Letters plus the combining marks and viramas of scripts that use ZWJ/ZWNJ.
+fn is_letterish(c: char) -> bool {
+    c.is_alphabetic()
+        || matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{0591}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}'
+            | '\u{0E00}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1A00}'..='\u{1CFF}' | '\u{A8E0}'..='\u{A8FF}')
+}
+
+fn is_placeholder(value: &str) -> bool {
+    let v = value.to_lowercase();
+    [
+        "example",
+        "xxxx",
+        "dummy",
+        "placeholder",
+        "your_",
+        "your-",
+        "changeme",
+        "redacted",
+        "<",
+        ">",
+    ]
+    .iter()
+    .any(|m| v.contains(m))
+}
+
+fn has_digit_and_letter(v: &str) -> bool {
+    v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+fn mixed_case_digits(v: &str) -> bool {
+    v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && v.chars().any(|c| c.is_ascii_lowercase())
+}
+
+fn openai_ok(v: &str) -> bool {
+    !v.starts_with("sk-ant-") && mixed_case_digits(v)
+}
+
+/// Shannon entropy of `v` in bits per character.
+fn entropy(v: &str) -> f64 {
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    for c in v.chars() {
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c, 1)),
+        }
+    }
+    let total = v.chars().count() as f64;
+    counts
+        .iter()
+        .map(|&(_, n)| n as f64 / total)
+        .map(|p| -p * p.log2())
+        .sum()
+}
+
+/// Generic assignment values: long, high-entropy, mixed classes, and not a reference.
+fn generic_ok(v: &str) -> bool {
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let dotted_ref = v.contains('.') && v.trim_end_matches("()").split('.').all(ident);
+    let env_name = v.contains('_')
+        && v.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let email = v
+        .split_once('@')
+        .is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.contains('@'));
+    if v.chars().count() < 12
+        || dotted_ref
+        || env_name
+        || email
+        || v.contains("://")
+        || v.starts_with(['$', '%', '/', '~', '.', '{', '\\'])
+    {
+        return false;
+    }
+    let (lower, upper, digit) = (
+        v.chars().any(|c| c.is_lowercase()),
+        v.chars().any(|c| c.is_uppercase()),
+        v.chars().any(|c| c.is_numeric()),
+    );
+    let other = v.chars().any(|c| !c.is_alphanumeric());
+    let classes = [lower, upper, digit, other].iter().filter(|&&b| b).count();
+    entropy(v) >= 3.0 && ((digit && (lower || upper)) || classes >= 3)
+}

@@ -1,0 +1,135 @@
+//! The curated stores, MEMORY.md and USER.md: showing a store's entries and
+//! usage, and writing operations to them (one or a batch, all or none).
+
+use chrono::Utc;
+use serde::Serialize;
+
+use super::files::stores;
+use super::owner::Owner;
+use super::write::{Written, commit};
+use crate::edit::{self, Budget, Op, OpOutcome, Usage};
+use crate::error::Result;
+use crate::model::Scope;
+
+/// An entry as `show` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntryView {
+    /// Its `mem_` id.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// One store of an owner, as `show` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StoreView {
+    /// Which store.
+    pub scope: Scope,
+    /// Its file name.
+    pub file: &'static str,
+    /// The entries in file order.
+    pub entries: Vec<EntryView>,
+    /// Characters used against the budget.
+    pub usage: Usage,
+    /// The budget and where it came from.
+    pub budget: Budget,
+    /// Notes such as a clamped budget.
+    pub warnings: Vec<String>,
+}
+
+/// What one write did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteOutcome {
+    /// The operation's outcome.
+    pub outcome: OpOutcome,
+    /// Usage of the store written, after the write.
+    pub usage: Usage,
+    /// Facts archived on the way: superseded, or picked by curation.
+    pub archived: Vec<String>,
+    /// Notes such as a clamped budget.
+    pub warnings: Vec<String>,
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BatchOutcome {
+    /// Each operation's outcome, in order.
+    pub results: Vec<OpOutcome>,
+    /// Usage of each store the batch wrote, after it.
+    pub usage: Vec<(Scope, Usage)>,
+    /// Facts archived on the way: superseded, or picked by curation.
+    pub archived: Vec<String>,
+    /// Notes such as a clamped budget.
+    pub warnings: Vec<String>,
+}
+
+/// The entries of one store with their ids, and its usage.
+pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
+    let view = owner.view()?;
+    let at = view.at();
+    let l = stores::load(at, scope, true)?;
+    let cx = l.context(at, Utc::now());
+    let budget = cx.budget(&l.doc)?;
+    let used = edit::used_live(&cx, &l.src, &l.doc);
+    Ok(StoreView {
+        scope,
+        file: scope.file_name(),
+        entries: l
+            .doc
+            .entries
+            .iter()
+            .map(|e| EntryView {
+                id: e.id.clone(),
+                text: e.text.clone(),
+            })
+            .collect(),
+        usage: Usage::new(used, budget.limit),
+        warnings: budget.warning(scope.file_name()).into_iter().collect(),
+        budget,
+    })
+}
+
+/// Writes one operation under the owner's lock.
+pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
+    let scope = op.scope();
+    let locked = owner.lock()?;
+    let written = commit(&locked, std::slice::from_ref(&op), Vec::new(), false)?;
+    Ok(single(written, scope))
+}
+
+/// The answer of a one-operation write.
+fn single(w: Written, scope: Scope) -> WriteOutcome {
+    let Written {
+        results,
+        usage,
+        warnings,
+        archived,
+    } = w;
+    let usage = usage
+        .into_iter()
+        .find(|(s, _)| *s == scope)
+        .map_or_else(|| Usage::new(0, scope.default_budget()), |(_, u)| u);
+    let Some(outcome) = results.into_iter().next() else {
+        // `commit` gives each operation asked for its outcome.
+        unreachable!("a write of one operation has its outcome")
+    };
+    WriteOutcome {
+        outcome,
+        usage,
+        archived,
+        warnings,
+    }
+}
+
+/// Applies all of `ops` or none of them, under the owner's lock; budgets are
+/// checked on the final state of each store.
+pub(crate) fn batch(owner: &Owner, ops: &[Op]) -> Result<BatchOutcome> {
+    let locked = owner.lock()?;
+    let w = commit(&locked, ops, Vec::new(), true)?;
+    Ok(BatchOutcome {
+        results: w.results,
+        usage: w.usage,
+        archived: w.archived,
+        warnings: w.warnings,
+    })
+}

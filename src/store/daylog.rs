@@ -1,0 +1,171 @@
+//! The day log: appending a line to today's log in episodes.md under the
+//! owner's lock, and finishing a run (its summary line, and the finish time
+//! in its record).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::files::{episodes, runs};
+use super::owner::Owner;
+use crate::error::{Error, Result};
+use crate::journal::{self, DayLine};
+use crate::model::{Caller, day_id, validate_id};
+
+/// What an append to the day log did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DayOutcome {
+    /// The day row's id.
+    pub id: String,
+    /// The date appended to.
+    pub date: NaiveDate,
+    /// The line written.
+    pub line: DayLine,
+    /// Characters the day's log holds now.
+    pub chars: usize,
+    /// Always `appended`.
+    pub message: &'static str,
+}
+
+/// Appends one line to the day log of `now`'s UTC date, stamped `HH:MM`.
+/// Only the owner (an agent) keeps a day log.
+pub(crate) fn day(
+    owner: &Owner,
+    text: &str,
+    task: Option<&str>,
+    run: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<DayOutcome> {
+    match owner.caller() {
+        Caller::Person(p) => return Err(Error::DayAgentOnly { person: p.clone() }),
+        Caller::Agent(a) if a != owner.id() => {
+            return Err(Error::NotOwn {
+                agent: a.clone(),
+                named: owner.id().to_owned(),
+            });
+        }
+        Caller::Agent(_) => {}
+    }
+    let text = journal::check_line(text)?;
+    if let Some(t) = task {
+        validate_id("task", t)?;
+    }
+    if let Some(r) = run {
+        validate_id("run", r)?;
+    }
+    let date = now.date_naive();
+    let content = journal::render_line(&now.format("%H:%M").to_string(), task, &text, run);
+    let locked = owner.lock()?;
+    let (held, _) = episodes::read(locked.at())?;
+    let chars = Rc::new(Cell::new(0));
+    owner.disk().replace(episodes::append_line(
+        locked.dir(),
+        held,
+        date,
+        content.clone(),
+        Rc::clone(&chars),
+    ))?;
+    Ok(DayOutcome {
+        id: day_id(date),
+        date,
+        line: journal::parse_line(&content),
+        chars: chars.get(),
+        message: "appended",
+    })
+}
+
+/// Finishes a run begun earlier (by id): appends its line to the day log
+/// with the run's task key and id, and records the finish in the run record.
+pub(crate) fn finish_run(owner: &Owner, run_id: &str, summary: &str) -> Result<DayOutcome> {
+    let mut record = runs::read_record(owner.view()?.at(), run_id)?;
+    let out = day(
+        owner,
+        summary,
+        record.task.as_deref(),
+        Some(run_id),
+        Utc::now(),
+    )?;
+    record.finished_at = Some(Utc::now());
+    let folders = owner.folders()?;
+    runs::write_record(owner, &folders.derived, &record)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Caller, day_id};
+    use crate::store::{RunOptions, Store};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn day_lines_limits_and_rows() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        let out = o
+            .day_at(
+                "fixed   the deploy",
+                Some("PIN-812"),
+                None,
+                at("2026-11-29T14:05:09Z"),
+            )
+            .unwrap();
+        assert_eq!(
+            out.id,
+            day_id(NaiveDate::from_ymd_opt(2026, 11, 29).unwrap())
+        );
+        o.day_at("next day", None, None, at("2026-11-30T00:01:00Z"))
+            .unwrap();
+        let text = std::fs::read_to_string(d.path().join("agt/episodes.md")).unwrap();
+        assert_eq!(
+            text,
+            "## 2026-11-29\n\n- 14:05 [PIN-812] fixed the deploy\n\n## 2026-11-30\n\n- 00:01 next day\n"
+        );
+        let rows = o.day_rows().unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].text, "00:01 next day");
+
+        let p = s
+            .owner_as(&Caller::Person("dana".into()), Some("agt"))
+            .unwrap();
+        assert_eq!(
+            p.day("x", None, None).unwrap_err().code(),
+            "memory_day_agent_only"
+        );
+        let long = "x".repeat(301);
+        assert_eq!(
+            o.day(&long, None, None).unwrap_err().code(),
+            "memory_day_line_too_long"
+        );
+        let line = "y".repeat(290);
+        let t = at("2026-12-01T10:00:00Z");
+        let mut n = 0;
+        let err = loop {
+            match o.day_at(&line, None, None, t) {
+                Ok(_) => n += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(err.code(), "memory_day_full");
+        // 296 characters a line plus LF between: 26 lines fit in 8,000.
+        assert_eq!(n, 26);
+    }
+
+    #[test]
+    fn finishing_a_run_appends_its_line() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        let run = o.begin_run(RunOptions::task("PIN-9")).unwrap();
+        let out = run.finish("shipped it").unwrap();
+        assert_eq!(out.line.task.as_deref(), Some("PIN-9"));
+        assert_eq!(out.line.run.as_deref(), Some(run.id()));
+        assert!(o.run_record(run.id()).unwrap().finished_at.is_some());
+    }
+}

@@ -1,0 +1,109 @@
+//! episodes.md: the run journal and day log, read, and the changes that
+//! append a day line and take out or put back a date's log.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::disk::{Change, Dir, Held, decode};
+use crate::error::Result;
+use crate::journal::{self, DayLine, Journal};
+use crate::model::day_id;
+use crate::store::owner::At;
+
+/// The journal's file name.
+pub const EPISODES_FILE: &str = "episodes.md";
+/// Largest episodes.md memdir edits (it grows by day; it is never injected).
+pub const MAX_EPISODES_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One date's log, as `list --kind day` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DayRow {
+    /// `mem_` id over scope `day` and the date.
+    pub id: String,
+    /// Always `day`.
+    pub kind: &'static str,
+    /// The UTC date.
+    pub date: NaiveDate,
+    /// The day's lines joined by LF.
+    pub text: String,
+    /// The lines, parsed.
+    pub lines: Vec<DayLine>,
+}
+
+fn row(sec: &journal::DaySection) -> DayRow {
+    DayRow {
+        id: day_id(sec.date),
+        kind: "day",
+        date: sec.date,
+        text: sec.text(),
+        lines: sec.lines.iter().map(|(_, l)| l.clone()).collect(),
+    }
+}
+
+/// episodes.md as read: the file (to write it back) and its text (empty if
+/// missing).
+pub(crate) fn read(at: At<'_>) -> Result<(Option<Held>, String)> {
+    let Some(dir) = at.dir else {
+        return Ok((None, String::new()));
+    };
+    let held = at.disk().read(dir, EPISODES_FILE, MAX_EPISODES_BYTES)?;
+    let src = match &held {
+        Some(h) => decode(&dir.join(EPISODES_FILE), h.bytes.clone())?,
+        None => String::new(),
+    };
+    Ok((held, src))
+}
+
+/// The parsed journal.
+pub(crate) fn journal(at: At<'_>) -> Result<Journal> {
+    Ok(journal::parse(&read(at)?.1))
+}
+
+/// Every date's day log, newest first.
+pub(crate) fn day_rows(at: At<'_>) -> Result<Vec<DayRow>> {
+    let mut rows: Vec<DayRow> = journal(at)?.sections.iter().map(row).collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.date));
+    Ok(rows)
+}
+
+/// The change that appends the line `content` to the log of `date`; `chars`
+/// receives the characters the log holds after it.
+pub(crate) fn append_line(
+    dir: &Dir,
+    held: Option<Held>,
+    date: NaiveDate,
+    content: String,
+    chars: Rc<Cell<usize>>,
+) -> Change<'_> {
+    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+        let (out, total) = journal::append_line(src, date, &content)?;
+        chars.set(total);
+        Ok(Some(out))
+    })
+}
+
+/// The change that takes the log of `date` out of episodes.md.
+pub(crate) fn remove_day(dir: &Dir, held: Option<Held>, date: NaiveDate) -> Change<'_> {
+    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+        Ok(journal::remove_section(src, &journal::parse(src), date))
+    })
+}
+
+/// The change that puts the lines of `text` back as the log of `date`.
+pub(crate) fn restore_day(
+    dir: &Dir,
+    held: Option<Held>,
+    date: NaiveDate,
+    text: String,
+) -> Change<'_> {
+    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+        let mut cur = src.to_owned();
+        for line in text.split('\n').filter(|l| !l.trim().is_empty()) {
+            cur = journal::append(&cur, &journal::parse(&cur), date, line);
+        }
+        Ok(Some(cur))
+    })
+}

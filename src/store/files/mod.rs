@@ -1,0 +1,55 @@
+//! The shared steps of the store's features, one module per file of an
+//! owner's folder: what each file holds, how it is read, and the changes
+//! that write it. Features use these; they never reach into each other.
+//!
+//! ```text
+//! MEMORY.md, USER.md   stores      load (with the parse cache), edit context
+//! archive.md           archive     records, appending and taking them out
+//! episodes.md          episodes    the journal, day rows, day-line appends
+//! .memdir/stats.json   stats       recall counts, first-seen times, sessions
+//! .memdir/scan-cache   scan_cache  scanner verdicts for snapshots
+//! .memdir/runs, snapshots  runs    run records and stored snapshots
+//! results/             results     SharedMemory result files and indexes
+//! (all of the above)   locate      where an id lives
+//! ```
+
+pub(crate) mod archive;
+pub(crate) mod episodes;
+pub(crate) mod locate;
+pub(crate) mod results;
+pub(crate) mod runs;
+pub(crate) mod scan_cache;
+pub(crate) mod stats;
+pub(crate) mod stores;
+
+use crate::disk::{Base, Change, Dir, Held, decode_limited};
+use crate::error::Result;
+
+/// A change of the text file `name` in `dir` (read as `held`, `None` if it
+/// did not exist) that `edit` computes from its current text (`None`: no
+/// change); the text is refused past `limit` bytes or when not UTF-8.
+pub(crate) fn rewrite<'a>(
+    dir: &'a Dir,
+    name: &'a str,
+    limit: u64,
+    held: Option<Held>,
+    mut edit: impl FnMut(&str) -> Result<Option<String>> + 'a,
+) -> Change<'a> {
+    let path = dir.join(name);
+    Change {
+        dir,
+        name,
+        base: held.map(|h| Base {
+            bytes: h.bytes,
+            held: Some((h.file, h.stat)),
+        }),
+        planned: None,
+        redo: Box::new(move |cur| {
+            let src = match cur {
+                Some(b) => decode_limited(&path, b.to_vec(), limit)?,
+                None => String::new(),
+            };
+            Ok(edit(&src)?.map(String::into_bytes))
+        }),
+    }
+}

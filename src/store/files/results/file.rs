@@ -1,0 +1,141 @@
+//! The `.result` file format: a first line of JSON metadata (the header),
+//! `\n`, then the raw content bytes. Encoding, decoding and the checks a
+//! read makes (version, ids, length, SHA-256). Pure: no I/O.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{RESULT_FORMAT_VERSION, ResultMeta, TaskResult};
+use crate::error::{Error, Result};
+
+/// Longest content type accepted, in bytes.
+const MAX_CONTENT_TYPE_LEN: usize = 255;
+
+/// The first line of a `.result` file (field order is the on-disk order).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    v: u32,
+    workflow_id: String,
+    task_id: String,
+    content_type: String,
+    created_at: String,
+    sha256: String,
+    bytes: u64,
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Whether `s` is a SHA-256 in lowercase hex.
+pub(crate) fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Refuses a content type that is empty, too long or not printable ASCII.
+pub(crate) fn check_content_type(content_type: &str) -> Result<()> {
+    let ok = !content_type.is_empty()
+        && content_type.len() <= MAX_CONTENT_TYPE_LEN
+        && content_type.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidContentType {
+            value: content_type.to_owned(),
+            limit: MAX_CONTENT_TYPE_LEN,
+        })
+    }
+}
+
+fn corrupt(path: &Path, message: impl Into<String>) -> Error {
+    Error::ResultCorrupt {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// The bytes of a `.result` file: the metadata line, `\n`, the content.
+pub(crate) fn encode_result(meta: &ResultMeta, content: &[u8]) -> Result<Vec<u8>> {
+    let header = Header {
+        v: RESULT_FORMAT_VERSION,
+        workflow_id: meta.workflow_id.clone(),
+        task_id: meta.task_id.clone(),
+        content_type: meta.content_type.clone(),
+        created_at: meta.created_at.clone(),
+        sha256: meta.sha256.clone(),
+        bytes: meta.bytes,
+    };
+    let mut out = serde_json::to_vec(&header).map_err(|source| Error::Encode {
+        what: "result header",
+        source,
+    })?;
+    out.reserve(content.len() + 1);
+    out.push(b'\n');
+    out.extend_from_slice(content);
+    Ok(out)
+}
+
+/// Parses and checks a `.result` file read from `path`, which must hold the
+/// result of (`workflow_id`, `task_id`); [`Error::ResultCorrupt`] naming
+/// `path` when it does not.
+pub(crate) fn decode_result(
+    path: &Path,
+    workflow_id: &str,
+    task_id: &str,
+    mut bytes: Vec<u8>,
+) -> Result<TaskResult> {
+    let Some(nl) = bytes.iter().position(|&b| b == b'\n') else {
+        return Err(corrupt(path, "result file: no metadata line"));
+    };
+    let header: Header = serde_json::from_slice(&bytes[..nl])
+        .map_err(|e| corrupt(path, format!("result file: bad metadata line: {e}")))?;
+    if header.v != RESULT_FORMAT_VERSION {
+        return Err(corrupt(
+            path,
+            format!("result file: unknown format version {}", header.v),
+        ));
+    }
+    if header.workflow_id != workflow_id || header.task_id != task_id {
+        return Err(corrupt(
+            path,
+            format!(
+                "result file: holds {}/{}, not {workflow_id}/{task_id}",
+                header.workflow_id, header.task_id
+            ),
+        ));
+    }
+    let content = bytes.split_off(nl + 1);
+    if content.len() as u64 != header.bytes {
+        return Err(corrupt(
+            path,
+            format!(
+                "result file: {} content bytes, the metadata says {}",
+                content.len(),
+                header.bytes
+            ),
+        ));
+    }
+    let sha = sha256_hex(&content);
+    if sha != header.sha256 {
+        return Err(corrupt(
+            path,
+            format!(
+                "result file: content SHA-256 {sha} does not match the metadata's {}",
+                header.sha256
+            ),
+        ));
+    }
+    Ok(TaskResult {
+        content,
+        content_type: header.content_type,
+        workflow_id: header.workflow_id,
+        task_id: header.task_id,
+        created_at: header.created_at,
+        sha256: header.sha256,
+        bytes: header.bytes,
+    })
+}

@@ -1,0 +1,195 @@
+//! SharedMemory's files: `results/<workflow_id>/<task_id>.result` (the
+//! format is `file`), each workflow's derived `index.json` (`index`), the
+//! workflow folders, and the per-workflow lock
+//! `.memdir/locks/<workflow_id>.lock`.
+
+pub(crate) mod file;
+pub(crate) mod index;
+
+use serde::{Deserialize, Serialize};
+
+use crate::disk::{Dir, Lock};
+use crate::error::{Error, Result};
+use crate::model::validate_id;
+use crate::store::owner::{At, Folders, Owner};
+
+/// Largest result stored by default: 16 MiB (`max_result_bytes` in
+/// `memdir.yaml` sets another).
+pub const DEFAULT_MAX_RESULT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Version of the `.result` file's metadata line (`"v"`).
+pub const RESULT_FORMAT_VERSION: u32 = 1;
+
+/// Version of a workflow's `index.json` (`"version"`).
+pub const RESULT_INDEX_VERSION: u32 = 1;
+
+/// The owner's folder of results, one sub-folder per workflow.
+pub const RESULTS_DIR: &str = "results";
+
+/// The suffix of a result file: `<task_id>.result`.
+pub const RESULT_SUFFIX: &str = ".result";
+
+/// The name of a workflow's derived index file.
+pub const RESULT_INDEX_FILE: &str = "index.json";
+
+/// The folder of per-workflow locks in `.memdir/`.
+const LOCKS_DIR: &str = "locks";
+
+/// What is known of a stored result, without its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultMeta {
+    /// The workflow (run) the result belongs to.
+    pub workflow_id: String,
+    /// The task that produced it.
+    pub task_id: String,
+    /// Its MIME type, such as `text/plain`.
+    pub content_type: String,
+    /// When it was stored: RFC 3339 UTC with microseconds.
+    pub created_at: String,
+    /// SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// Length of the content in bytes.
+    pub bytes: u64,
+}
+
+/// A stored result with its content, as `Owner::get_result` answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskResult {
+    /// The content, byte for byte as it was put.
+    pub content: Vec<u8>,
+    /// Its MIME type.
+    pub content_type: String,
+    /// The workflow id.
+    pub workflow_id: String,
+    /// The task id.
+    pub task_id: String,
+    /// When it was stored: RFC 3339 UTC with microseconds.
+    pub created_at: String,
+    /// SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// Length of the content in bytes.
+    pub bytes: u64,
+}
+
+impl TaskResult {
+    /// The result's metadata, without the content.
+    pub fn meta(&self) -> ResultMeta {
+        ResultMeta {
+            workflow_id: self.workflow_id.clone(),
+            task_id: self.task_id.clone(),
+            content_type: self.content_type.clone(),
+            created_at: self.created_at.clone(),
+            sha256: self.sha256.clone(),
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// One step (task result) of a workflow, as its index lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultStep {
+    /// The task id.
+    pub task_id: String,
+    /// The result's MIME type.
+    pub content_type: String,
+    /// When it was stored: RFC 3339 UTC with microseconds.
+    pub created_at: String,
+    /// SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// Length of the content in bytes.
+    pub bytes: u64,
+}
+
+/// A workflow's final result: the steps stored so far, as
+/// `Owner::workflow_results` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkflowResults {
+    /// The workflow id.
+    pub workflow_id: String,
+    /// Its results, ordered by `created_at`, then task id.
+    pub steps: Vec<ResultStep>,
+    /// Notes such as an index rebuilt from the result files.
+    pub warnings: Vec<String>,
+}
+
+/// "Not ready": the answer for a result (or workflow) not stored yet.
+pub(crate) fn not_ready(workflow_id: &str, task_id: Option<&str>) -> Error {
+    Error::NotReady {
+        workflow_id: workflow_id.to_owned(),
+        task_id: task_id.map(str::to_owned),
+    }
+}
+
+/// The file name of a task's result. The id must be validated first.
+pub(crate) fn result_name(task_id: &str) -> String {
+    format!("{task_id}{RESULT_SUFFIX}")
+}
+
+/// The workflow's folder if it and `results/` exist as plain folders;
+/// `None` if any is missing; `unsafe_path` for a symlink. The id must be
+/// validated first.
+pub(crate) fn existing_workflow_dir(at: At<'_>, workflow_id: &str) -> Result<Option<Dir>> {
+    let disk = at.disk();
+    let Some(dir) = at.dir else { return Ok(None) };
+    let Some(results) = disk.open_dir(dir, RESULTS_DIR)? else {
+        return Ok(None);
+    };
+    disk.open_dir(&results, workflow_id)
+}
+
+/// Creates the owner's folders down to the workflow's, refusing symlinks.
+/// The id must be validated first.
+pub(crate) fn ensure_workflow_dir(owner: &Owner, workflow_id: &str) -> Result<(Folders, Dir)> {
+    let disk = owner.disk();
+    let folders = owner.folders()?;
+    let (results, _) = disk.ensure_dir(&folders.dir, RESULTS_DIR)?;
+    let (wf, _) = disk.ensure_dir(&results, workflow_id)?;
+    Ok((folders, wf))
+}
+
+/// Takes the workflow's lock, `.memdir/locks/<workflow_id>.lock`, waiting
+/// as long as the owner's lock would.
+pub(crate) fn workflow_lock(at: At<'_>, derived: &Dir, workflow_id: &str) -> Result<Lock> {
+    let disk = at.disk();
+    let (locks, _) = disk.ensure_dir(derived, LOCKS_DIR)?;
+    disk.lock(
+        &locks,
+        &format!("{workflow_id}.lock"),
+        at.owner.lock_timeout(at.settings),
+    )
+}
+
+/// The workflow's final result: every step stored so far, from the
+/// workflow's index (rebuilt from the result files, with a warning, when it
+/// is missing, damaged, of an unknown version or out of step with the
+/// files). [`Error::NotReady`] when the workflow has no results.
+pub(crate) fn workflow_results(at: At<'_>, workflow_id: &str) -> Result<WorkflowResults> {
+    validate_id("workflow", workflow_id)?;
+    let Some(dir) = existing_workflow_dir(at, workflow_id)? else {
+        return Err(not_ready(workflow_id, None));
+    };
+    let disk = at.disk();
+    let mut loaded = index::load_steps(disk, &dir, workflow_id)?;
+    if loaded.rebuilt {
+        // A put may be between its result and its index: look again under
+        // the lock before repairing anything.
+        let folders = at.owner.folders()?;
+        let _lock = workflow_lock(at, &folders.derived, workflow_id)?;
+        loaded = index::load_steps(disk, &dir, workflow_id)?;
+        if loaded.rebuilt
+            && let Err(e) = index::write_index(disk, &dir, workflow_id, &loaded.steps)
+        {
+            loaded
+                .warnings
+                .push(format!("could not save the rebuilt index: {e}"));
+        }
+    }
+    if loaded.steps.is_empty() {
+        return Err(not_ready(workflow_id, None));
+    }
+    Ok(WorkflowResults {
+        workflow_id: workflow_id.to_owned(),
+        steps: loaded.steps,
+        warnings: loaded.warnings,
+    })
+}

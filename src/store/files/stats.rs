@@ -1,0 +1,75 @@
+//! Volatile figures kept under `.memdir/stats.json`: recall counts, last
+//! recall times, when the store first saw a hand-written fact, and when each
+//! session last recalled. Not history worth committing; deleting the file
+//! resets them to zero.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::owner::{At, Locked};
+use crate::store::root::DERIVED_DIR;
+
+/// Format version of stats.json.
+const STATS_VERSION: u32 = 1;
+
+/// Per-fact figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactStats {
+    /// How many times a recall picked it.
+    #[serde(default)]
+    pub recall_count: u64,
+    /// The last time a recall picked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_recalled_at: Option<DateTime<Utc>>,
+    /// When the store first saw it (for facts written by hand without metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_seen: Option<DateTime<Utc>>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Stats {
+    #[serde(default)]
+    pub(crate) version: u32,
+    #[serde(default)]
+    pub(crate) facts: BTreeMap<String, FactStats>,
+    /// Session id → the last start-of-run recall it got.
+    #[serde(default)]
+    pub(crate) sessions: BTreeMap<String, DateTime<Utc>>,
+}
+
+/// The stats file's name in `.memdir/`.
+const STATS_FILE: &str = "stats.json";
+/// Largest stats file memdir reads.
+const MAX_STATS_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads the stats; a missing or unreadable file is all zeros.
+pub(crate) fn load(at: At<'_>) -> Stats {
+    let disk = at.disk();
+    at.dir
+        .and_then(|dir| disk.open_dir(dir, DERIVED_DIR).ok().flatten())
+        .and_then(|derived| {
+            disk.read_bytes(&derived, STATS_FILE, MAX_STATS_BYTES)
+                .ok()
+                .flatten()
+        })
+        .and_then(|b| serde_json::from_slice::<Stats>(&b).ok())
+        .filter(|s| s.version == STATS_VERSION)
+        .unwrap_or_default()
+}
+
+/// Writes the stats durably, under the owner's lock.
+pub(crate) fn save(locked: &Locked<'_>, stats: &mut Stats) -> Result<()> {
+    stats.version = STATS_VERSION;
+    let bytes = serde_json::to_vec(stats).map_err(|e| Error::Encode {
+        what: "stats.json",
+        source: e,
+    })?;
+    locked
+        .owner()
+        .disk()
+        .write_atomic(locked.derived(), STATS_FILE, &bytes)
+}

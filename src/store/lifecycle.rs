@@ -1,0 +1,231 @@
+//! Transitions of a fact's life: archive with a reason, veto by a person,
+//! unarchive. (A save that supersedes, and curation, are part of every write:
+//! see `write`.) All run under the owner's lock and keep each file's other
+//! bytes; a memory moves into archive.md before it leaves its file, and back
+//! into its file before it leaves archive.md.
+
+use chrono::Utc;
+use serde::Serialize;
+
+use super::files::archive::{self, Archived, record_meta};
+use super::files::episodes;
+use super::files::locate::{self, Found};
+use super::files::stores;
+use super::owner::{Locked, Owner};
+use super::write::commit;
+use crate::disk::{Change, MAX_FILE_BYTES, decode_limited};
+use crate::edit::{self, Op};
+use crate::error::{Error, Result};
+use crate::markdown::parse;
+use crate::model::{ArchiveKind, Caller, Meta, Origin, Scope, fold_whitespace};
+
+/// Longest archive reason, in characters.
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// What archiving, vetoing or unarchiving did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Transition {
+    /// The memory's id.
+    pub id: String,
+    /// The state it is in now: `archived` or `active`.
+    pub status: &'static str,
+    /// The kind of archive, when archived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ArchiveKind>,
+    /// `archived`, `vetoed`, `superseded` or `unarchived`.
+    pub message: &'static str,
+}
+
+fn check_reason(reason: &str) -> Result<String> {
+    let r = fold_whitespace(reason);
+    let chars = r.chars().count();
+    if r.is_empty() || chars > MAX_REASON_CHARS {
+        return Err(Error::BadReason {
+            chars,
+            limit: MAX_REASON_CHARS,
+        });
+    }
+    Ok(r)
+}
+
+/// Archives a live memory with a reason (required, at most 500 characters).
+pub(crate) fn archive(owner: &Owner, id: &str, reason: &str) -> Result<Transition> {
+    let reason = check_reason(reason)?;
+    let locked = owner.lock()?;
+    archive_locked(&locked, id, reason, ArchiveKind::Plain)
+}
+
+/// A person's veto: archives the memory as `vetoed`; only a person can bring
+/// it back.
+pub(crate) fn veto(owner: &Owner, id: &str, reason: Option<&str>) -> Result<Transition> {
+    let Caller::Person(p) = owner.caller() else {
+        return Err(Error::VetoHumanOnly { id: id.to_owned() });
+    };
+    let reason = check_reason(reason.unwrap_or(&format!("vetoed by {p}")))?;
+    let locked = owner.lock()?;
+    archive_locked(&locked, id, reason, ArchiveKind::Vetoed)
+}
+
+fn archive_locked(
+    locked: &Locked<'_>,
+    id: &str,
+    reason: String,
+    kind: ArchiveKind,
+) -> Result<Transition> {
+    let at = locked.at();
+    let now = Utc::now();
+    let caller = at.owner.caller();
+    match locate::locate(at, id)? {
+        Found::Live(scope, i) => {
+            let l = stores::load(at, scope, true)?;
+            let e = &l.doc.entries[i];
+            let meta = record_meta(
+                e.metadata(&l.src),
+                Origin::from(scope),
+                kind,
+                reason,
+                now,
+                caller,
+            );
+            let remove = Op::Remove {
+                old: id.to_owned(),
+                scope,
+            };
+            commit(locked, &[remove], vec![(e.text.clone(), meta)], false)?;
+        }
+        Found::Day(date) => {
+            let text = episodes::day_rows(at)?
+                .into_iter()
+                .find(|r| r.date == date)
+                .map(|r| r.text)
+                .unwrap_or_default();
+            let meta = Meta {
+                date: Some(date),
+                ..record_meta(Meta::default(), Origin::Day, kind, reason, now, caller)
+            };
+            let (archive_held, _) = archive::read(at)?;
+            let (episodes_held, _) = episodes::read(at)?;
+            locked.owner().disk().replace_in_order(vec![
+                archive::append(locked.dir(), archive_held, vec![(text, meta)]),
+                episodes::remove_day(locked.dir(), episodes_held, date),
+            ])?;
+        }
+        Found::Archived => {
+            return Err(Error::WrongState {
+                id: id.to_owned(),
+                state: "already archived",
+            });
+        }
+        Found::Nowhere => return Err(locate::unknown(at, id, false)?),
+    }
+    Ok(Transition {
+        id: id.to_owned(),
+        status: "archived",
+        kind: Some(kind),
+        message: match kind {
+            ArchiveKind::Plain => "archived",
+            ArchiveKind::Vetoed => "vetoed",
+            ArchiveKind::Superseded => "superseded",
+        },
+    })
+}
+
+/// Brings an archived memory back. A superseded memory never comes back;
+/// only a person brings back a vetoed one; a day row whose date has a live
+/// log stays archived.
+pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
+    let locked = owner.lock()?;
+    let at = locked.at();
+    // The archive first: an archived day row shares its id with a live log
+    // of the same date.
+    let record = match archive::find(at, id)? {
+        Some(r) => r,
+        None => match locate::locate(at, id)? {
+            Found::Nowhere => return Err(locate::unknown(at, id, false)?),
+            _ => {
+                return Err(Error::WrongState {
+                    id: id.to_owned(),
+                    state: "not archived",
+                });
+            }
+        },
+    };
+    let Archived { text, meta: m, .. } = record;
+    match m.kind {
+        Some(ArchiveKind::Superseded) => {
+            return Err(Error::Superseded {
+                id: id.to_owned(),
+                by: m.superseded_by.clone().unwrap_or_default(),
+            });
+        }
+        Some(ArchiveKind::Vetoed) if !owner.caller().is_person() => {
+            return Err(Error::VetoHumanOnly { id: id.to_owned() });
+        }
+        _ => {}
+    }
+    let dir = locked.dir();
+    let mut changes: Vec<Change<'_>> = Vec::new();
+    if m.scope == Some(Origin::Day) {
+        let date = m.date.ok_or_else(|| Error::Malformed {
+            path: dir.join(archive::ARCHIVE_FILE),
+            message: format!("{id}: archived day row without a date"),
+        })?;
+        let (held, src) = episodes::read(at)?;
+        if crate::journal::parse(&src).section(date).is_some() {
+            return Err(Error::DayExists {
+                date: date.to_string(),
+            });
+        }
+        changes.push(episodes::restore_day(dir, held, date, text));
+    } else {
+        let scope = m.scope.and_then(Origin::store).unwrap_or(Scope::Memory);
+        let mut live = m.clone();
+        for f in [
+            &mut live.archived_by,
+            &mut live.reason,
+            &mut live.superseded_by,
+        ] {
+            *f = None;
+        }
+        live.scope = None;
+        live.archived = None;
+        live.kind = None;
+        live.date = None;
+        live.updated = Some(Utc::now());
+        if let Caller::Person(p) = owner.caller() {
+            live.person = Some(p.clone());
+        }
+        let meta = live.render();
+        let mut l = stores::load(at, scope, true)?;
+        let now = Utc::now();
+        let cx = stores::context(at, scope, &l.path, now);
+        if let Some(planned) = edit::restore(&l.src, &l.doc, &text, &meta, &cx)? {
+            let base = l.base();
+            let path = l.path.clone();
+            changes.push(Change {
+                dir,
+                name: scope.file_name(),
+                base,
+                planned: Some(planned.src.into_bytes()),
+                redo: Box::new(move |cur| {
+                    let src = match cur {
+                        Some(b) => decode_limited(&path, b.to_vec(), MAX_FILE_BYTES)?,
+                        None => String::new(),
+                    };
+                    let cx = stores::context(at, scope, &path, now);
+                    Ok(edit::restore(&src, &parse(scope, &src), &text, &meta, &cx)?
+                        .map(|a| a.src.into_bytes()))
+                }),
+            });
+        }
+    }
+    let (held, _) = archive::read(at)?;
+    changes.push(archive::take_out(dir, held, id.to_owned()));
+    locked.owner().disk().replace_in_order(changes)?;
+    Ok(Transition {
+        id: id.to_owned(),
+        status: "active",
+        kind: None,
+        message: "unarchived",
+    })
+}

@@ -1,0 +1,200 @@
+//! Looking runs up on demand: search the journal, and show one run (its
+//! journal lines, the snapshot it began with, its SharedMemory steps). Never
+//! injected into a snapshot.
+
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use super::files::episodes;
+use super::files::results::{self, ResultStep};
+use super::files::runs::{self, RunRecord};
+use super::owner::{At, Owner};
+use crate::error::{Error, Result};
+use crate::model::validate_id;
+use crate::recall::{Bm25Scorer, Scorer};
+
+/// Default rows a search returns.
+pub const DEFAULT_SEARCH_LIMIT: usize = 20;
+
+/// One journal line found by a search.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunHit {
+    /// Its date.
+    pub date: NaiveDate,
+    /// `HH:MM` UTC, when the line has it.
+    pub time: Option<String>,
+    /// The task key.
+    pub task: Option<String>,
+    /// The run id.
+    pub run: Option<String>,
+    /// The line's text.
+    pub text: String,
+    /// Lexical relevance in [0, 1] (absent in `runs show`).
+    pub score: Option<f64>,
+}
+
+/// How to search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Only lines on or after this date.
+    pub since: Option<NaiveDate>,
+    /// Only lines on or before this date.
+    pub until: Option<NaiveDate>,
+    /// At most this many hits (default 20).
+    pub limit: Option<usize>,
+}
+
+/// One run, as `runs show` answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunView {
+    /// The run id.
+    pub run_id: String,
+    /// Its record, when it was begun through memdir.
+    pub record: Option<RunRecord>,
+    /// Its journal lines.
+    pub journal: Vec<RunHit>,
+    /// The snapshot it began with.
+    pub snapshot: Option<String>,
+    /// Its SharedMemory steps (results stored under workflow id = run id).
+    pub steps: Vec<ResultStep>,
+}
+
+fn journal_hits(at: At<'_>) -> Result<Vec<RunHit>> {
+    let mut hits = Vec::new();
+    for sec in episodes::journal(at)?.sections {
+        for (_, l) in sec.lines {
+            hits.push(RunHit {
+                date: sec.date,
+                time: l.time,
+                task: l.task,
+                run: l.run,
+                text: l.text,
+                score: None,
+            });
+        }
+    }
+    Ok(hits)
+}
+
+/// Ranks the journal's lines against `query` by lexical match (BM25, as
+/// recall scores), best first, newest first among equals; lines with no
+/// match are left out.
+pub(crate) fn search_runs(
+    owner: &Owner,
+    query: &str,
+    options: &SearchOptions,
+) -> Result<Vec<RunHit>> {
+    if query.trim().is_empty() {
+        return Err(Error::Required {
+            what: "query",
+            action: "search_runs",
+        });
+    }
+    let mut hits = journal_hits(owner.view()?.at())?;
+    hits.retain(|h| {
+        options.since.is_none_or(|d| h.date >= d) && options.until.is_none_or(|d| h.date <= d)
+    });
+    let docs: Vec<String> = hits
+        .iter()
+        .map(|h| format!("{} {}", h.task.as_deref().unwrap_or(""), h.text))
+        .collect();
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let scores = Bm25Scorer::default()
+        .score(query, &refs, deadline)
+        .map_err(|e| Error::SearchFailed {
+            reason: format!("{e:?}"),
+        })?;
+    for (h, s) in hits.iter_mut().zip(scores) {
+        h.score = Some(s);
+    }
+    hits.retain(|h| h.score.is_some_and(|s| s > 0.0));
+    hits.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| b.date.cmp(&a.date))
+            .then_with(|| b.time.cmp(&a.time))
+    });
+    hits.truncate(options.limit.unwrap_or(DEFAULT_SEARCH_LIMIT));
+    Ok(hits)
+}
+
+/// One run: its record, journal lines, starting snapshot and steps.
+pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
+    validate_id("run", run_id)?;
+    let view = owner.view()?;
+    let at = view.at();
+    let record = match runs::read_record(at, run_id) {
+        Ok(r) => Some(r),
+        Err(Error::RunNotFound { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let journal: Vec<RunHit> = journal_hits(at)?
+        .into_iter()
+        .filter(|h| h.run.as_deref() == Some(run_id))
+        .collect();
+    let steps = match results::workflow_results(at, run_id) {
+        Ok(w) => w.steps,
+        Err(Error::NotReady { .. }) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    if record.is_none() && journal.is_empty() && steps.is_empty() {
+        return Err(Error::RunNotFound {
+            run_id: run_id.to_owned(),
+        });
+    }
+    let snapshot = match &record {
+        Some(r) => runs::stored_snapshot(at, &r.snapshot_sha256)?,
+        None => None,
+    };
+    Ok(RunView {
+        run_id: run_id.to_owned(),
+        record,
+        journal,
+        snapshot,
+        steps,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::{RunOptions, SearchOptions, Store};
+
+    #[test]
+    fn search_ranks_and_show_gathers_a_run() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        let run = o.begin_run(RunOptions::task("PIN-7")).unwrap();
+        o.put_result(run.id(), "web", b"page", "text/html", false)
+            .unwrap();
+        run.finish("competitor analysis of Acme pricing").unwrap();
+        o.day("reviewed the flaky login test", None, None).unwrap();
+        let hits = o
+            .search_runs("competitor analysis", &SearchOptions::default())
+            .unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].run.as_deref(), Some(run.id()));
+        assert_eq!(hits[0].task.as_deref(), Some("PIN-7"));
+        let future = SearchOptions {
+            since: chrono::Utc::now().date_naive().succ_opt(),
+            ..SearchOptions::default()
+        };
+        assert!(o.search_runs("competitor", &future).unwrap().is_empty());
+        assert_eq!(
+            o.search_runs(" ", &SearchOptions::default())
+                .unwrap_err()
+                .code(),
+            "invalid_request"
+        );
+
+        let v = o.get_run(run.id()).unwrap();
+        assert_eq!(v.journal.len(), 1);
+        assert_eq!(v.steps.len(), 1);
+        assert_eq!(v.snapshot.as_deref(), Some(run.snapshot().text.as_str()));
+        assert_eq!(o.get_run("run-nope").unwrap_err().code(), "run_not_found");
+    }
+}

@@ -1,0 +1,327 @@
+//! The store: an owner's folder, read and edited under the owner's lock.
+//!
+//! Layers inside, top down:
+//!
+//! * this module: the public surface of [`Owner`], [`Run`] and
+//!   [`Delegate`], each method one line into its feature;
+//! * the features, side by side, none importing another: `curated` (show,
+//!   write, batch), `lifecycle` (archive, veto, unarchive), `list`,
+//!   `daylog`, `runs` (snapshot, begin), `lookup` (search runs, show one),
+//!   `recall`, `results` (SharedMemory);
+//! * the shared steps they use: `write` (the write path of the curated
+//!   stores) and `files` (one module per file of an owner's folder);
+//! * `owner` (the handle, and its folder opened for one operation: to read,
+//!   or locked to edit) and `root` (the [`Store`]).
+
+mod curated;
+mod daylog;
+pub(crate) mod files;
+mod lifecycle;
+mod list;
+mod lookup;
+pub(crate) mod owner;
+mod parse_cache;
+mod recall;
+mod results;
+mod root;
+mod runs;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+pub use crate::disk::MAX_FILE_BYTES;
+pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
+pub use daylog::DayOutcome;
+pub use files::archive::ARCHIVE_FILE;
+pub use files::episodes::{DayRow, EPISODES_FILE};
+pub use files::results::{
+    DEFAULT_MAX_RESULT_BYTES, RESULT_FORMAT_VERSION, RESULT_INDEX_FILE, RESULT_INDEX_VERSION,
+    RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult, WorkflowResults,
+};
+pub use files::runs::RunRecord;
+pub use files::stats::FactStats;
+pub use lifecycle::{MAX_REASON_CHARS, Transition};
+pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
+pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
+pub use owner::Owner;
+pub use recall::SESSION_SKIP;
+pub use results::{PutOutcome, PutStatus};
+pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
+pub use runs::{Delegate, Run, RunOptions};
+
+use crate::edit::Op;
+use crate::error::Result;
+use crate::model::Scope;
+use crate::recall::{Bm25Scorer, CharEstimator, Recall, RecallOptions, Scorer, TokenEstimator};
+use crate::snapshot::Snapshot;
+
+/// The public surface of an owner's memory.
+impl Owner {
+    // ---- curated stores ----
+
+    /// The entries of one store with their ids, and its usage.
+    pub fn show(&self, scope: Scope) -> Result<StoreView> {
+        curated::show(self, scope)
+    }
+
+    /// Writes one operation (see [`Op`]): a save (with an expiry, or
+    /// superseding a live fact), a replace or a removal. A save past the
+    /// budget is refused, or with `curation: auto` first archives the least
+    /// recently recalled facts of its store.
+    pub fn write(&self, op: Op) -> Result<WriteOutcome> {
+        curated::write(self, op)
+    }
+
+    /// Saves a fact with the default expiry (`already stored` when its id is
+    /// present): [`Owner::write`] of [`Op::add`].
+    pub fn add(&self, scope: Scope, text: &str) -> Result<WriteOutcome> {
+        self.write(Op::add(scope, text))
+    }
+
+    /// Replaces the text of the entry `old` names (an id or a unique substring).
+    pub fn replace(&self, scope: Scope, old: &str, new: &str) -> Result<WriteOutcome> {
+        self.write(Op::Replace {
+            old: old.to_owned(),
+            new: new.to_owned(),
+            scope,
+        })
+    }
+
+    /// Removes the entry `old` names (an id or a unique substring).
+    pub fn remove(&self, scope: Scope, old: &str) -> Result<WriteOutcome> {
+        self.write(Op::Remove {
+            old: old.to_owned(),
+            scope,
+        })
+    }
+
+    /// Applies all of `ops` or none of them; budgets are checked on the final
+    /// state of each store.
+    pub fn batch(&self, ops: &[Op]) -> Result<BatchOutcome> {
+        curated::batch(self, ops)
+    }
+
+    // ---- the fact lifecycle ----
+
+    /// Archives a live memory with a reason (required, at most 500 characters).
+    pub fn archive(&self, id: &str, reason: &str) -> Result<Transition> {
+        lifecycle::archive(self, id, reason)
+    }
+
+    /// A person's veto: archives the memory as `vetoed`; only a person can
+    /// bring it back.
+    pub fn veto(&self, id: &str, reason: Option<&str>) -> Result<Transition> {
+        lifecycle::veto(self, id, reason)
+    }
+
+    /// Brings an archived memory back. A superseded memory never comes back;
+    /// only a person brings back a vetoed one; a day row whose date has a
+    /// live log stays archived.
+    pub fn unarchive(&self, id: &str) -> Result<Transition> {
+        lifecycle::unarchive(self, id)
+    }
+
+    /// Lists the owner's memories, newest first.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<FactRow>> {
+        list::list(self, filter, Utc::now())
+    }
+
+    /// [`Owner::list`] as of `now` (for expiry).
+    pub fn list_at(&self, filter: &ListFilter, now: DateTime<Utc>) -> Result<Vec<FactRow>> {
+        list::list(self, filter, now)
+    }
+
+    /// Recalls with the built-in scorer and token estimate.
+    pub fn recall(&self, options: &RecallOptions) -> Result<Recall> {
+        recall::recall(
+            self,
+            options,
+            &Bm25Scorer::default(),
+            &CharEstimator,
+            Utc::now(),
+        )
+    }
+
+    /// Recalls with a given scorer, token estimate and time.
+    pub fn recall_with(
+        &self,
+        options: &RecallOptions,
+        scorer: &dyn Scorer,
+        tokens: &dyn TokenEstimator,
+        now: DateTime<Utc>,
+    ) -> Result<Recall> {
+        recall::recall(self, options, scorer, tokens, now)
+    }
+
+    // ---- the day log and runs ----
+
+    /// Appends one line to today's (UTC) day log. Only the owner (an agent)
+    /// keeps a day log.
+    pub fn day(&self, text: &str, task: Option<&str>, run: Option<&str>) -> Result<DayOutcome> {
+        daylog::day(self, text, task, run, Utc::now())
+    }
+
+    /// [`Owner::day`] at a given time (the line's date and `HH:MM`).
+    pub fn day_at(
+        &self,
+        text: &str,
+        task: Option<&str>,
+        run: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<DayOutcome> {
+        daylog::day(self, text, task, run, now)
+    }
+
+    /// Every date's day log in episodes.md, newest first.
+    pub fn day_rows(&self) -> Result<Vec<DayRow>> {
+        files::episodes::day_rows(self.view()?.at())
+    }
+
+    /// Renders the owner's snapshot of USER.md and MEMORY.md as of now.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        runs::snapshot(self, Utc::now())
+    }
+
+    /// The snapshot as of `now`: facts expired by then are left out (the
+    /// only input besides the files).
+    pub fn snapshot_at(&self, now: DateTime<Utc>) -> Result<Snapshot> {
+        runs::snapshot(self, now)
+    }
+
+    /// Begins a run: takes the snapshot, stores it content-addressed under
+    /// `.memdir/snapshots/<sha256>.md` (once), and records the run.
+    pub fn begin_run(&self, options: RunOptions) -> Result<Run> {
+        runs::begin_run(self, options)
+    }
+
+    /// Finishes a run begun earlier (by id): appends its line to the day log
+    /// with the run's task key and id, and records the finish in the run
+    /// record.
+    pub fn finish_run(&self, run_id: &str, summary: &str) -> Result<DayOutcome> {
+        daylog::finish_run(self, run_id, summary)
+    }
+
+    /// The record of a run begun earlier.
+    pub fn run_record(&self, run_id: &str) -> Result<RunRecord> {
+        files::runs::read_record(self.view()?.at(), run_id)
+    }
+
+    /// The text of a stored snapshot, by its SHA-256.
+    pub fn stored_snapshot(&self, sha256: &str) -> Result<Option<String>> {
+        files::runs::stored_snapshot(self.view()?.at(), sha256)
+    }
+
+    /// Ranks the journal's lines against `query` (BM25, as recall scores),
+    /// best first; lines with no match are left out.
+    pub fn search_runs(&self, query: &str, options: &SearchOptions) -> Result<Vec<RunHit>> {
+        lookup::search_runs(self, query, options)
+    }
+
+    /// One run: its record, journal lines, starting snapshot and steps.
+    pub fn get_run(&self, run_id: &str) -> Result<RunView> {
+        lookup::get_run(self, run_id)
+    }
+
+    // ---- SharedMemory ----
+
+    /// The largest result [`Owner::put_result`] accepts, in bytes:
+    /// `max_result_bytes` from `memdir.yaml` (the owner's over the root's),
+    /// else [`DEFAULT_MAX_RESULT_BYTES`].
+    pub fn max_result_bytes(&self) -> Result<u64> {
+        results::max_result_bytes(self)
+    }
+
+    /// Stores the result of `task_id` in `workflow_id`, refusing content
+    /// over [`Owner::max_result_bytes`]. See [`Owner::put_result_with_limit`].
+    pub fn put_result(
+        &self,
+        workflow_id: &str,
+        task_id: &str,
+        content: &[u8],
+        content_type: &str,
+        overwrite: bool,
+    ) -> Result<PutOutcome> {
+        // Bad ids are refused before any file (even memdir.yaml) is read.
+        crate::model::validate_id("workflow", workflow_id)?;
+        crate::model::validate_id("task", task_id)?;
+        let limit = self.max_result_bytes()?;
+        results::put(
+            self,
+            workflow_id,
+            task_id,
+            content,
+            content_type,
+            overwrite,
+            limit,
+        )
+    }
+
+    /// Stores the result of `task_id` in `workflow_id`, refusing content
+    /// over `max_bytes` (`result_too_large`). Results are immutable: the same
+    /// content again is "already stored"; different content under the same
+    /// ids is `result_exists` unless `overwrite`. The result file is durable
+    /// before the workflow's index mentions it.
+    pub fn put_result_with_limit(
+        &self,
+        workflow_id: &str,
+        task_id: &str,
+        content: &[u8],
+        content_type: &str,
+        overwrite: bool,
+        max_bytes: u64,
+    ) -> Result<PutOutcome> {
+        results::put(
+            self,
+            workflow_id,
+            task_id,
+            content,
+            content_type,
+            overwrite,
+            max_bytes,
+        )
+    }
+
+    /// The result of `task_id` in `workflow_id`; `not_ready` (an answer, not
+    /// a failure) when it is not stored yet.
+    pub fn get_result(&self, workflow_id: &str, task_id: &str) -> Result<TaskResult> {
+        results::get(self, workflow_id, task_id)
+    }
+
+    /// The workflow's final result: every step stored so far, from its index
+    /// (rebuilt from the result files, with a warning, when it is missing or
+    /// out of step). `not_ready` when the workflow has no results.
+    pub fn workflow_results(&self, workflow_id: &str) -> Result<WorkflowResults> {
+        results::workflow(self, workflow_id)
+    }
+
+    /// Waits up to `timeout` for the result of `task_id` in `workflow_id`
+    /// (woken by file-system notifications; polling where none can be set
+    /// up); `not_ready` when the timeout passes first.
+    pub fn wait_result(
+        &self,
+        workflow_id: &str,
+        task_id: &str,
+        timeout: Duration,
+    ) -> Result<TaskResult> {
+        results::wait(self, workflow_id, task_id, timeout)
+    }
+}
+
+impl Run {
+    /// Finishes the run: appends its summary line (time, task key, text, run
+    /// id) to today's day log.
+    pub fn finish(&self, summary: &str) -> Result<DayOutcome> {
+        daylog::finish_run(self.memory(), self.id(), summary)
+    }
+}
+
+impl Delegate {
+    /// The current entries of one store (read-only).
+    pub fn show(&self, scope: Scope) -> Result<StoreView> {
+        curated::show(self.owner(), scope)
+    }
+}

@@ -1,0 +1,305 @@
+//! An owner's memory as a handle, and its folder opened for one operation:
+//! [`View`] to read, [`Folders`] to write derived files, [`Locked`] (the
+//! owner's lock, held as a guard) to edit. Readers take a [`At`], which
+//! either gives.
+//!
+//! Each operation opens the root and the owner's folder once and works
+//! relative to those handles; every function that needs the owner's lock
+//! takes a [`Locked`], so the compiler checks that it is held.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::root::{DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
+use crate::disk::{Dir, Disk, Lock};
+use crate::error::{Error, Result};
+use crate::model::{Caller, RunContext, Scope, Settings, validate_id};
+
+/// One owner's memory, as one caller acts on it. Cheap to clone; holds no
+/// file open between operations.
+#[derive(Debug, Clone)]
+pub struct Owner {
+    store: Store,
+    id: String,
+    caller: Caller,
+    /// The run writing through this handle, if any.
+    run: Option<RunContext>,
+}
+
+impl Store {
+    /// An agent's own memory: the owner `id`, acting as the agent `id`. The
+    /// id is checked before any path is built.
+    pub fn owner(&self, id: &str) -> Result<Owner> {
+        self.owner_as(&Caller::Agent(id.to_owned()), None)
+    }
+
+    /// The memory `caller` may act on. An agent acts only on its own memory:
+    /// naming another owner is `memory_not_own`, never silently honoured. A
+    /// person may act on any owner but must name it (`memory_agent_required`).
+    pub fn owner_as(&self, caller: &Caller, named: Option<&str>) -> Result<Owner> {
+        let id = match (caller, named) {
+            (Caller::Agent(a), None) => a.as_str(),
+            (Caller::Agent(a), Some(n)) if n == a => a.as_str(),
+            (Caller::Agent(a), Some(n)) => {
+                return Err(Error::NotOwn {
+                    agent: a.clone(),
+                    named: n.to_owned(),
+                });
+            }
+            (Caller::Person(_), Some(n)) => n,
+            (Caller::Person(p), None) => return Err(Error::AgentRequired { person: p.clone() }),
+        };
+        validate_id("owner", id)?;
+        validate_id(
+            if caller.is_person() {
+                "person"
+            } else {
+                "agent"
+            },
+            caller.id(),
+        )?;
+        Ok(Owner {
+            store: self.clone(),
+            id: id.to_owned(),
+            caller: caller.clone(),
+            run: None,
+        })
+    }
+}
+
+impl Owner {
+    /// The owner's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Who acts through this handle.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The owner's folder.
+    pub fn dir(&self) -> PathBuf {
+        self.store.root().join(&self.id)
+    }
+
+    /// The path of one of the owner's stores.
+    pub fn path(&self, scope: Scope) -> PathBuf {
+        self.dir().join(scope.file_name())
+    }
+
+    /// The store this owner is under.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The disk layer.
+    pub(crate) fn disk(&self) -> &Disk {
+        self.store.disk()
+    }
+
+    /// The run writing through this handle, if any.
+    pub(crate) fn run(&self) -> Option<&RunContext> {
+        self.run.as_ref()
+    }
+
+    /// This handle, writing for the run `run`.
+    pub(crate) fn in_run(&self, run: RunContext) -> Owner {
+        Owner {
+            run: Some(run),
+            ..self.clone()
+        }
+    }
+
+    /// Opens the owner's folder to read: its handle (`None` while it does not
+    /// exist) and its settings. Creates nothing.
+    pub(crate) fn view(&self) -> Result<View<'_>> {
+        let disk = self.disk();
+        let dir = match disk.open_root(self.store.root())? {
+            Some(root) => disk.open_dir(&root, &self.id)?,
+            None => None,
+        };
+        let settings = self.settings_in(dir.as_ref())?;
+        Ok(View {
+            owner: self,
+            dir,
+            settings,
+        })
+    }
+
+    /// The owner's settings: the root's `memdir.yaml` overlaid with the
+    /// owner's (in `dir`, when the folder exists).
+    fn settings_in(&self, dir: Option<&Dir>) -> Result<Settings> {
+        let root = self.store.settings().clone();
+        Ok(match dir {
+            Some(dir) => root.overlay(&read_settings(self.disk(), dir)?),
+            None => root,
+        })
+    }
+
+    /// Opens the owner's folder and its `.memdir/` to write derived files,
+    /// creating them (and the root) first if missing, durably. Takes no lock.
+    pub(crate) fn folders(&self) -> Result<Folders> {
+        let disk = self.disk();
+        disk.check()?;
+        let root = disk.ensure_root(self.store.root())?;
+        let (dir, created) = disk.ensure_dir(&root, &self.id)?;
+        let (derived, _) = disk.ensure_dir(&dir, DERIVED_DIR)?;
+        Ok(Folders {
+            dir,
+            derived,
+            created,
+        })
+    }
+
+    /// How long to wait for one of the owner's locks: the store's
+    /// `--lock-timeout-ms` override, else `lock_timeout_ms` from the
+    /// settings, else [`DEFAULT_LOCK_TIMEOUT`].
+    pub(crate) fn lock_timeout(&self, settings: &Settings) -> Duration {
+        self.store.lock_timeout().unwrap_or_else(|| {
+            settings
+                .lock_timeout_ms
+                .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis)
+        })
+    }
+
+    /// Takes the owner's lock, creating the folders it needs; reads the
+    /// owner's settings once for both the wait and what follows; and removes
+    /// the temp files a killed writer left in the owner's folder.
+    ///
+    /// Such files are created only under this lock, so none can have appeared
+    /// while the owner's folder stays as this `Store`'s previous write left
+    /// it (same mtime, ctime and inode, noted when that write released the
+    /// lock): the sweep, which lists the folder, runs on the first write and
+    /// after any change to the folder by someone else (a writer of another
+    /// process, a killed one, a person).
+    pub(crate) fn lock(&self) -> Result<Locked<'_>> {
+        let folders = self.folders()?;
+        let disk = self.disk();
+        let checked = if folders.created {
+            None
+        } else {
+            disk.stamp(&folders.dir)
+        };
+        let settings = self.settings_in(Some(&folders.dir))?;
+        let lock = disk.lock(&folders.derived, "lock", self.lock_timeout(&settings))?;
+        // Taken at once, the lock had no holder since the folder was checked
+        // a moment ago, unless one that held it then made a temp file after
+        // the check and died before the lock was tried, microseconds later:
+        // that stamp stands. (Such a file then waits for a later change to
+        // the folder, or the next process.)
+        let now = match checked {
+            Some(stamp) if !lock.contended => Some(stamp),
+            _ => disk.stamp(&folders.dir),
+        };
+        if now.is_none() || now != self.store.swept(&self.id) {
+            disk.sweep_temps(&folders.dir);
+        }
+        Ok(Locked {
+            owner: self,
+            dir: folders.dir,
+            derived: folders.derived,
+            settings,
+            _lock: lock,
+        })
+    }
+}
+
+/// The owner's folder opened to read.
+pub(crate) struct View<'o> {
+    owner: &'o Owner,
+    /// The folder's handle; `None` while it does not exist.
+    dir: Option<Dir>,
+    /// The owner's settings (overlaid on the root's).
+    settings: Settings,
+}
+
+impl View<'_> {
+    /// What readers take.
+    pub(crate) fn at(&self) -> At<'_> {
+        At {
+            owner: self.owner,
+            dir: self.dir.as_ref(),
+            settings: &self.settings,
+        }
+    }
+}
+
+/// The owner's folder and its `.memdir/`, opened (and created) to write.
+pub(crate) struct Folders {
+    /// The owner's folder.
+    pub(crate) dir: Dir,
+    /// Its `.memdir/`.
+    pub(crate) derived: Dir,
+    /// Whether the owner's folder was created just now.
+    created: bool,
+}
+
+/// The owner's lock, held: the guard every function that edits the owner's
+/// files takes, with the folder opened under it. On release it notes how
+/// the write left the owner's folder.
+pub(crate) struct Locked<'o> {
+    owner: &'o Owner,
+    dir: Dir,
+    derived: Dir,
+    settings: Settings,
+    _lock: Lock,
+}
+
+impl Locked<'_> {
+    /// What readers take.
+    pub(crate) fn at(&self) -> At<'_> {
+        At {
+            owner: self.owner,
+            dir: Some(&self.dir),
+            settings: &self.settings,
+        }
+    }
+
+    /// The owner.
+    pub(crate) fn owner(&self) -> &Owner {
+        self.owner
+    }
+
+    /// The owner's folder.
+    pub(crate) fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The owner's `.memdir/`.
+    pub(crate) fn derived(&self) -> &Dir {
+        &self.derived
+    }
+
+    /// The owner's settings.
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        // Still under the lock: `_lock` is released after this body.
+        if let Some(stamp) = self.owner.disk().stamp(&self.dir) {
+            self.owner.store().note_swept(self.owner.id(), stamp);
+        }
+    }
+}
+
+/// The owner's folder as a reader needs it, from a [`View`] or a [`Locked`].
+#[derive(Clone, Copy)]
+pub(crate) struct At<'a> {
+    /// The owner.
+    pub(crate) owner: &'a Owner,
+    /// The folder's handle; `None` while it does not exist.
+    pub(crate) dir: Option<&'a Dir>,
+    /// The owner's settings.
+    pub(crate) settings: &'a Settings,
+}
+
+impl At<'_> {
+    /// The disk layer.
+    pub(crate) fn disk(&self) -> &Disk {
+        self.owner.disk()
+    }
+}

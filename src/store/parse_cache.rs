@@ -1,0 +1,105 @@
+//! The store's memory of its latest parses, so that a file read back with the
+//! very bytes it had when last parsed (or written) is not parsed again.
+//!
+//! In memory only, per [`Store`](crate::Store) value. An answer is given only
+//! for the same path *and* the same text, compared in full, so it can never
+//! stand for other bytes: a hand edit, another process's write or a `git
+//! checkout` changes the text and the file is parsed afresh.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::markdown::Document;
+
+/// How many parses are kept (two stores a owner, a few owners a process).
+const SLOTS: usize = 8;
+
+/// One remembered parse.
+#[derive(Debug)]
+struct Parsed {
+    path: PathBuf,
+    src: String,
+    doc: Arc<Document>,
+    /// Whether the entries carry ids.
+    ids: bool,
+}
+
+/// Recent parses, most recent last.
+#[derive(Debug, Default)]
+pub(crate) struct ParseCache {
+    slots: Mutex<Vec<Parsed>>,
+}
+
+impl ParseCache {
+    /// The parse of `src` read from `path`, when it is remembered (with ids
+    /// if `ids`).
+    pub(crate) fn get(&self, path: &Path, src: &str, ids: bool) -> Option<Arc<Document>> {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots
+            .iter()
+            .rev()
+            .find(|p| p.path == path && (p.ids || !ids) && p.src == src)
+            .map(|p| Arc::clone(&p.doc))
+    }
+
+    /// Remembers `doc` as the parse of `src` at `path`, replacing what was
+    /// remembered for that path.
+    pub(crate) fn put(&self, path: &Path, src: &str, doc: Arc<Document>, ids: bool) {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.retain(|p| p.path != path);
+        if slots.len() >= SLOTS {
+            slots.remove(0);
+        }
+        slots.push(Parsed {
+            path: path.to_owned(),
+            src: src.to_owned(),
+            doc,
+            ids,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::{parse, parse_without_ids};
+    use crate::model::Scope;
+
+    #[test]
+    fn answers_only_for_the_same_path_and_text() {
+        let cache = ParseCache::default();
+        let (a, b) = (Path::new("/r/o/MEMORY.md"), Path::new("/r/o/USER.md"));
+        let src = "- one\n- two\n";
+        let doc = Arc::new(parse(Scope::Memory, src));
+        cache.put(a, src, Arc::clone(&doc), true);
+        assert_eq!(cache.get(a, src, true), Some(Arc::clone(&doc)));
+        assert_eq!(cache.get(a, src, false), Some(doc));
+        assert_eq!(cache.get(a, "- one\n- two!\n", true), None);
+        assert_eq!(cache.get(b, src, true), None);
+        // A parse without ids does not answer for one with them.
+        cache.put(b, src, Arc::new(parse_without_ids(src)), false);
+        assert_eq!(cache.get(b, src, true), None);
+        assert!(cache.get(b, src, false).is_some());
+    }
+
+    #[test]
+    fn keeps_one_parse_a_path_and_at_most_the_latest_few() {
+        let cache = ParseCache::default();
+        let path = |i: usize| PathBuf::from(format!("/r/o{i}/MEMORY.md"));
+        let src = "- x\n";
+        let doc = Arc::new(parse(Scope::Memory, src));
+        for i in 0..=SLOTS {
+            cache.put(&path(i), src, Arc::clone(&doc), true);
+        }
+        assert_eq!(cache.get(&path(0), src, true), None, "the oldest went");
+        assert!(cache.get(&path(SLOTS), src, true).is_some());
+        cache.put(
+            &path(SLOTS),
+            "- y\n",
+            Arc::new(parse(Scope::Memory, "- y\n")),
+            true,
+        );
+        assert_eq!(cache.get(&path(SLOTS), src, true), None, "replaced");
+        assert_eq!(cache.slots.lock().map(|s| s.len()).unwrap_or(0), SLOTS);
+    }
+}

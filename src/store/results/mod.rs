@@ -1,0 +1,242 @@
+//! SharedMemory: the task results of a run, stored under
+//! (workflow id, task id) in the owner's folder.
+//!
+//! Each result is one self-describing file,
+//! `<owner>/results/<workflow_id>/<task_id>.result`: a first line of JSON
+//! metadata, `\n`, then the raw content bytes. It is written durably (temp
+//! file, sync, rename, folder sync) before the workflow's derived index,
+//! `results/<workflow_id>/index.json`, mentions it, so a reader never sees an
+//! indexed result whose content is missing or partial. The index can be
+//! deleted at any time: the next access rebuilds it from the `.result` files,
+//! with a warning. Puts to one workflow are serialised by a per-workflow lock
+//! file, `<owner>/.memdir/locks/<workflow_id>.lock`; nothing owner-wide is
+//! rewritten, so a put costs the same however many results the owner holds.
+//!
+//! The largest result accepted is `max_result_bytes` from `memdir.yaml` (the
+//! owner's over the root's), else [`DEFAULT_MAX_RESULT_BYTES`]. A damaged
+//! result file is [`Error::ResultCorrupt`], naming it; it is never repaired.
+//!
+//! The files are `files::results` (the `.result` format, the index, the
+//! folders and the workflow lock); this module holds the operations, and
+//! `wait` the waiting (notify watcher, polling fallback).
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let root = tempfile::tempdir()?;
+//! let store = memdir::Store::open(root.path())?;
+//! let me = store.owner("agt_docs")?;
+//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code(), "not_ready");
+//!
+//! let put = me.put_result("wf-1", "fetch", b"42 pages", "text/plain", false)?;
+//! assert_eq!(put.status.message(), "stored");
+//! let got = me.get_result("wf-1", "fetch")?;
+//! assert_eq!(got.content, b"42 pages");
+//! assert_eq!(me.workflow_results("wf-1")?.steps[0].task_id, "fetch");
+//! # Ok(())
+//! # }
+//! ```
+
+#[cfg(test)]
+mod tests;
+mod wait;
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::files::results::file::{check_content_type, decode_result, encode_result, sha256_hex};
+use super::files::results::index::{self, MAX_RESULT_FILE_BYTES, sort_steps, step_of};
+use super::files::results::{
+    DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
+    existing_workflow_dir, not_ready, result_name, workflow_lock,
+};
+use super::owner::Owner;
+use crate::error::{Error, Result};
+use crate::model::validate_id;
+
+/// What a put did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PutStatus {
+    /// The result is new.
+    Stored,
+    /// The same content (and content type) was already stored: nothing changed.
+    AlreadyStored,
+    /// A different result was replaced, as the caller asked.
+    Overwritten,
+}
+
+impl PutStatus {
+    /// The status as the CLI prints it: `stored`, `already stored`, `overwritten`.
+    pub fn message(self) -> &'static str {
+        match self {
+            PutStatus::Stored => "stored",
+            PutStatus::AlreadyStored => "already stored",
+            PutStatus::Overwritten => "overwritten",
+        }
+    }
+}
+
+/// The answer of [`Owner::put_result`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PutOutcome {
+    /// Stored, already stored, or overwritten.
+    pub status: PutStatus,
+    /// The metadata of the result now stored (for "already stored": the
+    /// earlier result's, with its original `created_at`).
+    pub result: ResultMeta,
+    /// Notes such as a workflow index rebuilt from the result files.
+    pub warnings: Vec<String>,
+}
+
+/// The largest result a put accepts, in bytes: `max_result_bytes` from
+/// `memdir.yaml` (the owner's over the root's), else
+/// [`DEFAULT_MAX_RESULT_BYTES`].
+pub(crate) fn max_result_bytes(owner: &Owner) -> Result<u64> {
+    let view = owner.view()?;
+    Ok(view
+        .at()
+        .settings
+        .max_result_bytes
+        .unwrap_or(DEFAULT_MAX_RESULT_BYTES))
+}
+
+/// Stores the result of `task_id` in `workflow_id`, refusing content over
+/// `max_bytes` with [`Error::ResultTooLarge`].
+///
+/// Results are immutable: the same content and content type again is
+/// [`PutStatus::AlreadyStored`] (nothing written); different content under
+/// the same ids is refused with [`Error::ResultExists`] unless `overwrite`.
+/// The result file is durable before the workflow's index mentions it.
+/// Puts to one workflow are serialised by its lock; puts to different
+/// workflows do not meet.
+pub(crate) fn put(
+    owner: &Owner,
+    workflow_id: &str,
+    task_id: &str,
+    content: &[u8],
+    content_type: &str,
+    overwrite: bool,
+    max_bytes: u64,
+) -> Result<PutOutcome> {
+    validate_id("workflow", workflow_id)?;
+    validate_id("task", task_id)?;
+    let bytes = content.len() as u64;
+    if bytes > max_bytes {
+        return Err(Error::ResultTooLarge {
+            bytes,
+            limit: max_bytes,
+        });
+    }
+    check_content_type(content_type)?;
+    owner.disk().check()?;
+    let disk = owner.disk();
+    let (folders, dir) = ensure_workflow_dir(owner, workflow_id)?;
+    let view = owner.view()?;
+    let _lock = workflow_lock(view.at(), &folders.derived, workflow_id)?;
+    disk.sweep_temps(&dir);
+    let name = result_name(task_id);
+    let path = dir.join(&name);
+    let sha256 = sha256_hex(content);
+    let existing = disk
+        .read_bytes(&dir, &name, MAX_RESULT_FILE_BYTES)?
+        .map(|b| decode_result(&path, workflow_id, task_id, b));
+    let mut loaded = index::load_steps(disk, &dir, workflow_id)?;
+    let status = match existing {
+        None => PutStatus::Stored,
+        Some(Ok(old)) if old.sha256 == sha256 && old.content_type == content_type => {
+            if loaded.rebuilt {
+                index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
+            }
+            return Ok(PutOutcome {
+                status: PutStatus::AlreadyStored,
+                result: old.meta(),
+                warnings: loaded.warnings,
+            });
+        }
+        Some(Ok(_)) | Some(Err(_)) if overwrite => PutStatus::Overwritten,
+        Some(Ok(_)) => {
+            return Err(Error::ResultExists {
+                workflow_id: workflow_id.to_owned(),
+                task_id: task_id.to_owned(),
+            });
+        }
+        Some(Err(e)) => return Err(e),
+    };
+    let meta = ResultMeta {
+        workflow_id: workflow_id.to_owned(),
+        task_id: task_id.to_owned(),
+        content_type: content_type.to_owned(),
+        created_at: crate::model::time::micros(&chrono::Utc::now()),
+        sha256,
+        bytes,
+    };
+    loaded.steps.retain(|s| s.task_id != task_id);
+    if status == PutStatus::Overwritten {
+        // Before replacing a result, drop it from the index: a crash before
+        // the final index write then leaves the index out of step with the
+        // files, which the next access notices and repairs, rather than an
+        // index naming the old content.
+        index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
+    }
+    let file = encode_result(&meta, content)?;
+    disk.write_atomic(&dir, &name, &file)?;
+    loaded.steps.push(step_of(&meta));
+    sort_steps(&mut loaded.steps);
+    index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
+    Ok(PutOutcome {
+        status,
+        result: meta,
+        warnings: loaded.warnings,
+    })
+}
+
+/// The result of `task_id` in `workflow_id`, read from its file and checked
+/// against its metadata (SHA-256 and length).
+///
+/// [`Error::NotReady`] when it is not stored (yet): an answer, not a
+/// failure. A damaged file is an error naming its path.
+pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<TaskResult> {
+    validate_id("workflow", workflow_id)?;
+    validate_id("task", task_id)?;
+    let view = owner.view()?;
+    let Some(dir) = existing_workflow_dir(view.at(), workflow_id)? else {
+        return Err(not_ready(workflow_id, Some(task_id)));
+    };
+    let name = result_name(task_id);
+    match owner
+        .disk()
+        .read_bytes(&dir, &name, MAX_RESULT_FILE_BYTES)?
+    {
+        Some(bytes) => decode_result(&dir.join(&name), workflow_id, task_id, bytes),
+        None => Err(not_ready(workflow_id, Some(task_id))),
+    }
+}
+
+/// The workflow's final result: every step stored so far (see
+/// `files::results::workflow_results`).
+pub(crate) fn workflow(owner: &Owner, workflow_id: &str) -> Result<WorkflowResults> {
+    validate_id("workflow", workflow_id)?;
+    let view = owner.view()?;
+    super::files::results::workflow_results(view.at(), workflow_id)
+}
+
+/// Waits up to `timeout` for the result of `task_id` in `workflow_id`.
+///
+/// Woken by file-system notifications on the workflow's folder (created if
+/// missing); where the folder cannot be watched, looks every 200 ms.
+/// [`Error::NotReady`] when the timeout passes first.
+pub(crate) fn wait(
+    owner: &Owner,
+    workflow_id: &str,
+    task_id: &str,
+    timeout: Duration,
+) -> Result<TaskResult> {
+    let deadline = Instant::now() + timeout;
+    match get(owner, workflow_id, task_id) {
+        Err(Error::NotReady { .. }) => {}
+        other => return other,
+    }
+    let (_, dir) = ensure_workflow_dir(owner, workflow_id)?;
+    wait::watching(owner, dir.path(), workflow_id, task_id, deadline)
+}

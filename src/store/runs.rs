@@ -1,0 +1,246 @@
+//! Runs: a frozen snapshot taken at the start of a run, stored
+//! content-addressed, and the handles that hold it.
+//!
+//! A [`Run`] may write memory (through [`Run::memory`]); a [`Delegate`] taken
+//! from it can only read: its type has no write methods, so "one writer per
+//! run" holds at compile time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+
+use super::files::runs::{self, RunRecord};
+use super::files::{scan_cache, stores};
+use super::owner::Owner;
+use crate::error::Result;
+use crate::model::{RunContext, Scope, is_live, validate_id};
+use crate::snapshot::{self, Snapshot, StoreInput};
+
+/// Options for [`Owner::begin_run`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The task key the run works on, such as `PIN-812`.
+    pub task: Option<String>,
+}
+
+impl RunOptions {
+    /// Options with a task key.
+    pub fn task(task: impl Into<String>) -> RunOptions {
+        RunOptions {
+            task: Some(task.into()),
+        }
+    }
+}
+
+/// A run in progress: its id and frozen snapshot, and the right to write memory.
+#[derive(Debug, Clone)]
+pub struct Run {
+    owner: Owner,
+    record: RunRecord,
+    snapshot: Arc<Snapshot>,
+}
+
+/// A delegate (child) of a run: reads the snapshot and the memory, never writes.
+#[derive(Debug, Clone)]
+pub struct Delegate {
+    owner: Owner,
+    run_id: String,
+    snapshot: Arc<Snapshot>,
+}
+
+impl Run {
+    /// The run id.
+    pub fn id(&self) -> &str {
+        &self.record.run_id
+    }
+
+    /// The snapshot taken when the run began; writes never change it.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// The run's record.
+    pub fn record(&self) -> &RunRecord {
+        &self.record
+    }
+
+    /// The owner's memory, for this run's writes (durable at once; seen by
+    /// runs begun later, not by this run's snapshot).
+    pub fn memory(&self) -> &Owner {
+        &self.owner
+    }
+
+    /// A read-only handle for a delegate (fan-out child) of this run.
+    ///
+    /// ```compile_fail
+    /// # fn f(run: &memdir::Run) {
+    /// let child = run.delegate();
+    /// child.add(memdir::Scope::Memory, "children never write"); // no such method
+    /// # }
+    /// ```
+    pub fn delegate(&self) -> Delegate {
+        Delegate {
+            owner: self.owner.clone(),
+            run_id: self.record.run_id.clone(),
+            snapshot: Arc::clone(&self.snapshot),
+        }
+    }
+}
+
+impl Delegate {
+    /// The parent run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The parent run's frozen snapshot.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+}
+
+static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh run id: `run-YYYYMMDDTHHMMSS.ffffffZ-xxxxxxxx`, sortable by start
+/// time, unique across processes (the suffix hashes pid, clock and a counter).
+fn new_run_id(now: chrono::DateTime<chrono::Utc>) -> String {
+    let mut h = Sha256::new();
+    h.update(std::process::id().to_le_bytes());
+    h.update(now.timestamp_nanos_opt().unwrap_or_default().to_le_bytes());
+    h.update(RUN_COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    h.update(format!("{:?}", std::thread::current().id()).as_bytes());
+    let suffix = hex::encode(h.finalize());
+    format!("run-{}-{}", now.format("%Y%m%dT%H%M%S%.6fZ"), &suffix[..8])
+}
+
+impl Run {
+    pub(crate) fn new(owner: Owner, record: RunRecord, snapshot: Snapshot) -> Run {
+        Run {
+            owner,
+            record,
+            snapshot: Arc::new(snapshot),
+        }
+    }
+}
+
+impl Delegate {
+    /// The owner's memory, read-only.
+    pub(crate) fn owner(&self) -> &Owner {
+        &self.owner
+    }
+}
+
+/// Renders the owner's snapshot of USER.md and MEMORY.md as of `now`: facts
+/// expired by then are left out (the only input besides the files).
+pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
+    let view = owner.view()?;
+    let at = view.at();
+    let mut loaded = Vec::new();
+    for scope in Scope::ALL {
+        // Ids are needed only for flagged entries (render computes them).
+        let l = stores::load(at, scope, false)?;
+        let limit = l.budget(at)?.limit;
+        loaded.push((l, limit));
+    }
+    let inputs: Vec<StoreInput<'_>> = loaded
+        .iter()
+        .map(|(l, limit)| StoreInput {
+            scope: l.scope,
+            entries: l
+                .doc
+                .entries
+                .iter()
+                .filter(|e| is_live(e.meta_comment(&l.src), now))
+                .map(|e| (e.id.as_str(), e.text.as_str()))
+                .collect(),
+            limit: *limit,
+        })
+        .collect();
+    let mut scanner = scan_cache::load(at);
+    let findings: Vec<_> = inputs
+        .iter()
+        .map(|s| scanner.verdicts(&s.entries.iter().map(|(_, t)| *t).collect::<Vec<_>>()))
+        .collect();
+    let snap = snapshot::render_scanned(&inputs, &findings);
+    scan_cache::store(owner, scanner);
+    Ok(snap)
+}
+
+/// Begins a run: takes the snapshot, stores it content-addressed under
+/// `.memdir/snapshots/<sha256>.md` (once), and records the run.
+pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
+    let snap = snapshot(owner, Utc::now())?;
+    if let Some(t) = &options.task {
+        validate_id("task", t)?;
+    }
+    let folders = owner.folders()?;
+    runs::store_snapshot(owner, &folders.derived, &snap)?;
+    let now = Utc::now();
+    let record = RunRecord {
+        run_id: new_run_id(now),
+        owner: owner.id().to_owned(),
+        started_at: now,
+        snapshot_sha256: snap.sha256.clone(),
+        task: options.task,
+        finished_at: None,
+    };
+    runs::write_record(owner, &folders.derived, &record)?;
+    let writer = owner.in_run(RunContext {
+        id: record.run_id.clone(),
+        task: record.task.clone(),
+    });
+    Ok(Run::new(writer, record, snap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn run_ids_sort_and_are_safe() {
+        let t = chrono::Utc::now();
+        let a = new_run_id(t);
+        let b = new_run_id(t + chrono::Duration::microseconds(1));
+        assert!(a < b);
+        assert_ne!(new_run_id(t), new_run_id(t));
+        validate_id("run", &a).unwrap();
+    }
+
+    #[test]
+    fn snapshot_is_frozen_for_the_run_and_fresh_for_the_next() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::Memory, "before the run").unwrap();
+        let run = o.begin_run(RunOptions::default()).unwrap();
+        let twin = o.begin_run(RunOptions::default()).unwrap();
+        let before = run.snapshot().clone();
+        run.memory()
+            .add(Scope::Memory, "learned during the run")
+            .unwrap();
+        twin.memory().add(Scope::User, "twin wrote this").unwrap();
+        assert_eq!(run.snapshot(), &before);
+        assert!(!twin.snapshot().text.contains("learned during the run"));
+        assert!(!run.snapshot().text.contains("twin wrote this"));
+        assert_eq!(run.delegate().snapshot(), &before);
+        let next = o.begin_run(RunOptions::default()).unwrap();
+        assert!(next.snapshot().text.contains("learned during the run"));
+        assert!(next.snapshot().text.contains("twin wrote this"));
+        // The record points at the stored snapshot.
+        let rec = o.run_record(run.id()).unwrap();
+        assert_eq!(rec.snapshot_sha256, before.sha256);
+        assert_eq!(
+            o.stored_snapshot(&rec.snapshot_sha256).unwrap().unwrap(),
+            before.text
+        );
+        // Identical snapshots share one file.
+        let files = std::fs::read_dir(d.path().join("agt/.memdir/snapshots"))
+            .unwrap()
+            .count();
+        assert_eq!(files, 2);
+    }
+}

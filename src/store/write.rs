@@ -1,0 +1,400 @@
+//! The write path of the curated stores: a list of operations, planned in
+//! memory under the owner's lock and written once.
+//!
+//! Every fact is saved here, alone or in a batch, so saves behave alike: a
+//! save with `supersedes` archives the fact it replaces, and with
+//! `curation: auto` an add past the budget first archives the least recently
+//! recalled, oldest facts of its store. The plan is made and checked whole
+//! (each store's edit applied once, its budget computed once), then written:
+//! archive.md first, then each store that changed, so that a crash between
+//! the two leaves a memory in both files rather than in neither. A store is
+//! written with the bytes planned; its edit runs again only on an editor's
+//! newer save met by the swap.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use super::files::archive::{self, record_meta};
+use super::files::locate::{self, Found};
+use super::files::stats;
+use super::files::stores::{self, Loaded};
+use super::owner::Locked;
+use crate::disk::{Change, MAX_FILE_BYTES, decode_limited};
+use crate::edit::{self, Applied, OpFailed, OpOutcome, Usage};
+use crate::error::{Error, Result};
+use crate::markdown::splice::normalize_text;
+use crate::model::{ArchiveKind, Curation, Meta, Origin, Scope, entry_id, is_live};
+
+/// What a write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Written {
+    /// Each operation's outcome, in the order given.
+    pub(crate) results: Vec<OpOutcome>,
+    /// Usage of each store written, after the write.
+    pub(crate) usage: Vec<(Scope, Usage)>,
+    /// Notes such as a clamped budget.
+    pub(crate) warnings: Vec<String>,
+    /// Facts archived on the way: superseded, or picked by curation.
+    pub(crate) archived: Vec<String>,
+}
+
+/// One operation of a store's plan: the operation, the index of the
+/// caller's operation it serves, and whether the caller asked for it (or the
+/// write added it: a superseded fact's or a curated fact's removal).
+struct Item<'o> {
+    op: Cow<'o, edit::Op>,
+    origin: usize,
+    asked: bool,
+}
+
+/// One store's part of a write.
+struct Plan<'o> {
+    scope: Scope,
+    items: Vec<Item<'o>>,
+    loaded: Loaded,
+    applied: Option<Applied>,
+}
+
+/// Writes `ops` (and, first, the archive `records`) under the lock. With
+/// `batch`, a failure names the failing operation's index
+/// ([`Error::Batch`]).
+pub(crate) fn commit(
+    locked: &Locked<'_>,
+    ops: &[edit::Op],
+    mut records: Vec<(String, Meta)>,
+    batch: bool,
+) -> Result<Written> {
+    let at = locked.at();
+    let now = Utc::now();
+    let wrap = |index: usize, e: Error| {
+        if batch {
+            Error::Batch {
+                index,
+                source: Box::new(e),
+            }
+        } else {
+            e
+        }
+    };
+    let mut archived = Vec::new();
+    let mut items: Vec<(Scope, Item<'_>)> = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        items.push((
+            op.scope(),
+            Item {
+                op: Cow::Borrowed(op),
+                origin: i,
+                asked: true,
+            },
+        ));
+        if let edit::Op::Add {
+            text,
+            scope,
+            supersedes: Some(old),
+            ..
+        } = op
+        {
+            let new_id = entry_id(scope.name(), &normalize_text(text));
+            let (s, record) = superseded(locked, old, &new_id, now).map_err(|e| wrap(i, e))?;
+            records.push(record);
+            archived.push(old.clone());
+            items.push((
+                s,
+                Item {
+                    op: Cow::Owned(edit::Op::Remove {
+                        old: old.clone(),
+                        scope: s,
+                    }),
+                    origin: i,
+                    asked: false,
+                },
+            ));
+        }
+    }
+    // Plan each store, checked whole.
+    let mut plans: Vec<Plan<'_>> = Vec::new();
+    for scope in Scope::ALL {
+        let (mine, rest): (Vec<_>, Vec<_>) = items.into_iter().partition(|(s, _)| *s == scope);
+        items = rest;
+        let mine: Vec<Item<'_>> = mine.into_iter().map(|(_, it)| it).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut plan = Plan {
+            scope,
+            items: mine,
+            loaded: stores::load(at, scope, true)?,
+            applied: None,
+        };
+        let applied = match plan_apply(&plan, locked, now) {
+            Ok(a) => a,
+            Err(f) => {
+                let curating = locked.settings().curation == Some(Curation::Auto);
+                let adds = plan
+                    .items
+                    .iter()
+                    .any(|it| matches!(*it.op, edit::Op::Add { .. }));
+                if !(curating && adds && matches!(f.error, Error::OverBudget { .. })) {
+                    let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
+                    return Err(wrap(origin, f.error));
+                }
+                match curate(&mut plan, locked, now, &mut records, &mut archived)? {
+                    Some(a) => a,
+                    None => {
+                        let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
+                        return Err(wrap(origin, f.error));
+                    }
+                }
+            }
+        };
+        plan.applied = Some(applied);
+        plans.push(plan);
+    }
+    write(locked, plans, records, now, batch, ops.len(), archived)
+}
+
+/// Applies a store's plan to its loaded text.
+fn plan_apply(
+    plan: &Plan<'_>,
+    locked: &Locked<'_>,
+    now: DateTime<Utc>,
+) -> std::result::Result<Applied, OpFailed> {
+    let refs: Vec<&edit::Op> = plan.items.iter().map(|it| &*it.op).collect();
+    let cx = plan.loaded.context(locked.at(), now);
+    edit::apply(&plan.loaded.src, &plan.loaded.doc, &refs, &cx)
+}
+
+/// The store of the live fact `old` that a new fact `new_id` supersedes,
+/// and its archive record; refused for a day row, an archived fact, an
+/// unknown id or another agent's.
+fn superseded(
+    locked: &Locked<'_>,
+    old: &str,
+    new_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(Scope, (String, Meta))> {
+    let at = locked.at();
+    if old == new_id {
+        return Err(Error::SelfSupersede { id: old.to_owned() });
+    }
+    match locate::locate(at, old)? {
+        Found::Live(s, i) => {
+            let l = stores::load(at, s, true)?;
+            let e = &l.doc.entries[i];
+            let mut meta = record_meta(
+                e.metadata(&l.src),
+                Origin::from(s),
+                ArchiveKind::Superseded,
+                format!("superseded by {new_id}"),
+                now,
+                at.owner.caller(),
+            );
+            meta.superseded_by = Some(new_id.to_owned());
+            Ok((s, (e.text.clone(), meta)))
+        }
+        Found::Day(_) => Err(Error::DayAppendOnly { id: old.to_owned() }),
+        Found::Archived => Err(Error::SupersedeArchived { id: old.to_owned() }),
+        Found::Nowhere => Err(locate::unknown(at, old, true)?),
+    }
+}
+
+/// A live fact curation may archive.
+struct Candidate {
+    last_recalled: Option<DateTime<Utc>>,
+    created: DateTime<Utc>,
+    id: String,
+    text: String,
+    meta: Meta,
+}
+
+/// Archives facts of the plan's store (least recently recalled first, then
+/// oldest) until its operations fit the budget: their removals go first in
+/// the plan and their records into `records`. `None` if even archiving every
+/// candidate does not make room.
+fn curate(
+    plan: &mut Plan<'_>,
+    locked: &Locked<'_>,
+    now: DateTime<Utc>,
+    records: &mut Vec<(String, Meta)>,
+    archived: &mut Vec<String>,
+) -> Result<Option<Applied>> {
+    let at = locked.at();
+    let stats = stats::load(at);
+    let l = &plan.loaded;
+    let new_texts: Vec<String> = plan
+        .items
+        .iter()
+        .filter_map(|it| match &*it.op {
+            edit::Op::Add { text, .. } => Some(normalize_text(text)),
+            _ => None,
+        })
+        .collect();
+    let removed: Vec<&str> = plan
+        .items
+        .iter()
+        .filter_map(|it| match &*it.op {
+            edit::Op::Remove { old, .. } => Some(old.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut cands: Vec<Candidate> = l
+        .doc
+        .entries
+        .iter()
+        .filter(|e| is_live(e.meta_comment(&l.src), now) && !new_texts.contains(&e.text))
+        .filter(|e| !removed.contains(&e.id.as_str()))
+        .map(|e| {
+            let meta = e.metadata(&l.src);
+            let st = stats.facts.get(&e.id).cloned().unwrap_or_default();
+            Candidate {
+                last_recalled: st.last_recalled_at,
+                created: meta.created.or(st.first_seen).unwrap_or(now),
+                id: e.id.clone(),
+                text: e.text.clone(),
+                meta,
+            }
+        })
+        .collect();
+    cands.sort_by(|a, b| {
+        a.last_recalled
+            .cmp(&b.last_recalled)
+            .then(a.created.cmp(&b.created))
+            .then(a.id.cmp(&b.id))
+    });
+    let origin = plan.items.first().map_or(0, |it| it.origin);
+    let mut picked = Vec::new();
+    for c in cands {
+        plan.items.insert(
+            0,
+            Item {
+                op: Cow::Owned(edit::Op::Remove {
+                    old: c.id.clone(),
+                    scope: plan.scope,
+                }),
+                origin,
+                asked: false,
+            },
+        );
+        picked.push(c);
+        match plan_apply(plan, locked, now) {
+            Ok(a) => {
+                for c in picked {
+                    let meta = record_meta(
+                        c.meta,
+                        Origin::from(plan.scope),
+                        ArchiveKind::Plain,
+                        "curated: over budget".into(),
+                        now,
+                        at.owner.caller(),
+                    );
+                    records.push((c.text, meta));
+                    archived.push(c.id);
+                }
+                return Ok(Some(a));
+            }
+            Err(OpFailed {
+                error: Error::OverBudget { .. },
+                ..
+            }) => continue,
+            Err(f) => return Err(f.error),
+        }
+    }
+    Ok(None)
+}
+
+/// Writes a checked plan: archive.md first (when anything is archived),
+/// then each store that changed.
+fn write(
+    locked: &Locked<'_>,
+    mut plans: Vec<Plan<'_>>,
+    records: Vec<(String, Meta)>,
+    now: DateTime<Utc>,
+    batch: bool,
+    asked: usize,
+    archived: Vec<String>,
+) -> Result<Written> {
+    let at = locked.at();
+    // An editor's save met by a swap makes a store's edit run again; its
+    // outcome replaces the plan's.
+    let mut redone: Vec<Option<Applied>> = plans.iter().map(|_| None).collect();
+    let mut changes: Vec<Change<'_>> = Vec::new();
+    if !records.is_empty() {
+        let (held, _) = archive::read(at)?;
+        changes.push(archive::append(locked.dir(), held, records));
+    }
+    for (plan, slot) in plans.iter_mut().zip(redone.iter_mut()) {
+        let Some(applied) = &plan.applied else {
+            continue;
+        };
+        if !applied.changed(&plan.loaded.src) {
+            continue;
+        }
+        let planned = applied.src.clone().into_bytes();
+        let base = plan.loaded.base();
+        let plan = &*plan;
+        let cx = plan.loaded.context(at, now);
+        let refs: Vec<&edit::Op> = plan.items.iter().map(|it| &*it.op).collect();
+        let origins: Vec<usize> = plan.items.iter().map(|it| it.origin).collect();
+        let path = &plan.loaded.path;
+        changes.push(Change {
+            dir: locked.dir(),
+            name: plan.scope.file_name(),
+            base,
+            planned: Some(planned),
+            redo: Box::new(move |cur| {
+                let src = match cur {
+                    Some(b) => decode_limited(path, b.to_vec(), MAX_FILE_BYTES)?,
+                    None => String::new(),
+                };
+                let a = edit::apply_to(&src, &refs, &cx).map_err(|f| {
+                    let origin = origins.get(f.index).copied().unwrap_or(0);
+                    if batch {
+                        Error::Batch {
+                            index: origin,
+                            source: Box::new(f.error),
+                        }
+                    } else {
+                        f.error
+                    }
+                })?;
+                let out = a.changed(&src).then(|| a.src.clone().into_bytes());
+                *slot = Some(a);
+                Ok(out)
+            }),
+        });
+    }
+    locked.owner().disk().replace_in_order(changes)?;
+    let mut results: Vec<Option<OpOutcome>> = vec![None; asked];
+    let mut usage = Vec::new();
+    let mut warnings = Vec::new();
+    for (plan, again) in plans.into_iter().zip(redone) {
+        let Some(applied) = again.or(plan.applied) else {
+            continue;
+        };
+        if applied.changed(&plan.loaded.src) {
+            at.owner.store().parsed().put(
+                &plan.loaded.path,
+                &applied.src,
+                Arc::new(applied.doc),
+                true,
+            );
+        }
+        warnings.extend(applied.budget.warning(plan.scope.file_name()));
+        usage.push((plan.scope, applied.usage));
+        for (it, outcome) in plan.items.iter().zip(applied.outcomes) {
+            if it.asked
+                && let Some(slot) = results.get_mut(it.origin)
+            {
+                *slot = Some(outcome);
+            }
+        }
+    }
+    Ok(Written {
+        results: results.into_iter().flatten().collect(),
+        usage,
+        warnings,
+        archived,
+    })
+}

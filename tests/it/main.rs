@@ -1,0 +1,20 @@
+//! The integration tests, one binary (one build, one link): the real
+//! `memdir` binary and the library on real files in temp folders, one module
+//! per area. `util` is the shared harness that runs the binary; `common`
+//! loads the recall cases.
+//!
+//! Run one area with `cargo test --test it <module>`, e.g.
+//! `cargo test --test it multiprocess -- --nocapture`.
+
+mod common;
+mod util;
+
+mod cli;
+mod journal;
+mod lifecycle;
+mod multiprocess;
+mod recall_cases;
+mod recall_store;
+mod results;
+mod scan_corpus;
+mod snapshot_golden;
