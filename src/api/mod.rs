@@ -288,7 +288,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::FinishRun { run_id, text } => {
             let owner = owner()?;
             if let Caller::Person(person) = &who.caller {
-                return Err(crate::Error::DayAgentOnly {
+                return Err(crate::error::Error::DayAgentOnly {
                     person: person.clone(),
                 });
             }

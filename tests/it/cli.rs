@@ -1164,6 +1164,7 @@ fn a_root_config_budget_is_reported_as_root_config() {
 #[cfg(unix)]
 #[test]
 fn a_held_lock_makes_writes_fail_with_locked() {
+    let _alone = util::exclusive();
     use fs2::FileExt;
     let s = Sandbox::new();
     s.run(&["--owner", O, "add", "before"]).ok();

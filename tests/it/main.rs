@@ -9,6 +9,7 @@
 mod common;
 mod util;
 
+mod architecture;
 mod cli;
 mod journal;
 mod lifecycle;

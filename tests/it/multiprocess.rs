@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 use crate::util::{self, Sandbox, run_cmd, store_entries, temp_files};
@@ -31,11 +31,10 @@ const HEADER: &str = "---\nbudget: 20000\n---\n# Team notes\n\n";
 const EDITOR_FILE_ENV: &str = "MEMDIR_TEST_EDITOR_FILE";
 const EDITOR_DONE_ENV: &str = "MEMDIR_TEST_EDITOR_DONE";
 
-/// The multi-process tests run one at a time so their timings mean something.
-static SERIAL: Mutex<()> = Mutex::new(());
-
+/// The multi-process tests run one at a time so their timings mean
+/// something, and never beside a test that asserts on wall-clock bounds.
 fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    util::exclusive()
 }
 
 fn agent_text(worker: usize, i: usize) -> String {

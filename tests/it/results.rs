@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::util::{BIN, Run, Sandbox, tree};
+use crate::util::{self, BIN, Run, Sandbox, tree};
 
 const A: &str = "agt_a";
 
@@ -532,6 +532,7 @@ fn a_damaged_result_file_is_result_corrupt() {
 #[cfg(unix)]
 #[test]
 fn lock_timeout_ms_applies_to_the_workflow_lock() {
+    let _alone = util::exclusive();
     use fs2::FileExt;
     let s = Sandbox::new();
     s.put(A, "wf", "t", b"x").ok();
@@ -633,6 +634,7 @@ fn concurrent_puts_from_processes_lose_nothing() {
 
 #[test]
 fn wait_returns_promptly_when_another_process_puts() {
+    let _alone = util::exclusive();
     let s = Sandbox::new();
     let waiter = s
         .owner_cmd(
@@ -669,6 +671,7 @@ fn wait_returns_promptly_when_another_process_puts() {
 
 #[test]
 fn wait_times_out_with_not_ready() {
+    let _alone = util::exclusive();
     let s = Sandbox::new();
     let t = Instant::now();
     let e = s

@@ -374,3 +374,12 @@ pub fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).expect("stat").permissions().mode() & 0o7777
 }
+
+/// Taken by the tests that load the machine (hundreds of processes) and by
+/// the tests that assert on wall-clock bounds, so that neither runs beside
+/// the other in this one test binary.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

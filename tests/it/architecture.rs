@@ -1,0 +1,293 @@
+//! The layering of `docs/ARCHITECTURE.md`, checked on the source: every
+//! module of `src/` is in the table, every `crate::`, `super::` and (in the
+//! binary) `memdir::` path in code that is not test code names a module of a
+//! lower layer or of the module's own entry, and the imports between modules
+//! have no cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+/// One row entry of the layer table: a module path and its layer.
+#[derive(Debug, Clone)]
+struct Entry {
+    module: String,
+    layer: usize,
+}
+
+/// The entries of the table in ARCHITECTURE.md (`| N | \`a\`, \`b\` | … |`).
+fn layers(doc: &str) -> Vec<Entry> {
+    let row = Regex::new(r"^\|\s*(\d+)\s*\|([^|]*)\|").expect("regex");
+    let name = Regex::new(r"`([a-z_:]+)`").expect("regex");
+    let mut out = Vec::new();
+    for line in doc.lines() {
+        if let Some(c) = row.captures(line) {
+            let layer: usize = c[1].parse().expect("a layer number");
+            for m in name.captures_iter(&c[2]) {
+                out.push(Entry {
+                    module: m[1].to_owned(),
+                    layer,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The entry a module belongs to: the longest entry that is the module or
+/// one of its ancestors.
+fn entry_of<'a>(module: &str, entries: &'a [Entry]) -> Option<&'a Entry> {
+    entries
+        .iter()
+        .filter(|e| module == e.module || module.starts_with(&format!("{}::", e.module)))
+        .max_by_key(|e| e.module.len())
+}
+
+/// The module path of a file under `src/` (`store/files/mod.rs` →
+/// `store::files`); `None` for the crate root.
+fn module_of(rel: &Path) -> Option<String> {
+    let s = rel.to_string_lossy().replace('\\', "/");
+    let s = s.strip_suffix(".rs")?;
+    if s == "lib" {
+        return None;
+    }
+    let s = s.strip_suffix("/mod").unwrap_or(s);
+    Some(s.replace('/', "::"))
+}
+
+/// Whether a file holds only test code.
+fn is_test_file(rel: &Path) -> bool {
+    rel.components().any(|c| c.as_os_str() == "tests")
+        || rel.file_name().is_some_and(|n| n == "tests.rs")
+}
+
+/// The code of a source file that is not tests nor comments.
+fn code(src: &str) -> String {
+    let cut = src.find("#[cfg(test)]\nmod tests {").unwrap_or(src.len());
+    src[..cut]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module paths a file's code refers to, resolved against its module.
+fn references(module: &str, code: &str, binary: bool) -> BTreeSet<String> {
+    let path = Regex::new(
+        r"\b(?:(crate|memdir)::|((?:super::)+))([a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*)",
+    )
+    .expect("regex");
+    let mut out = BTreeSet::new();
+    for c in path.captures_iter(code) {
+        let tail = c[3].to_owned();
+        let resolved = if let Some(root) = c.get(1) {
+            // `memdir::` names the library only from the binary (in the
+            // binary, `crate::` is the binary: `crate::cli`).
+            if root.as_str() == "memdir" && !binary {
+                continue;
+            }
+            tail
+        } else {
+            let ups = c[2].matches("super").count();
+            let mut parts: Vec<&str> = module.split("::").collect();
+            for _ in 0..ups {
+                parts.pop();
+            }
+            let mut base = parts.join("::");
+            if !base.is_empty() {
+                base.push_str("::");
+            }
+            base + &tail
+        };
+        out.insert(resolved);
+    }
+    out
+}
+
+/// A violation of the layering, or `None`: `from` (a module) refers to `to`.
+fn violation(
+    from: &str,
+    to: &str,
+    entries: &[Entry],
+    modules: &BTreeSet<String>,
+) -> Option<String> {
+    // Paths that name no module of the crate (a root re-export in the
+    // binary, a type of the module itself) are not imports of a layer.
+    let target = longest_module(to, modules)?;
+    let a = entry_of(from, entries)?;
+    let b = entry_of(&target, entries)?;
+    if a.module == b.module || b.layer < a.layer {
+        return None;
+    }
+    Some(format!(
+        "{from} (layer {}, `{}`) refers to {to} (layer {}, `{}`)",
+        a.layer, a.module, b.layer, b.module
+    ))
+}
+
+/// The longest module of the crate that `path` is or is inside.
+fn longest_module(path: &str, modules: &BTreeSet<String>) -> Option<String> {
+    let parts: Vec<&str> = path.split("::").collect();
+    (1..=parts.len())
+        .rev()
+        .map(|n| parts[..n].join("::"))
+        .find(|p| modules.contains(p))
+}
+
+/// Every source file of `src/`, relative to it.
+fn sources(src: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![src.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("read src") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p.strip_prefix(src).expect("under src").to_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A cycle in `graph`, if there is one.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(n) {
+            Some(2) => return None,
+            Some(1) => {
+                let at = path.iter().position(|p| p == n).unwrap_or(0);
+                let mut c = path[at..].to_vec();
+                c.push(n.to_owned());
+                return Some(c);
+            }
+            _ => {}
+        }
+        state.insert(n.to_owned(), 1);
+        path.push(n.to_owned());
+        for m in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, graph, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(n.to_owned(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Checks `files` (module path, code) against the table in `doc`: the
+/// violations found, empty when the layering holds.
+fn check(doc: &str, files: &[(String, String, bool)]) -> Vec<String> {
+    check_counting(doc, files).0
+}
+
+/// [`check`], also giving the number of imports between modules it saw.
+fn check_counting(doc: &str, files: &[(String, String, bool)]) -> (Vec<String>, usize) {
+    let entries = layers(doc);
+    let modules: BTreeSet<String> = files.iter().map(|(m, _, _)| m.clone()).collect();
+    let mut problems = Vec::new();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code, binary) in files {
+        if entry_of(module, &entries).is_none() {
+            problems.push(format!("{module} is in no layer of the table"));
+            continue;
+        }
+        for to in references(module, code, *binary) {
+            if let Some(v) = violation(module, &to, &entries, &modules) {
+                problems.push(v);
+            }
+            if let Some(target) = longest_module(&to, &modules)
+                && &target != module
+                && !target.starts_with(&format!("{module}::"))
+            {
+                graph.entry(module.clone()).or_default().insert(target);
+            }
+        }
+    }
+    if let Some(c) = cycle(&graph) {
+        problems.push(format!("import cycle: {}", c.join(" -> ")));
+    }
+    let edges = graph.values().map(BTreeSet::len).sum();
+    (problems, edges)
+}
+
+#[test]
+fn the_source_keeps_the_layers_of_architecture_md() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("the doc");
+    assert!(
+        layers(&doc).len() >= 20,
+        "the table is read: {:?}",
+        layers(&doc)
+    );
+    let src = root.join("src");
+    let mut files = Vec::new();
+    for rel in sources(&src) {
+        if is_test_file(&rel) {
+            continue;
+        }
+        let Some(module) = module_of(&rel) else {
+            continue;
+        };
+        let binary = module == "main" || module.starts_with("cli");
+        let text = std::fs::read_to_string(src.join(&rel)).expect("source");
+        files.push((module, code(&text), binary));
+    }
+    assert!(files.len() > 40, "{} source files", files.len());
+    let (problems, edges) = check_counting(&doc, &files);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The imports were seen (a broken pattern would see none and pass).
+    assert!(edges > 150, "{edges} imports between modules");
+}
+
+/// The checker finds what it is there to find: an upward import, an import
+/// between two features, a module missing from the table, and a cycle.
+#[test]
+fn the_checker_catches_what_it_should() {
+    let doc = "| 1 | `low` | x |\n| 2 | `mid::a`, `mid::b` | x |\n| 3 | `top` | x |\n";
+    let files = |list: &[(&str, &str)]| -> Vec<(String, String, bool)> {
+        list.iter()
+            .map(|(m, c)| (m.to_string(), c.to_string(), false))
+            .collect()
+    };
+    let ok = files(&[
+        ("low", ""),
+        ("mid::a", "use crate::low::X;"),
+        ("mid::b", "use crate::low;"),
+        ("top", "use crate::mid::a::Y; use crate::mid::b;"),
+    ]);
+    assert_eq!(check(doc, &ok), Vec::<String>::new());
+    let upward = files(&[("low", "use crate::top::Z;"), ("top", "")]);
+    let found = check(doc, &upward);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("low (layer 1"), "{found:?}");
+    let sideways = files(&[("mid::a", "use super::b::Thing;"), ("mid::b", "")]);
+    assert!(check(doc, &sideways)[0].contains("mid::a (layer 2"));
+    let missing = files(&[("elsewhere", "")]);
+    assert!(check(doc, &missing)[0].contains("in no layer"));
+    let cyclic = files(&[
+        ("mid::a::x", "use super::y;"),
+        ("mid::a::y", "use super::x;"),
+    ]);
+    assert!(
+        check(doc, &cyclic)
+            .iter()
+            .any(|p| p.starts_with("import cycle"))
+    );
+}
