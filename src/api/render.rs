@@ -5,7 +5,7 @@
 //! standard error or the JSON object of standard output.
 
 use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::Response;
 use super::errors::ErrorBody;
@@ -14,7 +14,7 @@ use crate::journal::MAX_DAY_CHARS;
 use crate::model::time::micros;
 use crate::snapshot::Snapshot;
 use crate::store::{
-    DayOutcome, FactRow, PutOutcome, Status, TaskResult, Transition, WorkflowResults,
+    DayOutcome, FactRow, PutOutcome, ResultMeta, Status, TaskResult, Transition, WorkflowResults,
 };
 
 /// What to print.
@@ -305,20 +305,22 @@ fn list(rows: &[FactRow], json: bool) -> String {
     out
 }
 
+/// A result's metadata as the fields of a JSON object.
+fn meta_fields(meta: &ResultMeta) -> Map<String, Value> {
+    match serde_json::to_value(meta) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
 fn put(out: &PutOutcome, json: bool) -> String {
     let r = &out.result;
     if json {
-        line(&json!({
-            "message": out.status.message(),
-            "status": out.status,
-            "workflow_id": r.workflow_id,
-            "task_id": r.task_id,
-            "content_type": r.content_type,
-            "created_at": r.created_at,
-            "sha256": r.sha256,
-            "bytes": r.bytes,
-            "warnings": out.warnings,
-        }))
+        let mut o = meta_fields(r);
+        o.insert("message".into(), json!(out.status.message()));
+        o.insert("status".into(), json!(out.status));
+        o.insert("warnings".into(), json!(out.warnings));
+        line(&o)
     } else {
         format!(
             "{} {}/{} ({} bytes, {}, sha256 {})\n",
@@ -368,19 +370,12 @@ fn result(r: &TaskResult, json: bool) -> Rendered {
         Ok(s) => (json!(s), None),
         Err(_) => (Value::Null, Some(base64(&r.content))),
     };
-    let mut v = json!({
-        "workflow_id": r.workflow_id,
-        "task_id": r.task_id,
-        "content_type": r.content_type,
-        "created_at": r.created_at,
-        "sha256": r.sha256,
-        "bytes": r.bytes,
-        "content": content,
-    });
-    if let (Some(o), Some(b)) = (v.as_object_mut(), b64) {
+    let mut o = meta_fields(&r.meta());
+    o.insert("content".into(), content);
+    if let Some(b) = b64 {
         o.insert("content_base64".into(), json!(b));
     }
-    Rendered::text(line(&v))
+    Rendered::text(line(&o))
 }
 
 /// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.

@@ -249,8 +249,7 @@ impl Owner {
         crate::model::validate_id("workflow", workflow_id)?;
         crate::model::validate_id("task", task_id)?;
         let limit = self.max_result_bytes()?;
-        results::put(
-            self,
+        self.put_result_with_limit(
             workflow_id,
             task_id,
             content,

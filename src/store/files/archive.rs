@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::disk::{Change, Dir, Held, MAX_FILE_BYTES, decode};
+use crate::disk::{Change, Dir, Held, MAX_FILE_BYTES};
 use crate::error::{Error, Result};
 use crate::markdown::{parse_without_ids, splice};
 use crate::model::{ArchiveKind, Caller, Meta, Origin, day_id, entry_id};
@@ -60,15 +60,7 @@ pub(crate) fn archived_id(meta: &Meta, text: &str) -> String {
 /// archive.md as read: the file (to write it back) and its text (empty if
 /// missing).
 pub(crate) fn read(at: At<'_>) -> Result<(Option<Held>, String)> {
-    let Some(dir) = at.dir else {
-        return Ok((None, String::new()));
-    };
-    let held = at.disk().read(dir, ARCHIVE_FILE, MAX_FILE_BYTES)?;
-    let src = match &held {
-        Some(h) => decode(&dir.join(ARCHIVE_FILE), h.bytes.clone())?,
-        None => String::new(),
-    };
-    Ok((held, src))
+    super::read_text(at, ARCHIVE_FILE, MAX_FILE_BYTES)
 }
 
 /// The archived memories in `src` (archive.md's text), in file order.

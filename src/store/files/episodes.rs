@@ -7,7 +7,7 @@ use std::rc::Rc;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::disk::{Change, Dir, Held, decode};
+use crate::disk::{Change, Dir, Held};
 use crate::error::Result;
 use crate::journal::{self, DayLine, Journal};
 use crate::model::day_id;
@@ -46,15 +46,7 @@ fn row(sec: &journal::DaySection) -> DayRow {
 /// episodes.md as read: the file (to write it back) and its text (empty if
 /// missing).
 pub(crate) fn read(at: At<'_>) -> Result<(Option<Held>, String)> {
-    let Some(dir) = at.dir else {
-        return Ok((None, String::new()));
-    };
-    let held = at.disk().read(dir, EPISODES_FILE, MAX_EPISODES_BYTES)?;
-    let src = match &held {
-        Some(h) => decode(&dir.join(EPISODES_FILE), h.bytes.clone())?,
-        None => String::new(),
-    };
-    Ok((held, src))
+    super::read_text(at, EPISODES_FILE, MAX_EPISODES_BYTES)
 }
 
 /// The parsed journal.

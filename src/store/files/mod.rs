@@ -22,8 +22,23 @@ pub(crate) mod scan_cache;
 pub(crate) mod stats;
 pub(crate) mod stores;
 
-use crate::disk::{Base, Change, Dir, Held, decode_limited};
+use crate::disk::{Base, Change, Dir, Held, decode, decode_limited};
 use crate::error::Result;
+use crate::store::owner::At;
+
+/// A text file of the owner's folder as read: the file (to write it back)
+/// and its text (empty when it or the folder is missing).
+pub(crate) fn read_text(at: At<'_>, name: &str, limit: u64) -> Result<(Option<Held>, String)> {
+    let Some(dir) = at.dir else {
+        return Ok((None, String::new()));
+    };
+    let held = at.disk().read(dir, name, limit)?;
+    let src = match &held {
+        Some(h) => decode(&dir.join(name), h.bytes.clone())?,
+        None => String::new(),
+    };
+    Ok((held, src))
+}
 
 /// A change of the text file `name` in `dir` (read as `held`, `None` if it
 /// did not exist) that `edit` computes from its current text (`None`: no
