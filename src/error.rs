@@ -24,15 +24,17 @@ pub struct EntryBrief {
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An owner, workflow, task or run id is not of the allowed form.
-    #[error(
-        "invalid {kind} id {value:?}: use 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit"
-    )]
+    /// An owner, workflow, task, run or skill id is not of the allowed
+    /// form, or would not travel to another machine (a reserved device name
+    /// on Windows, a trailing dot, a case-only twin of an existing sibling).
+    #[error("invalid {kind} id {value:?}: {reason}")]
     InvalidId {
         /// What the id names (`owner`, `workflow`, …).
         kind: &'static str,
         /// The refused value.
         value: String,
+        /// Why, and what to use instead.
+        reason: String,
     },
     /// A path inside the memory folder is a symlink (or otherwise not a plain file or folder).
     #[error("{}: refusing to follow a symlink or special file inside the memory folder", path.display())]

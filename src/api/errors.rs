@@ -88,7 +88,11 @@ pub fn status(e: &Error) -> u16 {
 /// path).
 pub fn details(e: &Error) -> Value {
     match e {
-        Error::InvalidId { kind, value } => json!({"kind": kind, "value": value}),
+        Error::InvalidId {
+            kind,
+            value,
+            reason,
+        } => json!({"kind": kind, "value": value, "reason": reason}),
         Error::UnsafePath { path }
         | Error::Poisoned { path }
         | Error::InvalidUtf8 { path, .. }

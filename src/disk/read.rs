@@ -42,10 +42,14 @@ pub(super) fn open_plain(
     let file = match io.open_read(dir, name) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-            return Err(Error::UnsafePath { path: path() });
+        Err(e) => {
+            // A symlink (`ELOOP`), a socket (`ENXIO`) or anything else that
+            // is there but not a regular file is refused as such.
+            return match io.stat(dir, name) {
+                Ok(st) if st.kind != Kind::File => Err(Error::UnsafePath { path: path() }),
+                _ => Err(Error::io(path(), "open")(e)),
+            };
         }
-        Err(e) => return Err(Error::io(path(), "open")(e)),
     };
     let stat = io.fstat(&file).map_err(Error::io(path(), "stat"))?;
     if stat.kind != Kind::File {

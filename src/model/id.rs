@@ -9,26 +9,82 @@ use crate::error::{Error, Result};
 /// Longest owner, workflow, task or run id.
 pub const MAX_ID_LEN: usize = 128;
 
-/// Checks that `value` is a safe id: 1–128 characters of `[A-Za-z0-9._-]`,
-/// starting with a letter or digit. `kind` names it in the error.
+/// The form every id takes, as an error says it.
+const ID_FORM: &str = "use 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit";
+
+/// Names Windows reserves for devices, with or without an extension (`CON`,
+/// `nul.txt`): a folder or file of that name cannot exist there.
+const RESERVED: [&str; 22] = [
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
+
+/// Checks that `value` is a safe and portable id: 1–128 characters of
+/// `[A-Za-z0-9._-]`, starting with a letter or digit, not ending in a dot,
+/// and not a name Windows reserves for a device (`CON`, `NUL`, `COM1`,
+/// `LPT1`, …, also with an extension). `kind` names it in the error.
 ///
 /// Such an id can never be `.`, `..`, absolute, or contain a separator, so it
-/// is safe as a single path component.
+/// is safe as a single path component; and memory folders travel through
+/// git, so an id must name the same file on every system. (That it does not
+/// differ only by case from an existing sibling is checked where the sibling
+/// is known: see `validate_new_id`.)
 pub fn validate_id(kind: &'static str, value: &str) -> Result<()> {
+    let invalid = |reason: &str| {
+        Err(Error::InvalidId {
+            kind,
+            value: value.to_owned(),
+            reason: reason.to_owned(),
+        })
+    };
     let ok = !value.is_empty()
         && value.len() <= MAX_ID_LEN
         && value.as_bytes()[0].is_ascii_alphanumeric()
         && value
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::InvalidId {
-            kind,
-            value: value.to_owned(),
-        })
+    if !ok {
+        return invalid(ID_FORM);
     }
+    if value.ends_with('.') {
+        return invalid("an id cannot end in a dot (Windows drops it from file names)");
+    }
+    let stem = value.split('.').next().unwrap_or(value);
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(stem)) {
+        return invalid(
+            "CON, PRN, AUX, NUL, COM1-9 and LPT1-9 (with or without an extension) are device names on Windows; choose another id",
+        );
+    }
+    Ok(())
+}
+
+/// Checks a new id against the names already beside it (`siblings`: the
+/// folder's entries, each compared after removing `suffix`): an id that
+/// differs from one of them only by case is refused, since the two would
+/// be one file on a case-insensitive file system (macOS, Windows) that a
+/// clone of the memory folder may live on.
+pub fn validate_new_id<'a>(
+    kind: &'static str,
+    value: &str,
+    suffix: &str,
+    siblings: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    validate_id(kind, value)?;
+    for name in siblings {
+        let Some(other) = name.strip_suffix(suffix) else {
+            continue;
+        };
+        if other != value && other.eq_ignore_ascii_case(value) {
+            return Err(Error::InvalidId {
+                kind,
+                value: value.to_owned(),
+                reason: format!(
+                    "{other:?} exists beside it and differs only by case; on a case-insensitive file system both are one; use {other:?}"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Folds `text` for id computation: outer whitespace trimmed, inner runs of
@@ -120,10 +176,35 @@ mod tests {
             "a b",
             "é",
             &"x".repeat(129),
+            "CON",
+            "nul",
+            "Com1",
+            "lpt9.txt",
+            "aux.tar.gz",
+            "trailing.",
+            "a..",
         ] {
             let err = validate_id("owner", bad).unwrap_err();
             assert_eq!(err.code(), "invalid_id", "{bad:?}");
         }
+        // Reserved only as the whole stem.
+        for ok in [
+            "console", "nullable", "com10", "lpt", "CONfig", "my.con", "a.b",
+        ] {
+            assert!(validate_id("owner", ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn a_case_only_twin_of_a_sibling_is_refused() {
+        let names = ["agt_a", "Results", "t1.result", "other.json"];
+        assert!(validate_new_id("owner", "agt_b", "", names).is_ok());
+        assert!(validate_new_id("owner", "agt_a", "", names).is_ok()); // itself
+        let e = validate_new_id("owner", "AGT_A", "", names).unwrap_err();
+        assert_eq!(e.code(), "invalid_id");
+        assert!(e.to_string().contains("\"agt_a\""), "{e}");
+        assert!(validate_new_id("task", "T1", ".result", names).is_err());
+        assert!(validate_new_id("task", "OTHER", ".result", names).is_ok());
     }
 
     #[test]

@@ -9,7 +9,9 @@ pub(crate) mod settings;
 pub(crate) mod time;
 
 pub use caller::{Caller, RunContext};
-pub use id::{MAX_ID_LEN, day_id, entry_id, fold_whitespace, is_entry_id, validate_id};
+pub use id::{
+    MAX_ID_LEN, day_id, entry_id, fold_whitespace, is_entry_id, validate_id, validate_new_id,
+};
 pub use meta::{ArchiveKind, Meta, fmt_time, is_live, parse_expires, parse_time};
 pub use scope::{Origin, Scope};
 pub use settings::{Budgets, Curation, ExpiryDays, Settings};

@@ -53,7 +53,8 @@ pub(crate) fn day(
         validate_id("task", t)?;
     }
     if let Some(r) = run {
-        validate_id("run", r)?;
+        // A line names only a run this owner began (its record exists).
+        runs::read_record(owner.view()?.at(), r)?;
     }
     let date = now.date_naive();
     let content = journal::render_line(&now.format("%H:%M").to_string(), task, &text, run);

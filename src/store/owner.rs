@@ -13,7 +13,22 @@ use std::time::Duration;
 use super::root::{DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
 use crate::disk::{Dir, Disk, Lock};
 use crate::error::{Error, Result};
-use crate::model::{Caller, RunContext, Scope, Settings, validate_id};
+use crate::model::{Caller, RunContext, Scope, Settings, validate_id, validate_new_id};
+
+/// Refuses a name about to be created in `parent` (or found missing there)
+/// that differs only by case from an existing sibling (see
+/// [`validate_new_id`]): memory folders travel through git to
+/// case-insensitive file systems.
+pub(crate) fn no_case_twin(
+    disk: &Disk,
+    parent: &Dir,
+    kind: &'static str,
+    id: &str,
+    suffix: &str,
+) -> Result<()> {
+    let names = disk.list(parent)?;
+    validate_new_id(kind, id, suffix, names.iter().map(String::as_str))
+}
 
 /// One owner's memory, as one caller acts on it. Cheap to clone; holds no
 /// file open between operations.
@@ -116,7 +131,13 @@ impl Owner {
     pub(crate) fn view(&self) -> Result<View<'_>> {
         let disk = self.disk();
         let dir = match disk.open_root(self.store.root())? {
-            Some(root) => disk.open_dir(&root, &self.id)?,
+            Some(root) => {
+                let dir = disk.open_dir(&root, &self.id)?;
+                if dir.is_none() {
+                    no_case_twin(disk, &root, "owner", &self.id, "")?;
+                }
+                dir
+            }
             None => None,
         };
         let settings = self.settings_in(dir.as_ref())?;
@@ -143,7 +164,13 @@ impl Owner {
         let disk = self.disk();
         disk.check()?;
         let root = disk.ensure_root(self.store.root())?;
-        let (dir, created) = disk.ensure_dir(&root, &self.id)?;
+        let (dir, created) = match disk.open_dir(&root, &self.id)? {
+            Some(dir) => (dir, false),
+            None => {
+                no_case_twin(disk, &root, "owner", &self.id, "")?;
+                disk.ensure_dir(&root, &self.id)?
+            }
+        };
         let (derived, _) = disk.ensure_dir(&dir, DERIVED_DIR)?;
         Ok(Folders {
             dir,

@@ -11,6 +11,7 @@ mod util;
 
 mod architecture;
 mod cli;
+mod hostile;
 mod journal;
 mod lifecycle;
 mod multiprocess;

@@ -98,6 +98,7 @@ pub(crate) fn stored_snapshot(at: At<'_>, sha256: &str) -> Result<Option<String>
         return Err(Error::InvalidId {
             kind: "snapshot",
             value: sha256.to_owned(),
+            reason: "a snapshot is named by its SHA-256, 64 hex digits".into(),
         });
     }
     let Some(snaps) = derived_sub(at, SNAPSHOTS_DIR)? else {

@@ -44,13 +44,14 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::files::results::RESULT_SUFFIX;
 use super::files::results::file::{check_content_type, decode_result, encode_result, sha256_hex};
 use super::files::results::index::{self, MAX_RESULT_FILE_BYTES, sort_steps, step_of};
 use super::files::results::{
     DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
     existing_workflow_dir, not_ready, result_name, workflow_lock,
 };
-use super::owner::Owner;
+use super::owner::{Owner, no_case_twin};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
 
@@ -141,6 +142,9 @@ pub(crate) fn put(
     let existing = disk
         .read_bytes(&dir, &name, MAX_RESULT_FILE_BYTES)?
         .map(|b| decode_result(&path, workflow_id, task_id, b));
+    if existing.is_none() {
+        no_case_twin(disk, &dir, "task", task_id, RESULT_SUFFIX)?;
+    }
     let mut loaded = index::load_steps(disk, &dir, workflow_id)?;
     let status = match existing {
         None => PutStatus::Stored,

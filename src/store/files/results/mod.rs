@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::disk::{Dir, Lock};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
-use crate::store::owner::{At, Folders, Owner};
+use crate::store::owner::{At, Folders, Owner, no_case_twin};
 
 /// Largest result stored by default: 16 MiB (`max_result_bytes` in
 /// `memdir.yaml` sets another).
@@ -134,7 +134,11 @@ pub(crate) fn existing_workflow_dir(at: At<'_>, workflow_id: &str) -> Result<Opt
     let Some(results) = disk.open_dir(dir, RESULTS_DIR)? else {
         return Ok(None);
     };
-    disk.open_dir(&results, workflow_id)
+    let wf = disk.open_dir(&results, workflow_id)?;
+    if wf.is_none() {
+        no_case_twin(disk, &results, "workflow", workflow_id, "")?;
+    }
+    Ok(wf)
 }
 
 /// Creates the owner's folders down to the workflow's, refusing symlinks.
@@ -143,7 +147,13 @@ pub(crate) fn ensure_workflow_dir(owner: &Owner, workflow_id: &str) -> Result<(F
     let disk = owner.disk();
     let folders = owner.folders()?;
     let (results, _) = disk.ensure_dir(&folders.dir, RESULTS_DIR)?;
-    let (wf, _) = disk.ensure_dir(&results, workflow_id)?;
+    let wf = match disk.open_dir(&results, workflow_id)? {
+        Some(wf) => wf,
+        None => {
+            no_case_twin(disk, &results, "workflow", workflow_id, "")?;
+            disk.ensure_dir(&results, workflow_id)?.0
+        }
+    };
     Ok((folders, wf))
 }
 
