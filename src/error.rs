@@ -316,6 +316,22 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// A file holds unresolved git conflict markers: memdir does not write it.
+    #[error(
+        "{file} holds unresolved git conflict markers ({lines}); resolve them by hand, then write again"
+    )]
+    Conflicted {
+        /// The file.
+        file: &'static str,
+        /// The regions' lines, such as `lines 3-9`.
+        lines: String,
+    },
+    /// Entry text holds control characters (terminal escapes and the like).
+    #[error("the text holds control characters ({found}); write plain text")]
+    TextInvalid {
+        /// What was found, such as `U+001B at character 4`.
+        found: String,
+    },
     /// An expiry that is neither a date nor an RFC 3339 time.
     #[error("--expires {value:?}: use a date YYYY-MM-DD or an RFC 3339 time")]
     InvalidExpiry {
@@ -413,6 +429,8 @@ impl Error {
             | Error::SelfSupersede { .. }
             | Error::InvalidBatch { .. } => "invalid_request",
             Error::SearchFailed { .. } => "search_failed",
+            Error::Conflicted { .. } => "memory_conflicted",
+            Error::TextInvalid { .. } => "memory_text_invalid",
             Error::Malformed { .. } => "file_malformed",
             Error::Encode { .. } => "encode_failed",
             Error::RunNotFound { .. } => "run_not_found",

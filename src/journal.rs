@@ -129,6 +129,7 @@ pub fn check_line(text: &str) -> Result<String> {
             limit: MAX_DAY_LINE_CHARS,
         });
     }
+    crate::edit::check_controls(&text)?;
     Ok(text)
 }
 

@@ -44,6 +44,7 @@ impl ErrorBody {
 pub fn status(e: &Error) -> u16 {
     match e {
         Error::InvalidId { .. }
+        | Error::TextInvalid { .. }
         | Error::TextEmpty
         | Error::TextTooLong { .. }
         | Error::InvalidExpiry { .. }
@@ -63,6 +64,7 @@ pub fn status(e: &Error) -> u16 {
         | Error::QueryTooLong { .. } => 400,
         Error::VetoHumanOnly { .. } => 403,
         Error::WrongState { .. }
+        | Error::Conflicted { .. }
         | Error::SupersedeArchived { .. }
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
@@ -160,6 +162,8 @@ pub fn details(e: &Error) -> Value {
         Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
         Error::DayExists { date } => json!({"date": date}),
         Error::InvalidExpiry { value } => json!({"value": value}),
+        Error::Conflicted { file, lines } => json!({"file": file, "lines": lines}),
+        Error::TextInvalid { found } => json!({"found": found}),
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::TextEmpty

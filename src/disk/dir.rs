@@ -61,6 +61,8 @@ pub(crate) struct Stat {
     pub(crate) ino: u64,
     /// The device it is on.
     pub(crate) dev: u64,
+    /// The user id of its owner.
+    pub(crate) uid: u32,
     /// Last modification, seconds and nanoseconds.
     pub(crate) mtime: (i64, i64),
     /// Last status change, seconds and nanoseconds.
@@ -83,6 +85,7 @@ impl Stat {
             mode: (st.st_mode as u32) & 0o7777,
             ino: st.st_ino as u64,
             dev: st.st_dev as u64,
+            uid: st.st_uid as u32,
             mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
             ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
         }

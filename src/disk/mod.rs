@@ -236,6 +236,18 @@ impl Disk {
         write::write_atomic(self.io.as_ref(), &self.poison, dir, name, bytes)
     }
 
+    /// Creates `name` in `dir` durably with `bytes` and the permission bits
+    /// `mode`, unless the name exists: then `false`, and it is left as it is.
+    pub(crate) fn create_new(
+        &self,
+        dir: &Dir,
+        name: &str,
+        bytes: &[u8],
+        mode: u32,
+    ) -> Result<bool> {
+        write::create_new(self.io.as_ref(), &self.poison, dir, name, bytes, mode)
+    }
+
     /// Replaces a file durably without losing an editor's save made
     /// meanwhile (see [`Change`]). Returns the bytes on disk at the end
     /// (`None`: unchanged).

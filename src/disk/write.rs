@@ -132,6 +132,35 @@ pub(super) fn write_atomic(
     sync_dir(io, poison, dir)
 }
 
+/// Creates `name` in `dir` durably with exactly `bytes` and the permission
+/// bits `mode` (a temp file renamed into place only if the name is free).
+/// `false` when the name exists already (it is left as it is).
+pub(super) fn create_new(
+    io: &dyn Io,
+    poison: &Poison,
+    dir: &Dir,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<bool> {
+    poison.check()?;
+    let tmp = write_temp(io, poison, dir, name, bytes, Some(mode))?;
+    match io.rename_noreplace(dir, &tmp, name) {
+        Ok(()) => {
+            sync_dir(io, poison, dir)?;
+            Ok(true)
+        }
+        Err(e) => {
+            let _ = io.remove_file(dir, &tmp);
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                Ok(false)
+            } else {
+                Err(Error::io(dir.join(name), "rename")(e))
+            }
+        }
+    }
+}
+
 /// Replaces a file with a change durably, without ever losing a save that
 /// another program (an editor, which takes no lock) made meanwhile.
 ///

@@ -24,6 +24,7 @@ pub(crate) fn check_text(text: &str) -> Result<String> {
             limit: MAX_TEXT_CHARS,
         });
     }
+    check_controls(&text)?;
     let findings = scan::scan(&text);
     let of = |family| {
         let f: Vec<_> = findings
@@ -40,6 +41,49 @@ pub(crate) fn check_text(text: &str) -> Result<String> {
         return Err(Error::SecretInMemory { patterns });
     }
     Ok(text)
+}
+
+/// Whether `c` is a control character text may not carry: C0 but tab and
+/// line feed, DEL, and C1 (which covers terminal escape sequences, all of
+/// which start with ESC or CSI).
+pub(crate) fn is_forbidden_control(c: char) -> bool {
+    (c < ' ' && c != '\t' && c != '\n') || ('\u{7f}'..='\u{9f}').contains(&c)
+}
+
+/// `text` with every control character a write would refuse shown as an
+/// escape (`\u{1B}`): how text a person wrote by hand reaches a prompt.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_forbidden_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_forbidden_control(c) {
+            out.push_str(&format!("\\u{{{:X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Refuses text with control characters ([`Error::TextInvalid`], naming the
+/// first few).
+pub(crate) fn check_controls(text: &str) -> Result<()> {
+    let found: Vec<String> = text
+        .chars()
+        .enumerate()
+        .filter(|(_, c)| is_forbidden_control(*c))
+        .take(3)
+        .map(|(i, c)| format!("U+{:04X} at character {}", u32::from(c), i + 1))
+        .collect();
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::TextInvalid {
+            found: found.join(", "),
+        })
+    }
 }
 
 /// An entry's text as an answer may echo it: `text`, or the `[BLOCKED: …]`

@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 pub(crate) use budget::usage_line;
 pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
 pub use check::MAX_TEXT_CHARS;
-pub(crate) use check::{briefs, check_text, find};
+pub use check::escape_controls;
+pub(crate) use check::{briefs, check_controls, check_text, find};
 pub(crate) use context::EditContext;
 
 use crate::error::{Error, Result};
@@ -165,6 +166,9 @@ pub(crate) fn apply(
 ) -> std::result::Result<Applied, OpFailed> {
     let failed = |index: usize| move |error: Error| OpFailed { index, error };
     let scope = cx.scope;
+    if let Some(e) = conflicted(scope.file_name(), &doc.conflicts) {
+        return Err(failed(0)(e));
+    }
     let budget = cx.budget(doc).map_err(failed(0))?;
     let mut cur = Cow::Borrowed(src);
     // Each edit hands back the parse of what it wrote.
@@ -209,6 +213,21 @@ pub(crate) fn apply(
         outcomes,
         src: cur.into_owned(),
         doc: now.into_owned(),
+    })
+}
+
+/// The refusal of a write to `file`, whose parse found conflict regions.
+pub(crate) fn conflicted(
+    file: &'static str,
+    regions: &[crate::markdown::Conflict],
+) -> Option<Error> {
+    (!regions.is_empty()).then(|| Error::Conflicted {
+        file,
+        lines: regions
+            .iter()
+            .map(crate::markdown::Conflict::lines)
+            .collect::<Vec<_>>()
+            .join(", "),
     })
 }
 
@@ -297,6 +316,9 @@ pub(crate) fn restore(
     cx: &EditContext<'_>,
 ) -> Result<Option<Applied>> {
     let scope = cx.scope;
+    if let Some(e) = conflicted(scope.file_name(), &doc.conflicts) {
+        return Err(e);
+    }
     let id = entry_id(scope.name(), text);
     if doc.entries.iter().any(|e| e.id == id) {
         return Ok(None);

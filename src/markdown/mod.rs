@@ -6,12 +6,14 @@
 //! the source bytes and edits splice byte ranges, so nothing a person wrote
 //! is ever re-rendered.
 
+mod conflict;
 mod front_matter;
 mod parse;
 pub(crate) mod splice;
 #[cfg(test)]
 mod tests;
 
+pub use conflict::{Conflict, conflicts};
 pub use front_matter::FileSettings;
 pub(crate) use parse::line_end_with_eol;
 pub use parse::{BOM, Document, Entry, FrontMatter, META_PREFIX, Marker, parse, parse_without_ids};

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, MetadataBlockKind, Options, Parser, Tag, TagEnd};
 
+use super::conflict::{self, Conflict};
 use crate::model::{Meta, Scope, entry_id};
 
 /// The byte-order mark a file may start with.
@@ -98,6 +99,8 @@ pub struct Document {
     /// The file's line ending: that of its first line (`\n`, `\r\n`, or a lone
     /// `\r`, which CommonMark also counts as one), else `\n`.
     pub eol: &'static str,
+    /// Regions between git conflict markers (outside code blocks).
+    pub conflicts: Vec<Conflict>,
 }
 
 impl Document {
@@ -123,6 +126,34 @@ pub fn parse_without_ids(src: &str) -> Document {
 }
 
 fn parse_with(scope: Option<&str>, src: &str) -> Document {
+    let doc = parse_plain(scope, src);
+    if doc.conflicts.is_empty() {
+        return doc;
+    }
+    // Git conflict markers: their lines would join the entries around them
+    // (a marker line is a lazy continuation of the item before it), so the
+    // entries are read from the text with each region blanked out (the same
+    // bytes, as spaces: every range still holds for `src`).
+    let mut masked = src.as_bytes().to_vec();
+    for c in &doc.conflicts {
+        for b in &mut masked[c.bytes.clone()] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    let Ok(masked) = String::from_utf8(masked) else {
+        return doc;
+    };
+    let mut out = parse_plain(scope, &masked);
+    // Texts are cut from `src`, where they are the same bytes.
+    out.conflicts = doc.conflicts;
+    out
+}
+
+/// One parse of `src`: entries, front matter, line ending, and the conflict
+/// regions (outside code blocks).
+fn parse_plain(scope: Option<&str>, src: &str) -> Document {
     let bom = src.starts_with(BOM);
     let base = if bom { BOM.len() } else { 0 };
     let body = &src[base..];
@@ -139,9 +170,15 @@ fn parse_with(scope: Option<&str>, src: &str) -> Document {
     let mut depth = 0usize;
     let mut in_fm: Option<(Range<usize>, String)> = None;
     let mut item: Option<(Range<usize>, Option<Range<usize>>)> = None;
+    // Code blocks, only where a conflict marker may be (their lines are text).
+    let markers = conflict::may_have_markers(src);
+    let mut code = Vec::new();
 
     for (event, r) in Parser::new_ext(body, opts).into_offset_iter() {
         let r = r.start + base..r.end + base;
+        if markers && matches!(event, Event::Start(Tag::CodeBlock(_))) {
+            code.push(r.clone());
+        }
         match event {
             // Front matter only at the top: pulldown-cmark also takes a `---`
             // block further down for one.
@@ -197,6 +234,11 @@ fn parse_with(scope: Option<&str>, src: &str) -> Document {
         front_matter,
         entries,
         eol,
+        conflicts: if markers {
+            conflict::find(src, &code)
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -12,6 +12,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::score::{KEEP_THRESHOLD, Scorer, TokenEstimator};
+use crate::edit::escape_controls;
 use crate::journal::DayLine;
 use crate::model::{Scope, fold_whitespace};
 
@@ -73,10 +74,14 @@ pub struct RecalledFact {
     pub scope: Scope,
     /// The date it was added (UTC).
     pub added: NaiveDate,
-    /// Its text.
+    /// Its text; for a fact the scanner flags, its `[BLOCKED: …]`
+    /// placeholder (the raw text never reaches a prompt).
     pub text: String,
     /// Its score in [0, 1] (absent when listing the newest instead).
     pub score: Option<f64>,
+    /// The scanner's pattern ids, for a fact it flags (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<&'static str>,
 }
 
 /// One day-log line of the block.
@@ -101,6 +106,10 @@ pub struct Recall {
     pub day_log: Vec<RecalledDayLine>,
     /// Estimated tokens of the block.
     pub tokens: usize,
+    /// Placeholders for regions of the stores between git conflict markers
+    /// (their facts are left out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
     /// The `--- MEMORY ---` block (empty when skipped).
     pub block: String,
 }
@@ -114,6 +123,7 @@ impl Recall {
             facts: Vec::new(),
             day_log: Vec::new(),
             tokens: 0,
+            conflicts: Vec::new(),
             block: String::new(),
         }
     }
@@ -123,22 +133,32 @@ impl Recall {
 pub(crate) struct Candidate {
     /// The fact as the block would show it (its score not set yet).
     pub(crate) fact: RecalledFact,
+    /// The text it is scored on (for a flagged fact, its raw text; the fact
+    /// shows the placeholder).
+    pub(crate) scored: String,
     /// Its creation time (ties break newest first).
     pub(crate) created: DateTime<Utc>,
 }
 
 fn fact_line(f: &RecalledFact) -> String {
-    format!("{} ({}) {}", f.id, f.added, fold_whitespace(&f.text))
+    format!(
+        "{} ({}) {}",
+        f.id,
+        f.added,
+        escape_controls(&fold_whitespace(&f.text))
+    )
 }
 
 /// Picks the block's facts and day-log lines and renders it.
 ///
 /// `candidates` are the live facts; `days` the day log's dates with their
 /// lines in file order (only today's and yesterday's are kept, newest line
-/// first).
+/// first; a line the scanner flags must come as its placeholder already);
+/// `conflicts` the placeholders of conflict regions, shown first.
 pub(crate) fn select(
     mut facts: Vec<Candidate>,
     days: Vec<(NaiveDate, Vec<DayLine>)>,
+    conflicts: Vec<String>,
     options: &RecallOptions,
     scorer: &dyn Scorer,
     tokens: &dyn TokenEstimator,
@@ -159,7 +179,7 @@ pub(crate) fn select(
             fallback = Some("no query: the newest facts".to_owned());
         }
         Some(q) => {
-            let docs: Vec<&str> = facts.iter().map(|c| c.fact.text.as_str()).collect();
+            let docs: Vec<&str> = facts.iter().map(|c| c.scored.as_str()).collect();
             let deadline = Instant::now() + options.timeout.unwrap_or(DEFAULT_SCORE_TIMEOUT);
             match scorer.score(q, &docs, deadline) {
                 Ok(scores) if scores.len() == facts.len() => {
@@ -216,20 +236,25 @@ pub(crate) fn select(
             day_log.push(RecalledDayLine { date, line });
         }
     }
-    let block = render_block(&picked, &day_log);
+    let block = render_block(&picked, &day_log, &conflicts);
     Recall {
         skipped: false,
         fallback,
         facts: picked,
         day_log,
         tokens: used + day_tokens,
+        conflicts,
         block,
     }
 }
 
 /// The `--- MEMORY ---` block.
-fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine]) -> String {
+fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine], conflicts: &[String]) -> String {
     let mut out = String::from("--- MEMORY ---\n");
+    for c in conflicts {
+        out.push_str(c);
+        out.push('\n');
+    }
     if facts.is_empty() {
         out.push_str("(no memories match)\n");
     }
@@ -240,7 +265,7 @@ fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine]) -> String {
     if !day.is_empty() {
         out.push_str("Day log (today and yesterday, newest first):\n");
         for d in day {
-            out.push_str(&format!("{} {}\n", d.date, d.line.raw));
+            out.push_str(&format!("{} {}\n", d.date, escape_controls(&d.line.raw)));
         }
     }
     out

@@ -2,18 +2,41 @@
 //! against the task (`recall::select` picks them), today's and yesterday's
 //! day log, and the recall counted in the stats, under the owner's lock.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
-use super::files::stats;
-use super::files::{episodes, stores};
+use super::files::episodes::{self, EPISODES_FILE};
+use super::files::{scan_cache, stats, stores};
 use super::owner::Owner;
 use crate::error::{Error, Result};
-use crate::model::{Meta, Scope, is_live, validate_id};
+use crate::journal::DayLine;
+use crate::model::{Meta, Scope, validate_id};
 use crate::recall::select::{self, Candidate};
 use crate::recall::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact, Scorer, TokenEstimator};
+use crate::scan;
+use crate::snapshot::conflict_placeholder;
 
 /// How long a session's start-of-run recall stands (the skip).
 pub const SESSION_SKIP: chrono::Duration = chrono::Duration::hours(24);
+
+/// A day line as a recall may show it: as written, or its placeholder when
+/// the scanner flags it.
+fn safe_day_line(line: DayLine, date: NaiveDate) -> DayLine {
+    let findings = scan::scan(&line.raw);
+    if findings.is_empty() {
+        return line;
+    }
+    let raw = format!(
+        "[BLOCKED: {EPISODES_FILE} line of {date} matched {}; remove or edit it]",
+        scan::pattern_list(&findings)
+    );
+    DayLine {
+        time: line.time,
+        task: line.task,
+        text: raw.clone(),
+        run: line.run,
+        raw,
+    }
+}
 
 /// Recalls with a given scorer, token estimate and time.
 pub(crate) fn recall(
@@ -47,38 +70,70 @@ pub(crate) fn recall(
     {
         return Ok(Recall::skipped());
     }
-    // Live, unexpired facts with their dates.
+    // Live, unexpired facts with their dates, outside conflict regions,
+    // scanned as the snapshot scans them (a flagged fact shows its
+    // placeholder, never its text).
     let mut facts = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut scanner = scan_cache::load(at);
     for scope in Scope::ALL {
         let l = stores::load(at, scope, true)?;
-        for e in &l.doc.entries {
-            let meta_src = e.meta_comment(&l.src);
-            if !is_live(meta_src, now) {
-                continue;
-            }
+        let (entries, marks) = stores::live_entries(&l, now);
+        conflicts.extend(
+            marks
+                .iter()
+                .map(|m| conflict_placeholder(scope.file_name(), &m.lines)),
+        );
+        let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+        let verdicts = scanner.verdicts(&texts);
+        for (e, findings) in entries.iter().zip(verdicts) {
             let st = stats.facts.entry(e.id.clone()).or_default();
-            let created = meta_src.map(Meta::parse).and_then(|m| m.created);
+            let created = e
+                .meta_comment(&l.src)
+                .map(Meta::parse)
+                .and_then(|m| m.created);
             if created.is_none() && st.first_seen.is_none() {
                 st.first_seen = Some(now);
             }
             let created = created.or(st.first_seen).unwrap_or(now);
+            let (text, blocked) = if findings.is_empty() {
+                (e.text.clone(), Vec::new())
+            } else {
+                (
+                    scan::blocked_placeholder(scope, &e.id, &findings),
+                    findings.iter().map(|f| f.pattern).collect(),
+                )
+            };
             facts.push(Candidate {
                 fact: RecalledFact {
                     id: e.id.clone(),
                     scope,
                     added: created.date_naive(),
-                    text: e.text.clone(),
+                    text,
                     score: None,
+                    blocked,
                 },
+                scored: e.text.clone(),
                 created,
             });
         }
     }
+    scan_cache::store(owner, scanner);
+    // The day log of today and yesterday, each line scanned.
+    let today = now.date_naive();
     let days = episodes::day_rows(at)?
         .into_iter()
-        .map(|r| (r.date, r.lines))
+        .filter(|r| r.date == today || Some(r.date) == today.pred_opt())
+        .map(|r| {
+            let lines = r
+                .lines
+                .into_iter()
+                .map(|l| safe_day_line(l, r.date))
+                .collect();
+            (r.date, lines)
+        })
         .collect();
-    let recall = select::select(facts, days, options, scorer, tokens, now);
+    let recall = select::select(facts, days, conflicts, options, scorer, tokens, now);
     // Count the recall.
     for f in &recall.facts {
         let st = stats.facts.entry(f.id.clone()).or_default();

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use super::parse_cache::ParseCache;
@@ -36,6 +36,43 @@ pub struct Store {
     /// Owner folders as this value's last write to each left them (see
     /// `Locked`).
     swept: Arc<Mutex<HashMap<String, DirStamp>>>,
+    /// The machine-local configuration folder (outside every memory root).
+    config_dir: Option<PathBuf>,
+    /// The secret that keys cached scanner verdicts, read or made once.
+    scan_key: Arc<OnceLock<Option<ScanKey>>>,
+}
+
+/// The secret that keys cached scanner verdicts: 32 random bytes kept in the
+/// machine-local configuration folder (`scan-key`, mode 0600), never in a
+/// memory folder, so that whoever can write a memory folder cannot forge a
+/// verdict (see docs/SECURITY.md).
+#[derive(Clone, Copy)]
+pub(crate) struct ScanKey(pub(crate) [u8; 32]);
+
+impl std::fmt::Debug for ScanKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ScanKey(…)")
+    }
+}
+
+/// The scan key's file name in the configuration folder.
+const SCAN_KEY_FILE: &str = "scan-key";
+
+/// The machine-local configuration folder: `$MEMDIR_CONFIG_DIR`, else
+/// `$XDG_CONFIG_HOME/memdir`, else `$HOME/.config/memdir` (absolute paths
+/// only). Settings that grant access or run programs, and secrets, live
+/// there, never in a memory folder a `git pull` can change.
+pub fn default_config_dir() -> Option<PathBuf> {
+    let abs = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(p) = std::env::var_os("MEMDIR_CONFIG_DIR").and_then(abs) {
+        return Some(p);
+    }
+    if let Some(p) = std::env::var_os("XDG_CONFIG_HOME").and_then(abs) {
+        return Some(p.join("memdir"));
+    }
+    std::env::var_os("HOME")
+        .and_then(abs)
+        .map(|h| h.join(".config").join("memdir"))
 }
 
 impl Store {
@@ -57,7 +94,54 @@ impl Store {
             disk,
             parsed: Arc::default(),
             swept: Arc::default(),
+            config_dir: default_config_dir(),
+            scan_key: Arc::default(),
         })
+    }
+
+    /// Uses `dir` as the machine-local configuration folder (default:
+    /// [`default_config_dir`]).
+    pub fn with_config_dir(mut self, dir: impl Into<PathBuf>) -> Store {
+        self.config_dir = Some(dir.into());
+        self.scan_key = Arc::default();
+        self
+    }
+
+    /// The machine-local configuration folder, if there is one.
+    pub fn config_dir(&self) -> Option<&Path> {
+        self.config_dir.as_deref()
+    }
+
+    /// The secret that keys cached scanner verdicts: read from the
+    /// configuration folder, made there on first use; `None` (verdicts are
+    /// then never cached) when there is no such folder or the file is not
+    /// this user's alone.
+    pub(crate) fn scan_key(&self) -> Option<ScanKey> {
+        *self.scan_key.get_or_init(|| self.load_scan_key())
+    }
+
+    fn load_scan_key(&self) -> Option<ScanKey> {
+        let path = self.config_dir.as_ref()?;
+        let disk = &self.disk;
+        let dir = match disk.open_root(path).ok()? {
+            Some(d) => d,
+            None => disk.ensure_root(path).ok()?,
+        };
+        if disk.stat(&dir, SCAN_KEY_FILE).ok()?.is_none() {
+            let mut raw = [0u8; 32];
+            getrandom::fill(&mut raw).ok()?;
+            disk.create_new(&dir, SCAN_KEY_FILE, hex::encode(raw).as_bytes(), 0o600)
+                .ok()?;
+        }
+        let st = disk.stat(&dir, SCAN_KEY_FILE).ok()??;
+        // Only a key no other user can read or write is a secret.
+        if st.mode & 0o077 != 0 || st.uid != rustix::process::geteuid().as_raw() {
+            return None;
+        }
+        let text = disk.read_bytes(&dir, SCAN_KEY_FILE, 64).ok()??;
+        let mut key = [0u8; 32];
+        hex::decode_to_slice(text, &mut key).ok()?;
+        Some(ScanKey(key))
     }
 
     /// Sets how long writers wait for an owner's lock (default 10 s, or

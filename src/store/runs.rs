@@ -15,7 +15,7 @@ use super::files::runs::{self, RunRecord};
 use super::files::{scan_cache, stores};
 use super::owner::Owner;
 use crate::error::Result;
-use crate::model::{RunContext, Scope, is_live, validate_id};
+use crate::model::{RunContext, Scope, validate_id};
 use crate::snapshot::{self, Snapshot, StoreInput};
 
 /// Options for [`Owner::begin_run`].
@@ -147,16 +147,17 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
     }
     let inputs: Vec<StoreInput<'_>> = loaded
         .iter()
-        .map(|(l, limit)| StoreInput {
-            scope: l.scope,
-            entries: l
-                .doc
-                .entries
-                .iter()
-                .filter(|e| is_live(e.meta_comment(&l.src), now))
-                .map(|e| (e.id.as_str(), e.text.as_str()))
-                .collect(),
-            limit: *limit,
+        .map(|(l, limit)| {
+            let (entries, conflicts) = stores::live_entries(l, now);
+            StoreInput {
+                scope: l.scope,
+                entries: entries
+                    .iter()
+                    .map(|e| (e.id.as_str(), e.text.as_str()))
+                    .collect(),
+                limit: *limit,
+                conflicts,
+            }
         })
         .collect();
     let mut scanner = scan_cache::load(at);

@@ -15,6 +15,7 @@ mod hostile;
 mod journal;
 mod lifecycle;
 mod multiprocess;
+mod prompt;
 mod recall_cases;
 mod recall_store;
 mod results;

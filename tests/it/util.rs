@@ -11,10 +11,22 @@ use serde_json::Value;
 /// The binary under test, built by cargo for the integration tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_memdir");
 
-/// The binary with no `MEMDIR_*` variables.
+/// The machine-local configuration folder the tests' processes use (one
+/// temp folder for the test binary), so that no test writes to the home
+/// folder of the machine it runs on.
+pub fn config_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("temp config folder"))
+        .path()
+}
+
+/// The binary with no `MEMDIR_*` variables but the tests' configuration
+/// folder.
 pub fn command() -> Command {
     let mut c = Command::new(BIN);
-    c.env_remove("MEMDIR_ROOT").env_remove("MEMDIR_OWNER");
+    c.env_remove("MEMDIR_ROOT")
+        .env_remove("MEMDIR_OWNER")
+        .env("MEMDIR_CONFIG_DIR", config_dir());
     c
 }
 

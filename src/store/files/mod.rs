@@ -23,7 +23,9 @@ pub(crate) mod stats;
 pub(crate) mod stores;
 
 use crate::disk::{Base, Change, Dir, Held, decode, decode_limited};
+use crate::edit::conflicted;
 use crate::error::Result;
+use crate::markdown::conflicts;
 use crate::store::owner::At;
 
 /// A text file of the owner's folder as read: the file (to write it back)
@@ -42,10 +44,11 @@ pub(crate) fn read_text(at: At<'_>, name: &str, limit: u64) -> Result<(Option<He
 
 /// A change of the text file `name` in `dir` (read as `held`, `None` if it
 /// did not exist) that `edit` computes from its current text (`None`: no
-/// change); the text is refused past `limit` bytes or when not UTF-8.
+/// change); the text is refused past `limit` bytes, when not UTF-8, and when
+/// it holds git conflict markers (`memory_conflicted`).
 pub(crate) fn rewrite<'a>(
     dir: &'a Dir,
-    name: &'a str,
+    name: &'static str,
     limit: u64,
     held: Option<Held>,
     mut edit: impl FnMut(&str) -> Result<Option<String>> + 'a,
@@ -64,6 +67,9 @@ pub(crate) fn rewrite<'a>(
                 Some(b) => decode_limited(&path, b.to_vec(), limit)?,
                 None => String::new(),
             };
+            if let Some(e) = conflicted(name, &conflicts(&src)) {
+                return Err(e);
+            }
             Ok(edit(&src)?.map(String::into_bytes))
         }),
     }

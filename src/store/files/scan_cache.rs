@@ -1,49 +1,87 @@
-//! Cached scanner verdicts for the stores a snapshot renders, under
-//! `.memdir/scan-cache.json`: a derived file (delete it at any time), valid
-//! only for the scanner fingerprint it was written with.
+//! Cached scanner verdicts for the stores a snapshot or a recall shows,
+//! under `.memdir/scan-cache.json`: a derived file (delete it at any time).
 //!
 //! A snapshot scans every entry; most stores do not change between runs, so
-//! the verdicts of a store are looked up by one SHA-256 over its entry texts
-//! (each followed by a NUL byte). A store whose texts changed is scanned
-//! afresh and the cache rewritten (atomically, best effort: a lost update
-//! only means a scan next time).
+//! the verdicts of a store are looked up by one HMAC-SHA256 over the
+//! scanner's fingerprint and the store's entry texts (each followed by a NUL
+//! byte), keyed with a secret kept outside every memory folder (the
+//! machine-local configuration folder's `scan-key`), and each verdict
+//! carries a second HMAC over that key and the verdict itself. Whoever can
+//! write the memory folder can write this file too, but cannot make either
+//! for texts or verdicts of their choosing: a forged or altered verdict is
+//! never believed, the store is scanned afresh. Without a key (no configuration folder) nothing is cached
+//! and every snapshot scans every entry. A store whose texts changed is
+//! scanned afresh and the cache rewritten (atomically, best effort: a lost
+//! update only means a scan next time).
 
 use std::collections::BTreeMap;
 
+use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::scan::{self, Finding};
 use crate::store::owner::{At, Owner};
-use crate::store::root::DERIVED_DIR;
+use crate::store::root::{DERIVED_DIR, ScanKey};
+
+/// The cache file's format version: 2 keys verdicts with the secret.
+const CACHE_VERSION: u32 = 2;
 
 /// The flagged entries of one store: (position, pattern ids).
 type Flagged = Vec<(usize, Vec<String>)>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct CacheFile {
-    fingerprint: String,
-    /// SHA-256 over a store's entry texts → its flagged entries.
-    stores: BTreeMap<String, Flagged>,
+    v: u32,
+    /// HMAC over the scanner's fingerprint and a store's entry texts → its
+    /// verdict.
+    stores: BTreeMap<String, Verdict>,
 }
 
-/// A scanner that remembers verdicts for one snapshot.
+/// A store's verdict: its flagged entries, and the HMAC that vouches for
+/// them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Verdict {
+    flagged: Flagged,
+    tag: String,
+}
+
+/// A scanner that remembers verdicts for one snapshot or recall.
 pub(crate) struct CachedScanner {
+    secret: Option<ScanKey>,
     old: CacheFile,
-    new: BTreeMap<String, Flagged>,
+    new: BTreeMap<String, Verdict>,
     misses: usize,
 }
 
-fn key(texts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for t in texts {
-        h.update(t.as_bytes());
-        h.update([0u8]);
+/// HMAC-SHA256 with the secret over `parts` (each followed by a NUL byte),
+/// in hex.
+fn mac(secret: &ScanKey, parts: &[&[u8]]) -> String {
+    // A key of any length is accepted (HMAC hashes a long one).
+    let Ok(mut mac) = <Hmac<Sha256> as KeyInit>::new_from_slice(&secret.0) else {
+        return String::new();
+    };
+    for p in parts {
+        mac.update(p);
+        mac.update(&[0u8]);
     }
-    let mut buf = [0u8; 64];
-    // 32 bytes give exactly 64 hex digits.
-    let _ = hex::encode_to_slice(h.finalize(), &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// The cache key of a store's texts: an HMAC over the scanner's fingerprint
+/// and the texts.
+fn key(secret: &ScanKey, texts: &[&str]) -> String {
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(texts.len() + 2);
+    parts.push(b"texts");
+    parts.push(scan::fingerprint().as_bytes());
+    parts.extend(texts.iter().map(|t| t.as_bytes()));
+    mac(secret, &parts)
+}
+
+/// The tag that vouches for a verdict under a key.
+fn tag(secret: &ScanKey, key: &str, flagged: &Flagged) -> String {
+    let verdict = serde_json::to_vec(flagged).unwrap_or_default();
+    mac(secret, &[b"verdict", key.as_bytes(), &verdict])
 }
 
 impl CachedScanner {
@@ -51,10 +89,19 @@ impl CachedScanner {
     /// cache when the same texts were scanned under this scanner, else
     /// scanned now.
     pub(crate) fn verdicts(&mut self, texts: &[&str]) -> Vec<Vec<Finding>> {
-        let key = key(texts);
-        let cached = self.old.stores.get(&key).and_then(|flagged| {
+        let Some(secret) = self.secret else {
+            self.misses += 1;
+            return texts.iter().map(|t| scan::scan(t)).collect();
+        };
+        let key = key(&secret, texts);
+        let vouched = self
+            .old
+            .stores
+            .get(&key)
+            .filter(|v| v.tag == tag(&secret, &key, &v.flagged));
+        let cached = vouched.and_then(|v| {
             let mut out = vec![Vec::new(); texts.len()];
-            for (i, ids) in flagged {
+            for (i, ids) in &v.flagged {
                 let findings: Option<Vec<Finding>> =
                     ids.iter().map(|id| scan::finding(id)).collect();
                 *out.get_mut(*i)? = findings?;
@@ -68,13 +115,14 @@ impl CachedScanner {
                 texts.iter().map(|t| scan::scan(t)).collect()
             }
         };
-        let flagged = out
+        let flagged: Flagged = out
             .iter()
             .enumerate()
             .filter(|(_, f)| !f.is_empty())
             .map(|(i, f)| (i, f.iter().map(|x| x.pattern.to_owned()).collect()))
             .collect();
-        self.new.insert(key, flagged);
+        let tag = tag(&secret, &key, &flagged);
+        self.new.insert(key, Verdict { flagged, tag });
         out
     }
 }
@@ -85,11 +133,12 @@ const SCAN_CACHE_FILE: &str = "scan-cache.json";
 const MAX_SCAN_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A scanner primed with the owner's cached verdicts (none if the cache is
-/// missing, unreadable or from another scanner).
+/// missing, unreadable or of another version, or when there is no key).
 pub(crate) fn load(at: At<'_>) -> CachedScanner {
+    let secret = at.owner.store().scan_key();
     let disk = at.disk();
-    let old = at
-        .dir
+    let old = secret
+        .and(at.dir)
         .and_then(|dir| disk.open_dir(dir, DERIVED_DIR).ok().flatten())
         .and_then(|d| {
             disk.read_bytes(&d, SCAN_CACHE_FILE, MAX_SCAN_CACHE_BYTES)
@@ -97,9 +146,10 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
                 .flatten()
         })
         .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
-        .filter(|c| c.fingerprint == scan::fingerprint())
+        .filter(|c| c.v == CACHE_VERSION)
         .unwrap_or_default();
     CachedScanner {
+        secret,
         old,
         new: BTreeMap::new(),
         misses: 0,
@@ -107,16 +157,17 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
 }
 
 /// Writes the verdicts of this snapshot back when anything was scanned
-/// afresh or dropped (best effort: errors are ignored, the cache is derived).
+/// afresh or dropped (best effort: errors are ignored, the cache is
+/// derived). Nothing is written without a key.
 pub(crate) fn store(owner: &Owner, cache: CachedScanner) {
-    if cache.misses == 0 && cache.new.len() == cache.old.stores.len() {
+    if cache.secret.is_none() || (cache.misses == 0 && cache.new.len() == cache.old.stores.len()) {
         return;
     }
     let Ok(folders) = owner.folders() else {
         return;
     };
     let file = CacheFile {
-        fingerprint: scan::fingerprint().to_owned(),
+        v: CACHE_VERSION,
         stores: cache.new,
     };
     if let Ok(bytes) = serde_json::to_vec(&file) {
@@ -131,10 +182,16 @@ mod tests {
     use crate::model::Scope;
     use crate::store::Store;
 
+    fn store_in(d: &std::path::Path) -> Store {
+        Store::open(d.join("root"))
+            .unwrap()
+            .with_config_dir(d.join("config"))
+    }
+
     #[test]
-    fn verdicts_are_reused_only_for_the_same_texts_and_scanner() {
+    fn verdicts_are_reused_only_for_the_same_texts_and_never_forged() {
         let d = tempfile::tempdir().unwrap();
-        let s = Store::open(d.path()).unwrap();
+        let s = store_in(d.path());
         let o = s.owner("agt").unwrap();
         o.add(Scope::Memory, "Deploys need the VPN").unwrap();
         let path = o.path(Scope::Memory);
@@ -144,16 +201,51 @@ mod tests {
         std::fs::write(&path, &src).unwrap();
         let first = o.snapshot().unwrap();
         assert_eq!(first.blocked.len(), 1);
-        let cache = d.path().join("agt/.memdir/scan-cache.json");
+        let cache = d.path().join("root/agt/.memdir/scan-cache.json");
         let written = std::fs::read_to_string(&cache).unwrap();
+        assert!(written.contains("\"flagged\":[[1,"), "{written}");
+        // The key lives outside the memory folder, this user's alone.
+        let key = d.path().join("config/scan-key");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
         // Warm: same verdicts, cache untouched.
         assert_eq!(o.snapshot().unwrap(), first);
         assert_eq!(std::fs::read_to_string(&cache).unwrap(), written);
-        // A cache that claims the store is clean under another scanner is ignored.
-        let forged = written.replace(crate::scan::fingerprint(), "0000");
-        let forged = forged.replace("[[1,", "[[9,");
-        std::fs::write(&cache, forged).unwrap();
+        // A hand-written cache that calls the store clean under the very
+        // key memdir wrote (whoever can write the folder can read it) is not
+        // believed: the verdict's tag does not match.
+        let v: serde_json::Value = serde_json::from_str(&written).unwrap();
+        let mut forged = v.clone();
+        for (_, verdict) in forged["stores"].as_object_mut().unwrap() {
+            verdict["flagged"] = serde_json::json!([]);
+        }
+        std::fs::write(&cache, forged.to_string()).unwrap();
         assert_eq!(o.snapshot().unwrap().blocked.len(), 1);
+        // Nor is a verdict whose tag was copied from another store's.
+        let stores: Vec<serde_json::Value> =
+            v["stores"].as_object().unwrap().values().cloned().collect();
+        assert_eq!(stores.len(), 2);
+        let mut swapped = v.clone();
+        for (_, verdict) in swapped["stores"].as_object_mut().unwrap() {
+            *verdict = stores
+                .iter()
+                .find(|s| s["flagged"] == serde_json::json!([]))
+                .unwrap()
+                .clone();
+        }
+        std::fs::write(&cache, swapped.to_string()).unwrap();
+        let fresh = store_in(d.path());
+        assert_eq!(
+            fresh
+                .owner("agt")
+                .unwrap()
+                .snapshot()
+                .unwrap()
+                .blocked
+                .len(),
+            1
+        );
         // A changed text is scanned afresh.
         std::fs::write(
             &path,
@@ -161,5 +253,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.snapshot().unwrap().blocked.len(), 2);
+    }
+
+    #[test]
+    fn without_a_configuration_folder_nothing_is_cached() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path().join("root")).unwrap();
+        s = s.with_config_dir(d.path().join("file-not-folder"));
+        std::fs::write(d.path().join("file-not-folder"), "x").unwrap();
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::Memory, "a fact").unwrap();
+        o.snapshot().unwrap();
+        assert!(!d.path().join("root/agt/.memdir/scan-cache.json").exists());
     }
 }

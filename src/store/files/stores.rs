@@ -11,8 +11,11 @@ use chrono::{DateTime, Utc};
 use crate::disk::{Base, MAX_FILE_BYTES, Stat, decode};
 use crate::edit::{Budget, EditContext};
 use crate::error::Result;
+use crate::markdown::Entry;
 use crate::markdown::{Document, parse, parse_without_ids};
 use crate::model::Scope;
+use crate::model::is_live;
+use crate::snapshot::ConflictMark;
 use crate::store::owner::At;
 
 /// A store's file as read: its text and parse.
@@ -50,6 +53,41 @@ impl Loaded {
     pub(crate) fn budget(&self, at: At<'_>) -> Result<Budget> {
         self.context(at, Utc::now()).budget(&self.doc)
     }
+}
+
+/// The entries of a loaded store that can reach a prompt at `now`: live,
+/// and outside every region between git conflict markers; and those regions,
+/// each placed before the first entry that follows it.
+pub(crate) fn live_entries(l: &Loaded, now: DateTime<Utc>) -> (Vec<&Entry>, Vec<ConflictMark>) {
+    let mut entries = Vec::with_capacity(l.doc.entries.len());
+    let mut marks: Vec<ConflictMark> = Vec::new();
+    let mut placed = vec![false; l.doc.conflicts.len()];
+    for e in &l.doc.entries {
+        for (k, c) in l.doc.conflicts.iter().enumerate() {
+            if !placed[k] && c.bytes.start < e.item.end {
+                placed[k] = true;
+                marks.push(ConflictMark {
+                    before: entries.len(),
+                    lines: c.lines(),
+                });
+            }
+        }
+        if l.doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
+            continue;
+        }
+        if is_live(e.meta_comment(&l.src), now) {
+            entries.push(e);
+        }
+    }
+    for (k, c) in l.doc.conflicts.iter().enumerate() {
+        if !placed[k] {
+            marks.push(ConflictMark {
+                before: entries.len(),
+                lines: c.lines(),
+            });
+        }
+    }
+    (entries, marks)
 }
 
 /// The context of an edit of `scope` (file `path`) in the folder `at`.
