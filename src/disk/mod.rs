@@ -274,12 +274,32 @@ impl Disk {
     /// Removes the temp files a killed writer left in `dir`. Call under the
     /// lock that guards the folder's writers.
     pub(crate) fn sweep_temps(&self, dir: &Dir) {
+        self.sweep(dir, None);
+    }
+
+    /// Removes the temp files in `dir` last changed more than `age` ago: for
+    /// folders whose writers take no common lock (a temp file that old is no
+    /// write in progress: memdir's writes take milliseconds).
+    pub(crate) fn sweep_stale_temps(&self, dir: &Dir, age: Duration) {
+        self.sweep(dir, Some(age));
+    }
+
+    fn sweep(&self, dir: &Dir, age: Option<Duration>) {
         if let Ok(names) = self.io.read_dir_names(dir) {
             for n in names
                 .iter()
                 .filter(|n| n.starts_with('.') && n.ends_with(TEMP_SUFFIX))
             {
-                let _ = self.io.remove_file(dir, n);
+                let stale = match age {
+                    None => true,
+                    Some(age) => self
+                        .io
+                        .stat(dir, n)
+                        .is_ok_and(|st| st.kind == Kind::File && !st.changed_within(age)),
+                };
+                if stale {
+                    let _ = self.io.remove_file(dir, n);
+                }
             }
         }
     }

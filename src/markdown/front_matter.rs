@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::model::settings::{MAX_FRONT_MATTER_BYTES, check_yaml_bounds};
 
 /// The per-file settings a front matter may hold; other keys are the
 /// person's own.
@@ -20,6 +21,7 @@ impl FileSettings {
         if text.trim().is_empty() {
             return Ok(FileSettings::default());
         }
+        check_yaml_bounds(text, MAX_FRONT_MATTER_BYTES, path, "front matter")?;
         serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
             path: path.to_owned(),
             message: format!("front matter: {e}"),

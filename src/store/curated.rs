@@ -5,6 +5,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use super::files::stores;
+use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use super::write::{Written, commit};
 use crate::edit::{self, Budget, Op, OpOutcome, Usage};
@@ -67,7 +68,7 @@ pub struct BatchOutcome {
 pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
     let view = owner.view()?;
     let at = view.at();
-    let l = stores::load(at, scope, true)?;
+    let l = stores::load(at, scope, true, STORE_BYTES)?;
     let cx = l.context(at, Utc::now());
     let budget = cx.budget(&l.doc)?;
     let used = edit::used_live(&cx, &l.src, &l.doc);

@@ -11,9 +11,10 @@ use super::files::archive::{self, Archived, record_meta};
 use super::files::episodes;
 use super::files::locate::{self, Found};
 use super::files::stores;
+use super::limits::STORE_EDIT_BYTES;
 use super::owner::{Locked, Owner};
-use super::write::commit;
-use crate::disk::{Change, MAX_FILE_BYTES, decode_limited};
+use super::write::{commit, fits};
+use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Op};
 use crate::error::{Error, Result};
 use crate::markdown::parse;
@@ -77,7 +78,7 @@ fn archive_locked(
     let caller = at.owner.caller();
     match locate::locate(at, id)? {
         Found::Live(scope, i) => {
-            let l = stores::load(at, scope, true)?;
+            let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
             let e = &l.doc.entries[i];
             let meta = record_meta(
                 e.metadata(&l.src),
@@ -196,10 +197,11 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
             live.person = Some(p.clone());
         }
         let meta = live.render();
-        let mut l = stores::load(at, scope, true)?;
+        let mut l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
         let now = Utc::now();
         let cx = stores::context(at, scope, &l.path, now);
         if let Some(planned) = edit::restore(&l.src, &l.doc, &text, &meta, &cx)? {
+            fits(&l.path, l.src.len(), &planned.src)?;
             let base = l.base();
             let path = l.path.clone();
             changes.push(Change {
@@ -209,12 +211,16 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
                 planned: Some(planned.src.into_bytes()),
                 redo: Box::new(move |cur| {
                     let src = match cur {
-                        Some(b) => decode_limited(&path, b.to_vec(), MAX_FILE_BYTES)?,
+                        Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
                         None => String::new(),
                     };
                     let cx = stores::context(at, scope, &path, now);
-                    Ok(edit::restore(&src, &parse(scope, &src), &text, &meta, &cx)?
-                        .map(|a| a.src.into_bytes()))
+                    let Some(a) = edit::restore(&src, &parse(scope, &src), &text, &meta, &cx)?
+                    else {
+                        return Ok(None);
+                    };
+                    fits(&path, src.len(), &a.src)?;
+                    Ok(Some(a.src.into_bytes()))
                 }),
             });
         }

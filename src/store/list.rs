@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::stats::{self, Stats};
 use super::files::{archive, episodes, stores};
+use super::limits::STORE_BYTES;
 use super::owner::{At, Owner};
 use crate::error::Result;
 use crate::model::{ArchiveKind, Meta, Origin, Scope, is_live};
@@ -147,7 +148,7 @@ pub(crate) fn list(owner: &Owner, filter: &ListFilter, now: DateTime<Utc>) -> Re
     let mut rows = Vec::new();
     if active && want_kind(FactKind::Fact) {
         for scope in Scope::ALL {
-            let l = stores::load(at, scope, true)?;
+            let l = stores::load(at, scope, true, STORE_BYTES)?;
             for e in &l.doc.entries {
                 let m = e.metadata(&l.src);
                 let live = is_live(e.meta_comment(&l.src), now);

@@ -17,6 +17,7 @@ mod curated;
 mod daylog;
 pub(crate) mod files;
 mod lifecycle;
+pub mod limits;
 mod list;
 mod lookup;
 pub(crate) mod owner;

@@ -30,6 +30,10 @@ pub(crate) fn no_case_twin(
     validate_new_id(kind, id, suffix, names.iter().map(String::as_str))
 }
 
+/// How old a temp file in a folder written without a common lock must be
+/// to count as a killed writer's leftover.
+pub(crate) const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
+
 /// One owner's memory, as one caller acts on it. Cheap to clone; holds no
 /// file open between operations.
 #[derive(Debug, Clone)]
@@ -221,6 +225,9 @@ impl Owner {
         };
         if now.is_none() || now != self.store.swept(&self.id) {
             disk.sweep_temps(&folders.dir);
+            // `.memdir/` holds files written without this lock (the scan
+            // cache): only stale temp files there.
+            disk.sweep_stale_temps(&folders.derived, STALE_TEMP_AGE);
         }
         Ok(Locked {
             owner: self,

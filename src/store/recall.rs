@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use super::files::episodes::{self, EPISODES_FILE};
 use super::files::{scan_cache, stats, stores};
+use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use crate::error::{Error, Result};
 use crate::journal::DayLine;
@@ -77,7 +78,7 @@ pub(crate) fn recall(
     let mut conflicts = Vec::new();
     let mut scanner = scan_cache::load(at);
     for scope in Scope::ALL {
-        let l = stores::load(at, scope, true)?;
+        let l = stores::load(at, scope, true, STORE_BYTES)?;
         let (entries, marks) = stores::live_entries(&l, now);
         conflicts.extend(
             marks

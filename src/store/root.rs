@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use super::limits::{CONFIG_BYTES, GITIGNORE_BYTES};
 use super::parse_cache::ParseCache;
-use crate::disk::{Base, Change, Dir, DirStamp, Disk, Kind, MAX_FILE_BYTES};
+use crate::disk::{Base, Change, Dir, DirStamp, Disk, Kind};
 use crate::error::Result;
 use crate::model::{Settings, validate_id};
 
@@ -176,7 +177,7 @@ impl Store {
     /// (the derived files). Returns whether the line was added.
     pub fn init(&self) -> Result<bool> {
         let root = self.disk.ensure_root(&self.root)?;
-        let held = self.disk.read(&root, ".gitignore", MAX_FILE_BYTES)?;
+        let held = self.disk.read(&root, ".gitignore", GITIGNORE_BYTES)?;
         let current = match &held {
             Some(h) => crate::disk::decode(&root.join(".gitignore"), h.bytes.clone())?,
             None => String::new(),
@@ -257,7 +258,7 @@ impl Store {
 /// Reads the `memdir.yaml` of a folder (the root's or an owner's); missing is
 /// the defaults.
 pub(crate) fn read_settings(disk: &Disk, dir: &Dir) -> Result<Settings> {
-    match disk.read_text(dir, CONFIG_FILE, MAX_FILE_BYTES)? {
+    match disk.read_text(dir, CONFIG_FILE, CONFIG_BYTES)? {
         Some(text) => Settings::from_yaml(&text, &dir.join(CONFIG_FILE)),
         None => Ok(Settings::default()),
     }

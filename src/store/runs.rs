@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::files::runs::{self, RunRecord};
 use super::files::{scan_cache, stores};
+use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use crate::error::Result;
 use crate::model::{RunContext, Scope, validate_id};
@@ -141,7 +142,7 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
     let mut loaded = Vec::new();
     for scope in Scope::ALL {
         // Ids are needed only for flagged entries (render computes them).
-        let l = stores::load(at, scope, false)?;
+        let l = stores::load(at, scope, false, STORE_BYTES)?;
         let limit = l.budget(at)?.limit;
         loaded.push((l, limit));
     }

@@ -177,7 +177,7 @@ fn batch_is_all_or_nothing_across_stores() {
 }
 
 #[test]
-fn invalid_utf8_and_huge_files_are_never_rewritten() {
+fn invalid_utf8_files_are_never_rewritten_and_huge_ones_never_grown() {
     let (d, s) = store();
     std::fs::create_dir(d.path().join("o")).unwrap();
     let p = d.path().join("o/MEMORY.md");
@@ -188,13 +188,21 @@ fn invalid_utf8_and_huge_files_are_never_rewritten() {
         "invalid_utf8"
     );
     assert_eq!(std::fs::read(&p).unwrap(), b"- ok\n- \xff\n");
-    let big = format!("- {}\n", "a".repeat(1024 * 1024));
+    // Prose (which no budget counts) past 1 MiB, and one entry.
+    let big = format!("{}\n\n- small entry\n", "a".repeat(1024 * 1024));
     std::fs::write(&p, &big).unwrap();
     assert_eq!(
-        o.remove(Scope::Memory, "aaa").unwrap_err().code(),
+        o.add(Scope::Memory, "x").unwrap_err().code(),
         "file_too_large"
     );
     assert_eq!(std::fs::read_to_string(&p).unwrap(), big);
+    assert_eq!(o.show(Scope::Memory).unwrap_err().code(), "file_too_large");
+    // A write that shrinks it is how it gets curated back.
+    o.remove(Scope::Memory, "small entry").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        format!("{}\n", "a".repeat(1024 * 1024))
+    );
 }
 
 #[test]

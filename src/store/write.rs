@@ -20,8 +20,10 @@ use super::files::archive::{self, record_meta};
 use super::files::locate::{self, Found};
 use super::files::stats;
 use super::files::stores::{self, Loaded};
+use super::limits::STORE_BYTES;
+use super::limits::STORE_EDIT_BYTES;
 use super::owner::Locked;
-use crate::disk::{Change, MAX_FILE_BYTES, decode_limited};
+use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Applied, OpFailed, OpOutcome, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::splice::normalize_text;
@@ -125,11 +127,23 @@ pub(crate) fn commit(
         let mut plan = Plan {
             scope,
             items: mine,
-            loaded: stores::load(at, scope, true)?,
+            loaded: stores::load(at, scope, true, STORE_EDIT_BYTES)?,
             applied: None,
         };
         let applied = match plan_apply(&plan, locked, now) {
             Ok(a) => a,
+            // A store grown past what memdir writes can only shrink: that
+            // comes before its budget.
+            Err(f)
+                if plan.loaded.src.len() as u64 > STORE_BYTES
+                    && matches!(f.error, Error::OverBudget { .. }) =>
+            {
+                return Err(Error::FileTooLarge {
+                    path: plan.loaded.path.clone(),
+                    size: plan.loaded.src.len() as u64,
+                    limit: STORE_BYTES,
+                });
+            }
             Err(f) => {
                 let curating = locked.settings().curation == Some(Curation::Auto);
                 let adds = plan
@@ -149,6 +163,7 @@ pub(crate) fn commit(
                 }
             }
         };
+        fits(&plan.loaded.path, plan.loaded.src.len(), &applied.src)?;
         plan.applied = Some(applied);
         plans.push(plan);
     }
@@ -166,6 +181,22 @@ fn plan_apply(
     edit::apply(&plan.loaded.src, &plan.loaded.doc, &refs, &cx)
 }
 
+/// Refuses to write a store (`path`, `before` bytes now) as `after` past
+/// what memdir reads ([`STORE_BYTES`]), unless the write shrinks it: memdir
+/// never writes a file it would refuse to read, and a store grown past the
+/// limit by hand can still be curated back.
+pub(crate) fn fits(path: &std::path::Path, before: usize, after: &str) -> Result<()> {
+    let size = after.len() as u64;
+    if size > STORE_BYTES && after.len() >= before {
+        return Err(Error::FileTooLarge {
+            path: path.to_owned(),
+            size,
+            limit: STORE_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// The store of the live fact `old` that a new fact `new_id` supersedes,
 /// and its archive record; refused for a day row, an archived fact, an
 /// unknown id or another agent's.
@@ -181,7 +212,7 @@ fn superseded(
     }
     match locate::locate(at, old)? {
         Found::Live(s, i) => {
-            let l = stores::load(at, s, true)?;
+            let l = stores::load(at, s, true, STORE_EDIT_BYTES)?;
             let e = &l.doc.entries[i];
             let mut meta = record_meta(
                 e.metadata(&l.src),
@@ -345,7 +376,7 @@ fn write(
             planned: Some(planned),
             redo: Box::new(move |cur| {
                 let src = match cur {
-                    Some(b) => decode_limited(path, b.to_vec(), MAX_FILE_BYTES)?,
+                    Some(b) => decode_limited(path, b.to_vec(), STORE_EDIT_BYTES)?,
                     None => String::new(),
                 };
                 let a = edit::apply_to(&src, &refs, &cx).map_err(|f| {
@@ -359,6 +390,7 @@ fn write(
                         f.error
                     }
                 })?;
+                fits(path, src.len(), &a.src)?;
                 let out = a.changed(&src).then(|| a.src.clone().into_bytes());
                 *slot = Some(a);
                 Ok(out)

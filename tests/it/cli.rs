@@ -1013,12 +1013,12 @@ fn invalid_utf8_is_never_rewritten() {
 }
 
 #[test]
-fn a_file_too_large_is_never_rewritten() {
+fn a_file_too_large_is_never_grown() {
     let s = Sandbox::new();
     let big = format!("- {}\n", "a".repeat(memdir::store::MAX_FILE_BYTES as usize));
     s.write(O, "USER.md", &big);
     let stderr = s
-        .run(&["--owner", O, "remove", "aaa", "--in", "user"])
+        .run(&["--owner", O, "add", "x", "--to", "user"])
         .text_error("file_too_large");
     assert!(stderr.contains("1048576-byte limit"), "{stderr}");
     let e = s
@@ -1028,6 +1028,9 @@ fn a_file_too_large_is_never_rewritten() {
     s.run(&["--owner", O, "show", "--in", "user"])
         .text_error("file_too_large");
     assert_eq!(s.read_plain(O, "USER.md"), big);
+    // Removing (or archiving) shrinks it: that is how it is curated back.
+    s.run(&["--owner", O, "remove", "aaa", "--in", "user"]).ok();
+    assert_eq!(s.read_plain(O, "USER.md"), "");
 }
 
 #[test]

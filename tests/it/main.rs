@@ -10,6 +10,7 @@ mod common;
 mod util;
 
 mod architecture;
+mod bounded;
 mod cli;
 mod hostile;
 mod journal;

@@ -3,10 +3,11 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::disk::{Change, Dir, Held, MAX_FILE_BYTES};
+use crate::disk::{Change, Dir, Held};
 use crate::error::{Error, Result};
 use crate::markdown::{parse_without_ids, splice};
 use crate::model::{ArchiveKind, Caller, Meta, Origin, day_id, entry_id};
+use crate::store::limits::ARCHIVE_BYTES;
 use crate::store::owner::At;
 
 /// The archive's file name.
@@ -60,7 +61,7 @@ pub(crate) fn archived_id(meta: &Meta, text: &str) -> String {
 /// archive.md as read: the file (to write it back) and its text (empty if
 /// missing).
 pub(crate) fn read(at: At<'_>) -> Result<(Option<Held>, String)> {
-    super::read_text(at, ARCHIVE_FILE, MAX_FILE_BYTES)
+    super::read_text(at, ARCHIVE_FILE, ARCHIVE_BYTES)
 }
 
 /// The archived memories in `src` (archive.md's text), in file order.
@@ -122,7 +123,7 @@ fn with_appended(src: &str, items: &[(String, Meta)], dir: &Dir) -> Result<Strin
 
 /// The change that appends `items` to archive.md in `dir` (read as `held`).
 pub(crate) fn append(dir: &Dir, held: Option<Held>, items: Vec<(String, Meta)>) -> Change<'_> {
-    super::rewrite(dir, ARCHIVE_FILE, MAX_FILE_BYTES, held, move |src| {
+    super::rewrite(dir, ARCHIVE_FILE, ARCHIVE_BYTES, held, move |src| {
         with_appended(src, &items, dir).map(Some)
     })
 }
@@ -130,7 +131,7 @@ pub(crate) fn append(dir: &Dir, held: Option<Held>, items: Vec<(String, Meta)>) 
 /// The change that takes the record of `id` out of archive.md in `dir` (no
 /// change if there is none).
 pub(crate) fn take_out(dir: &Dir, held: Option<Held>, id: String) -> Change<'_> {
-    super::rewrite(dir, ARCHIVE_FILE, MAX_FILE_BYTES, held, move |src| {
+    super::rewrite(dir, ARCHIVE_FILE, ARCHIVE_BYTES, held, move |src| {
         let doc = parse_without_ids(src);
         let Some(i) = doc
             .entries

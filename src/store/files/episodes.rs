@@ -11,12 +11,11 @@ use crate::disk::{Change, Dir, Held};
 use crate::error::Result;
 use crate::journal::{self, DayLine, Journal};
 use crate::model::day_id;
+use crate::store::limits::EPISODES_BYTES;
 use crate::store::owner::At;
 
 /// The journal's file name.
 pub const EPISODES_FILE: &str = "episodes.md";
-/// Largest episodes.md memdir edits (it grows by day; it is never injected).
-pub const MAX_EPISODES_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One date's log, as `list --kind day` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,7 +45,7 @@ fn row(sec: &journal::DaySection) -> DayRow {
 /// episodes.md as read: the file (to write it back) and its text (empty if
 /// missing).
 pub(crate) fn read(at: At<'_>) -> Result<(Option<Held>, String)> {
-    super::read_text(at, EPISODES_FILE, MAX_EPISODES_BYTES)
+    super::read_text(at, EPISODES_FILE, EPISODES_BYTES)
 }
 
 /// The parsed journal.
@@ -70,7 +69,7 @@ pub(crate) fn append_line(
     content: String,
     chars: Rc<Cell<usize>>,
 ) -> Change<'_> {
-    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+    super::rewrite(dir, EPISODES_FILE, EPISODES_BYTES, held, move |src| {
         let (out, total) = journal::append_line(src, date, &content)?;
         chars.set(total);
         Ok(Some(out))
@@ -79,7 +78,7 @@ pub(crate) fn append_line(
 
 /// The change that takes the log of `date` out of episodes.md.
 pub(crate) fn remove_day(dir: &Dir, held: Option<Held>, date: NaiveDate) -> Change<'_> {
-    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+    super::rewrite(dir, EPISODES_FILE, EPISODES_BYTES, held, move |src| {
         Ok(journal::remove_section(src, &journal::parse(src), date))
     })
 }
@@ -91,7 +90,7 @@ pub(crate) fn restore_day(
     date: NaiveDate,
     text: String,
 ) -> Change<'_> {
-    super::rewrite(dir, EPISODES_FILE, MAX_EPISODES_BYTES, held, move |src| {
+    super::rewrite(dir, EPISODES_FILE, EPISODES_BYTES, held, move |src| {
         let mut cur = src.to_owned();
         for line in text.split('\n').filter(|l| !l.trim().is_empty()) {
             cur = journal::append(&cur, &journal::parse(&cur), date, line);

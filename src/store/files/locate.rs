@@ -8,6 +8,7 @@ use super::archive;
 use super::{episodes, stores};
 use crate::error::{Error, Result};
 use crate::model::Scope;
+use crate::store::limits::STORE_EDIT_BYTES;
 use crate::store::owner::At;
 
 /// Where an id lives.
@@ -24,10 +25,11 @@ pub(crate) enum Found {
 }
 
 /// Finds where `id` lives in the owner's memory: the stores first, then the
-/// day log, then the archive.
+/// day log, then the archive. (Writes look ids up: a store grown past what
+/// memdir reads may still be searched, so that it can be curated back.)
 pub(crate) fn locate(at: At<'_>, id: &str) -> Result<Found> {
     for scope in Scope::ALL {
-        let l = stores::load(at, scope, true)?;
+        let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
         if let Some(i) = l.doc.entries.iter().position(|e| e.id == id) {
             return Ok(Found::Live(scope, i));
         }

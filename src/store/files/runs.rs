@@ -4,12 +4,13 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::disk::{Dir, MAX_FILE_BYTES, decode};
+use crate::disk::{Dir, decode};
 use crate::error::{Error, Result};
 use crate::model::time::{as_micros, as_micros_opt};
 use crate::model::validate_id;
 use crate::snapshot::Snapshot;
-use crate::store::owner::{At, Owner};
+use crate::store::limits::{RUN_RECORD_BYTES, SNAPSHOT_BYTES};
+use crate::store::owner::{At, Owner, STALE_TEMP_AGE};
 use crate::store::root::DERIVED_DIR;
 
 /// The folder of run records in `.memdir/`.
@@ -46,6 +47,7 @@ pub struct RunRecord {
 pub(crate) fn store_snapshot(owner: &Owner, derived: &Dir, snap: &Snapshot) -> Result<()> {
     let disk = owner.disk();
     let (snaps, _) = disk.ensure_dir(derived, SNAPSHOTS_DIR)?;
+    disk.sweep_stale_temps(&snaps, STALE_TEMP_AGE);
     let name = format!("{}.md", snap.sha256);
     if disk.stat(&snaps, &name)?.is_none() {
         disk.write_atomic(&snaps, &name, snap.text.as_bytes())?;
@@ -57,6 +59,7 @@ pub(crate) fn store_snapshot(owner: &Owner, derived: &Dir, snap: &Snapshot) -> R
 pub(crate) fn write_record(owner: &Owner, derived: &Dir, record: &RunRecord) -> Result<()> {
     let disk = owner.disk();
     let (runs, _) = disk.ensure_dir(derived, RUNS_DIR)?;
+    disk.sweep_stale_temps(&runs, STALE_TEMP_AGE);
     let bytes = serde_json::to_vec_pretty(record).map_err(|source| Error::Encode {
         what: "run record",
         source,
@@ -84,7 +87,7 @@ pub(crate) fn read_record(at: At<'_>, run_id: &str) -> Result<RunRecord> {
     let name = format!("{run_id}.json");
     let bytes = at
         .disk()
-        .read_bytes(&runs, &name, MAX_FILE_BYTES)?
+        .read_bytes(&runs, &name, RUN_RECORD_BYTES)?
         .ok_or_else(not_found)?;
     serde_json::from_slice(&bytes).map_err(|e| Error::InvalidConfig {
         path: runs.join(&name),
@@ -105,7 +108,7 @@ pub(crate) fn stored_snapshot(at: At<'_>, sha256: &str) -> Result<Option<String>
         return Ok(None);
     };
     let name = format!("{sha256}.md");
-    match at.disk().read_bytes(&snaps, &name, MAX_FILE_BYTES)? {
+    match at.disk().read_bytes(&snaps, &name, SNAPSHOT_BYTES)? {
         Some(b) => Ok(Some(decode(&snaps.join(&name), b)?)),
         None => Ok(None),
     }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::scan::{self, Finding};
+use crate::store::limits::SCAN_CACHE_BYTES;
 use crate::store::owner::{At, Owner};
 use crate::store::root::{DERIVED_DIR, ScanKey};
 
@@ -129,8 +130,6 @@ impl CachedScanner {
 
 /// The cache file's name in `.memdir/`.
 const SCAN_CACHE_FILE: &str = "scan-cache.json";
-/// Largest cache file memdir reads.
-const MAX_SCAN_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A scanner primed with the owner's cached verdicts (none if the cache is
 /// missing, unreadable or of another version, or when there is no key).
@@ -141,7 +140,7 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
         .and(at.dir)
         .and_then(|dir| disk.open_dir(dir, DERIVED_DIR).ok().flatten())
         .and_then(|d| {
-            disk.read_bytes(&d, SCAN_CACHE_FILE, MAX_SCAN_CACHE_BYTES)
+            disk.read_bytes(&d, SCAN_CACHE_FILE, SCAN_CACHE_BYTES)
                 .ok()
                 .flatten()
         })

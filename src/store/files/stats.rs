@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::store::limits::STATS_BYTES;
 use crate::store::owner::{At, Locked};
 use crate::store::root::DERIVED_DIR;
 
@@ -43,8 +44,6 @@ pub(crate) struct Stats {
 
 /// The stats file's name in `.memdir/`.
 const STATS_FILE: &str = "stats.json";
-/// Largest stats file memdir reads.
-const MAX_STATS_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Reads the stats; a missing or unreadable file is all zeros.
 pub(crate) fn load(at: At<'_>) -> Stats {
@@ -52,7 +51,7 @@ pub(crate) fn load(at: At<'_>) -> Stats {
     at.dir
         .and_then(|dir| disk.open_dir(dir, DERIVED_DIR).ok().flatten())
         .and_then(|derived| {
-            disk.read_bytes(&derived, STATS_FILE, MAX_STATS_BYTES)
+            disk.read_bytes(&derived, STATS_FILE, STATS_BYTES)
                 .ok()
                 .flatten()
         })

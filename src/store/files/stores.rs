@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::disk::{Base, MAX_FILE_BYTES, Stat, decode};
+use crate::disk::{Base, Stat, decode};
 use crate::edit::{Budget, EditContext};
 use crate::error::Result;
 use crate::markdown::Entry;
@@ -109,13 +109,15 @@ pub(crate) fn context<'a>(
 }
 
 /// Loads one store of the owner (empty when the folder or the file does not
-/// exist), parsed with entry ids unless `ids` is false. A parse is taken
+/// exist), parsed with entry ids unless `ids` is false, refusing a file
+/// over `limit` bytes ([`crate::store::limits::STORE_BYTES`] to read,
+/// [`crate::store::limits::STORE_EDIT_BYTES`] to edit). A parse is taken
 /// from the store's parse cache when it was made of the very same text.
-pub(crate) fn load(at: At<'_>, scope: Scope, ids: bool) -> Result<Loaded> {
+pub(crate) fn load(at: At<'_>, scope: Scope, ids: bool, limit: u64) -> Result<Loaded> {
     let name = scope.file_name();
     let path = at.owner.path(scope);
     let read = match at.dir {
-        Some(dir) => at.disk().read(dir, name, MAX_FILE_BYTES)?,
+        Some(dir) => at.disk().read(dir, name, limit)?,
         None => None,
     };
     let (src, exists, held) = match read {

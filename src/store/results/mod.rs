@@ -46,10 +46,10 @@ use serde::Serialize;
 
 use super::files::results::RESULT_SUFFIX;
 use super::files::results::file::{check_content_type, decode_result, encode_result, sha256_hex};
-use super::files::results::index::{self, MAX_RESULT_FILE_BYTES, sort_steps, step_of};
+use super::files::results::index::{self, sort_steps, step_of};
 use super::files::results::{
     DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
-    existing_workflow_dir, not_ready, result_name, workflow_lock,
+    existing_workflow_dir, file_limit, not_ready, result_name, workflow_lock,
 };
 use super::owner::{Owner, no_case_twin};
 use crate::error::{Error, Result};
@@ -139,13 +139,14 @@ pub(crate) fn put(
     let name = result_name(task_id);
     let path = dir.join(&name);
     let sha256 = sha256_hex(content);
+    let limit = file_limit(view.at().settings);
     let existing = disk
-        .read_bytes(&dir, &name, MAX_RESULT_FILE_BYTES)?
+        .read_bytes(&dir, &name, limit)?
         .map(|b| decode_result(&path, workflow_id, task_id, b));
     if existing.is_none() {
         no_case_twin(disk, &dir, "task", task_id, RESULT_SUFFIX)?;
     }
-    let mut loaded = index::load_steps(disk, &dir, workflow_id)?;
+    let mut loaded = index::load_steps(disk, &dir, workflow_id, limit)?;
     let status = match existing {
         None => PutStatus::Stored,
         Some(Ok(old)) if old.sha256 == sha256 && old.content_type == content_type => {
@@ -210,7 +211,7 @@ pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<Tas
     let name = result_name(task_id);
     match owner
         .disk()
-        .read_bytes(&dir, &name, MAX_RESULT_FILE_BYTES)?
+        .read_bytes(&dir, &name, file_limit(view.at().settings))?
     {
         Some(bytes) => decode_result(&dir.join(&name), workflow_id, task_id, bytes),
         None => Err(not_ready(workflow_id, Some(task_id))),

@@ -12,11 +12,7 @@ use super::{RESULT_INDEX_FILE, RESULT_INDEX_VERSION, RESULT_SUFFIX, ResultMeta, 
 use crate::disk::{Dir, Disk};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
-
-/// Largest index file memdir reads.
-const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest result file memdir reads.
-pub(crate) const MAX_RESULT_FILE_BYTES: u64 = u64::MAX;
+use crate::store::limits::RESULT_INDEX_BYTES;
 
 /// A workflow's `index.json`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -81,7 +77,7 @@ fn result_files(disk: &Disk, dir: &Dir) -> Result<BTreeSet<String>> {
 }
 
 fn read_index(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<IndexState> {
-    let Some(bytes) = disk.read_bytes(dir, RESULT_INDEX_FILE, MAX_INDEX_BYTES)? else {
+    let Some(bytes) = disk.read_bytes(dir, RESULT_INDEX_FILE, RESULT_INDEX_BYTES)? else {
         return Ok(IndexState::Missing);
     };
     let index: Index = match serde_json::from_slice(&bytes) {
@@ -116,7 +112,12 @@ fn read_index(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<IndexState> {
 /// The workflow's steps from its index when the index matches the
 /// `.result` files in the folder; else rebuilt from the files, with a
 /// warning (`rebuilt` set). Call under the workflow's lock to rebuild.
-pub(crate) fn load_steps(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<Loaded> {
+pub(crate) fn load_steps(
+    disk: &Disk,
+    dir: &Dir,
+    workflow_id: &str,
+    file_limit: u64,
+) -> Result<Loaded> {
     let files = result_files(disk, dir)?;
     let index_path = dir.join(RESULT_INDEX_FILE);
     let why = match read_index(disk, dir, workflow_id)? {
@@ -150,7 +151,7 @@ pub(crate) fn load_steps(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<Lo
         let name = format!("{task}{RESULT_SUFFIX}");
         let path = dir.join(&name);
         let read = disk
-            .read_bytes(dir, &name, MAX_RESULT_FILE_BYTES)
+            .read_bytes(dir, &name, file_limit)
             .and_then(|b| match b {
                 Some(b) => decode_result(&path, workflow_id, task, b).map(Some),
                 None => Ok(None), // removed meanwhile

@@ -112,6 +112,17 @@ pub struct WorkflowResults {
     pub warnings: Vec<String>,
 }
 
+/// The largest result file memdir reads under `settings`: the largest
+/// content a put accepts (never less than the default, so lowering the
+/// setting keeps older results readable) and its metadata line.
+pub(crate) fn file_limit(settings: &crate::model::Settings) -> u64 {
+    settings
+        .max_result_bytes
+        .unwrap_or(DEFAULT_MAX_RESULT_BYTES)
+        .max(DEFAULT_MAX_RESULT_BYTES)
+        .saturating_add(crate::store::limits::RESULT_HEADER_BYTES)
+}
+
 /// "Not ready": the answer for a result (or workflow) not stored yet.
 pub(crate) fn not_ready(workflow_id: &str, task_id: Option<&str>) -> Error {
     Error::NotReady {
@@ -179,13 +190,14 @@ pub(crate) fn workflow_results(at: At<'_>, workflow_id: &str) -> Result<Workflow
         return Err(not_ready(workflow_id, None));
     };
     let disk = at.disk();
-    let mut loaded = index::load_steps(disk, &dir, workflow_id)?;
+    let limit = file_limit(at.settings);
+    let mut loaded = index::load_steps(disk, &dir, workflow_id, limit)?;
     if loaded.rebuilt {
         // A put may be between its result and its index: look again under
         // the lock before repairing anything.
         let folders = at.owner.folders()?;
         let _lock = workflow_lock(at, &folders.derived, workflow_id)?;
-        loaded = index::load_steps(disk, &dir, workflow_id)?;
+        loaded = index::load_steps(disk, &dir, workflow_id, limit)?;
         if loaded.rebuilt
             && let Err(e) = index::write_index(disk, &dir, workflow_id, &loaded.steps)
         {

@@ -1,0 +1,33 @@
+//! The largest file memdir reads of each kind, checked against the file's
+//! size (from `fstat`, before any byte is read) so that a hostile file (a
+//! sparse 4 GB MEMORY.md, say) costs nothing to refuse; and the rule that
+//! memdir never writes a file it would refuse to read. docs/FORMAT.md lists
+//! them.
+
+/// MEMORY.md, USER.md: read to show, snapshot, recall or list them, and the
+/// largest memdir writes.
+pub const STORE_BYTES: u64 = 1024 * 1024;
+/// MEMORY.md, USER.md read by a write that may shrink them: a store grown
+/// past [`STORE_BYTES`] by hand can still be curated back with `remove` and
+/// `archive` (a write to it must leave it smaller).
+pub const STORE_EDIT_BYTES: u64 = 16 * 1024 * 1024;
+/// archive.md.
+pub const ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
+/// episodes.md (it grows by day; it is never injected).
+pub const EPISODES_BYTES: u64 = 64 * 1024 * 1024;
+/// `memdir.yaml`, at the root or in an owner's folder.
+pub const CONFIG_BYTES: u64 = 64 * 1024;
+/// `.memdir/stats.json`.
+pub const STATS_BYTES: u64 = 16 * 1024 * 1024;
+/// `.memdir/scan-cache.json`.
+pub const SCAN_CACHE_BYTES: u64 = 16 * 1024 * 1024;
+/// A run record, `.memdir/runs/<run>.json`.
+pub const RUN_RECORD_BYTES: u64 = 64 * 1024;
+/// A stored snapshot, `.memdir/snapshots/<sha256>.md`.
+pub const SNAPSHOT_BYTES: u64 = 1024 * 1024;
+/// A workflow's `results/<workflow>/index.json`.
+pub const RESULT_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+/// What a result file may hold beyond its content: the metadata line.
+pub const RESULT_HEADER_BYTES: u64 = 64 * 1024;
+/// The root's `.gitignore`.
+pub const GITIGNORE_BYTES: u64 = 1024 * 1024;
