@@ -252,6 +252,17 @@ pub enum Error {
         /// The owner it named.
         named: String,
     },
+    /// The machine-local configuration binds persons to operating-system
+    /// users, and this user may not act as this person.
+    #[error(
+        "this operating-system user (uid {uid}) may not act as person {person:?} (the persons binding of the machine-local configuration); ask whoever keeps it"
+    )]
+    PersonNotAllowed {
+        /// The person named.
+        person: String,
+        /// The calling user's id.
+        uid: u32,
+    },
     /// A person did not name the agent whose memory to act on.
     #[error("person {person:?} must name the agent (--agent ID)")]
     AgentRequired {
@@ -445,6 +456,7 @@ impl Error {
             Error::DayExists { .. } => "memory_day_exists",
             Error::QueryTooLong { .. } => "memory_query_too_long",
             Error::AgentRequired { .. } => "memory_agent_required",
+            Error::PersonNotAllowed { .. } => "person_not_allowed",
             Error::DayLineTooLong { .. } => "memory_day_line_too_long",
             Error::DayFull { .. } => "memory_day_full",
             Error::DayAgentOnly { .. } => "memory_day_agent_only",

@@ -49,6 +49,9 @@ fn main() -> ExitCode {
 fn run(cli: cli::Cli) -> Result<(), Failure> {
     let g = cli.global;
     let mut store = Store::open(&g.root)?;
+    if let Some(dir) = &g.config_dir {
+        store = store.with_config_dir(dir);
+    }
     if let Some(ms) = g.lock_timeout_ms {
         store = store.with_lock_timeout(std::time::Duration::from_millis(ms));
     }

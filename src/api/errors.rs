@@ -62,7 +62,7 @@ pub fn status(e: &Error) -> u16 {
         | Error::BadReason { .. }
         | Error::AgentMismatch { .. }
         | Error::QueryTooLong { .. } => 400,
-        Error::VetoHumanOnly { .. } => 403,
+        Error::VetoHumanOnly { .. } | Error::PersonNotAllowed { .. } => 403,
         Error::WrongState { .. }
         | Error::Conflicted { .. }
         | Error::SupersedeArchived { .. }
@@ -151,6 +151,7 @@ pub fn details(e: &Error) -> Value {
         Error::DayAppendOnly { id } => json!({"id": id}),
         Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
         Error::AgentRequired { person } => json!({"person": person}),
+        Error::PersonNotAllowed { person, uid } => json!({"person": person, "uid": uid}),
         Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
             json!({"chars": chars, "limit": limit})
         }

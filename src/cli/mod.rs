@@ -45,6 +45,10 @@ pub struct Global {
     /// The agent whose memory a person acts on (an agent may only name itself).
     #[arg(long, global = true, value_name = "ID")]
     pub agent: Option<String>,
+    /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
+    /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
 }
 
 /// Every command.

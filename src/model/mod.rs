@@ -3,6 +3,7 @@
 
 pub(crate) mod caller;
 pub(crate) mod id;
+pub(crate) mod machine;
 pub(crate) mod meta;
 pub(crate) mod scope;
 pub(crate) mod settings;
@@ -12,6 +13,7 @@ pub use caller::{Caller, RunContext};
 pub use id::{
     MAX_ID_LEN, day_id, entry_id, fold_whitespace, is_entry_id, validate_id, validate_new_id,
 };
+pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
 pub use meta::{ArchiveKind, Meta, fmt_time, is_live, parse_expires, parse_time};
 pub use scope::{Origin, Scope};
 pub use settings::{Budgets, Curation, ExpiryDays, Settings};

@@ -77,6 +77,15 @@ impl Store {
             },
             caller.id(),
         )?;
+        if let Caller::Person(p) = caller {
+            let uid = rustix::process::getuid().as_raw();
+            if !self.machine_config()?.person_allowed(p, uid) {
+                return Err(Error::PersonNotAllowed {
+                    person: p.clone(),
+                    uid,
+                });
+            }
+        }
         Ok(Owner {
             store: self.clone(),
             id: id.to_owned(),

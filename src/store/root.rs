@@ -9,8 +9,8 @@ use std::time::Duration;
 use super::limits::{CONFIG_BYTES, GITIGNORE_BYTES};
 use super::parse_cache::ParseCache;
 use crate::disk::{Base, Change, Dir, DirStamp, Disk, Kind};
-use crate::error::Result;
-use crate::model::{Settings, validate_id};
+use crate::error::{Error, Result};
+use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id};
 
 /// The folder-wide settings file at the root (and in an owner's folder).
 pub const CONFIG_FILE: &str = "memdir.yaml";
@@ -41,6 +41,8 @@ pub struct Store {
     config_dir: Option<PathBuf>,
     /// The secret that keys cached scanner verdicts, read or made once.
     scan_key: Arc<OnceLock<Option<ScanKey>>>,
+    /// The machine-local configuration, read once.
+    machine: Arc<OnceLock<std::result::Result<MachineConfig, String>>>,
 }
 
 /// The secret that keys cached scanner verdicts: 32 random bytes kept in the
@@ -97,6 +99,7 @@ impl Store {
             swept: Arc::default(),
             config_dir: default_config_dir(),
             scan_key: Arc::default(),
+            machine: Arc::default(),
         })
     }
 
@@ -105,7 +108,37 @@ impl Store {
     pub fn with_config_dir(mut self, dir: impl Into<PathBuf>) -> Store {
         self.config_dir = Some(dir.into());
         self.scan_key = Arc::default();
+        self.machine = Arc::default();
         self
+    }
+
+    /// The machine-local configuration (`config.yaml` in the configuration
+    /// folder; the defaults when there is none).
+    pub fn machine_config(&self) -> Result<MachineConfig> {
+        self.machine
+            .get_or_init(|| self.load_machine_config().map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|message| Error::InvalidConfig {
+                path: self
+                    .config_dir
+                    .as_ref()
+                    .map(|d| d.join(MACHINE_CONFIG_FILE))
+                    .unwrap_or_default(),
+                message,
+            })
+    }
+
+    fn load_machine_config(&self) -> Result<MachineConfig> {
+        let Some(path) = &self.config_dir else {
+            return Ok(MachineConfig::default());
+        };
+        let Some(dir) = self.disk.open_root(path)? else {
+            return Ok(MachineConfig::default());
+        };
+        match self.disk.read_text(&dir, MACHINE_CONFIG_FILE, CONFIG_BYTES)? {
+            Some(text) => MachineConfig::from_yaml(&text, &dir.join(MACHINE_CONFIG_FILE)),
+            None => Ok(MachineConfig::default()),
+        }
     }
 
     /// The machine-local configuration folder, if there is one.

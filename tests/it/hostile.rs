@@ -269,3 +269,45 @@ fn special_files_where_a_file_is_expected_are_refused_at_once() {
     s.run(&["--owner", O, "--json", "snapshot"])
         .json_error("unsafe_path");
 }
+
+/// The machine-local configuration binds persons to operating-system users;
+/// a file inside the memory root never does.
+#[test]
+fn persons_are_bound_to_operating_system_users() {
+    use std::os::unix::fs::MetadataExt;
+    let s = Sandbox::new();
+    s.run_as(O, &["add", "a fact"]).ok();
+    let me = std::fs::metadata(s.dir.path()).unwrap().uid();
+    let config = s.dir.path().join("machine");
+    std::fs::create_dir(&config).unwrap();
+    let as_person = |person: &str| {
+        s.run(&[
+            "--config-dir",
+            config.to_str().unwrap(),
+            "--person",
+            person,
+            "--agent",
+            O,
+            "--json",
+            "veto",
+            &memdir::entry_id("memory", "a fact"),
+        ])
+    };
+    std::fs::write(
+        config.join("config.yaml"),
+        format!("persons:\n  ann: [{me}]\n  bob: [{}]\n", me + 1),
+    )
+    .unwrap();
+    let e = as_person("bob").json_error("person_not_allowed");
+    assert_eq!(e["status"], 403);
+    assert_eq!(e["uid"], me);
+    as_person("carol").json_error("person_not_allowed");
+    assert!(s.read_text(O, "MEMORY.md").contains("a fact"), "nothing vetoed");
+    as_person("ann").ok();
+    assert!(!s.read_text(O, "MEMORY.md").contains("a fact"));
+    // The same binding in the root's memdir.yaml grants nothing: it is not
+    // a setting a memory folder may hold.
+    std::fs::write(s.root.join("memdir.yaml"), "persons:\n  bob: [0]\n").unwrap();
+    s.run(&["--person", "bob", "--agent", O, "--json", "show"])
+        .json_error("invalid_config");
+}

@@ -1,0 +1,71 @@
+//! Machine-local configuration: settings that grant access or run programs,
+//! read only from the configuration folder of the machine's user
+//! (`config.yaml` there), never from a memory folder, which a `git pull` can
+//! change. Pure: the store reads the file and passes its text.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::settings::{MAX_CONFIG_BYTES, check_yaml_bounds};
+use crate::error::{Error, Result};
+
+/// The machine-local configuration file's name in the configuration folder.
+pub const MACHINE_CONFIG_FILE: &str = "config.yaml";
+
+/// What the machine-local `config.yaml` may hold. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    /// Binds each person id to the operating-system user ids that may act as
+    /// that person (`--person ann` from another user is refused). Without
+    /// it, the command line believes `--person` as given, as git believes an
+    /// author name.
+    pub persons: Option<BTreeMap<String, Vec<u32>>>,
+}
+
+impl MachineConfig {
+    /// Parses a `config.yaml`; `path` is named in errors.
+    pub fn from_yaml(text: &str, path: &Path) -> Result<MachineConfig> {
+        if text.trim().is_empty() {
+            return Ok(MachineConfig::default());
+        }
+        check_yaml_bounds(text, MAX_CONFIG_BYTES, path, "config.yaml")?;
+        serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Whether the operating-system user `uid` may act as `person`: always
+    /// without a `persons` binding; with one, only a listed user of a listed
+    /// person.
+    pub fn person_allowed(&self, person: &str, uid: u32) -> bool {
+        match &self.persons {
+            None => true,
+            Some(map) => map.get(person).is_some_and(|uids| uids.contains(&uid)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn persons_bind_to_user_ids() {
+        let p = Path::new("config.yaml");
+        let open = MachineConfig::from_yaml("", p).unwrap();
+        assert!(open.person_allowed("anyone", 0));
+        let bound = MachineConfig::from_yaml("persons:\n  ann: [1000, 1001]\n  bob: []\n", p).unwrap();
+        assert!(bound.person_allowed("ann", 1001));
+        assert!(!bound.person_allowed("ann", 1002));
+        assert!(!bound.person_allowed("bob", 1000));
+        assert!(!bound.person_allowed("carol", 1000));
+        assert_eq!(
+            MachineConfig::from_yaml("persns: {}\n", p).unwrap_err().code(),
+            "invalid_config"
+        );
+    }
+}
