@@ -75,6 +75,8 @@ impl Poison {
 pub(crate) struct Disk {
     io: Arc<dyn Io>,
     poison: Arc<Poison>,
+    /// The in-process queues of lock waiters.
+    gates: Arc<lock::Gates>,
 }
 
 impl Default for Disk {
@@ -89,6 +91,7 @@ impl Disk {
         Disk {
             io,
             poison: Arc::default(),
+            gates: Arc::default(),
         }
     }
 
@@ -236,6 +239,12 @@ impl Disk {
         write::write_atomic(self.io.as_ref(), &self.poison, dir, name, bytes)
     }
 
+    /// Replaces `name` in `dir` atomically but not durably (no sync): for
+    /// derived figures that must never be torn but may be lost.
+    pub(crate) fn write_atomic_volatile(&self, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
+        write::write_atomic_volatile(self.io.as_ref(), &self.poison, dir, name, bytes)
+    }
+
     /// Creates `name` in `dir` durably with `bytes` and the permission bits
     /// `mode`, unless the name exists: then `false`, and it is left as it is.
     pub(crate) fn create_new(
@@ -268,7 +277,7 @@ impl Disk {
 
     /// Takes the exclusive lock on `name` in `dir`, waiting at most `timeout`.
     pub(crate) fn lock(&self, dir: &Dir, name: &str, timeout: Duration) -> Result<Lock> {
-        lock::acquire(self.io.as_ref(), dir, name, timeout)
+        lock::acquire(self.io.as_ref(), &self.gates, dir, name, timeout)
     }
 
     /// Removes the temp files a killed writer left in `dir`. Call under the

@@ -328,3 +328,70 @@ fn new_folders_are_synced_into_their_parent() {
     }
     assert_eq!(disk.check().unwrap_err().code(), "store_poisoned");
 }
+
+/// Callers of one process waiting for a lock get it in the order they came,
+/// and one that gives up leaves no waiter behind.
+#[test]
+fn waiters_of_one_process_take_the_lock_in_turn() {
+    use std::sync::Mutex;
+    let d = tempfile::tempdir().unwrap();
+    let disk = Disk::default();
+    let dir = Arc::new(open(&disk, d.path()));
+    let held = disk.lock(&dir, "lock", Duration::from_secs(1)).unwrap();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let mut threads = Vec::new();
+    for i in 0..4 {
+        let (disk, dir, order) = (disk.clone(), Arc::clone(&dir), Arc::clone(&order));
+        threads.push(std::thread::spawn(move || {
+            let l = disk.lock(&dir, "lock", Duration::from_secs(10)).unwrap();
+            order.lock().unwrap().push(i);
+            std::thread::sleep(Duration::from_millis(5));
+            drop(l);
+        }));
+        // Each comes after the one before.
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    // One more that gives up while the lock is held.
+    let quitter = disk
+        .lock(&dir, "lock", Duration::from_millis(20))
+        .unwrap_err();
+    assert_eq!(quitter.code(), "locked");
+    drop(held);
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3]);
+    // Nobody is left holding or queued.
+    let t = std::time::Instant::now();
+    drop(disk.lock(&dir, "lock", Duration::from_secs(1)).unwrap());
+    assert!(t.elapsed() < Duration::from_millis(100));
+}
+
+/// A waiter in another process (here: another open file description, as a
+/// process has) wakes promptly when the holder releases, without polling.
+#[test]
+fn a_waiter_wakes_when_the_holder_lets_go() {
+    let d = tempfile::tempdir().unwrap();
+    let holder = std::fs::File::create(d.path().join("lock")).unwrap();
+    fs2::FileExt::lock_exclusive(&holder).unwrap();
+    let released = Arc::new(std::sync::Mutex::new(None));
+    let r = Arc::clone(&released);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = fs2::FileExt::unlock(&holder);
+        *r.lock().unwrap() = Some(std::time::Instant::now());
+        drop(holder);
+    });
+    // Another Disk: its own queue, as another process would have.
+    let disk = Disk::default();
+    let dir = open(&disk, d.path());
+    let l = disk.lock(&dir, "lock", Duration::from_secs(5)).unwrap();
+    let got = std::time::Instant::now();
+    t.join().unwrap();
+    assert!(l.contended);
+    let after = got.duration_since(released.lock().unwrap().unwrap());
+    assert!(
+        after < Duration::from_millis(60),
+        "woke {after:?} after the release"
+    );
+}

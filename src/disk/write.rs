@@ -68,6 +68,7 @@ fn write_temp(
     target: &str,
     bytes: &[u8],
     mode: Option<u32>,
+    durable: bool,
 ) -> Result<String> {
     let mode = mode.or_else(|| {
         io.stat(dir, target)
@@ -97,7 +98,7 @@ fn write_temp(
         let _ = io.remove_file(dir, &tmp);
         return Err(Error::io(dir.join(&tmp), "write")(e));
     }
-    if let Err(e) = io.sync_file(&file) {
+    if durable && let Err(e) = io.sync_file(&file) {
         drop(file);
         poison.set(&dir.join(target));
         let _ = io.remove_file(dir, &tmp);
@@ -124,12 +125,30 @@ pub(super) fn write_atomic(
     bytes: &[u8],
 ) -> Result<()> {
     poison.check()?;
-    let tmp = write_temp(io, poison, dir, name, bytes, None)?;
+    let tmp = write_temp(io, poison, dir, name, bytes, None, true)?;
     if let Err(e) = io.rename(dir, &tmp, name) {
         let _ = io.remove_file(dir, &tmp);
         return Err(Error::io(dir.join(name), "rename")(e));
     }
     sync_dir(io, poison, dir)
+}
+
+/// Replaces `name` in `dir` atomically (temp file, rename) but not
+/// durably: no sync, so a crash may leave the older version. For derived
+/// figures that must never be torn but may be lost (recall counts).
+pub(super) fn write_atomic_volatile(
+    io: &dyn Io,
+    poison: &Poison,
+    dir: &Dir,
+    name: &str,
+    bytes: &[u8],
+) -> Result<()> {
+    let tmp = write_temp(io, poison, dir, name, bytes, None, false)?;
+    if let Err(e) = io.rename(dir, &tmp, name) {
+        let _ = io.remove_file(dir, &tmp);
+        return Err(Error::io(dir.join(name), "rename")(e));
+    }
+    Ok(())
 }
 
 /// Creates `name` in `dir` durably with exactly `bytes` and the permission
@@ -144,7 +163,7 @@ pub(super) fn create_new(
     mode: u32,
 ) -> Result<bool> {
     poison.check()?;
-    let tmp = write_temp(io, poison, dir, name, bytes, Some(mode))?;
+    let tmp = write_temp(io, poison, dir, name, bytes, Some(mode), true)?;
     match io.rename_noreplace(dir, &tmp, name) {
         Ok(()) => {
             sync_dir(io, poison, dir)?;
@@ -201,7 +220,7 @@ pub(super) fn replace(io: &dyn Io, poison: &Poison, change: Change<'_>) -> Resul
             };
             let held = held.take();
             let mode = held.as_ref().map(|(_, s)| s.mode);
-            let tmp = write_temp(io, poison, dir, target, &new, mode)?;
+            let tmp = write_temp(io, poison, dir, target, &new, mode, true)?;
             if expected.is_none() {
                 match io.rename_noreplace(dir, &tmp, target) {
                     Ok(()) => {

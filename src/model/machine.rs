@@ -58,13 +58,16 @@ mod tests {
         let p = Path::new("config.yaml");
         let open = MachineConfig::from_yaml("", p).unwrap();
         assert!(open.person_allowed("anyone", 0));
-        let bound = MachineConfig::from_yaml("persons:\n  ann: [1000, 1001]\n  bob: []\n", p).unwrap();
+        let bound =
+            MachineConfig::from_yaml("persons:\n  ann: [1000, 1001]\n  bob: []\n", p).unwrap();
         assert!(bound.person_allowed("ann", 1001));
         assert!(!bound.person_allowed("ann", 1002));
         assert!(!bound.person_allowed("bob", 1000));
         assert!(!bound.person_allowed("carol", 1000));
         assert_eq!(
-            MachineConfig::from_yaml("persns: {}\n", p).unwrap_err().code(),
+            MachineConfig::from_yaml("persns: {}\n", p)
+                .unwrap_err()
+                .code(),
             "invalid_config"
         );
     }

@@ -235,8 +235,13 @@ fn remember_first_seen(owner: &Owner, rows: &[FactRow], stats: &Stats, now: Date
     if fresh.is_empty() {
         return;
     }
-    let Ok(locked) = owner.lock() else { return };
-    let mut current = stats::load(locked.at());
+    let Ok(settings) = owner.view().map(|v| v.at().settings.clone()) else {
+        return;
+    };
+    let Ok(held) = stats::lock(owner, &settings) else {
+        return;
+    };
+    let mut current = held.load();
     for id in fresh {
         current
             .facts
@@ -245,7 +250,7 @@ fn remember_first_seen(owner: &Owner, rows: &[FactRow], stats: &Stats, now: Date
             .first_seen
             .get_or_insert(now);
     }
-    let _ = stats::save(&locked, &mut current);
+    let _ = held.save(&mut current);
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -241,7 +241,6 @@ impl Owner {
         Ok(Locked {
             owner: self,
             dir: folders.dir,
-            derived: folders.derived,
             settings,
             _lock: lock,
         })
@@ -284,7 +283,6 @@ pub(crate) struct Folders {
 pub(crate) struct Locked<'o> {
     owner: &'o Owner,
     dir: Dir,
-    derived: Dir,
     settings: Settings,
     _lock: Lock,
 }
@@ -307,11 +305,6 @@ impl Locked<'_> {
     /// The owner's folder.
     pub(crate) fn dir(&self) -> &Dir {
         &self.dir
-    }
-
-    /// The owner's `.memdir/`.
-    pub(crate) fn derived(&self) -> &Dir {
-        &self.derived
     }
 
     /// The owner's settings.

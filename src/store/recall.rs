@@ -59,9 +59,12 @@ pub(crate) fn recall(
     if let Some(s) = &options.session {
         validate_id("session", s)?;
     }
-    let locked = owner.lock()?;
-    let at = locked.at();
-    let mut stats = stats::load(at);
+    // The stats' own lock, not the owner's: a recall never waits for
+    // writers; it reads the stores as they are (stable reads).
+    let view = owner.view()?;
+    let at = view.at();
+    let held = stats::lock(owner, at.settings)?;
+    let mut stats = held.load();
     if let Some(s) = &options.session
         && !options.on_demand
         && stats
@@ -147,7 +150,7 @@ pub(crate) fn recall(
         stats.sessions.insert(s.clone(), now);
     }
     stats.sessions.retain(|_, t| now - *t < SESSION_SKIP);
-    stats::save(&locked, &mut stats)?;
+    held.save(&mut stats)?;
     Ok(recall)
 }
 

@@ -135,7 +135,10 @@ impl Store {
         let Some(dir) = self.disk.open_root(path)? else {
             return Ok(MachineConfig::default());
         };
-        match self.disk.read_text(&dir, MACHINE_CONFIG_FILE, CONFIG_BYTES)? {
+        match self
+            .disk
+            .read_text(&dir, MACHINE_CONFIG_FILE, CONFIG_BYTES)?
+        {
             Some(text) => MachineConfig::from_yaml(&text, &dir.join(MACHINE_CONFIG_FILE)),
             None => Ok(MachineConfig::default()),
         }

@@ -302,7 +302,10 @@ fn persons_are_bound_to_operating_system_users() {
     assert_eq!(e["status"], 403);
     assert_eq!(e["uid"], me);
     as_person("carol").json_error("person_not_allowed");
-    assert!(s.read_text(O, "MEMORY.md").contains("a fact"), "nothing vetoed");
+    assert!(
+        s.read_text(O, "MEMORY.md").contains("a fact"),
+        "nothing vetoed"
+    );
     as_person("ann").ok();
     assert!(!s.read_text(O, "MEMORY.md").contains("a fact"));
     // The same binding in the root's memdir.yaml grants nothing: it is not

@@ -15,6 +15,7 @@ mod cli;
 mod hostile;
 mod journal;
 mod lifecycle;
+mod load;
 mod multiprocess;
 mod prompt;
 mod recall_cases;

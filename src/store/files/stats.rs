@@ -1,16 +1,20 @@
 //! Volatile figures kept under `.memdir/stats.json`: recall counts, last
 //! recall times, when the store first saw a hand-written fact, and when each
 //! session last recalled. Not history worth committing; deleting the file
-//! resets them to zero.
+//! resets them to zero. Read-modify-writes take the stats' own lock
+//! (`.memdir/stats.lock`), never the owner's, and write atomically without a
+//! sync: derived figures may be lost in a crash, never torn.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::disk::{Dir, Lock};
 use crate::error::{Error, Result};
+use crate::model::Settings;
 use crate::store::limits::STATS_BYTES;
-use crate::store::owner::{At, Locked};
+use crate::store::owner::{At, Owner};
 use crate::store::root::DERIVED_DIR;
 
 /// Format version of stats.json.
@@ -60,15 +64,54 @@ pub(crate) fn load(at: At<'_>) -> Stats {
         .unwrap_or_default()
 }
 
-/// Writes the stats durably, under the owner's lock.
-pub(crate) fn save(locked: &Locked<'_>, stats: &mut Stats) -> Result<()> {
-    stats.version = STATS_VERSION;
-    let bytes = serde_json::to_vec(stats).map_err(|e| Error::Encode {
-        what: "stats.json",
-        source: e,
-    })?;
-    locked
-        .owner()
+/// The stats file's lock in `.memdir/`: recall counts are derived data with
+/// a lock of their own, so a recall never waits for the owner's writers.
+const STATS_LOCK: &str = "stats.lock";
+
+/// The stats, held under their own lock for a read-modify-write.
+pub(crate) struct StatsLock<'a> {
+    owner: &'a Owner,
+    derived: Dir,
+    _lock: Lock,
+}
+
+/// Takes the stats' lock (creating the owner's folders if missing), waiting
+/// as long as the owner's lock would.
+pub(crate) fn lock<'a>(owner: &'a Owner, settings: &Settings) -> Result<StatsLock<'a>> {
+    let folders = owner.folders()?;
+    let lock = owner
         .disk()
-        .write_atomic(locked.derived(), STATS_FILE, &bytes)
+        .lock(&folders.derived, STATS_LOCK, owner.lock_timeout(settings))?;
+    Ok(StatsLock {
+        owner,
+        derived: folders.derived,
+        _lock: lock,
+    })
+}
+
+impl StatsLock<'_> {
+    /// Reads the stats (all zeros when missing or unreadable).
+    pub(crate) fn load(&self) -> Stats {
+        self.owner
+            .disk()
+            .read_bytes(&self.derived, STATS_FILE, STATS_BYTES)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<Stats>(&b).ok())
+            .filter(|s| s.version == STATS_VERSION)
+            .unwrap_or_default()
+    }
+
+    /// Writes the stats atomically but not durably: they are derived, a
+    /// crash may lose the last counts but never tears the file.
+    pub(crate) fn save(&self, stats: &mut Stats) -> Result<()> {
+        stats.version = STATS_VERSION;
+        let bytes = serde_json::to_vec(stats).map_err(|e| Error::Encode {
+            what: "stats.json",
+            source: e,
+        })?;
+        self.owner
+            .disk()
+            .write_atomic_volatile(&self.derived, STATS_FILE, &bytes)
+    }
 }
