@@ -22,7 +22,8 @@
 //! the first scan of a process; a bare `memdir --version` process), and the
 //! figures (medians, ratios) are printed in one block at the end.
 //!
-//! Run with `cargo build --release --example floor_write && cargo bench --bench write`.
+//! Run with `cargo bench --bench write` (the bench builds `examples/floor_write`
+//! first).
 //! `MEMDIR_BENCH_DIR` puts the scratch folders somewhere other than the
 //! system temp folder (they must be on the disk to measure); `MEMDIR_BENCH_TMPFS`
 //! names the tmpfs folder for the disk-free probe (default `/dev/shm`).
@@ -338,8 +339,19 @@ fn library(c: &mut Criterion) -> Pairs {
 }
 
 /// The release binaries: memdir (built by cargo for this bench) and the
-/// `floor_write` example (built beforehand), refusing a stale example.
+/// `floor_write` example, which the bench builds itself (through the cargo
+/// that runs it) so that `cargo bench` needs no step before it.
 fn binaries() -> (PathBuf, PathBuf) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "--release", "--example", "floor_write"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .status();
+    assert!(
+        built.is_ok_and(|s| s.success()),
+        "building examples/floor_write failed"
+    );
     let exe = std::env::current_exe().expect("current exe");
     // target/release/deps/write-<hash> -> target/release
     let release = exe

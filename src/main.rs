@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 mod cli;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use memdir::api::{self, render};
 use memdir::{Error, Store};
 
@@ -26,7 +26,14 @@ impl From<Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    // The command tree is built once and not dropped: freeing its hundreds
+    // of allocations would cost a one-shot process more than parsing.
+    let mut command = std::mem::ManuallyDrop::new(cli::Cli::command());
+    let matches = std::mem::ManuallyDrop::new(command.get_matches_mut());
+    let cli = match cli::Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     let json = cli.global.json;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
