@@ -12,24 +12,32 @@
 //!   (between two ASCII letters, next to spaces or punctuation, at a text edge) they are findings.
 //!   U+FEFF is allowed only as the first character. Tag characters are allowed only inside a
 //!   well-formed emoji subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F).
-//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed and
-//!   typographic apostrophes folded to `'`:
+//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed,
+//!   typographic apostrophes folded to `'`, and quoted titles blanked when the text names a title
+//!   (a talk "Ignore All Previous Instructions" is not an instruction; see `views::blank_titles`):
 //!   1. *collapsed*: every run of whitespace becomes one space (or one newline if it held a newline);
 //!   2. *despaced*: like 1, but first every run of two or more single letters/digits separated by
 //!      exactly one space, dot, dash, underscore or tab is joined ("i g n o r e" → "ignore"), so a
 //!      double space still separates words ("i g n o r e  a l l" → "ignore all");
-//!   3. *squashed*: only lower-case letters and digits, used for a few core phrases only
+//!   3. *folded*: 1 and 2 with letters of other scripts that imitate ASCII letters (Cyrillic `а`,
+//!      Greek `ο`, ...) replaced by them, through the Unicode TR39 confusable skeleton;
+//!   4. *squashed*: only lower-case letters and digits, used for a few core phrases only
 //!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps; a
-//!      match counts only if it starts where a word of the input started.
+//!      match counts only if it starts where a word of the input started;
+//!   5. *decoded*: base64 blobs and the rot13 of the text, decoded within bounds (see `decode`),
+//!      on which every threat pattern runs for the finding `encoded_payload`.
 //!
 //!   Threat regexes are ASCII, case-insensitive byte regexes (`(?-u)`): NFKC has already folded
-//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text.
-//! * **Secrets** are matched on the raw text and on its NFKC form. Candidate values containing a
+//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text. The
+//!   regexes for instructions in other languages (`lang`) are Unicode-mode regexes without `\b`.
+//! * **Secrets** are matched on the raw text, on its NFKC form, and on that form with split keys
+//!   joined (`ghp_R8kd 93Lm …`, `'ghp_R8kd' + '93Lm'`). Candidate values containing a
 //!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
 //!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
 //!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
 //!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
-//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail).
+//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail);
+//!   passwords, `*_KEY` values and URL credentials have their own checks (see `values`).
 //!
 //! All regexes use bounded fillers; the `regex` crate guarantees linear time in the input.
 //!
@@ -38,10 +46,10 @@
 //! Compiling the whole table takes tens of milliseconds, more than a one-shot `memdir add` may
 //! spend. So each regex is compiled on first use only, and used only when a keyword prefilter on
 //! the view passes: every regex lists groups of literals (see `patterns::Re`), and it runs only
-//! if, for every group, the view contains one of them after ASCII lower-casing (secret views also
-//! fold `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters that a Unicode `(?i)`
-//! matches with an ASCII letter). A keyword is a literal that every match of the regex contains,
-//! so a prefilter never hides a match; ordinary notes pass no prefilter and compile no regex.
+//! if, for every group, the view contains one of them after lower-casing (see `Re`). A keyword is
+//! a literal that every match of the regex contains, so a prefilter never hides a match; ordinary
+//! notes pass no prefilter and compile no regex, and a set of byte pairs per view rejects most
+//! keywords without a substring search.
 //! `examples/scan_startup.rs` measures the first call and the 64 KiB worst cases.
 
 use std::sync::{LazyLock, OnceLock};
