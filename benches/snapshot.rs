@@ -7,7 +7,9 @@
 //!   loop so that machine noise hits both alike; the ratio of medians is
 //!   printed at the end (target: at most 3×).
 //! * `scan`: `memdir::scan` over 16, 32 and 64 KiB of prose and of adversarial
-//!   text, to show the time stays linear in the input.
+//!   text, to show the time stays linear in the input, and over every fact
+//!   above one by one (`entries`: the warm cost of scanning ordinary entries,
+//!   as a snapshot with a cold scan cache or a write pays it).
 //!
 //! Run with `cargo bench --bench snapshot`.
 
@@ -159,6 +161,14 @@ fn main() {
     g.finish();
 
     let mut g = c.benchmark_group("scan");
+    let entries: Vec<&str> = USER_FACTS.iter().chain(MEMORY_FACTS).copied().collect();
+    g.bench_function("entries", |b| {
+        b.iter(|| {
+            for e in &entries {
+                black_box(scan(e));
+            }
+        })
+    });
     for kib in [16, 32, 64] {
         let p = prose(kib * 1024);
         let a = adversarial(kib * 1024);
@@ -192,6 +202,16 @@ fn main() {
         }
     }
     let (m, f) = (median(&mut mine), median(&mut base));
+    let mut per_entry: Vec<Duration> = (0..400)
+        .map(|_| {
+            let t = Instant::now();
+            for e in &entries {
+                black_box(scan(e));
+            }
+            t.elapsed() / entries.len() as u32
+        })
+        .collect();
+    let per_entry = median(&mut per_entry);
     let mut scan_times = Vec::new();
     for kib in [16usize, 32, 64] {
         for (name, text) in [
@@ -227,6 +247,11 @@ fn main() {
     println!(
         "ratio:                         {:>9.2}x (target <= 3x)",
         m.as_secs_f64() / f.as_secs_f64()
+    );
+    println!(
+        "scan of one ordinary entry median: {:>7.2} µs ({} entries)",
+        per_entry.as_secs_f64() * 1e6,
+        entries.len()
     );
     for (name, kib, t) in scan_times {
         println!(

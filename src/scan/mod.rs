@@ -12,24 +12,32 @@
 //!   (between two ASCII letters, next to spaces or punctuation, at a text edge) they are findings.
 //!   U+FEFF is allowed only as the first character. Tag characters are allowed only inside a
 //!   well-formed emoji subdivision flag (U+1F3F4, 1–7 tag letters/digits, U+E007F).
-//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed and
-//!   typographic apostrophes folded to `'`:
+//! * **Threats** are matched on views of the NFKC form with invisible/format characters removed,
+//!   typographic apostrophes folded to `'`, and quoted titles blanked when the text names a title
+//!   (a talk "Ignore All Previous Instructions" is not an instruction; see `views::blank_titles`):
 //!   1. *collapsed*: every run of whitespace becomes one space (or one newline if it held a newline);
 //!   2. *despaced*: like 1, but first every run of two or more single letters/digits separated by
 //!      exactly one space, dot, dash, underscore or tab is joined ("i g n o r e" → "ignore"), so a
 //!      double space still separates words ("i g n o r e  a l l" → "ignore all");
-//!   3. *squashed*: only lower-case letters and digits, used for a few core phrases only
+//!   3. *folded*: 1 and 2 with letters of other scripts that imitate ASCII letters (Cyrillic `а`,
+//!      Greek `ο`, ...) replaced by them, through the Unicode TR39 confusable skeleton;
+//!   4. *squashed*: only lower-case letters and digits, used for a few core phrases only
 //!      ("ignorepreviousinstructions"), for text spaced out letter by letter with no word gaps; a
-//!      match counts only if it starts where a word of the input started.
+//!      match counts only if it starts where a word of the input started;
+//!   5. *decoded*: base64 blobs and the rot13 of the text, decoded within bounds (see `decode`),
+//!      on which every threat pattern runs for the finding `encoded_payload`.
 //!
 //!   Threat regexes are ASCII, case-insensitive byte regexes (`(?-u)`): NFKC has already folded
-//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text.
-//! * **Secrets** are matched on the raw text and on its NFKC form. Candidate values containing a
+//!   full-width forms, and ASCII word boundaries keep the lazy DFA fast on non-Latin text. The
+//!   regexes for instructions in other languages (`lang`) are Unicode-mode regexes without `\b`.
+//! * **Secrets** are matched on the raw text, on its NFKC form, and on that form with split keys
+//!   joined (`ghp_R8kd 93Lm …`, `'ghp_R8kd' + '93Lm'`). Candidate values containing a
 //!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
 //!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
 //!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
 //!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
-//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail).
+//!   not look like a reference (`$VAR`, `${{ }}`, `process.env.X`, a URL, a path or an e-mail);
+//!   passwords, `*_KEY` values and URL credentials have their own checks (see `values`).
 //!
 //! All regexes use bounded fillers; the `regex` crate guarantees linear time in the input.
 //!
@@ -38,22 +46,45 @@
 //! Compiling the whole table takes tens of milliseconds, more than a one-shot `memdir add` may
 //! spend. So each regex is compiled on first use only, and used only when a keyword prefilter on
 //! the view passes: every regex lists groups of literals (see `patterns::Re`), and it runs only
-//! if, for every group, the view contains one of them after ASCII lower-casing (secret views also
-//! fold `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters that a Unicode `(?i)`
-//! matches with an ASCII letter). A keyword is a literal that every match of the regex contains,
-//! so a prefilter never hides a match; ordinary notes pass no prefilter and compile no regex.
+//! if, for every group, the view contains one of them after lower-casing (see `Re`). A keyword is
+//! a literal that every match of the regex contains, so a prefilter never hides a match; ordinary
+//! notes pass no prefilter and compile no regex, and a set of byte pairs per view rejects most
+//! keywords without a substring search.
 //! `examples/scan_startup.rs` measures the first call and the 64 KiB worst cases.
 
 use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, bytes};
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
+mod decode;
+mod lang;
 mod patterns;
 #[cfg(test)]
 mod tests;
+mod values;
+mod views;
 
-use patterns::{Kind, PATTERNS, Re};
+use patterns::{Kind, PATTERNS, Pattern};
+use views::{View, Views, views};
+
+/// A regex with its prefilter.
+///
+/// `keys` is a conjunction of groups of lower-case keywords: the regex cannot match unless, for
+/// every group, the text it runs on contains at least one keyword of that group after
+/// lower-casing. Threat views are lower-cased as ASCII when they are ASCII and as Unicode
+/// otherwise (see `views::View::threat`); secret views as ASCII, plus `ſ` → `s` and `K` (Kelvin)
+/// → `k`, the only non-ASCII characters that Unicode `(?i)` matches with an ASCII letter. Each
+/// keyword must be a literal that every match contains, whatever branch it takes; a regex is
+/// compiled and run only when its groups pass. Keywords are ASCII except those of Unicode
+/// regexes.
+///
+/// A threat regex is compiled with Unicode off (`(?-u)`, ASCII case folding and word boundaries)
+/// unless `unicode` is set (the regexes for other languages in `lang.rs`).
+struct Re {
+    src: &'static str,
+    keys: &'static [&'static [&'static str]],
+    unicode: bool,
+}
 
 /// Which family a finding belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -76,9 +107,10 @@ pub struct Finding {
 /// Longest text scanned; longer text is one finding by itself (pattern "text_too_long", family Threat), never scanned partially.
 pub const MAX_SCAN_CHARS: usize = 65_536;
 
-/// Threat regexes are byte regexes with Unicode off (`(?-u)`): the views are NFKC-folded, every
-/// keyword is ASCII, and ASCII word boundaries keep the lazy DFA fast on non-Latin text (a Unicode
-/// `\b` makes it give up on non-ASCII input). Secret regexes are ordinary `&str` regexes.
+/// Threat regexes are byte regexes, with Unicode off (`(?-u)`) except those for other languages:
+/// the views are NFKC-folded, every English keyword is ASCII, and ASCII word boundaries keep the
+/// lazy DFA fast on non-Latin text (a Unicode `\b` makes it give up on non-ASCII input). Secret
+/// regexes are ordinary `&str` regexes.
 ///
 /// Each regex is compiled on first use only, and used only when its keyword prefilter (see
 /// `patterns::Re`) passes: compiling the whole table costs tens of milliseconds, more than a
@@ -86,7 +118,8 @@ pub const MAX_SCAN_CHARS: usize = 65_536;
 /// A regex that fails to compile is `None` and skipped (a unit test asserts that none fails).
 type Lazy<R> = OnceLock<Option<R>>;
 
-/// Compile slots for one pattern, parallel to its `res` and `squashed`.
+/// Compile slots for one pattern, parallel to its `res` then `lang` (threat), `squashed` and
+/// `res` (secret).
 struct Slots {
     threat: Vec<Lazy<bytes::Regex>>,
     squashed: Vec<Lazy<bytes::Regex>>,
@@ -107,7 +140,7 @@ static SLOTS: LazyLock<Vec<Slots>> = LazyLock::new(|| {
                 secret: slots(p.res.len()),
             },
             _ => Slots {
-                threat: slots(p.res.len()),
+                threat: slots(p.res.len() + p.lang.len()),
                 squashed: slots(p.squashed.len()),
                 secret: Vec::new(),
             },
@@ -116,88 +149,36 @@ static SLOTS: LazyLock<Vec<Slots>> = LazyLock::new(|| {
 });
 
 fn threat_regex<'a>(slot: &'a Lazy<bytes::Regex>, re: &Re) -> Option<&'a bytes::Regex> {
-    slot.get_or_init(|| bytes::Regex::new(&format!("(?-u){}", re.src)).ok())
-        .as_ref()
+    slot.get_or_init(|| {
+        if re.unicode {
+            bytes::Regex::new(re.src).ok()
+        } else {
+            bytes::Regex::new(&format!("(?-u){}", re.src)).ok()
+        }
+    })
+    .as_ref()
 }
 
 fn secret_regex<'a>(slot: &'a Lazy<Regex>, re: &Re) -> Option<&'a Regex> {
     slot.get_or_init(|| Regex::new(re.src).ok()).as_ref()
 }
 
-/// A view of the text, with the folded copy that its prefilters look at.
-struct View {
-    text: String,
-    folded: String,
+/// A threat pattern's regexes (`res`, then `lang`) with their compile slots.
+fn threat_res<'a>(
+    p: &'a Pattern,
+    slots: &'a Slots,
+) -> impl Iterator<Item = (&'a Re, &'a Lazy<bytes::Regex>)> {
+    p.res.iter().chain(p.lang).zip(&slots.threat)
 }
 
-impl View {
-    /// ASCII lower-casing: what the `(?-u)(?i)` threat regexes and the squashed view need.
-    fn ascii(text: String) -> Self {
-        let folded = text.to_ascii_lowercase();
-        View { text, folded }
-    }
-
-    /// ASCII lower-casing plus `ſ` → `s` and Kelvin `K` → `k`, the only non-ASCII characters
-    /// that a Unicode `(?i)` regex matches with an ASCII letter.
-    fn unicode(text: String) -> Self {
-        let folded = text
-            .chars()
-            .map(|c| match c {
-                '\u{017F}' => 's',
-                '\u{212A}' => 'k',
-                c => c.to_ascii_lowercase(),
-            })
-            .collect();
-        View { text, folded }
-    }
-
-    /// Whether `re` can match this view: every keyword group has a keyword present (always true
-    /// when prefilters are off).
-    fn admits(&self, re: &Re, filter: bool) -> bool {
-        !filter
-            || re
-                .keys
-                .iter()
-                .all(|group| group.iter().any(|k| self.folded.contains(k)))
-    }
-}
-
-/// Everything the regexes run on.
-struct Views {
-    /// Collapsed, and despaced when that changed anything.
-    threat: Vec<View>,
-    squashed: Squashed,
-    /// `squashed.text` as a view, for its prefilters.
-    squashed_view: View,
-    /// The raw text, and its NFKC form when that differs.
-    secret: Vec<View>,
-}
-
-fn views(text: &str) -> Views {
-    // Text the quick check finds normalised already (all ASCII text, most
-    // other text) is its own NFKC form.
-    let nfkc: String = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-        text.to_owned()
-    } else {
-        text.nfkc().collect()
-    };
-    let base = threat_base(&nfkc);
-    let mut threat = vec![View::ascii(collapse(&base))];
-    if let Some(d) = despace(&base) {
-        threat.push(View::ascii(collapse(&d)));
-    }
-    let squashed = squash(&base);
-    let squashed_view = View::ascii(squashed.text.clone());
-    let mut secret = vec![View::unicode(text.to_owned())];
-    if nfkc != text {
-        secret.push(View::unicode(nfkc));
-    }
-    Views {
-        threat,
-        squashed,
-        squashed_view,
-        secret,
-    }
+/// Whether a regex of the threat pattern `p` matches one of `views`.
+fn threat_match(p: &Pattern, slots: &Slots, views: &[View], filter: bool) -> bool {
+    threat_res(p, slots).any(|(re, slot)| {
+        views.iter().any(|view| {
+            view.admits(re, filter)
+                && threat_regex(slot, re).is_some_and(|r| r.is_match(view.text.as_bytes()))
+        })
+    })
 }
 
 /// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
@@ -214,8 +195,8 @@ fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
             family: Family::Threat,
         }];
     }
-    let v = views(text);
-    let mut out = Vec::new();
+    let v: Views = views(text);
+    let mut out: Vec<Finding> = Vec::new();
     for (p, slots) in PATTERNS.iter().zip(SLOTS.iter()) {
         let hit = match p.kind {
             Kind::Invisible => has_invisible(text),
@@ -223,16 +204,20 @@ fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
                 .chars()
                 .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
             Kind::Threat => {
-                p.res.iter().zip(&slots.threat).any(|(re, slot)| {
-                    v.threat.iter().any(|view| {
-                        view.admits(re, filter)
-                            && threat_regex(slot, re)
-                                .is_some_and(|r| r.is_match(view.text.as_bytes()))
+                threat_match(p, slots, &v.threat, filter)
+                    || p.squashed.iter().zip(&slots.squashed).any(|(re, slot)| {
+                        v.squashed_view.admits(re, filter)
+                            && threat_regex(slot, re).is_some_and(|r| v.squashed.matches(r))
                     })
-                }) || p.squashed.iter().zip(&slots.squashed).any(|(re, slot)| {
-                    v.squashed_view.admits(re, filter)
-                        && threat_regex(slot, re).is_some_and(|r| v.squashed.matches(r))
-                })
+            }
+            Kind::Encoded => {
+                threat_match(p, slots, &v.threat, filter)
+                    || (!v.decoded.is_empty()
+                        && PATTERNS.iter().zip(SLOTS.iter()).any(|(q, qs)| {
+                            matches!(q.kind, Kind::Threat)
+                                && !out.iter().any(|f| f.pattern == q.id)
+                                && threat_match(q, qs, &v.decoded, filter)
+                        }))
             }
             Kind::Secret(check) => p.res.iter().zip(&slots.secret).any(|(re, slot)| {
                 v.secret.iter().any(|view| {
@@ -243,7 +228,7 @@ fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
                                     .name("v")
                                     .or_else(|| caps.get(0))
                                     .map_or("", |m| m.as_str());
-                                !is_placeholder(value) && check.is_none_or(|f| f(value))
+                                !values::is_placeholder(value) && check.is_none_or(|f| f(value))
                             })
                         })
                 })
@@ -262,7 +247,7 @@ fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
 /// Bump when scanning code changes in a way the pattern table does not show
 /// (normalisation, invisible-character rules, value checks), so that cached
 /// verdicts ([`fingerprint`]) are not reused across the change.
-const SCANNER_REVISION: u32 = 1;
+const SCANNER_REVISION: u32 = 2;
 
 static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
     use sha2::{Digest, Sha256};
@@ -270,8 +255,15 @@ static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
     h.update(format!("rev {SCANNER_REVISION} max {MAX_SCAN_CHARS}\n"));
     for p in PATTERNS {
         h.update(p.id);
-        for r in p.res.iter().chain(p.squashed) {
-            h.update(b"\0");
+        h.update(match p.kind {
+            Kind::Threat => "threat",
+            Kind::Encoded => "encoded",
+            Kind::Invisible => "invisible",
+            Kind::Bidi => "bidi",
+            Kind::Secret(_) => "secret",
+        });
+        for r in p.res.iter().chain(p.lang).chain(p.squashed) {
+            h.update(if r.unicode { b"\0u" } else { b"\0a" });
             h.update(r.src);
             for group in r.keys {
                 h.update(b"\x01");
@@ -323,121 +315,6 @@ pub fn blocked_placeholder(scope: crate::model::Scope, id: &str, findings: &[Fin
         scope.file_name(),
         pattern_list(findings)
     )
-}
-
-/// The NFKC text without invisible/format characters and with typographic apostrophes folded to
-/// `'`: what the threat views are built from.
-fn threat_base(nfkc: &str) -> String {
-    if nfkc.is_ascii() {
-        // Nothing to strip or map below U+0080.
-        return nfkc.to_owned();
-    }
-    nfkc.chars()
-        .filter(|&c| !is_stripped(c))
-        .map(|c| {
-            if matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}') {
-                '\''
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
-/// Invisible and format characters removed before threat matching.
-fn is_stripped(c: char) -> bool {
-    matches!(c, '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
-        | '\u{FEFF}' | '\u{FFA0}' | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
-}
-
-/// Whitespace runs become one space, or one newline if the run held a newline.
-fn collapse(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut pending: Option<char> = None;
-    for c in s.chars() {
-        if c.is_whitespace() {
-            if c == '\n' || pending.is_none() {
-                pending = Some(if c == '\n' { '\n' } else { ' ' });
-            }
-        } else {
-            if let Some(p) = pending.take() {
-                out.push(p);
-            }
-            out.push(c);
-        }
-    }
-    if let Some(p) = pending {
-        out.push(p);
-    }
-    out
-}
-
-/// Lower-case letters and digits only, remembering which byte offsets start a word of the input.
-struct Squashed {
-    text: String,
-    word_start: Vec<bool>,
-}
-
-fn squash(s: &str) -> Squashed {
-    let (mut text, mut word_start, mut prev_alnum) = (String::new(), Vec::new(), false);
-    for c in s.chars() {
-        let alnum = c.is_alphanumeric();
-        if alnum {
-            word_start.resize(text.len() + 1, false);
-            word_start[text.len()] = !prev_alnum;
-            if c.is_ascii() {
-                text.push(c.to_ascii_lowercase());
-            } else {
-                text.extend(c.to_lowercase());
-            }
-        }
-        prev_alnum = alnum;
-    }
-    Squashed { text, word_start }
-}
-
-impl Squashed {
-    /// A match of `re` that starts where a word of the input started ("signore..." does not count
-    /// as "ignore..."). Each retry starts after the previous match start, so this stays linear in
-    /// practice: the squashed regexes are short literal phrases.
-    fn matches(&self, re: &bytes::Regex) -> bool {
-        let mut at = 0;
-        while let Some(m) = re.find_at(self.text.as_bytes(), at) {
-            if self.word_start.get(m.start()) == Some(&true) {
-                return true;
-            }
-            at = m.start() + 1;
-        }
-        false
-    }
-}
-
-/// Joins runs of ≥ 3 single letters/digits separated by exactly one spacer; `None` if none found.
-fn despace(s: &str) -> Option<String> {
-    let cs: Vec<char> = s.chars().collect();
-    let single = |i: usize| {
-        cs.get(i).is_some_and(|c| c.is_alphanumeric())
-            && (i == 0 || !cs[i - 1].is_alphanumeric())
-            && !cs.get(i + 1).is_some_and(|c| c.is_alphanumeric())
-    };
-    let spacer = |i: usize| matches!(cs.get(i), Some(' ' | '.' | '-' | '_' | '\t'));
-    let (mut out, mut i, mut changed) = (String::with_capacity(s.len()), 0, false);
-    while i < cs.len() {
-        let mut end = i;
-        while single(end) && spacer(end + 1) && single(end + 2) {
-            end += 2;
-        }
-        if single(i) && end >= i + 2 {
-            out.extend((i..=end).step_by(2).map(|k| cs[k]));
-            changed = true;
-            i = end + 1;
-        } else {
-            out.push(cs[i]);
-            i += 1;
-        }
-    }
-    changed.then_some(out)
 }
 
 /// Invisible characters on the raw text (see the module docs for the ZWJ/ZWNJ/tag rules).
@@ -498,87 +375,4 @@ fn is_letterish(c: char) -> bool {
     c.is_alphabetic()
         || matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{0591}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}'
             | '\u{0E00}'..='\u{109F}' | '\u{1780}'..='\u{17FF}' | '\u{1A00}'..='\u{1CFF}' | '\u{A8E0}'..='\u{A8FF}')
-}
-
-fn is_placeholder(value: &str) -> bool {
-    let v = value.to_lowercase();
-    [
-        "example",
-        "xxxx",
-        "dummy",
-        "placeholder",
-        "your_",
-        "your-",
-        "changeme",
-        "redacted",
-        "<",
-        ">",
-    ]
-    .iter()
-    .any(|m| v.contains(m))
-}
-
-fn has_digit_and_letter(v: &str) -> bool {
-    v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_alphabetic())
-}
-
-fn mixed_case_digits(v: &str) -> bool {
-    v.chars().any(|c| c.is_ascii_digit())
-        && v.chars().any(|c| c.is_ascii_uppercase())
-        && v.chars().any(|c| c.is_ascii_lowercase())
-}
-
-fn openai_ok(v: &str) -> bool {
-    !v.starts_with("sk-ant-") && mixed_case_digits(v)
-}
-
-/// Shannon entropy of `v` in bits per character.
-fn entropy(v: &str) -> f64 {
-    let mut counts: Vec<(char, usize)> = Vec::new();
-    for c in v.chars() {
-        match counts.iter_mut().find(|(k, _)| *k == c) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((c, 1)),
-        }
-    }
-    let total = v.chars().count() as f64;
-    counts
-        .iter()
-        .map(|&(_, n)| n as f64 / total)
-        .map(|p| -p * p.log2())
-        .sum()
-}
-
-/// Generic assignment values: long, high-entropy, mixed classes, and not a reference.
-fn generic_ok(v: &str) -> bool {
-    let ident = |s: &str| {
-        s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
-    let dotted_ref = v.contains('.') && v.trim_end_matches("()").split('.').all(ident);
-    let env_name = v.contains('_')
-        && v.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-    let email = v
-        .split_once('@')
-        .is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.contains('@'));
-    if v.chars().count() < 12
-        || dotted_ref
-        || env_name
-        || email
-        || v.contains("://")
-        || v.starts_with(['$', '%', '/', '~', '.', '{', '\\'])
-    {
-        return false;
-    }
-    let (lower, upper, digit) = (
-        v.chars().any(|c| c.is_lowercase()),
-        v.chars().any(|c| c.is_uppercase()),
-        v.chars().any(|c| c.is_numeric()),
-    );
-    let other = v.chars().any(|c| !c.is_alphanumeric());
-    let classes = [lower, upper, digit, other].iter().filter(|&&b| b).count();
-    entropy(v) >= 3.0 && ((digit && (lower || upper)) || classes >= 3)
 }
