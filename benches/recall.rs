@@ -2,7 +2,8 @@
 //! USER.md: 300 facts pass one store's largest budget) with a 4,000-character
 //! query, against parsing the same stores once (`memdir::parse`) in the same
 //! run, alternating the two. A recall also counts itself: it takes the
-//! owner's lock and writes `.memdir/stats.json` durably, so the figure is
+//! stats' own lock and replaces `.memdir/stats.json` atomically (not
+//! durably: the counts are derived data), so the figure is
 //! reported both whole and with the scoring alone (`Bm25Scorer` on the same
 //! texts).
 //!
@@ -159,7 +160,7 @@ fn main() {
         q.chars().count()
     );
     println!(
-        "recall (whole: lock, read, score, durable stats write): {:>8.2} ms",
+        "recall (whole: lock, read, score, atomic stats write):  {:>8.2} ms",
         ms(r)
     );
     println!(

@@ -215,6 +215,45 @@ fn every_failing_step_leaves_the_old_file_and_no_temp() {
 }
 
 #[test]
+fn volatile_writes_replace_whole_and_leave_no_temp() {
+    let d = tempfile::tempdir().unwrap();
+    let disk = Disk::default();
+    let dir = open(&disk, d.path());
+    disk.write_atomic_volatile(&dir, "stats.json", b"{}")
+        .unwrap();
+    disk.write_atomic_volatile(&dir, "stats.json", b"{\"a\":1}")
+        .unwrap();
+    assert_eq!(
+        std::fs::read(d.path().join("stats.json")).unwrap(),
+        b"{\"a\":1}"
+    );
+    assert!(temps(d.path()).is_empty());
+    // Whichever step fails, the file holds the old or the new bytes, whole.
+    for fail_at in 1..=6 {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("stats.json");
+        std::fs::write(&p, "old").unwrap();
+        let disk = Disk::new(Arc::new(FaultyIo::new(fail_at)));
+        let dir = open(&disk, d.path());
+        let r = disk.write_atomic_volatile(&dir, "stats.json", b"new");
+        let content = std::fs::read(&p).unwrap();
+        match r {
+            Ok(()) => assert_eq!(content, b"new", "step {fail_at}"),
+            Err(_) => assert_eq!(content, b"old", "step {fail_at}"),
+        }
+        // Only a failed unlink of the displaced version may leave a temp
+        // (for the sweep), and it holds the old bytes.
+        for t in temps(d.path()) {
+            assert_eq!(
+                std::fs::read(d.path().join(&t)).unwrap(),
+                b"old",
+                "step {fail_at}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_poisoned_handle_refuses_to_write() {
     let d = tempfile::tempdir().unwrap();
     // Fail the file sync (create, write, sync = 3rd step).

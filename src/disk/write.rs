@@ -144,9 +144,30 @@ pub(super) fn write_atomic_volatile(
     bytes: &[u8],
 ) -> Result<()> {
     let tmp = write_temp(io, poison, dir, name, bytes, None, false)?;
-    if let Err(e) = io.rename(dir, &tmp, name) {
+    // Exchanged, not renamed over: ext4 (`auto_da_alloc`) starts writing a
+    // file's data back when a rename replaces another file, which is the
+    // cost of a durability this file does not need. The displaced version
+    // is then unlinked; a crash in between (or a failed unlink: the new
+    // version is in place either way) leaves a temp file for the sweep.
+    let swapped = match io.exchange(dir, &tmp, name) {
+        Ok(()) => {
+            let _ = io.remove_file(dir, &tmp);
+            Ok(())
+        }
+        // No file yet, or a file system without exchange: a plain rename.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::Unsupported | io::ErrorKind::InvalidInput
+            ) =>
+        {
+            io.rename(dir, &tmp, name).map_err(|e| (e, "rename"))
+        }
+        Err(e) => Err((e, "exchange")),
+    };
+    if let Err((e, what)) = swapped {
         let _ = io.remove_file(dir, &tmp);
-        return Err(Error::io(dir.join(name), "rename")(e));
+        return Err(Error::io(dir.join(name), what)(e));
     }
     Ok(())
 }

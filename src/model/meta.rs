@@ -143,18 +143,40 @@ pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
 pub fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
     static EXPIRES: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(" expires="));
-    let Some(meta) = meta else { return true };
-    let Some(at) = EXPIRES.find(meta.as_bytes()) else {
-        return true;
-    };
-    // A bare value (memdir always writes one) is read directly; anything
-    // else goes through the full parser.
-    let value = &meta[at + " expires=".len()..];
-    let token = value.split(char::is_whitespace).next().unwrap_or("");
-    match parse_time(token) {
-        Some(t) if !token.starts_with('"') => t > now,
-        _ => Meta::parse(meta).expires.is_none_or(|e| e > now),
+    meta.and_then(|m| quick_time(m, &EXPIRES, |m| m.expires))
+        .is_none_or(|e| e > now)
+}
+
+/// When the fact with metadata comment `meta` was created, if it says.
+/// (Reads only the `created` value; recall runs it for every fact.)
+pub fn created_at(meta: &str) -> Option<DateTime<Utc>> {
+    static CREATED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(" created="));
+    quick_time(meta, &CREATED, |m| m.created)
+}
+
+/// The time a metadata comment gives under the key that `key` finds (`" key="`),
+/// as [`Meta::parse`] reads it (`pick` takes it from a full parse). Read
+/// directly when the comment has no quoted value (then `" key="` can only
+/// start a key) and the key appears once with a value [`parse_time`] reads,
+/// as memdir writes it; anything else goes through the full parser.
+fn quick_time(
+    meta: &str,
+    key: &memmem::Finder<'_>,
+    pick: fn(Meta) -> Option<DateTime<Utc>>,
+) -> Option<DateTime<Utc>> {
+    if !meta.contains('"') {
+        // No key here: none hidden in a quoted value either.
+        let at = key.find(meta.as_bytes())?;
+        let value = &meta[at + key.needle().len()..];
+        if key.find(value.as_bytes()).is_none() {
+            let token = value.split(char::is_whitespace).next().unwrap_or("");
+            if let Some(t) = parse_time(token) {
+                return Some(t);
+            }
+        }
     }
+    pick(Meta::parse(meta))
 }
 
 impl Meta {
@@ -318,6 +340,35 @@ mod tests {
                 .map(|t| t.with_timezone(&Utc))
                 .ok()
         );
+    }
+
+    #[test]
+    fn quick_reads_agree_with_the_full_parse() {
+        let now = t("2026-06-01T00:00:00Z");
+        let cases = [
+            "<!-- memdir created=2026-01-02T03:04:05Z expires=2026-12-31T23:59:59Z -->",
+            "<!-- memdir created=2026-01-02T03:04:05Z expires=2026-03-01 -->",
+            "<!-- memdir created=2026-01-02 -->",
+            "<!-- memdir expires=garbage -->",
+            "<!-- memdir -->",
+            // A key inside another key's quoted value is no key.
+            "<!-- memdir task=\"x expires=2000-01-01 created=1999-01-01\" -->",
+            "<!-- memdir created=\"2026-01-02T03:04:05Z\" expires=\"2026-02-01\" -->",
+            // Twice: the last one counts, as in the full parse.
+            "<!-- memdir expires=2000-01-01 expires=2999-01-01 created=2001-01-01 created=2002-01-01 -->",
+        ];
+        for c in cases {
+            let m = Meta::parse(c);
+            assert_eq!(
+                is_live(Some(c), now),
+                m.expires.is_none_or(|e| e > now),
+                "{c}"
+            );
+            assert_eq!(created_at(c), m.created, "{c}");
+        }
+        assert!(is_live(Some(cases[5]), now));
+        assert!(is_live(Some(cases[7]), now));
+        assert_eq!(created_at(cases[7]), Some(t("2002-01-01T23:59:59Z")));
     }
 
     fn t(s: &str) -> DateTime<Utc> {

@@ -7,7 +7,8 @@
 //! [`KEEP_THRESHOLD`], while a fact sharing only words common to many facts
 //! stays below it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -102,16 +103,52 @@ impl Default for Bm25Scorer {
     }
 }
 
-/// Frequencies of the query's terms in `text` (parts weigh [`PART_WEIGHT`]), and its length.
-fn bag(text: &str, query: &HashSet<&str>) -> (BTreeMap<String, f64>, f64) {
-    let (mut tf, mut len) = (BTreeMap::new(), 0.0);
-    for Token(term, part, _) in tokens(text) {
-        let w = if part { PART_WEIGHT } else { 1.0 };
-        len += w;
-        if query.contains(term.as_str()) {
-            *tf.entry(term).or_insert(0.0) += w;
+/// A hasher for the scorer's probe tables (FNV-1a): short keys, probed only
+/// (never iterated, so no order can leak into results), and several times
+/// cheaper than the default SipHash for words of a few bytes.
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
+}
+
+type FnvBuild = BuildHasherDefault<Fnv>;
+
+/// Frequencies of the query's terms in `text` (parts weigh [`PART_WEIGHT`]),
+/// as (index of the term in `query`, frequency) sorted by index, and the
+/// text's length.
+fn bag(
+    text: &str,
+    query: &HashMap<&str, usize, FnvBuild>,
+    scratch: &mut Scratch,
+) -> (Vec<(usize, f64)>, f64) {
+    let (mut tf, mut len): (Vec<(usize, f64)>, f64) = (Vec::new(), 0.0);
+    scratch.each(text, |term, part, _| {
+        let w = if part { PART_WEIGHT } else { 1.0 };
+        len += w;
+        if let Some(&i) = query.get(term) {
+            match tf.iter_mut().find(|(j, _)| *j == i) {
+                Some((_, f)) => *f += w,
+                None => tf.push((i, w)),
+            }
+        }
+    });
+    tf.sort_unstable_by_key(|&(i, _)| i);
     (tf, len)
 }
 
@@ -133,47 +170,58 @@ impl Scorer for Bm25Scorer {
         }
         // Query side: a set, not a bag. A term weighs its best occurrence:
         // 1, times PART_WEIGHT for a part, times λ for an ordinary word.
-        let query_tokens = tokens(query);
+        let mut scratch = Scratch::default();
+        let query_tokens = scratch.tokens(query);
         let distinct: BTreeSet<&str> = query_tokens.iter().map(|t| t.0.as_str()).collect();
         let lambda = (SHORT_QUERY / distinct.len().max(1) as f64).clamp(LONG_QUERY_FLOOR, 1.0);
-        let mut q: BTreeMap<String, f64> = BTreeMap::new();
+        let mut q: BTreeMap<&str, f64> = BTreeMap::new();
         for Token(term, part, strong) in &query_tokens {
             let w = if *part { PART_WEIGHT } else { 1.0 } * if *strong { 1.0 } else { lambda };
-            let e = q.entry(term.clone()).or_insert(0.0);
+            let e = q.entry(term.as_str()).or_insert(0.0);
             *e = e.max(w);
         }
-        // Hash sets are only probed, never iterated, so no order leaks into results.
-        let probe: HashSet<&str> = q.keys().map(String::as_str).collect();
+        // The query's terms by index, in term order, so that summing a fact's
+        // terms by index adds them in the same order as before, bit for bit.
+        let terms: Vec<(&str, f64)> = q.into_iter().collect();
+        let probe: HashMap<&str, usize, FnvBuild> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, _))| (t, i))
+            .collect();
         let mut bags = Vec::with_capacity(docs.len());
         for (i, doc) in docs.iter().enumerate() {
             if i % CHECK_EVERY == 0 && Instant::now() > deadline {
                 return Err(ScoreError::TimedOut);
             }
-            bags.push(bag(doc, &probe));
+            bags.push(bag(doc, &probe, &mut scratch));
         }
         let n_docs = docs.len() as f64;
         let avgdl = bags.iter().map(|(_, len)| len).sum::<f64>() / n_docs;
-        let mut df: BTreeMap<&str, f64> = BTreeMap::new();
-        for term in bags.iter().flat_map(|(tf, _)| tf.keys()) {
-            *df.entry(term.as_str()).or_insert(0.0) += 1.0;
+        let mut df = vec![0.0; terms.len()];
+        for &(i, _) in bags.iter().flat_map(|(tf, _)| tf) {
+            df[i] += 1.0;
         }
         // Per matched term: q(t) · r(t)³, common words capped at COMMON_CAP.
         let idf_one = lucene_idf(n_docs, 1.0);
-        let mut weight: BTreeMap<&str, f64> = BTreeMap::new();
-        for (&term, &n) in &df {
-            let cap = if is_common(term) { COMMON_CAP } else { 1.0 };
-            let rel = (lucene_idf(n_docs, n) / idf_one).clamp(0.0, cap);
-            weight.insert(term, q.get(term).copied().unwrap_or(0.0) * cube(rel));
-        }
+        let weight: Vec<f64> = terms
+            .iter()
+            .zip(&df)
+            .map(|(&(term, q), &n)| {
+                if n == 0.0 {
+                    return 0.0;
+                }
+                let cap = if is_common(term) { COMMON_CAP } else { 1.0 };
+                let rel = (lucene_idf(n_docs, n) / idf_one).clamp(0.0, cap);
+                q * cube(rel)
+            })
+            .collect();
         let mut scores = Vec::with_capacity(docs.len());
         for (i, (tfs, len)) in bags.iter().enumerate() {
             // BM25 tf saturation, relative to a single occurrence in this fact.
             let norm = k1 * (1.0 - b + b * len / avgdl);
             let x: f64 = tfs
                 .iter()
-                .map(|(t, &tf)| {
-                    weight.get(t.as_str()).copied().unwrap_or(0.0) * tf * (1.0 + norm) / (tf + norm)
-                })
+                .map(|&(t, tf)| weight[t] * tf * (1.0 + norm) / (tf + norm))
                 .sum();
             if !x.is_finite() {
                 return Err(ScoreError::Failed(format!("non-finite score for fact {i}")));
@@ -215,19 +263,38 @@ impl TokenEstimator for CharEstimator {
 /// the stem has ≥ 4 chars; finally a trailing `e` is dropped from words of
 /// ≥ 4 chars, so `release`, `releases`, `released`, `releasing` → `releas`.
 pub fn terms(text: &str) -> Vec<String> {
-    tokens(text).into_iter().map(|t| t.0).collect()
+    Scratch::default()
+        .tokens(text)
+        .into_iter()
+        .map(|t| t.0)
+        .collect()
 }
 
+/// Length of the longest stop word ([`STOP_WORDS`]; checked by a unit test).
+const STOP_MAX_LEN: usize = 7;
+
 fn is_stop(word: &str) -> bool {
-    static SET: OnceLock<HashSet<&str>> = OnceLock::new();
+    if word.len() > STOP_MAX_LEN {
+        return false;
+    }
+    static SET: OnceLock<HashSet<&str, FnvBuild>> = OnceLock::new();
     SET.get_or_init(|| STOP_WORDS.split_whitespace().collect())
         .contains(word)
 }
 
 /// Whether `term` is a common word (stemmed) or a number of at most two digits.
 fn is_common(term: &str) -> bool {
-    static STEMS: OnceLock<HashSet<String>> = OnceLock::new();
-    let stems = STEMS.get_or_init(|| COMMON_WORDS.split_whitespace().map(stem).collect());
+    static STEMS: OnceLock<HashSet<String, FnvBuild>> = OnceLock::new();
+    let stems = STEMS.get_or_init(|| {
+        COMMON_WORDS
+            .split_whitespace()
+            .map(|w| {
+                let mut s = String::new();
+                stem_into(w, &mut s);
+                s
+            })
+            .collect()
+    });
     (term.len() <= 2 && term.chars().all(|c| c.is_ascii_digit())) || stems.contains(term)
 }
 
@@ -238,76 +305,126 @@ fn is_common(term: &str) -> bool {
 /// not starting a sentence or line, or a lone word in a `code` span.
 struct Token(String, bool, bool);
 
-fn tokens(text: &str) -> Vec<Token> {
-    let chars: Vec<char> = if text.is_ascii() {
-        text.chars().collect() // NFKC leaves ASCII unchanged
-    } else {
-        text.nfkc().collect()
-    };
-    let alnum = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
-    let span = |a: usize, b: usize| chars.get(a..b).unwrap_or(&[]);
-    let lower = |a: usize, b: usize| -> String {
-        span(a, b).iter().flat_map(|c| c.to_lowercase()).collect()
-    };
-    let (mut out, mut i, mut in_code, mut sentence_start) = (Vec::new(), 0, false, true);
-    while let Some(&c) = chars.get(i) {
-        if !c.is_alphanumeric() {
-            in_code ^= c == '`';
-            sentence_start |= matches!(c, '.' | '!' | '?' | ':' | '\n');
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut parts = Vec::new();
-        loop {
-            let part_start = i;
-            while alnum(i) {
-                i += 1;
-            }
-            parts.push((part_start, i));
-            if chars.get(i).is_some_and(|c| "-_./:@".contains(*c)) && alnum(i + 1) {
-                i += 1;
-            } else {
-                break;
-            }
-        }
-        let compound = parts.len() > 1;
-        if compound {
-            let term = lower(start, i);
-            if !is_stop(&term) {
-                out.push(Token(term, false, true));
-            }
-        }
-        for (k, &(a, b)) in parts.iter().enumerate() {
-            let cs = span(a, b);
-            let capital =
-                cs.first().is_some_and(|c| c.is_uppercase()) && !(k == 0 && sentence_start);
-            let strong = capital
-                || cs.iter().skip(1).any(|c| c.is_uppercase())
-                || cs.iter().any(|c| c.is_numeric())
-                || (in_code && !compound);
-            if let Some(term) = normalise_word(&lower(a, b)) {
-                out.push(Token(term, compound, strong));
-            }
-        }
-        sentence_start = false;
-    }
-    out
+/// Buffers reused from one text to the next while tokenising, and the term
+/// of each lower-cased word seen so far (`None`: no term), since the facts
+/// and the query repeat their words.
+#[derive(Default)]
+struct Scratch {
+    chars: Vec<char>,
+    parts: Vec<(usize, usize)>,
+    lower: String,
+    term: String,
+    memo: HashMap<Box<str>, Option<Box<str>>, FnvBuild>,
 }
 
-fn normalise_word(word: &str) -> Option<String> {
-    let term = if word.chars().all(char::is_alphabetic) {
-        stem(word)
+impl Scratch {
+    /// The tokens of `text`, owned.
+    fn tokens(&mut self, text: &str) -> Vec<Token> {
+        let mut out = Vec::new();
+        self.each(text, |term, part, strong| {
+            out.push(Token(term.to_owned(), part, strong));
+        });
+        out
+    }
+
+    /// Calls `f(term, part, strong)` for each token of `text`, in order (see [`Token`]).
+    fn each(&mut self, text: &str, mut f: impl FnMut(&str, bool, bool)) {
+        let Scratch {
+            chars,
+            parts,
+            lower,
+            term,
+            memo,
+        } = self;
+        chars.clear();
+        if text.is_ascii() {
+            chars.extend(text.bytes().map(char::from)); // NFKC leaves ASCII unchanged
+        } else {
+            chars.extend(text.nfkc());
+        }
+        let chars = &chars[..];
+        let alnum = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+        let span = |a: usize, b: usize| chars.get(a..b).unwrap_or(&[]);
+        let lower_into = |a: usize, b: usize, out: &mut String| {
+            out.clear();
+            for &c in span(a, b) {
+                if c.is_ascii() {
+                    out.push(c.to_ascii_lowercase());
+                } else {
+                    out.extend(c.to_lowercase());
+                }
+            }
+        };
+        let (mut i, mut in_code, mut sentence_start) = (0, false, true);
+        while let Some(&c) = chars.get(i) {
+            if !c.is_alphanumeric() {
+                in_code ^= c == '`';
+                sentence_start |= matches!(c, '.' | '!' | '?' | ':' | '\n');
+                i += 1;
+                continue;
+            }
+            let start = i;
+            parts.clear();
+            loop {
+                let part_start = i;
+                while alnum(i) {
+                    i += 1;
+                }
+                parts.push((part_start, i));
+                if chars.get(i).is_some_and(|c| "-_./:@".contains(*c)) && alnum(i + 1) {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            let compound = parts.len() > 1;
+            if compound {
+                lower_into(start, i, lower);
+                if !is_stop(lower) {
+                    f(lower, false, true);
+                }
+            }
+            for (k, &(a, b)) in parts.iter().enumerate() {
+                let cs = span(a, b);
+                let capital =
+                    cs.first().is_some_and(|c| c.is_uppercase()) && !(k == 0 && sentence_start);
+                let strong = capital
+                    || cs.iter().skip(1).any(|c| c.is_uppercase())
+                    || cs.iter().any(|c| c.is_numeric())
+                    || (in_code && !compound);
+                lower_into(a, b, lower);
+                let known = match memo.get(lower.as_str()) {
+                    Some(known) => known,
+                    None => {
+                        let t = normalise_word(lower, term).then(|| Box::from(term.as_str()));
+                        memo.entry(Box::from(lower.as_str())).or_insert(t)
+                    }
+                };
+                if let Some(t) = known {
+                    f(t, compound, strong);
+                }
+            }
+            sentence_start = false;
+        }
+    }
+}
+
+/// Puts the term of `word` (lower case) in `term`: stemmed if alphabetic.
+/// False if it is no term (a stop word, or one letter).
+fn normalise_word(word: &str, term: &mut String) -> bool {
+    if word.chars().all(char::is_alphabetic) {
+        stem_into(word, term);
     } else {
-        word.to_string()
-    };
+        term.clear();
+        term.push_str(word);
+    }
     let mut cs = term.chars();
     let short = match (cs.next(), cs.next()) {
         (None, _) => true,
         (Some(c), None) => !c.is_numeric(),
         _ => false,
     };
-    (!short && !is_stop(word) && !is_stop(&term)).then_some(term)
+    !short && !is_stop(word) && (term.len() == word.len() || !is_stop(term))
 }
 
 /// Suffix rules, first match wins: (suffix, replacement, minimum stem length,
@@ -320,8 +437,14 @@ const SUFFIXES: [(&str, &str, usize, &[char], bool); 5] = [
     ("ed", "", 3, &['e'], true),
 ];
 
-fn stem(word: &str) -> String {
-    let mut s = word.to_string();
+/// Puts the stem of `word` in `s` (see [`terms`] for the rules).
+fn stem_into(word: &str, s: &mut String) {
+    s.clear();
+    s.push_str(word);
+    // Every rule below needs one of these last letters.
+    if !word.ends_with(['s', 'd', 'g', 'e']) {
+        return;
+    }
     for (suffix, with, min, not_after, verb) in SUFFIXES {
         let Some(base) = word.strip_suffix(suffix) else {
             continue;
@@ -330,7 +453,9 @@ fn stem(word: &str) -> String {
         if base.chars().count() < min || base.ends_with(not_after) || (verb && !vowel) {
             continue;
         }
-        s = [base, with].concat();
+        s.clear();
+        s.push_str(base);
+        s.push_str(with);
         // Undouble a final consonant other than l, s, z: `running` → `run`.
         let mut rev = base.chars().rev();
         if let (Some(x), Some(y)) = (rev.next(), rev.next())
@@ -347,7 +472,6 @@ fn stem(word: &str) -> String {
     if s.ends_with('e') && s.chars().count() >= 4 {
         s.pop();
     }
-    s
 }
 
 #[cfg(test)]
@@ -442,6 +566,12 @@ mod tests {
         let long: String = (0..150).map(|i| format!("step{i} ")).collect();
         let long = run(&(long + "Also email Priya about it."), &docs);
         assert!(long[0] < KEEP && long[1] >= KEEP, "{long:?}");
+    }
+
+    #[test]
+    fn stop_max_len_is_the_longest_stop_word() {
+        let longest = STOP_WORDS.split_whitespace().map(str::len).max();
+        assert_eq!(longest, Some(STOP_MAX_LEN));
     }
 
     #[test]

@@ -534,7 +534,18 @@ pub(super) static HIDE: &[Re] = &[
             words!(2),
             r"(?:erfahren|wissen|merken|bemerken))"
         ),
-        &[&["benutzer", "nutzer", "anwender", "user"]],
+        &[
+            &["benutzer", "nutzer", "anwender", "user"],
+            &[
+                "nicht",
+                "kein",
+                "ohne",
+                "verschweig",
+                "verheimlich",
+                "verberg",
+                "darf",
+            ],
+        ],
     ),
     ure(
         concat!(

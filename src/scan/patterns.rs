@@ -438,10 +438,31 @@ pub(super) static PATTERNS: &[Pattern] = &[
                     r"|nothing\s+(?:that\s+)?you(?:'ve|\s+have|\s+had)?\s+(?:were\s+|been\s+)?(?:told|instructed|given)(?:\s+[a-z]+){0,4}?\s+(?:is\s+binding|counts|matters|applies|is\s+valid|holds)",
                     r"|you\s+(?:no\s+longer\s+(?:have\s+to|need\s+to|must|should)|(?:do\s*n[o']?t|do\s+not)\s+(?:have|need)\s+to)\s+(?:follow|obey|abide\s+by|adhere\s+to|respect|stick\s+to|comply\s+with)\s+(?:any\s+(?:of\s+)?)?(?:(?:the|your)\s+)?(?:(?:previous|prior|original|system|safety|old)\s+)?(?:rules|instructions|guidelines|directives|system\s+prompt|policies|restrictions|guardrails))\b"
                 ),
-                &[&[
-                    "act", "behave", "respond", "answer", "proceed", "pretend", "slate", "fresh",
-                    "start", "reset", "nothing", "you",
-                ]],
+                &[
+                    &[
+                        "act", "behave", "respond", "answer", "proceed", "pretend", "slate",
+                        "fresh", "start", "reset", "nothing", "you",
+                    ],
+                    // Every branch ends in one of these.
+                    &[
+                        "instruction",
+                        "rule",
+                        "guideline",
+                        "restriction",
+                        "prompt",
+                        "context",
+                        "guardrail",
+                        "directive",
+                        "polic",
+                        "counts",
+                        "matters",
+                        "applies",
+                        "stands",
+                        "binding",
+                        "valid",
+                        "holds",
+                    ],
+                ],
             ),
         ],
         squashed: &[
@@ -1428,7 +1449,20 @@ pub(super) static PATTERNS: &[Pattern] = &[
             r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]{0,30}?[_.-])?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|client[_-]?secret|auth[_-]?token|secret[_-]?key|private[_-]?key)(?:[_-][a-z0-9_-]{0,20})?["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[^\s"'`,;]{12,200})"#,
             &[
                 &[
-                    "password", "passwd", "pwd", "secret", "token", "api", "access", "private",
+                    "password",
+                    "passwd",
+                    "pwd",
+                    "secret",
+                    "token",
+                    "apikey",
+                    "api_key",
+                    "api-key",
+                    "accesskey",
+                    "access_key",
+                    "access-key",
+                    "privatekey",
+                    "private_key",
+                    "private-key",
                 ],
                 ASSIGN,
             ],
@@ -1470,7 +1504,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
             // "the wifi password is …", "sudo password on build-3 is …".
             re(
                 r#"(?i)\b(?:password|passwd|passphrase|pw|pwd)\s+(?:(?:for|on|of|to)\s+[^\n:=]{1,40}?\s+)?(?:is|was|=|:)\s+["'`]?(?P<v>[^\s"'`,;]{6,64})"#,
-                &[&["pass", "pwd", "pw"], &["is", "was", "=", ":"]],
+                &[&["passw", "passphrase", "pw"], &["is", "was", "=", ":"]],
             ),
         ],
         squashed: &[],
@@ -1481,7 +1515,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
         kind: Kind::Secret(Some(super::values::key_ok)),
         res: &[re(
             r#"(?i)(?:^|[^a-z0-9])[a-z0-9]{1,30}(?:[_.-][a-z0-9]{1,30}){0,3}[_.-]key["']?\s*(?::=|=>|=|:)\s*["']?(?P<v>[^\s"'`,;]{16,200})"#,
-            &[&["key"], ASSIGN],
+            &[&["_key", ".key", "-key"], ASSIGN],
         )],
         squashed: &[],
     },

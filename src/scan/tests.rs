@@ -557,7 +557,18 @@ fn homoglyphs_are_folded_to_the_letters_they_imitate() {
     assert_eq!(views::ascii_lookalike('\u{04CF}'), Some('l'));
     assert_eq!(views::ascii_lookalike('\u{03B1}'), Some('a'));
     assert_eq!(views::ascii_lookalike('\u{0416}'), None);
+    // Cherokee, Latin small capitals and Armenian capitals come from the same generated table;
+    // an accented Latin letter imitates nothing.
+    assert_eq!(views::ascii_lookalike('\u{13A0}'), Some('D'));
+    assert_eq!(views::ascii_lookalike('\u{1D0F}'), Some('o'));
+    assert_eq!(views::ascii_lookalike('\u{0555}'), Some('O'));
+    assert_eq!(views::ascii_lookalike('\u{00E9}'), None);
     assert_eq!(views::fold_confusables("plain"), None);
+    // The generated table is sorted (binary search), maps only non-ASCII characters, and only to
+    // ASCII letters and digits.
+    assert!(views::LOOKALIKE_CHARS.windows(2).all(|w| w[0] < w[1]));
+    assert!(views::LOOKALIKE_CHARS.iter().all(|&c| c > 0x7F));
+    assert!(views::LOOKALIKE_ASCII.iter().all(u8::is_ascii_alphanumeric));
     // Russian, Greek and Serbian text stays clean: folded, it is no English.
     for text in [
         "Не говори Саше про сюрприз на день рождения.",

@@ -10,7 +10,7 @@ use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use crate::error::{Error, Result};
 use crate::journal::DayLine;
-use crate::model::{Meta, Scope, validate_id};
+use crate::model::{Scope, created_at, validate_id};
 use crate::recall::select::{self, Candidate};
 use crate::recall::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact, Scorer, TokenEstimator};
 use crate::scan;
@@ -92,10 +92,7 @@ pub(crate) fn recall(
         let verdicts = scanner.verdicts(&texts);
         for (e, findings) in entries.iter().zip(verdicts) {
             let st = stats.facts.entry(e.id.clone()).or_default();
-            let created = e
-                .meta_comment(&l.src)
-                .map(Meta::parse)
-                .and_then(|m| m.created);
+            let created = e.meta_comment(&l.src).and_then(created_at);
             if created.is_none() && st.first_seen.is_none() {
                 st.first_seen = Some(now);
             }

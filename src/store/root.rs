@@ -104,7 +104,8 @@ impl Store {
     }
 
     /// Uses `dir` as the machine-local configuration folder (default:
-    /// [`default_config_dir`]).
+    /// `$MEMDIR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/memdir`, else
+    /// `~/.config/memdir`).
     pub fn with_config_dir(mut self, dir: impl Into<PathBuf>) -> Store {
         self.config_dir = Some(dir.into());
         self.scan_key = Arc::default();
