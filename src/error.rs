@@ -386,6 +386,35 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// The folder is in a newer format than this memdir knows: it refuses to
+    /// write rather than misread.
+    #[error(
+        "{}: the memory folder is format {found}; this memdir knows format {supported} \
+         and will not write to it (upgrade memdir)",
+        path.display()
+    )]
+    FormatTooNew {
+        /// The `memdir.yaml` that says so.
+        path: PathBuf,
+        /// The folder's format.
+        found: u64,
+        /// The newest format this memdir knows.
+        supported: u64,
+    },
+    /// A git command failed (sync, log, autocommit).
+    #[error("git {op}: {message}")]
+    Git {
+        /// What memdir asked git to do.
+        op: String,
+        /// What git said.
+        message: String,
+    },
+    /// The command needs a git work tree and the folder is not in one.
+    #[error("{}: not inside a git work tree", path.display())]
+    NotInGit {
+        /// The folder.
+        path: PathBuf,
+    },
     /// A file memdir reads holds something it cannot make sense of; it is
     /// left as it is.
     #[error("{}: {message}", path.display())]
@@ -443,6 +472,9 @@ impl Error {
             Error::Conflicted { .. } => "memory_conflicted",
             Error::TextInvalid { .. } => "memory_text_invalid",
             Error::Malformed { .. } => "file_malformed",
+            Error::FormatTooNew { .. } => "format_unsupported",
+            Error::Git { .. } => "git_failed",
+            Error::NotInGit { .. } => "not_in_git",
             Error::Encode { .. } => "encode_failed",
             Error::RunNotFound { .. } => "run_not_found",
             Error::NotReady { .. } => "not_ready",

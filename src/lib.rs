@@ -72,6 +72,7 @@ pub mod api;
 mod disk;
 pub mod edit;
 mod error;
+mod git;
 pub mod journal;
 pub mod markdown;
 pub mod model;

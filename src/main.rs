@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     };
     let json = cli.global.json;
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(2)
@@ -53,7 +53,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: cli::Cli) -> Result<(), Failure> {
+/// `memdir watch`: until ctrl-c (or SIGTERM), prints what each change by
+/// someone other than memdir leaves in the file; exits 0 when stopped.
+fn watch(store: &Store, json: bool) -> Result<u8, Failure> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .map_err(|e| Failure::Usage(format!("cannot catch ctrl-c: {e}")))?;
+    eprintln!("watching {} (ctrl-c stops)", store.root().display());
+    api::watch(store, &stop, json, &mut |bytes| print_out(bytes))?;
+    eprintln!("stopped");
+    Ok(0)
+}
+
+/// Runs the command; the exit status of an answer (0, or 1 for a failed
+/// `check`).
+fn run(cli: cli::Cli) -> Result<u8, Failure> {
     let g = cli.global;
     let mut store = Store::open(&g.root)?;
     if let Some(dir) = &g.config_dir {
@@ -64,6 +81,12 @@ fn run(cli: cli::Cli) -> Result<(), Failure> {
     }
     let response = match cli::action(&store, &g, cli.command)? {
         Some(cli::Action::Init) => api::init(&store)?,
+        Some(cli::Action::Check(owners, strict)) => api::check(&store, &owners, strict)?,
+        Some(cli::Action::GitSetup(hook)) => api::git_setup(&store, hook)?,
+        Some(cli::Action::Sync(caller, remote)) => {
+            api::sync(&store, caller.as_ref(), remote.as_deref())?
+        }
+        Some(cli::Action::Watch) => return watch(&store, g.json),
         Some(cli::Action::Request(who, request)) => api::execute(&store, &who, request)?,
         None => {
             return Err(Failure::Usage(
@@ -77,7 +100,7 @@ fn run(cli: cli::Cli) -> Result<(), Failure> {
         let _ = writeln!(err, "warning: {w}");
     }
     print_out(&out.stdout);
-    Ok(())
+    Ok(out.exit)
 }
 
 /// Writes to standard output; a closed pipe (`memdir show | head`) is not an

@@ -64,6 +64,8 @@ pub fn status(e: &Error) -> u16 {
         | Error::QueryTooLong { .. } => 400,
         Error::VetoHumanOnly { .. } | Error::PersonNotAllowed { .. } => 403,
         Error::WrongState { .. }
+        | Error::FormatTooNew { .. }
+        | Error::NotInGit { .. }
         | Error::Conflicted { .. }
         | Error::SupersedeArchived { .. }
         | Error::Superseded { .. }
@@ -82,6 +84,7 @@ pub fn status(e: &Error) -> u16 {
         | Error::Poisoned { .. }
         | Error::ResultCorrupt { .. }
         | Error::SearchFailed { .. }
+        | Error::Git { .. }
         | Error::Encode { .. } => 500,
     }
 }
@@ -102,6 +105,8 @@ pub fn details(e: &Error) -> Value {
         | Error::Io { path, .. }
         | Error::Locked { path, .. }
         | Error::InvalidConfig { path, .. }
+        | Error::FormatTooNew { path, .. }
+        | Error::NotInGit { path }
         | Error::Malformed { path, .. }
         | Error::ResultCorrupt { path, .. }
         | Error::Unplaceable { path, .. } => json!({"path": path}),
@@ -165,6 +170,7 @@ pub fn details(e: &Error) -> Value {
         Error::InvalidExpiry { value } => json!({"value": value}),
         Error::Conflicted { file, lines } => json!({"file": file, "lines": lines}),
         Error::TextInvalid { found } => json!({"found": found}),
+        Error::Git { op, .. } => json!({"op": op}),
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::TextEmpty

@@ -86,6 +86,15 @@ pub enum Request {
         /// The run the line belongs to.
         run: Option<String>,
     },
+    /// The owner's entry history from git.
+    Log {
+        /// Only commits that changed this entry.
+        id: Option<String>,
+        /// Only commits on or after this date.
+        since: Option<NaiveDate>,
+        /// At most this many commits.
+        limit: Option<usize>,
+    },
     /// Search the run journal.
     SearchRuns {
         /// What to look for.
@@ -184,13 +193,19 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Response {
-    /// The root is ready.
-    Init {
-        /// The root.
-        root: std::path::PathBuf,
-        /// Whether `.gitignore` got its `.memdir/` line now.
-        gitignore: bool,
+    /// What `check` found, per owner.
+    Check {
+        /// One report per owner checked.
+        reports: Vec<crate::store::CheckReport>,
+        /// Whether warnings fail the check too.
+        strict: bool,
     },
+    /// What a sync did.
+    Sync(crate::store::SyncReport),
+    /// An owner's entry history.
+    Log(Vec<crate::store::LogCommit>),
+    /// The root is ready (`init`, `git setup`).
+    Init(crate::store::Setup),
     /// A write's outcome.
     Written(WriteOutcome),
     /// A batch's outcome.
@@ -231,13 +246,94 @@ pub enum Response {
     Recall(Recall),
 }
 
+/// Lints `owners` (all owners of the root when empty), as `memdir check`
+/// does; no owner is needed.
+pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response> {
+    let owners = if owners.is_empty() {
+        store.owners()?
+    } else {
+        owners.to_vec()
+    };
+    let mut reports = owners
+        .iter()
+        .map(|id| store.owner(id)?.check())
+        .collect::<Result<Vec<_>>>()?;
+    // A finding about a file outside every owner's folder (the root's
+    // `memdir.yaml`) is reported once, with the first owner.
+    let mut shared = std::collections::BTreeSet::new();
+    for r in &mut reports {
+        let own = format!("{}/", r.owner);
+        r.findings.retain(|f| {
+            f.file.starts_with(&own) || shared.insert((f.kind, f.file.clone(), f.message.clone()))
+        });
+    }
+    Ok(Response::Check { reports, strict })
+}
+
+/// One finding as a warning line of `show`.
+fn finding_line(f: &crate::store::Finding) -> String {
+    let at = f.line.map(|l| format!(" line {l}")).unwrap_or_default();
+    let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+    format!("{}{at}{id}: {} ({})", f.kind, f.message, f.hint)
+}
+
 /// Creates the root and its `.gitignore` (no owner needed).
 pub fn init(store: &Store) -> Result<Response> {
-    let gitignore = store.init()?;
-    Ok(Response::Init {
-        root: store.root().to_owned(),
-        gitignore,
-    })
+    Ok(Response::Init(store.init()?))
+}
+
+/// Syncs the root's git work tree (see [`Store::sync`]); `caller` names
+/// the commits (none: `memdir`).
+pub fn sync(store: &Store, caller: Option<&Caller>, remote: Option<&str>) -> Result<Response> {
+    Ok(Response::Sync(store.sync(caller, remote)?))
+}
+
+/// Watches the root until `stop` is set: for each change someone other
+/// than memdir makes to an owner's memory file or settings, runs the checks
+/// for that file and hands `emit` the rendered findings (a line of JSON
+/// with `json`), then refreshes the owner's derived caches (a snapshot
+/// rescans what changed). No owner needed.
+pub fn watch(
+    store: &Store,
+    stop: &std::sync::atomic::AtomicBool,
+    json: bool,
+    emit: &mut dyn FnMut(&[u8]),
+) -> Result<()> {
+    let mut watching = store.watch()?;
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let Some(changes) = watching.changes(Duration::from_millis(200)) else {
+            break;
+        };
+        for c in changes.into_iter().filter(|c| !c.own) {
+            let owner = store.owner(&c.owner)?;
+            let suffix = format!("/{}", c.file);
+            let findings: Vec<crate::store::Finding> = match owner.check() {
+                Ok(r) => r
+                    .findings
+                    .into_iter()
+                    .filter(|f| f.file.ends_with(&suffix))
+                    .collect(),
+                Err(e) => vec![crate::store::Finding {
+                    severity: crate::store::Severity::Error,
+                    kind: "unreadable",
+                    file: format!("{}{suffix}", c.owner),
+                    line: None,
+                    id: None,
+                    message: e.to_string(),
+                    hint: "fix or restore the file by hand".into(),
+                }],
+            };
+            emit(render::watch_event(&c, &findings, json).as_bytes());
+            let _ = owner.snapshot();
+        }
+    }
+    Ok(())
+}
+
+/// Readies an existing root for git, with the pre-commit hook when `hook`
+/// (no owner needed).
+pub fn git_setup(store: &Store, hook: bool) -> Result<Response> {
+    Ok(Response::Init(store.git_setup(hook)?))
 }
 
 /// Executes `request` for `who` on `store`.
@@ -264,16 +360,38 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::Show { scope } => {
             let owner = owner()?;
             let scopes = scope.map_or(Scope::ALL.to_vec(), |s| vec![s]);
-            let stores = scopes
+            let mut stores = scopes
                 .iter()
                 .map(|s| owner.show(*s))
                 .collect::<Result<Vec<_>>>()?;
+            // What `check` finds shows as warnings: a store's findings with
+            // that store, the others (settings, archive.md, episodes.md)
+            // with the first store shown.
+            let report = owner.check()?;
+            let of_store =
+                |f: &crate::store::Finding, file: &str| f.file.ends_with(&format!("/{file}"));
+            for (i, v) in stores.iter_mut().enumerate() {
+                v.warnings.extend(
+                    report
+                        .findings
+                        .iter()
+                        .filter(|f| {
+                            of_store(f, v.file)
+                                || (i == 0
+                                    && !Scope::ALL.iter().any(|s| of_store(f, s.file_name())))
+                        })
+                        .map(finding_line),
+                );
+            }
             Response::Show {
                 owner: owner.id().to_owned(),
                 stores,
             }
         }
         Request::Snapshot => Response::Snapshot(owner()?.snapshot()?),
+        Request::Log { id, since, limit } => {
+            Response::Log(owner()?.log(&crate::store::LogOptions { id, since, limit })?)
+        }
         Request::BeginRun { task } => {
             let mut opts = RunOptions::default();
             if let Some(t) = task {

@@ -24,6 +24,9 @@ pub struct Rendered {
     pub stdout: Vec<u8>,
     /// Warnings for standard error (one `warning: …` line each).
     pub warnings: Vec<String>,
+    /// The exit status of an answer that reports failure without being an
+    /// error (`check` with findings that fail it); 0 otherwise.
+    pub exit: u8,
 }
 
 impl Rendered {
@@ -31,6 +34,7 @@ impl Rendered {
         Rendered {
             stdout: s.into_bytes(),
             warnings: Vec::new(),
+            exit: 0,
         }
     }
 
@@ -38,6 +42,91 @@ impl Rendered {
         self.warnings = warnings.to_vec();
         self
     }
+}
+
+/// `check`'s answer: one line per finding (or one JSON object), and exit 1
+/// when an error, or with `strict` a warning, was found.
+fn check(reports: &[crate::store::CheckReport], strict: bool, json: bool) -> Rendered {
+    use crate::store::Severity;
+    let errors: usize = reports.iter().map(|r| r.count(Severity::Error)).sum();
+    let warnings: usize = reports.iter().map(|r| r.count(Severity::Warning)).sum();
+    let out = if json {
+        line(&json!({
+            "reports": reports,
+            "errors": errors,
+            "warnings": warnings,
+            "strict": strict,
+        }))
+    } else {
+        let mut out = String::new();
+        for f in reports.iter().flat_map(|r| &r.findings) {
+            let severity = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+            out.push_str(&format!(
+                "{severity}[{}] {}{at}{id}: {}\n  hint: {}\n",
+                f.kind, f.file, f.message, f.hint
+            ));
+        }
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        out.push_str(&format!(
+            "{}, {} in {}\n",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(reports.len(), "owner")
+        ));
+        out
+    };
+    let mut r = Rendered::text(out);
+    if errors > 0 || (strict && warnings > 0) {
+        r.exit = 1;
+    }
+    r
+}
+
+/// A change `watch` saw, with what `check` finds in the file now.
+pub fn watch_event(
+    c: &crate::store::WatchedChange,
+    findings: &[crate::store::Finding],
+    json: bool,
+) -> String {
+    let at = crate::model::fmt_time(chrono::Utc::now());
+    if json {
+        return line(&json!({
+            "at": at,
+            "owner": c.owner,
+            "file": c.file,
+            "removed": c.removed,
+            "findings": findings,
+        }));
+    }
+    let what = if c.removed { "removed" } else { "changed" };
+    let mut out = format!(
+        "{at} {}/{} {what} (not by memdir): {}\n",
+        c.owner,
+        c.file,
+        match findings.len() {
+            0 => "clean".to_owned(),
+            1 => "1 finding".to_owned(),
+            n => format!("{n} findings"),
+        }
+    );
+    for f in findings {
+        let severity = match f.severity {
+            crate::store::Severity::Error => "error",
+            crate::store::Severity::Warning => "warning",
+        };
+        let line_no = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+        out.push_str(&format!(
+            "  {severity}[{}] {}{line_no}{id}: {}\n    hint: {}\n",
+            f.kind, f.file, f.message, f.hint
+        ));
+    }
+    out
 }
 
 /// One line of JSON.
@@ -52,18 +141,84 @@ fn line(v: &impl serde::Serialize) -> String {
 pub fn render(response: &Response, json: bool) -> Rendered {
     let text = |s: String| Rendered::text(s);
     match response {
-        Response::Init { root, gitignore } => text(if json {
-            line(&json!({"root": root, "gitignore": gitignore}))
+        Response::Check { reports, strict } => check(reports, *strict, json),
+        Response::Sync(r) => text(if json {
+            line(r)
         } else {
-            format!(
-                "memory root {} ready; .gitignore {}\n",
-                root.display(),
-                if *gitignore {
-                    "lists .memdir/"
-                } else {
-                    "already lists .memdir/"
+            let mut out = format!(
+                "synced with {}/{}: {}{}{}\n",
+                r.remote,
+                r.branch,
+                if r.committed { "committed, " } else { "" },
+                if r.merged { "merged, " } else { "" },
+                if r.pushed { "pushed" } else { "not pushed" },
+            );
+            if r.retries > 0 {
+                out.push_str(&format!("  the push was retried {} times\n", r.retries));
+            }
+            for i in &r.incoming {
+                out.push_str(&format!(
+                    "  {}: {} added, {} removed by others\n",
+                    i.owner,
+                    i.added.len(),
+                    i.removed.len()
+                ));
+                for id in &i.added {
+                    out.push_str(&format!("    + {id}\n"));
                 }
-            )
+                for id in &i.removed {
+                    out.push_str(&format!("    - {id}\n"));
+                }
+            }
+            out
+        }),
+        Response::Log(commits) => text(if json {
+            line(&json!({ "commits": commits, "count": commits.len() }))
+        } else {
+            let mut out = String::new();
+            for c in commits {
+                out.push_str(&format!(
+                    "{} {} {} <{}>: {}\n",
+                    c.commit.get(..12).unwrap_or(&c.commit),
+                    c.date,
+                    c.author,
+                    c.email,
+                    c.message
+                ));
+                for e in &c.changes {
+                    let sign = match e.change {
+                        "added" | "unarchived" => '+',
+                        _ => '-',
+                    };
+                    out.push_str(&format!(
+                        "  {sign} {} {} {} {}\n",
+                        e.change,
+                        e.file,
+                        e.id,
+                        e.text.replace('\n', " ")
+                    ));
+                }
+            }
+            if commits.is_empty() {
+                out.push_str("no commits touched these memory files\n");
+            }
+            out
+        }),
+        Response::Init(setup) => text(if json {
+            line(setup)
+        } else {
+            let mut out = format!("memory root {} ready", setup.root.display());
+            match &setup.work_tree {
+                Some(top) => out.push_str(&format!(" (in the git work tree {})\n", top.display())),
+                None => out.push_str(" (not in a git work tree)\n"),
+            }
+            if setup.changes.is_empty() {
+                out.push_str("nothing to change\n");
+            }
+            for c in &setup.changes {
+                out.push_str(&format!("  {c}\n"));
+            }
+            out
         }),
         Response::Written(w) => text(written(w, json)),
         Response::Batch(b) => text(if json {
@@ -126,7 +281,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         } else {
             format!("{}\n{}", record.run_id, snapshot.text)
         }),
-        Response::Day(d) => text(day(d, json)),
+        Response::Day(d) => text(day(d, json)).with_warnings(&d.warnings),
         Response::RunHits(hits) => text(if json {
             line(&json!({ "hits": hits, "count": hits.len() }))
         } else {
@@ -190,7 +345,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         Response::Put(p) => text(put(p, json)).with_warnings(&p.warnings),
         Response::Result(r) => result(r, json),
         Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
-        Response::Transition(t) => text(transition(t, json)),
+        Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
         Response::Rows(rows) => text(list(rows, json)),
         Response::Recall(r) => text(if json {
             line(r)
@@ -364,6 +519,7 @@ fn result(r: &TaskResult, json: bool) -> Rendered {
         return Rendered {
             stdout: r.content.clone(),
             warnings: Vec::new(),
+            exit: 0,
         };
     }
     let (content, b64) = match std::str::from_utf8(&r.content) {

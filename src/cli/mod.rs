@@ -104,6 +104,37 @@ pub enum Command {
     },
     /// Create the memory root and a .gitignore listing `.memdir/`.
     Init,
+    /// Git: ready an existing root for git (merge driver, attributes, ignores).
+    #[command(subcommand)]
+    Git(GitCommand),
+    /// Git: commit what is pending, merge the remote's branch (entry by entry), push; retry if another pushed first.
+    Sync {
+        /// The remote (default: the branch's upstream, else origin).
+        #[arg(long)]
+        remote: Option<String>,
+    },
+    /// Git: which entries each commit added, removed, archived or brought back.
+    Log {
+        /// Only commits that changed this entry.
+        #[arg(long, value_name = "MEM_ID")]
+        id: Option<String>,
+        /// Only commits on or after this date (YYYY-MM-DD).
+        #[arg(long)]
+        since: Option<NaiveDate>,
+        /// At most this many commits (default 50).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Watch the root: check each memory file someone other than memdir changes, as it changes (ctrl-c stops).
+    Watch,
+    /// Lint owners' files before a commit: errors exit 1 (warnings too with --strict).
+    Check {
+        /// The owners to check (default: --owner, else every owner of the root).
+        owners: Vec<String>,
+        /// Fail on warnings too.
+        #[arg(long)]
+        strict: bool,
+    },
     /// Replace the entry OLD (an id or a unique substring) with NEW.
     Replace {
         /// A `mem_` id or a substring of exactly one entry.
@@ -313,10 +344,29 @@ fn who(g: &Global) -> Option<Who> {
     }
 }
 
+/// `memdir git …`.
+#[derive(Debug, Subcommand)]
+pub enum GitCommand {
+    /// Write .gitattributes and .gitignore, register the merge driver, record the format (idempotent).
+    Setup {
+        /// Also install a pre-commit hook that runs `memdir check`.
+        #[arg(long)]
+        hook: bool,
+    },
+}
+
 /// What a command asks for.
 pub enum Action {
     /// `init`: needs no owner.
     Init,
+    /// `check`: the owners to check (none: all) and whether warnings fail.
+    Check(Vec<String>, bool),
+    /// `git setup`: with the hook or not.
+    GitSetup(bool),
+    /// `sync`: as whom (if the options name anyone), with which remote.
+    Sync(Option<Caller>, Option<String>),
+    /// `watch`.
+    Watch,
     /// Everything else: a request of an owner's memory, by `who`.
     Request(Who, Request),
 }
@@ -325,8 +375,21 @@ pub enum Action {
 /// command takes content from it. `None` when it needs an owner and the
 /// options name none.
 pub fn action(store: &Store, g: &Global, command: Command) -> Result<Option<Action>, Error> {
-    if let Command::Init = command {
-        return Ok(Some(Action::Init));
+    match command {
+        Command::Init => return Ok(Some(Action::Init)),
+        Command::Git(GitCommand::Setup { hook }) => return Ok(Some(Action::GitSetup(hook))),
+        Command::Sync { remote } => {
+            return Ok(Some(Action::Sync(who(g).map(|w| w.caller), remote)));
+        }
+        Command::Watch => return Ok(Some(Action::Watch)),
+        Command::Check { owners, strict } => {
+            let owners = match (owners.is_empty(), &g.owner) {
+                (true, Some(me)) => vec![me.clone()],
+                _ => owners,
+            };
+            return Ok(Some(Action::Check(owners, strict)));
+        }
+        _ => {}
     }
     let Some(who) = who(g) else { return Ok(None) };
     let request = request(store, &who, command)?;
@@ -336,7 +399,14 @@ pub fn action(store: &Store, g: &Global, command: Command) -> Result<Option<Acti
 /// The request a command makes.
 fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error> {
     Ok(match command {
-        Command::Init => unreachable!("init is no request; see `action`"),
+        Command::Init
+        | Command::Check { .. }
+        | Command::Git(_)
+        | Command::Sync { .. }
+        | Command::Watch => {
+            unreachable!("init, check, git, sync and watch are no requests; see `action`")
+        }
+        Command::Log { id, since, limit } => Request::Log { id, since, limit },
         Command::Add {
             text,
             to,

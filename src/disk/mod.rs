@@ -22,6 +22,7 @@ mod lock;
 mod read;
 #[cfg(test)]
 mod tests;
+mod watch;
 mod write;
 
 use std::io::ErrorKind;
@@ -33,6 +34,7 @@ pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
 pub(crate) use io::{Io, RealIo};
 pub(crate) use lock::Lock;
 pub(crate) use read::Held;
+pub(crate) use watch::TreeWatch;
 pub(crate) use write::{Base, Change};
 
 use crate::error::{Error, Result};
@@ -230,6 +232,16 @@ impl Disk {
         match self.read_bytes(dir, name, limit)? {
             Some(b) => decode(&dir.join(name), b).map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// Removes `name` from `dir` (a symlink itself, never its target);
+    /// whether it was there.
+    pub(crate) fn remove_file(&self, dir: &Dir, name: &str) -> Result<bool> {
+        match self.io.remove_file(dir, name) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::io(dir.join(name), "remove")(e)),
         }
     }
 

@@ -357,7 +357,7 @@ pub(crate) fn apply_to(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Budgets, Caller, Settings};
+    use crate::model::{Caller, Settings};
     use std::path::Path;
 
     /// Applies `ops` to `src` with a budget of `limit` for MEMORY.md, as agent
@@ -365,13 +365,8 @@ mod tests {
     /// stamps are checked by the store's tests) and the outcomes.
     fn run(src: &str, ops: &[Op], limit: i64) -> Result<(String, Vec<OpOutcome>)> {
         let refs: Vec<&Op> = ops.iter().collect();
-        let root = Settings {
-            budgets: Budgets {
-                memory: Some(limit),
-                user: None,
-            },
-            ..Settings::default()
-        };
+        let mut root = Settings::default();
+        root.budgets.memory = Some(limit);
         let caller = Caller::Agent("agt".into());
         let cx = EditContext {
             scope: Scope::Memory,

@@ -179,17 +179,50 @@ fn quick_time(
     pick(Meta::parse(meta))
 }
 
+/// A value of a metadata comment that memdir cannot read: a time that is
+/// not a time, a date that is not a date, an archive kind or scope it does
+/// not know. [`Meta::parse`] drops such values, so a fact whose `expires`
+/// cannot be read never expires: `memdir check` reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadValue {
+    /// The key.
+    pub key: String,
+    /// The value as written.
+    pub value: String,
+}
+
+/// The values of metadata comment `comment` that memdir cannot read (see
+/// [`BadValue`]).
+pub fn bad_values(comment: &str) -> Vec<BadValue> {
+    pairs(comment_body(comment))
+        .into_iter()
+        .filter(|(k, v)| match k.as_str() {
+            "created" | "updated" | "expires" | "archived" => parse_time(v).is_none(),
+            "date" => NaiveDate::parse_from_str(v, "%Y-%m-%d").is_err(),
+            "kind" => ArchiveKind::parse(v).is_none(),
+            "scope" => Origin::parse(v).is_none(),
+            _ => false,
+        })
+        .map(|(key, value)| BadValue { key, value })
+        .collect()
+}
+
+/// The key-value part of a metadata comment (`<!-- memdir … -->`).
+fn comment_body(comment: &str) -> &str {
+    comment
+        .trim()
+        .trim_start_matches("<!--")
+        .trim_end_matches("-->")
+        .trim()
+        .trim_start_matches("memdir")
+        .trim()
+}
+
 impl Meta {
     /// Parses a metadata comment (`<!-- memdir … -->`); unknown keys are kept,
     /// unreadable values are dropped.
     pub fn parse(comment: &str) -> Meta {
-        let inner = comment
-            .trim()
-            .trim_start_matches("<!--")
-            .trim_end_matches("-->")
-            .trim()
-            .trim_start_matches("memdir")
-            .trim();
+        let inner = comment_body(comment);
         let mut m = Meta::default();
         for (k, v) in pairs(inner) {
             let time = || parse_time(&v);
@@ -340,6 +373,29 @@ mod tests {
                 .map(|t| t.with_timezone(&Utc))
                 .ok()
         );
+    }
+
+    #[test]
+    fn bad_values_are_the_ones_the_parse_drops() {
+        let c = "<!-- memdir created=2026-01-02T03:04:05Z expires=2027-13-45 date=yesterday \
+                 kind=lost scope=day updated=\"soon\" task=x -->";
+        let bad: Vec<(String, String)> = bad_values(c)
+            .into_iter()
+            .map(|b| (b.key, b.value))
+            .collect();
+        let want = [
+            ("expires", "2027-13-45"),
+            ("date", "yesterday"),
+            ("kind", "lost"),
+            ("updated", "soon"),
+        ];
+        assert_eq!(bad.len(), want.len(), "{bad:?}");
+        for (k, v) in want {
+            assert!(bad.contains(&(k.to_owned(), v.to_owned())), "{k}: {bad:?}");
+        }
+        let m = Meta::parse(c);
+        assert!(m.expires.is_none() && m.updated.is_none() && m.date.is_none());
+        assert!(bad_values("<!-- memdir created=2026-01-02 expires=2027-01-01 -->").is_empty());
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub use id::{
     MAX_ID_LEN, day_id, entry_id, fold_whitespace, is_entry_id, validate_id, validate_new_id,
 };
 pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
-pub use meta::{ArchiveKind, Meta, created_at, fmt_time, is_live, parse_expires, parse_time};
+pub use meta::{
+    ArchiveKind, BadValue, Meta, bad_values, created_at, fmt_time, is_live, parse_expires,
+    parse_time,
+};
 pub use scope::{Origin, Scope};
-pub use settings::{Budgets, Curation, ExpiryDays, Settings};
+pub use settings::{Budgets, Curation, ExpiryDays, FORMAT, GitSettings, Settings};

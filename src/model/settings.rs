@@ -4,17 +4,35 @@
 //! from its front matter, is `markdown::FileSettings`; the rule that picks a
 //! budget is `edit::resolve_budget`.)
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::scope::Scope;
 use crate::error::{Error, Result};
 
-/// Settings a `memdir.yaml` may hold. Every key is optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The newest folder format this memdir reads and writes (`format:` in the
+/// root's `memdir.yaml`; a folder without one is format 1).
+pub const FORMAT: u64 = 1;
+
+/// Keys that grant access or run programs: read only from the machine-local
+/// configuration, and an error in a `memdir.yaml`, which a `git pull` can
+/// change (docs/SECURITY.md, Trust model).
+const MACHINE_ONLY_KEYS: [&str; 4] = ["persons", "keys", "api_keys", "reviewer"];
+
+/// Keys a `memdir.yaml` holds that this version does not know, kept and
+/// ignored (a newer memdir may have written them).
+type Unknown = BTreeMap<String, serde_yaml::Value>;
+
+/// Settings a `memdir.yaml` may hold. Every key is optional; keys this
+/// version does not know are warnings ([`Settings::warnings`]), not errors,
+/// so clones running different versions of memdir keep working.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Settings {
+    /// The folder's format version (the root's `memdir.yaml`); a memdir that
+    /// finds a newer one than [`FORMAT`] refuses to write.
+    pub format: Option<u64>,
     /// Budgets per store, in characters (clamped to 500–20,000).
     #[serde(default)]
     pub budgets: Budgets,
@@ -28,20 +46,47 @@ pub struct Settings {
     pub curation: Option<Curation>,
     /// Largest SharedMemory result, in bytes (default 16 MiB).
     pub max_result_bytes: Option<u64>,
+    /// How memdir works with the git repository the folder is in.
+    #[serde(default)]
+    pub git: GitSettings,
     /// After [`Settings::overlay`]: the budgets the more specific file set,
     /// so a resolved budget can say where it came from.
     #[serde(skip)]
     pub(crate) overlaid_budgets: Budgets,
+    /// Keys this version does not know.
+    #[serde(flatten)]
+    unknown: Unknown,
+    /// The keys this version does not know, with their file (of both
+    /// files, after [`Settings::overlay`]).
+    #[serde(skip)]
+    unknown_keys: Vec<(PathBuf, String)>,
+}
+
+/// The `git:` settings.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct GitSettings {
+    /// Commit the files each successful write changed (default: off).
+    pub autocommit: Option<bool>,
+    /// Commit SharedMemory task results (`results/`) too: `memdir init` and
+    /// `memdir git setup` leave them out of `.gitignore` (default: off;
+    /// results are run data, large and per machine).
+    pub commit_results: Option<bool>,
+    /// The e-mail domain of an agent's commits: `agt_x <agt_x@DOMAIN>`
+    /// (default `memdir.invalid`).
+    pub email_domain: Option<String>,
+    #[serde(flatten)]
+    unknown: Unknown,
 }
 
 /// Days until a saved fact expires, per store; `0` means never.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ExpiryDays {
     /// MEMORY.md (default 90).
     pub memory: Option<u32>,
     /// USER.md (default: never).
     pub user: Option<u32>,
+    #[serde(flatten)]
+    unknown: Unknown,
 }
 
 impl ExpiryDays {
@@ -66,13 +111,14 @@ pub enum Curation {
 }
 
 /// Budgets per store.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Budgets {
     /// MEMORY.md's budget.
     pub memory: Option<i64>,
     /// USER.md's budget.
     pub user: Option<i64>,
+    #[serde(flatten)]
+    unknown: Unknown,
 }
 
 impl Budgets {
@@ -159,14 +205,79 @@ impl Settings {
             return Ok(Settings::default());
         }
         check_yaml_bounds(text, MAX_CONFIG_BYTES, path, "memdir.yaml")?;
-        serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
+        let mut s: Settings = serde_yaml::from_str(text).map_err(|e| Error::InvalidConfig {
             path: path.to_owned(),
             message: e.to_string(),
-        })
+        })?;
+        if let Some(key) = MACHINE_ONLY_KEYS
+            .iter()
+            .find(|k| s.unknown.contains_key(**k))
+        {
+            return Err(Error::InvalidConfig {
+                path: path.to_owned(),
+                message: format!(
+                    "`{key}` grants access or runs a program: it belongs in the machine-local \
+                     config.yaml, never in a memory folder"
+                ),
+            });
+        }
+        let nested = [
+            ("", &s.unknown),
+            ("budgets.", &s.budgets.unknown),
+            ("expiry_days.", &s.expiry_days.unknown),
+            ("git.", &s.git.unknown),
+        ];
+        s.unknown_keys = nested
+            .iter()
+            .flat_map(|(prefix, m)| {
+                m.keys()
+                    .map(move |k| (path.to_owned(), format!("{prefix}{k}")))
+            })
+            .collect();
+        Ok(s)
+    }
+
+    /// The keys this version does not know (dotted: `git.sign`), each with
+    /// its file (of both files, after [`Settings::overlay`]).
+    pub fn unknown_keys(&self) -> &[(PathBuf, String)] {
+        &self.unknown_keys
+    }
+
+    /// What parsing found to warn about: a line per unknown key, naming the
+    /// file.
+    pub fn warnings(&self) -> Vec<String> {
+        self.unknown_keys
+            .iter()
+            .map(|(path, k)| {
+                format!(
+                    "{}: unknown setting `{k}` (ignored; a newer memdir may know it)",
+                    path.display()
+                )
+            })
+            .collect()
+    }
+
+    /// The folder's format version: [`Settings::format`], else 1.
+    pub fn format_version(&self) -> u64 {
+        self.format.unwrap_or(1)
+    }
+
+    /// Whether each write commits the files it changed.
+    pub fn autocommit(&self) -> bool {
+        self.git.autocommit.unwrap_or(false)
     }
 
     /// Overlays `other` (more specific) on `self`.
     pub fn overlay(mut self, other: &Settings) -> Settings {
+        self.unknown_keys.extend(other.unknown_keys.iter().cloned());
+        self.format = other.format.max(self.format);
+        self.git.autocommit = other.git.autocommit.or(self.git.autocommit);
+        self.git.commit_results = other.git.commit_results.or(self.git.commit_results);
+        self.git.email_domain = other
+            .git
+            .email_domain
+            .clone()
+            .or(self.git.email_domain.take());
         self.overlaid_budgets = other.budgets.clone();
         self.budgets.memory = other.budgets.memory.or(self.budgets.memory);
         self.budgets.user = other.budgets.user.or(self.budgets.user);
@@ -212,9 +323,40 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_in_memdir_yaml_are_errors() {
-        let err = Settings::from_yaml("budgetz: 1\n", Path::new("x/memdir.yaml")).unwrap_err();
+    fn unknown_keys_are_warnings_and_machine_only_keys_errors() {
+        let p = Path::new("x/memdir.yaml");
+        let s = Settings::from_yaml(
+            "budgetz: 1\nbudgets:\n  memory: 3000\n  archive: 9\ngit:\n  autocommit: true\n  sign: yes\n",
+            p,
+        )
+        .unwrap();
+        assert_eq!(s.budgets.memory, Some(3000));
+        assert!(s.autocommit());
+        let w = s.warnings().join("\n");
+        for key in ["`budgetz`", "`budgets.archive`", "`git.sign`"] {
+            assert!(w.contains(key), "{w}");
+        }
+        assert!(w.contains("x/memdir.yaml"), "{w}");
+        assert_eq!(s.warnings().len(), 3);
+        let owner =
+            Settings::from_yaml("expiry_days:\n  day: 3\n", Path::new("o/memdir.yaml")).unwrap();
+        assert_eq!(s.clone().overlay(&owner).warnings().len(), 4);
+        // A value of the wrong type is still an error.
+        let err = Settings::from_yaml("budgets:\n  memory: lots\n", p).unwrap_err();
         assert_eq!(err.code(), "invalid_config");
-        assert!(err.to_string().contains("x/memdir.yaml"));
+        for key in MACHINE_ONLY_KEYS {
+            let err = Settings::from_yaml(&format!("{key}:\n  ann: [1000]\n"), p).unwrap_err();
+            assert_eq!(err.code(), "invalid_config", "{key}");
+            assert!(err.to_string().contains("machine-local"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_format_version_defaults_to_one_and_the_newest_wins() {
+        let p = Path::new("memdir.yaml");
+        assert_eq!(Settings::default().format_version(), 1);
+        let root = Settings::from_yaml("format: 2\n", p).unwrap();
+        let owner = Settings::from_yaml("format: 1\n", p).unwrap();
+        assert_eq!(root.overlay(&owner).format_version(), 2);
     }
 }

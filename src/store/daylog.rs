@@ -27,6 +27,9 @@ pub struct DayOutcome {
     pub chars: usize,
     /// Always `appended`.
     pub message: &'static str,
+    /// Notes, such as a commit that failed (`git.autocommit`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Appends one line to the day log of `now`'s UTC date, stamped `HH:MM`.
@@ -68,12 +71,18 @@ pub(crate) fn day(
         content.clone(),
         Rc::clone(&chars),
     ))?;
+    let id = day_id(date);
+    let warnings = locked
+        .written(&[episodes::EPISODES_FILE], &format!("day {id}"))
+        .into_iter()
+        .collect();
     Ok(DayOutcome {
-        id: day_id(date),
+        id,
         date,
         line: journal::parse_line(&content),
         chars: chars.get(),
         message: "appended",
+        warnings,
     })
 }
 

@@ -35,6 +35,9 @@ pub struct Transition {
     pub kind: Option<ArchiveKind>,
     /// `archived`, `vetoed`, `superseded` or `unarchived`.
     pub message: &'static str,
+    /// Notes, such as a commit that failed (`git.autocommit`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn check_reason(reason: &str) -> Result<String> {
@@ -76,6 +79,7 @@ fn archive_locked(
     let at = locked.at();
     let now = Utc::now();
     let caller = at.owner.caller();
+    let mut warnings = Vec::new();
     match locate::locate(at, id)? {
         Found::Live(scope, i) => {
             let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
@@ -92,7 +96,7 @@ fn archive_locked(
                 old: id.to_owned(),
                 scope,
             };
-            commit(locked, &[remove], vec![(e.text.clone(), meta)], false)?;
+            warnings = commit(locked, &[remove], vec![(e.text.clone(), meta)], false)?.warnings;
         }
         Found::Day(date) => {
             let text = episodes::day_rows(at)?
@@ -110,6 +114,10 @@ fn archive_locked(
                 archive::append(locked.dir(), archive_held, vec![(text, meta)]),
                 episodes::remove_day(locked.dir(), episodes_held, date),
             ])?;
+            warnings.extend(locked.written(
+                &[archive::ARCHIVE_FILE, episodes::EPISODES_FILE],
+                &format!("{} {id}", kind.name()),
+            ));
         }
         Found::Archived => {
             return Err(Error::WrongState {
@@ -128,6 +136,7 @@ fn archive_locked(
             ArchiveKind::Vetoed => "vetoed",
             ArchiveKind::Superseded => "superseded",
         },
+        warnings,
     })
 }
 
@@ -227,11 +236,17 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
     }
     let (held, _) = archive::read(at)?;
     changes.push(archive::take_out(dir, held, id.to_owned()));
+    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     locked.owner().disk().replace_in_order(changes)?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     Ok(Transition {
         id: id.to_owned(),
         status: "active",
         kind: None,
         message: "unarchived",
+        warnings: locked
+            .written(&names, &format!("unarchive {id}"))
+            .into_iter()
+            .collect(),
     })
 }

@@ -13,9 +13,11 @@
 //! * `owner` (the handle, and its folder opened for one operation: to read,
 //!   or locked to edit) and `root` (the [`Store`]).
 
+mod check;
 mod curated;
 mod daylog;
 pub(crate) mod files;
+mod history;
 mod lifecycle;
 pub mod limits;
 mod list;
@@ -26,8 +28,11 @@ mod recall;
 mod results;
 mod root;
 mod runs;
+mod setup;
+mod sync;
 #[cfg(test)]
 mod tests;
+mod watch;
 mod write;
 
 use std::time::Duration;
@@ -35,6 +40,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
+pub use check::{CheckReport, Finding, Severity};
 pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
 pub use files::archive::ARCHIVE_FILE;
@@ -45,6 +51,7 @@ pub use files::results::{
 };
 pub use files::runs::RunRecord;
 pub use files::stats::FactStats;
+pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
 pub use lifecycle::{MAX_REASON_CHARS, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
@@ -53,20 +60,70 @@ pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
+pub use setup::{DRIVER, MERGED_FILES, Setup};
+pub use sync::{Incoming, SyncReport};
+pub use watch::{Change as WatchedChange, Watching};
 
 use crate::edit::Op;
 use crate::error::Result;
-use crate::model::Scope;
+use crate::model::{Caller, Scope};
 use crate::recall::{Bm25Scorer, CharEstimator, Recall, RecallOptions, Scorer, TokenEstimator};
 use crate::snapshot::Snapshot;
 
 /// The public surface of an owner's memory.
+impl Store {
+    /// Creates the memory root and readies it for git (see [`Setup`]):
+    /// `.gitignore` lists `.memdir/` and `results/`, `memdir.yaml` records
+    /// the format, and inside a git work tree `.gitattributes` and the
+    /// repository's configuration route the memory files to the merge
+    /// driver. Idempotent; says what it changed.
+    pub fn init(&self) -> Result<Setup> {
+        setup::setup(self, false)
+    }
+
+    /// [`Store::init`] for an existing folder, with the pre-commit hook that
+    /// runs `memdir check` when `hook` is set (refused outside a git work
+    /// tree).
+    pub fn git_setup(&self, hook: bool) -> Result<Setup> {
+        setup::setup(self, hook)
+    }
+
+    /// Syncs the root's git work tree with `remote` (default: the branch's
+    /// upstream, else `origin`): commits what is pending as `caller`, merges
+    /// the remote's branch through the merge driver, pushes, retries when
+    /// another machine pushed first, and says which entries came in. Holds
+    /// every owner's lock meanwhile.
+    pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
+        sync::sync(self, caller, remote)
+    }
+
+    /// Starts watching the root for changes to owners' memory files (see
+    /// [`Watching`]); memdir's own writes are told apart while it runs.
+    pub fn watch(&self) -> Result<Watching> {
+        Watching::start(self)
+    }
+}
+
 impl Owner {
     // ---- curated stores ----
 
     /// The entries of one store with their ids, and its usage.
     pub fn show(&self, scope: Scope) -> Result<StoreView> {
         curated::show(self, scope)
+    }
+
+    /// Lints the owner's files as `memdir check` does (see [`CheckReport`]):
+    /// errors are what must not be committed, warnings what a merge or a
+    /// person leaves to settle.
+    pub fn check(&self) -> Result<CheckReport> {
+        check::check(self, Utc::now())
+    }
+
+    /// The owner's entry history from git, newest commit first: which
+    /// entries each commit added, removed, archived or brought back.
+    /// Refused (`not_in_git`) outside a git work tree.
+    pub fn log(&self, opts: &LogOptions) -> Result<Vec<LogCommit>> {
+        history::log(self, opts)
     }
 
     /// Writes one operation (see [`Op`]): a save (with an expiry, or

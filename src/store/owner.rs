@@ -10,10 +10,24 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::root::{DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
+use super::root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
 use crate::disk::{Dir, Disk, Lock};
+use crate::git::{Identity, Repo};
+
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+/// The marker `memdir watch` keeps in each owner's `.memdir/` while it runs.
+pub(crate) const WATCH_MARKER: &str = "watch";
+/// The content hashes of the files memdir last wrote, kept while watched.
+pub(crate) const WRITTEN_FILE: &str = "written.json";
+/// Largest `written.json` read.
+pub(crate) const WRITTEN_BYTES: u64 = 64 * 1024;
+/// Largest file hashed for `written.json` (the largest store an edit reads).
+const WRITTEN_READ_BYTES: u64 = super::limits::STORE_EDIT_BYTES;
 use crate::error::{Error, Result};
-use crate::model::{Caller, RunContext, Scope, Settings, validate_id, validate_new_id};
+use crate::model::{Caller, FORMAT, RunContext, Scope, Settings, validate_id, validate_new_id};
 
 /// Refuses a name about to be created in `parent` (or found missing there)
 /// that differs only by case from an existing sibling (see
@@ -192,6 +206,20 @@ impl Owner {
         })
     }
 
+    /// Refuses to write to a folder in a newer format than this memdir
+    /// knows (`format:` in `memdir.yaml`), rather than misread it.
+    pub(crate) fn writable(&self, settings: &Settings) -> Result<()> {
+        let found = settings.format_version();
+        if found > FORMAT {
+            return Err(Error::FormatTooNew {
+                path: self.store.root().join(CONFIG_FILE),
+                found,
+                supported: FORMAT,
+            });
+        }
+        Ok(())
+    }
+
     /// How long to wait for one of the owner's locks: the store's
     /// `--lock-timeout-ms` override, else `lock_timeout_ms` from the
     /// settings, else [`DEFAULT_LOCK_TIMEOUT`].
@@ -222,6 +250,7 @@ impl Owner {
             disk.stamp(&folders.dir)
         };
         let settings = self.settings_in(Some(&folders.dir))?;
+        self.writable(&settings)?;
         let lock = disk.lock(&folders.derived, "lock", self.lock_timeout(&settings))?;
         // Taken at once, the lock had no holder since the folder was checked
         // a moment ago, unless one that held it then made a temp file after
@@ -288,6 +317,77 @@ pub(crate) struct Locked<'o> {
 }
 
 impl Locked<'_> {
+    /// What follows a write that changed the files `names` of the owner's
+    /// folder (`what`: `add mem_…`, for messages): while `memdir watch` runs
+    /// (its marker `.memdir/watch` exists), the files' content hashes go to
+    /// `.memdir/written.json`, so the watcher knows memdir's own writes; and
+    /// with `git.autocommit` on, the files are committed as the caller with
+    /// the message `memdir: WHAT by CALLER`. The write stands either way: a
+    /// commit that fails (not in a work tree, a hook refused it) is a warning.
+    pub(crate) fn written(&self, names: &[&str], what: &str) -> Option<String> {
+        if names.is_empty() {
+            return None;
+        }
+        self.note_written(names);
+        if !self.settings.autocommit() {
+            return None;
+        }
+        let dir = self.owner.dir();
+        let Some(repo) = Repo::find(&dir) else {
+            return Some(format!(
+                "git.autocommit is on but {} is not in a git work tree: not committed",
+                dir.display()
+            ));
+        };
+        let name = match self.owner.caller() {
+            Caller::Agent(a) => a,
+            Caller::Person(p) => p,
+        };
+        let domain = self
+            .settings
+            .git
+            .email_domain
+            .as_deref()
+            .unwrap_or("memdir.invalid");
+        let who = Identity {
+            name: name.clone(),
+            email: format!("{name}@{domain}"),
+        };
+        let message = format!("memdir: {what} by {name}");
+        match repo.commit(&dir, names, &message, &who) {
+            Ok(_) => None,
+            Err(e) => Some(format!("written, not committed: {e}")),
+        }
+    }
+
+    /// Records the SHA-256 of the files `names` as memdir last wrote them,
+    /// in `.memdir/written.json`, while a watcher's marker is there. Derived
+    /// and best effort: a failure only makes the watcher check a write of
+    /// memdir's own.
+    fn note_written(&self, names: &[&str]) {
+        let disk = self.owner.disk();
+        let Ok(Some(derived)) = disk.open_dir(&self.dir, DERIVED_DIR) else {
+            return;
+        };
+        if !matches!(disk.stat(&derived, WATCH_MARKER), Ok(Some(_))) {
+            return;
+        }
+        let mut hashes: BTreeMap<String, String> = disk
+            .read_bytes(&derived, WRITTEN_FILE, WRITTEN_BYTES)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        for name in names {
+            if let Ok(Some(bytes)) = disk.read_bytes(&self.dir, name, WRITTEN_READ_BYTES) {
+                hashes.insert((*name).to_owned(), hex::encode(Sha256::digest(&bytes)));
+            }
+        }
+        if let Ok(json) = serde_json::to_vec(&hashes) {
+            let _ = disk.write_atomic_volatile(&derived, WRITTEN_FILE, &json);
+        }
+    }
+
     /// What readers take.
     pub(crate) fn at(&self) -> At<'_> {
         At {

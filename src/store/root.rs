@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use super::limits::{CONFIG_BYTES, GITIGNORE_BYTES};
+use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
-use crate::disk::{Base, Change, Dir, DirStamp, Disk, Kind};
+use crate::disk::{Dir, DirStamp, Disk, Kind};
 use crate::error::{Error, Result};
 use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id};
 
@@ -208,41 +208,6 @@ impl Store {
             .collect();
         out.sort();
         Ok(out)
-    }
-
-    /// Creates the memory root and a `.gitignore` in it listing `.memdir/`
-    /// (the derived files). Returns whether the line was added.
-    pub fn init(&self) -> Result<bool> {
-        let root = self.disk.ensure_root(&self.root)?;
-        let held = self.disk.read(&root, ".gitignore", GITIGNORE_BYTES)?;
-        let current = match &held {
-            Some(h) => crate::disk::decode(&root.join(".gitignore"), h.bytes.clone())?,
-            None => String::new(),
-        };
-        if current
-            .lines()
-            .any(|l| l.trim() == ".memdir/" || l.trim() == ".memdir")
-        {
-            return Ok(false);
-        }
-        let mut next = current;
-        if !next.is_empty() && !next.ends_with('\n') {
-            next.push('\n');
-        }
-        next.push_str(
-            "# memdir: derived files (locks, stats, stored snapshots); safe to delete\n.memdir/\n",
-        );
-        self.disk.replace(Change {
-            dir: &root,
-            name: ".gitignore",
-            base: held.map(|h| Base {
-                bytes: h.bytes,
-                held: Some((h.file, h.stat)),
-            }),
-            planned: None,
-            redo: Box::new(move |_| Ok(Some(next.clone().into_bytes()))),
-        })?;
-        Ok(true)
     }
 
     /// The root's settings.

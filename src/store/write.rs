@@ -397,6 +397,7 @@ fn write(
             }),
         });
     }
+    let written: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     locked.owner().disk().replace_in_order(changes)?;
     let mut results: Vec<Option<OpOutcome>> = vec![None; asked];
     let mut usage = Vec::new();
@@ -423,8 +424,15 @@ fn write(
             }
         }
     }
+    let results: Vec<OpOutcome> = results.into_iter().flatten().collect();
+    let what = match results.as_slice() {
+        [one] => format!("{} {}", one.op, one.id),
+        many => format!("batch of {} operations", many.len()),
+    };
+    let names: Vec<&str> = written.iter().map(String::as_str).collect();
+    warnings.extend(locked.written(&names, &what));
     Ok(Written {
-        results: results.into_iter().flatten().collect(),
+        results,
         usage,
         warnings,
         archived,

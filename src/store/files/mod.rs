@@ -22,6 +22,10 @@ pub(crate) mod scan_cache;
 pub(crate) mod stats;
 pub(crate) mod stores;
 
+/// The memory files of an owner's folder that people edit and git merges
+/// (`memdir merge-file` merges each, `watch` checks each).
+pub const MEMORY_FILES: [&str; 4] = ["MEMORY.md", "USER.md", "archive.md", "episodes.md"];
+
 use crate::disk::{Base, Change, Dir, Held, decode, decode_limited};
 use crate::edit::conflicted;
 use crate::error::Result;

@@ -132,6 +132,7 @@ pub(crate) fn put(
     check_content_type(content_type)?;
     owner.disk().check()?;
     let disk = owner.disk();
+    owner.writable(owner.view()?.at().settings)?;
     let (folders, dir) = ensure_workflow_dir(owner, workflow_id)?;
     let view = owner.view()?;
     let _lock = workflow_lock(view.at(), &folders.derived, workflow_id)?;

@@ -1,0 +1,436 @@
+//! `memdir check`: a lint of an owner's files that a person or a git hook
+//! runs before committing. Errors are what must not be committed (a file
+//! memdir cannot read, conflict markers, an entry twice, a threat or a
+//! secret, a metadata comment memdir cannot read); warnings are states a
+//! merge produces legitimately and a person or the daily review settles.
+//! `show` reports the findings of the store it shows as warnings.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::files::{archive, episodes, stores};
+use super::limits::STORE_BYTES;
+use super::owner::{At, Owner};
+use super::root::CONFIG_FILE;
+use crate::edit;
+use crate::error::{Error, Result};
+use crate::markdown::{Conflict, Document};
+use crate::model::{Meta, Scope, bad_values, is_live};
+use crate::scan::{self, Family};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Must not be committed: `check` exits 1.
+    Error,
+    /// To settle: `check` exits 0 (1 with `--strict`).
+    Warning,
+}
+
+/// One finding of [`Owner::check`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// How much it matters.
+    pub severity: Severity,
+    /// What kind of finding, a stable snake_case code (`conflict_markers`,
+    /// `duplicate_entry`, `threat`, `secret`, `malformed_metadata`,
+    /// `unreadable`, `format_unsupported`, `merge_conflict_pair`,
+    /// `live_and_archived`, `over_budget`, `expired`,
+    /// `unknown_metadata_key`, `unknown_setting`, `control_characters`).
+    pub kind: &'static str,
+    /// The file, relative to the memory root (`agt_a/MEMORY.md`).
+    pub file: String,
+    /// The line (from 1), when the finding has one.
+    pub line: Option<usize>,
+    /// The entry's id, when the finding is about an entry.
+    pub id: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+/// The findings for one owner, errors first, then by file and line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    /// The owner.
+    pub owner: String,
+    /// The findings.
+    pub findings: Vec<Finding>,
+}
+
+impl CheckReport {
+    /// How many findings have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// Collects findings for one owner's files.
+struct Lint<'a> {
+    owner: &'a str,
+    findings: Vec<Finding>,
+}
+
+impl Lint<'_> {
+    fn push(
+        &mut self,
+        severity: Severity,
+        kind: &'static str,
+        (file, line, id): (&str, Option<usize>, Option<&str>),
+        message: String,
+        hint: &str,
+    ) {
+        self.findings.push(Finding {
+            severity,
+            kind,
+            file: format!("{}/{file}", self.owner),
+            line,
+            id: id.map(str::to_owned),
+            message,
+            hint: hint.to_owned(),
+        });
+    }
+
+    /// A file that could not be read at all.
+    fn unreadable(&mut self, file: &str, e: &Error) {
+        let kind = if e.code() == "format_unsupported" {
+            "format_unsupported"
+        } else {
+            "unreadable"
+        };
+        self.push(
+            Severity::Error,
+            kind,
+            (file, None, None),
+            format!("{} ({})", e, e.code()),
+            "fix or restore the file by hand (git shows what changed); memdir leaves it as it is",
+        );
+    }
+
+    fn conflicts(&mut self, file: &str, conflicts: &[Conflict]) {
+        for c in conflicts {
+            self.push(
+                Severity::Error,
+                "conflict_markers",
+                (file, Some(c.first_line), None),
+                format!("git conflict markers, {}", c.lines()),
+                "resolve the conflict and delete the markers; `memdir git setup` installs the \
+                 merge driver that merges entry by entry",
+            );
+        }
+    }
+}
+
+/// The line (from 1) of byte `offset` of `src`.
+fn line_of(src: &str, offset: usize) -> usize {
+    src.as_bytes()
+        .get(..offset)
+        .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+        + 1
+}
+
+/// The scanner's verdict on `text` as a finding, if it flags it.
+fn scanned(lint: &mut Lint<'_>, file: &str, line: usize, id: &str, text: &str) {
+    let findings = scan::scan(text);
+    if findings.is_empty() {
+        return;
+    }
+    let secret = findings.iter().any(|f| f.family == Family::Secret);
+    let (kind, hint) = if secret {
+        (
+            "secret",
+            "remove the entry (`memdir remove ID`) before committing, and rotate the secret if \
+             it was ever committed or shared",
+        )
+    } else {
+        (
+            "threat",
+            "remove or rewrite the entry (`memdir remove ID`); the snapshot shows it blocked \
+             meanwhile",
+        )
+    };
+    lint.push(
+        Severity::Error,
+        kind,
+        (file, Some(line), Some(id)),
+        format!("matches the scanner: {}", scan::pattern_list(&findings)),
+        hint,
+    );
+}
+
+/// The findings of one loaded store (its text `src` and parse `doc`): all
+/// but the budget and the archive, which need the folder.
+fn store_findings(
+    lint: &mut Lint<'_>,
+    scope: Scope,
+    src: &str,
+    doc: &Document,
+    seen: &mut BTreeMap<String, &'static str>,
+    now: DateTime<Utc>,
+) {
+    let file = scope.file_name();
+    lint.conflicts(file, &doc.conflicts);
+    for e in &doc.entries {
+        if doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
+            continue;
+        }
+        let line = line_of(src, e.item.start);
+        let id = e.id.as_str();
+        if let Some(first) = seen.insert(e.id.clone(), file) {
+            lint.push(
+                Severity::Error,
+                "duplicate_entry",
+                (file, Some(line), Some(id)),
+                format!("the same entry again (first in {first})"),
+                "delete one of the copies by hand",
+            );
+        }
+        scanned(lint, file, line, id, &e.text);
+        if e.text.contains("<!--") && !e.text[e.text.find("<!--").unwrap_or(0)..].contains("-->") {
+            lint.push(
+                Severity::Error,
+                "malformed_metadata",
+                (file, Some(line), Some(id)),
+                "an HTML comment that is never closed (`<!--` without `-->`)".into(),
+                "close the comment with `-->` or delete it",
+            );
+        }
+        if e.text
+            .chars()
+            .any(|c| c.is_control() && c != '\t' && c != '\n')
+        {
+            lint.push(
+                Severity::Warning,
+                "control_characters",
+                (file, Some(line), Some(id)),
+                "control characters in the text (the snapshot shows them escaped)".into(),
+                "rewrite the entry without them (`memdir replace ID TEXT`)",
+            );
+        }
+        let Some(comment) = e.meta_comment(src) else {
+            continue;
+        };
+        for bad in bad_values(comment) {
+            lint.push(
+                Severity::Error,
+                "malformed_metadata",
+                (file, Some(line), Some(id)),
+                format!(
+                    "`{}={}` cannot be read, so it is ignored",
+                    bad.key, bad.value
+                ),
+                if bad.key == "expires" {
+                    "write the expiry as YYYY-MM-DD or an RFC 3339 time; unread, the fact never \
+                     expires"
+                } else {
+                    "write the value as docs/FORMAT.md (Metadata) describes, or delete the key"
+                },
+            );
+        }
+        let meta = Meta::parse(comment);
+        for (key, value) in &meta.other {
+            if key == "conflict" {
+                lint.push(
+                    Severity::Warning,
+                    "merge_conflict_pair",
+                    (file, Some(line), Some(id)),
+                    format!(
+                        "one of two versions a merge kept of the entry {value}, edited on both \
+                         sides"
+                    ),
+                    "keep one version and remove the other (`memdir remove ID`); the daily \
+                     review settles it otherwise",
+                );
+            } else {
+                lint.push(
+                    Severity::Warning,
+                    "unknown_metadata_key",
+                    (file, Some(line), Some(id)),
+                    format!("unknown metadata key `{key}` (kept as written)"),
+                    "nothing, if a newer memdir wrote it; else delete it",
+                );
+            }
+        }
+        if !is_live(Some(comment), now) {
+            lint.push(
+                Severity::Warning,
+                "expired",
+                (file, Some(line), Some(id)),
+                "expired, still listed (never in a snapshot or recall)".into(),
+                "remove it (`memdir remove ID`) or give it a new expiry",
+            );
+        }
+    }
+}
+
+/// Checks one owner's files (see the module doc). Findings are errors
+/// first, then by file and line.
+pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
+    let mut lint = Lint {
+        owner: owner.id(),
+        findings: Vec::new(),
+    };
+    let view = match owner.view() {
+        Ok(v) => Some(v),
+        Err(e) => {
+            lint.unreadable(CONFIG_FILE, &e);
+            None
+        }
+    };
+    if let Some(view) = &view {
+        let at = view.at();
+        settings_findings(&mut lint, owner, at);
+        let mut seen = BTreeMap::new();
+        let mut live: BTreeMap<String, (&'static str, usize)> = BTreeMap::new();
+        for scope in Scope::ALL {
+            match stores::load(at, scope, true, STORE_BYTES) {
+                Ok(l) => {
+                    store_findings(&mut lint, scope, &l.src, &l.doc, &mut seen, now);
+                    for e in &l.doc.entries {
+                        if is_live(e.meta_comment(&l.src), now) {
+                            live.insert(
+                                e.id.clone(),
+                                (scope.file_name(), line_of(&l.src, e.item.start)),
+                            );
+                        }
+                    }
+                    budget_finding(&mut lint, at, &l, now);
+                }
+                Err(e) => lint.unreadable(scope.file_name(), &e),
+            }
+        }
+        archive_findings(&mut lint, at, &live);
+        episodes_findings(&mut lint, at);
+    }
+    lint.findings
+        .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
+    Ok(CheckReport {
+        owner: owner.id().to_owned(),
+        findings: lint.findings,
+    })
+}
+
+/// Unknown settings keys and a format newer than this memdir knows.
+fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
+    let root = owner.store().root();
+    for (path, key) in at.settings.unknown_keys() {
+        lint.findings.push(Finding {
+            severity: Severity::Warning,
+            kind: "unknown_setting",
+            file: path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string(),
+            line: None,
+            id: None,
+            message: format!("unknown setting `{key}` (ignored)"),
+            hint: "nothing, if a newer memdir wrote it; else delete the key".into(),
+        });
+    }
+    if let Err(e) = owner.writable(at.settings) {
+        lint.findings.push(Finding {
+            severity: Severity::Error,
+            kind: "format_unsupported",
+            file: CONFIG_FILE.to_owned(),
+            line: None,
+            id: None,
+            message: e.to_string(),
+            hint: "upgrade memdir".into(),
+        });
+    }
+}
+
+/// A store over its budget (a merge can leave one).
+fn budget_finding(lint: &mut Lint<'_>, at: At<'_>, l: &stores::Loaded, now: DateTime<Utc>) {
+    let cx = l.context(at, now);
+    let Ok(budget) = cx.budget(&l.doc) else {
+        return;
+    };
+    let used = edit::used_live(&cx, &l.src, &l.doc);
+    if used > budget.limit {
+        lint.push(
+            Severity::Warning,
+            "over_budget",
+            (l.scope.file_name(), None, None),
+            format!(
+                "{used} of {} characters: over the budget (the snapshot cuts it, marked)",
+                budget.limit
+            ),
+            "remove or archive entries until it fits (`memdir show` lists them)",
+        );
+    }
+}
+
+/// archive.md: readable, no conflict markers; no fact both archived and live.
+fn archive_findings(
+    lint: &mut Lint<'_>,
+    at: At<'_>,
+    live: &BTreeMap<String, (&'static str, usize)>,
+) {
+    let file = archive::ARCHIVE_FILE;
+    let src = match archive::read(at) {
+        Ok((_, src)) => src,
+        Err(e) => return lint.unreadable(file, &e),
+    };
+    lint.conflicts(file, &crate::markdown::conflicts(&src));
+    let mut reported = BTreeSet::new();
+    for r in archive::records(&src) {
+        if let Some((store, line)) = live.get(&r.id)
+            && reported.insert(r.id.clone())
+        {
+            lint.push(
+                Severity::Warning,
+                "live_and_archived",
+                (store, Some(*line), Some(&r.id)),
+                "live here and archived in archive.md (a merge of an archive on one side and an \
+                 edit on the other leaves this)"
+                    .into(),
+                "archive it again (`memdir archive ID --reason …`) or remove its archive record \
+                 by hand; the daily review settles it otherwise",
+            );
+        }
+    }
+}
+
+/// episodes.md: readable, no conflict markers, no day line the scanner flags.
+fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
+    let file = episodes::EPISODES_FILE;
+    let src = match episodes::read(at) {
+        Ok((_, src)) => src,
+        Err(e) => return lint.unreadable(file, &e),
+    };
+    lint.conflicts(file, &crate::markdown::conflicts(&src));
+    for sec in crate::journal::parse(&src).sections {
+        for (range, l) in &sec.lines {
+            scanned(
+                lint,
+                file,
+                line_of(&src, range.start),
+                &crate::model::day_id(sec.date),
+                &l.text,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_count_from_one() {
+        let src = "a\nb\nc";
+        assert_eq!(line_of(src, 0), 1);
+        assert_eq!(line_of(src, 2), 2);
+        assert_eq!(line_of(src, 4), 3);
+        assert_eq!(line_of(src, 99), 1);
+    }
+}
