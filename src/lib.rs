@@ -74,6 +74,7 @@ pub mod edit;
 mod error;
 pub mod journal;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod recall;
 pub mod scan;
