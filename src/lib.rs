@@ -75,6 +75,7 @@ mod error;
 mod git;
 pub mod journal;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod recall;
 pub mod scan;

@@ -10,6 +10,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat, Utc};
 use memchr::memmem;
 use serde::Serialize;
 
+use super::id::{day_id, entry_id};
 use super::scope::Origin;
 use crate::error::{Error, Result};
 
@@ -64,6 +65,10 @@ pub struct Meta {
     pub person: Option<String>,
     /// The id of the fact this one replaced.
     pub supersedes: Option<String>,
+    /// Set by a merge that kept two versions of one fact, each edited on
+    /// its own branch: the id the fact had before both edits (the two
+    /// versions carry the same value; a person keeps one).
+    pub conflict: Option<String>,
     /// In archive.md: the store it came from (`memory`, `user`) or `day`.
     pub scope: Option<Origin>,
     /// In archive.md, for a day row: its date.
@@ -219,6 +224,17 @@ fn comment_body(comment: &str) -> &str {
 }
 
 impl Meta {
+    /// The id of an archived memory whose archive record holds this
+    /// metadata and `text`: over its original scope and text, or its date
+    /// for a day row (an archive record without a scope counts as memory).
+    pub fn archived_id(&self, text: &str) -> String {
+        match (self.scope, self.date) {
+            (Some(Origin::Day), Some(date)) => day_id(date),
+            (Some(origin), _) => entry_id(origin.name(), text),
+            (None, _) => entry_id("memory", text),
+        }
+    }
+
     /// Parses a metadata comment (`<!-- memdir … -->`); unknown keys are kept,
     /// unreadable values are dropped.
     pub fn parse(comment: &str) -> Meta {
@@ -236,6 +252,7 @@ impl Meta {
                 "agent" => m.agent = Some(v),
                 "person" => m.person = Some(v),
                 "supersedes" => m.supersedes = Some(v),
+                "conflict" => m.conflict = Some(v),
                 "scope" => match Origin::parse(&v) {
                     Some(o) => m.scope = Some(o),
                     None => m.other.push((k, v)),
@@ -274,6 +291,7 @@ impl Meta {
             ("run", self.run.clone()),
             ("task", self.task.clone()),
             ("supersedes", self.supersedes.clone()),
+            ("conflict", self.conflict.clone()),
             ("archived", t(&self.archived)),
             ("kind", self.kind.map(|k| k.name().to_owned())),
             ("archived_by", self.archived_by.clone()),
@@ -440,6 +458,7 @@ mod tests {
             task: Some("PIN-42".into()),
             reason: Some("stale --> \"old\" <b>".into()),
             kind: Some(ArchiveKind::Vetoed),
+            conflict: Some("mem_0123456789ab".into()),
             other: vec![("future".into(), "x".into())],
             ..Meta::default()
         };

@@ -31,3 +31,5 @@ pub const RESULT_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 pub const RESULT_HEADER_BYTES: u64 = 64 * 1024;
 /// The root's `.gitignore`.
 pub const GITIGNORE_BYTES: u64 = 1024 * 1024;
+/// Each of the three files `memdir merge-file` reads (git's merge driver).
+pub const MERGE_BYTES: u64 = 16 * 1024 * 1024;

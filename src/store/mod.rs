@@ -7,7 +7,8 @@
 //! * the features, side by side, none importing another: `curated` (show,
 //!   write, batch), `lifecycle` (archive, veto, unarchive), `list`,
 //!   `daylog`, `runs` (snapshot, begin), `lookup` (search runs, show one),
-//!   `recall`, `results` (SharedMemory);
+//!   `recall`, `results` (SharedMemory), `merge_file` (git's merge driver,
+//!   on three files anywhere: no owner);
 //! * the shared steps they use: `write` (the write path of the curated
 //!   stores) and `files` (one module per file of an owner's folder);
 //! * `owner` (the handle, and its folder opened for one operation: to read,
@@ -22,6 +23,7 @@ mod lifecycle;
 pub mod limits;
 mod list;
 mod lookup;
+mod merge_file;
 pub(crate) mod owner;
 mod parse_cache;
 mod recall;
@@ -55,6 +57,7 @@ pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
 pub use lifecycle::{MAX_REASON_CHARS, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
+pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus};

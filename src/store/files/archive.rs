@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use crate::disk::{Change, Dir, Held};
 use crate::error::{Error, Result};
 use crate::markdown::{parse_without_ids, splice};
-use crate::model::{ArchiveKind, Caller, Meta, Origin, day_id, entry_id};
+use crate::model::{ArchiveKind, Caller, Meta, Origin};
 use crate::store::limits::ARCHIVE_BYTES;
 use crate::store::owner::At;
 
@@ -51,11 +51,7 @@ pub(crate) fn record_meta(
 /// An archived memory's id: over its original scope and text, or its date
 /// for a day row.
 pub(crate) fn archived_id(meta: &Meta, text: &str) -> String {
-    match (meta.scope, meta.date) {
-        (Some(Origin::Day), Some(date)) => day_id(date),
-        (Some(origin), _) => entry_id(origin.name(), text),
-        (None, _) => entry_id("memory", text),
-    }
+    meta.archived_id(text)
 }
 
 /// archive.md as read: the file (to write it back) and its text (empty if
