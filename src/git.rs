@@ -17,6 +17,10 @@ const INDEX_LOCK_TRIES: usize = 50;
 /// The pause between two tries.
 const INDEX_LOCK_PAUSE: Duration = Duration::from_millis(20);
 
+/// The command git runs as memdir's merge driver (`%O %A %B %P`: base,
+/// ours, theirs, path), registered as `merge.memdir.driver`.
+pub const MERGE_DRIVER: &str = "memdir merge-file %O %A %B %P";
+
 /// An identity for the commits memdir makes: the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -41,6 +45,7 @@ impl Repo {
             .arg(dir)
             .args(["rev-parse", "--show-toplevel"])
             .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
             .stdin(Stdio::null())
             .output()
             .ok()?;
@@ -95,10 +100,8 @@ impl Repo {
         Ok(true)
     }
 
-    /// Commits the files `names` of the folder `dir` (in this work tree) as
-    /// they are, as `who`, with `message`; `false` when nothing changed.
-    /// Works on a machine with no git identity configured: the identity is
-    /// given to git for this commit. The repository's hooks run.
+    /// Commits the files `names` of the folder `dir` (in this work tree);
+    /// see [`commit`].
     pub fn commit(
         &self,
         dir: &Path,
@@ -106,32 +109,7 @@ impl Repo {
         message: &str,
         who: &Identity,
     ) -> Result<bool> {
-        let run = |args: &[&str], env: &[(&str, &str)]| -> Result<Output> {
-            let out = output_in(dir, args, env)?;
-            if out.status.success() {
-                Ok(out)
-            } else {
-                Err(failed(args, &out))
-            }
-        };
-        let mut add: Vec<&str> = vec!["add", "--all", "--"];
-        add.extend(names);
-        run(&add, &[])?;
-        let mut diff: Vec<&str> = vec!["diff", "--cached", "--quiet", "--"];
-        diff.extend(names);
-        if output_in(dir, &diff, &[])?.status.success() {
-            return Ok(false);
-        }
-        let env = [
-            ("GIT_AUTHOR_NAME", who.name.as_str()),
-            ("GIT_AUTHOR_EMAIL", who.email.as_str()),
-            ("GIT_COMMITTER_NAME", who.name.as_str()),
-            ("GIT_COMMITTER_EMAIL", who.email.as_str()),
-        ];
-        let mut commit: Vec<&str> = vec!["commit", "--quiet", "-m", message, "--"];
-        commit.extend(names);
-        run(&commit, &env)?;
-        Ok(true)
+        commit(dir, names, message, who)
     }
 
     /// The path git keeps hooks in (`.git/hooks` unless configured).
@@ -144,6 +122,42 @@ impl Repo {
 
 /// Runs `git -C DIR args…` with `env`, retrying while another process holds
 /// the index lock; the output of a command that ran, whatever its status.
+/// Commits the files `names` of the folder `dir` as they are, as `who`,
+/// with `message`; `false` when nothing changed, [`Error::NotInGit`] when
+/// `dir` is in no work tree. Two git processes (`add`, `commit`), no more:
+/// this runs after every write with `git.autocommit` on. Works on a machine
+/// with no git identity configured: the identity is given to git for this
+/// commit. The repository's hooks run.
+pub fn commit(dir: &Path, names: &[&str], message: &str, who: &Identity) -> Result<bool> {
+    let mut add: Vec<&str> = vec!["add", "--all", "--"];
+    add.extend(names);
+    let out = output_in(dir, &add, &[])?;
+    if !out.status.success() {
+        if String::from_utf8_lossy(&out.stderr).contains("not a git repository") {
+            return Err(Error::NotInGit {
+                path: dir.to_owned(),
+            });
+        }
+        return Err(failed(&add, &out));
+    }
+    let env = [
+        ("GIT_AUTHOR_NAME", who.name.as_str()),
+        ("GIT_AUTHOR_EMAIL", who.email.as_str()),
+        ("GIT_COMMITTER_NAME", who.name.as_str()),
+        ("GIT_COMMITTER_EMAIL", who.email.as_str()),
+    ];
+    let mut commit: Vec<&str> = vec!["commit", "--quiet", "-m", message, "--"];
+    commit.extend(names);
+    let out = output_in(dir, &commit, &env)?;
+    if out.status.success() {
+        return Ok(true);
+    }
+    if String::from_utf8_lossy(&out.stdout).contains("nothing to commit") {
+        return Ok(false);
+    }
+    Err(failed(&commit, &out))
+}
+
 fn output_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
     let op = args.first().copied().unwrap_or("").to_owned();
     let mut last = None;
@@ -154,6 +168,8 @@ fn output_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output> 
             .args(args)
             .envs(env.iter().copied())
             .env("GIT_TERMINAL_PROMPT", "0")
+            // Its messages in English: memdir reads a few of them.
+            .env("LC_ALL", "C")
             .stdin(Stdio::null())
             .output()
             .map_err(|e| Error::Git {

@@ -72,6 +72,19 @@ fn watch(store: &Store, json: bool) -> Result<u8, Failure> {
 /// `check`).
 fn run(cli: cli::Cli) -> Result<u8, Failure> {
     let g = cli.global;
+    // Git runs its merge driver on temporary files, whatever the root.
+    if let cli::Command::MergeFile {
+        base,
+        ours,
+        theirs,
+        path,
+    } = &cli.command
+    {
+        let response = api::merge_file(base, ours, theirs, path.as_deref())?;
+        let out = render::render(&response, g.json);
+        print_out(&out.stdout);
+        return Ok(out.exit);
+    }
     let mut store = Store::open(&g.root)?;
     if let Some(dir) = &g.config_dir {
         store = store.with_config_dir(dir);

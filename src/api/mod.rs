@@ -202,6 +202,8 @@ pub enum Response {
     },
     /// What a sync did.
     Sync(crate::store::SyncReport),
+    /// What git's merge driver did to a file.
+    Merged(crate::store::MergeFileOutcome),
     /// An owner's entry history.
     Log(Vec<crate::store::LogCommit>),
     /// The root is ready (`init`, `git setup`).
@@ -275,6 +277,20 @@ fn finding_line(f: &crate::store::Finding) -> String {
     let at = f.line.map(|l| format!(" line {l}")).unwrap_or_default();
     let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
     format!("{}{at}{id}: {} ({})", f.kind, f.message, f.hint)
+}
+
+/// Git's merge driver: merges `base`, `ours` and `theirs` into `ours`
+/// (see [`crate::store::merge_file`]); `path` is the file's path in the
+/// repository. Needs no store: git runs it on temporary files.
+pub fn merge_file(
+    base: &std::path::Path,
+    ours: &std::path::Path,
+    theirs: &std::path::Path,
+    path: Option<&str>,
+) -> Result<Response> {
+    Ok(Response::Merged(crate::store::merge_file(
+        base, ours, theirs, path,
+    )?))
 }
 
 /// Creates the root and its `.gitignore` (no owner needed).

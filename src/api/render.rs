@@ -87,6 +87,69 @@ fn check(reports: &[crate::store::CheckReport], strict: bool, json: bool) -> Ren
     r
 }
 
+/// `merge-file`'s answer: what was merged and what is left; exit 1 when
+/// conflict markers are left in the file (git then reports a conflict).
+fn merged(m: &crate::store::MergeFileOutcome, json: bool) -> Rendered {
+    use crate::merge::{Conflict, Kind};
+    let kind = match m.kind {
+        Kind::Store(scope) => scope.file_name(),
+        Kind::Archive => "archive.md",
+        Kind::Episodes => "episodes.md",
+        Kind::Text => "text",
+    };
+    let (entries, text): (Vec<&Conflict>, Vec<&Conflict>) = m
+        .merged
+        .conflicts
+        .iter()
+        .partition(|c| matches!(c, Conflict::Entry { .. }));
+    let out = if json {
+        let conflicts: Vec<Value> = m
+            .merged
+            .conflicts
+            .iter()
+            .map(|c| match c {
+                Conflict::Entry { base, ours, theirs } => {
+                    json!({"kind": "entry", "base": base, "ours": ours, "theirs": theirs})
+                }
+                Conflict::Text {
+                    first_line,
+                    last_line,
+                } => json!({"kind": "text", "first_line": first_line, "last_line": last_line}),
+            })
+            .collect();
+        line(&json!({
+            "file": m.ours.display().to_string(),
+            "merged_as": kind,
+            "clean": m.merged.is_clean(),
+            "conflicts": conflicts,
+        }))
+    } else {
+        let mut out = format!(
+            "merged {} as {kind}: {}\n",
+            m.ours.display(),
+            if m.merged.is_clean() {
+                "clean"
+            } else {
+                "conflict markers left"
+            }
+        );
+        for c in entries.iter().chain(&text) {
+            out.push_str(&format!("  {}\n", c.describe()));
+        }
+        if !entries.is_empty() {
+            out.push_str(
+                "  both versions are kept with conflict=<id>; `memdir check` lists them\n",
+            );
+        }
+        out
+    };
+    let mut r = Rendered::text(out);
+    if !m.merged.is_clean() {
+        r.exit = 1;
+    }
+    r
+}
+
 /// A change `watch` saw, with what `check` finds in the file now.
 pub fn watch_event(
     c: &crate::store::WatchedChange,
@@ -142,6 +205,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
     let text = |s: String| Rendered::text(s);
     match response {
         Response::Check { reports, strict } => check(reports, *strict, json),
+        Response::Merged(m) => merged(m, json),
         Response::Sync(r) => text(if json {
             line(r)
         } else {

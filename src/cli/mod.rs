@@ -127,6 +127,17 @@ pub enum Command {
     },
     /// Watch the root: check each memory file someone other than memdir changes, as it changes (ctrl-c stops).
     Watch,
+    /// Git's merge driver (`memdir merge-file %O %A %B %P`): merges BASE, OURS and THEIRS entry by entry into OURS; exits 1 when conflict markers are left.
+    MergeFile {
+        /// The common ancestor's version (git's %O).
+        base: PathBuf,
+        /// Our version, replaced by the result (git's %A).
+        ours: PathBuf,
+        /// Their version (git's %B).
+        theirs: PathBuf,
+        /// The file's path in the repository (git's %P): decides how it merges.
+        path: Option<String>,
+    },
     /// Lint owners' files before a commit: errors exit 1 (warnings too with --strict).
     Check {
         /// The owners to check (default: --owner, else every owner of the root).
@@ -403,8 +414,11 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         | Command::Check { .. }
         | Command::Git(_)
         | Command::Sync { .. }
+        | Command::MergeFile { .. }
         | Command::Watch => {
-            unreachable!("init, check, git, sync and watch are no requests; see `action`")
+            unreachable!(
+                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file"
+            )
         }
         Command::Log { id, since, limit } => Request::Log { id, since, limit },
         Command::Add {

@@ -235,28 +235,26 @@ fn store_findings(
             );
         }
         let meta = Meta::parse(comment);
-        for (key, value) in &meta.other {
-            if key == "conflict" {
-                lint.push(
-                    Severity::Warning,
-                    "merge_conflict_pair",
-                    (file, Some(line), Some(id)),
-                    format!(
-                        "one of two versions a merge kept of the entry {value}, edited on both \
-                         sides"
-                    ),
-                    "keep one version and remove the other (`memdir remove ID`); the daily \
-                     review settles it otherwise",
-                );
-            } else {
-                lint.push(
-                    Severity::Warning,
-                    "unknown_metadata_key",
-                    (file, Some(line), Some(id)),
-                    format!("unknown metadata key `{key}` (kept as written)"),
-                    "nothing, if a newer memdir wrote it; else delete it",
-                );
-            }
+        if let Some(value) = &meta.conflict {
+            lint.push(
+                Severity::Warning,
+                "merge_conflict_pair",
+                (file, Some(line), Some(id)),
+                format!(
+                    "one of two versions a merge kept of the entry {value}, edited on both sides"
+                ),
+                "keep one version and remove the other (`memdir remove ID`); the daily review \
+                 settles it otherwise",
+            );
+        }
+        for (key, _) in &meta.other {
+            lint.push(
+                Severity::Warning,
+                "unknown_metadata_key",
+                (file, Some(line), Some(id)),
+                format!("unknown metadata key `{key}` (kept as written)"),
+                "nothing, if a newer memdir wrote it; else delete it",
+            );
         }
         if !is_live(Some(comment), now) {
             lint.push(

@@ -42,6 +42,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
+pub use crate::git::MERGE_DRIVER;
 pub use check::{CheckReport, Finding, Severity};
 pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
@@ -63,7 +64,7 @@ pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
-pub use setup::{DRIVER, MERGED_FILES, Setup};
+pub use setup::{MERGED_FILES, Setup};
 pub use sync::{Incoming, SyncReport};
 pub use watch::{Change as WatchedChange, Watching};
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
 use crate::disk::{Dir, Disk, Lock};
-use crate::git::{Identity, Repo};
+use crate::git::Identity;
 
 use std::collections::BTreeMap;
 
@@ -333,12 +333,6 @@ impl Locked<'_> {
             return None;
         }
         let dir = self.owner.dir();
-        let Some(repo) = Repo::find(&dir) else {
-            return Some(format!(
-                "git.autocommit is on but {} is not in a git work tree: not committed",
-                dir.display()
-            ));
-        };
         let name = match self.owner.caller() {
             Caller::Agent(a) => a,
             Caller::Person(p) => p,
@@ -354,8 +348,12 @@ impl Locked<'_> {
             email: format!("{name}@{domain}"),
         };
         let message = format!("memdir: {what} by {name}");
-        match repo.commit(&dir, names, &message, &who) {
+        match crate::git::commit(&dir, names, &message, &who) {
             Ok(_) => None,
+            Err(Error::NotInGit { .. }) => Some(format!(
+                "git.autocommit is on but {} is not in a git work tree: not committed",
+                dir.display()
+            )),
             Err(e) => Some(format!("written, not committed: {e}")),
         }
     }

@@ -16,15 +16,11 @@ use super::limits::{CONFIG_BYTES, GITIGNORE_BYTES};
 use super::root::{CONFIG_FILE, Store};
 use crate::disk::{Base, Change, Dir, Disk, decode};
 use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::git::{MERGE_DRIVER, Repo};
 use crate::model::FORMAT;
 
 /// The files the merge driver merges.
 pub use super::files::MEMORY_FILES as MERGED_FILES;
-
-/// The command git runs to merge them (`%O %A %B %P`: base, ours, theirs,
-/// path).
-pub const DRIVER: &str = "memdir merge-file %O %A %B %P";
 
 /// The pre-commit hook's file name in git's hooks folder.
 const HOOK_FILE: &str = "pre-commit";
@@ -89,8 +85,8 @@ pub(crate) fn setup(store: &Store, hook: bool) -> Result<Setup> {
         if repo.config_set("merge.memdir.name", "memdir entry-wise merge")? {
             changes.push("git config merge.memdir.name set".into());
         }
-        if repo.config_set("merge.memdir.driver", DRIVER)? {
-            changes.push(format!("git config merge.memdir.driver = {DRIVER}"));
+        if repo.config_set("merge.memdir.driver", MERGE_DRIVER)? {
+            changes.push(format!("git config merge.memdir.driver = {MERGE_DRIVER}"));
         }
         if hook && install_hook(disk, repo, root_path)? {
             changes.push("pre-commit hook runs memdir check".into());

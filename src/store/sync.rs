@@ -17,11 +17,24 @@ use super::limits::STORE_BYTES;
 use super::owner::{Locked, Owner};
 use super::root::Store;
 use crate::error::{Error, Result};
-use crate::git::{Identity, Repo, failed};
+use crate::git::{Identity, MERGE_DRIVER, Repo, failed};
 use crate::model::{Caller, Scope};
 
 /// How often a push is tried after another machine pushed first.
-const PUSH_TRIES: usize = 5;
+const PUSH_TRIES: usize = 10;
+
+/// The pause before push try `n + 1` (from 1): doubling from 25 ms up to
+/// 800 ms, plus up to as much again at random, so machines that raced once
+/// do not race again in step.
+fn backoff(n: usize) -> std::time::Duration {
+    let base = 25u64 << n.min(5);
+    let mut raw = [0u8; 2];
+    let jitter = match getrandom::fill(&mut raw) {
+        Ok(()) => u64::from(u16::from_le_bytes(raw)) % base,
+        Err(_) => base / 2,
+    };
+    std::time::Duration::from_millis(base + jitter)
+}
 
 /// What came in from the remote for one owner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -145,7 +158,20 @@ pub(crate) fn sync(
                 .trim()
                 != "0";
             if behind {
-                let args = ["merge", "--no-edit", "--quiet", remote_ref.as_str()];
+                // A clone does not copy `.git/config`: the driver named by
+                // `.gitattributes` is registered for this merge if it is not.
+                let driver = match repo.config_get("merge.memdir.driver")? {
+                    Some(_) => "merge.memdir.name=memdir entry-wise merge".to_owned(),
+                    None => format!("merge.memdir.driver={MERGE_DRIVER}"),
+                };
+                let args = [
+                    "-c",
+                    driver.as_str(),
+                    "merge",
+                    "--no-edit",
+                    "--quiet",
+                    remote_ref.as_str(),
+                ];
                 let out = repo.output(&args, &env)?;
                 if !out.status.success() {
                     let said = match failed(&args, &out) {
@@ -184,6 +210,7 @@ pub(crate) fn sync(
             return Err(failed(&args, &out));
         }
         retries += 1;
+        std::thread::sleep(backoff(retries));
     };
     let after = entries(store)?;
     drop(locked);

@@ -533,3 +533,282 @@ fn watch_reports_hand_edits_and_passes_over_memdirs_own_writes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("stopped"));
     assert!(!marker.exists(), "the marker is removed on ctrl-c");
 }
+
+// ------------------------------------------------------------ merge driver
+
+/// The entries' texts of an owner's MEMORY.md, as `show --json` lists them.
+fn texts(top: &Path, owner: &str) -> Vec<String> {
+    let v = memdir_in(top, &["--json", "--owner", owner, "show", "--in", "memory"])
+        .ok()
+        .json();
+    v["stores"][0]["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["text"].as_str().expect("text").to_owned())
+        .collect()
+}
+
+#[test]
+fn git_merges_branches_entry_by_entry_through_the_driver() {
+    if !have_git() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    let top = d.path().join("team");
+    repo(&top);
+    memdir_in(&top, &["init"]).ok();
+    let me = |args: &[&str]| {
+        let mut all = vec!["--json", "--owner", "agt_a"];
+        all.extend_from_slice(args);
+        memdir_in(&top, &all).ok().json()
+    };
+    me(&["add", "Deploys need the VPN"]);
+    let old = me(&["add", "The staging database is Postgres 15"])["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    me(&["add", "Releases ship on Tuesdays"]);
+    git(&top, &["add", "-A"]);
+    git(&top, &["commit", "--quiet", "-m", "base"]);
+    // Each branch adds one fact at the end; one removes, the other edits a
+    // fact the first leaves alone.
+    git(&top, &["checkout", "--quiet", "-b", "other"]);
+    me(&["add", "The CI runners are on Ubuntu 24.04"]);
+    me(&[
+        "replace",
+        &old,
+        "The staging database is Postgres 16 since the upgrade",
+    ]);
+    git(&top, &["commit", "--quiet", "-am", "other"]);
+    git(&top, &["checkout", "--quiet", "main"]);
+    me(&["add", "Grafana dashboards live in the ops folder"]);
+    me(&["remove", "Releases ship on Tuesdays"]);
+    git(&top, &["commit", "--quiet", "-am", "main"]);
+    git(&top, &["merge", "--quiet", "--no-edit", "other"]);
+    let merged = std::fs::read_to_string(top.join("mem/agt_a/MEMORY.md")).expect("read");
+    assert!(!merged.contains("<<<<<<<"), "{merged}");
+    assert_eq!(
+        texts(&top, "agt_a"),
+        [
+            "Deploys need the VPN",
+            "The staging database is Postgres 16 since the upgrade",
+            "Grafana dashboards live in the ops folder",
+            "The CI runners are on Ubuntu 24.04",
+        ],
+        "{merged}"
+    );
+    memdir_in(&top, &["check"]).ok();
+    // The same fact edited differently on both branches: both versions
+    // stay, marked, and `check` names the pair without failing.
+    let vpn = me(&["show", "--in", "memory"])["stores"][0]["entries"][0]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    git(&top, &["checkout", "--quiet", "-b", "left"]);
+    me(&["replace", &vpn, "Deploys need the VPN and a hardware key"]);
+    git(&top, &["commit", "--quiet", "-am", "left"]);
+    git(&top, &["checkout", "--quiet", "main"]);
+    me(&[
+        "replace",
+        &vpn,
+        "Deploys need the VPN from the office network",
+    ]);
+    git(&top, &["commit", "--quiet", "-am", "right"]);
+    git(&top, &["merge", "--quiet", "--no-edit", "left"]);
+    let merged = std::fs::read_to_string(top.join("mem/agt_a/MEMORY.md")).expect("read");
+    assert!(!merged.contains("<<<<<<<"), "{merged}");
+    assert_eq!(
+        merged.matches(&format!("conflict={vpn}")).count(),
+        2,
+        "{merged}"
+    );
+    let v = memdir_in(&top, &["--json", "check"]).ok().json();
+    let pairs = v["reports"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "merge_conflict_pair")
+        .count();
+    assert_eq!(pairs, 2, "{v}");
+    let strict = memdir_in(&top, &["check", "--strict"]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    assert!(
+        strict.text().contains("warning[merge_conflict_pair]"),
+        "{strict:?}"
+    );
+}
+
+#[test]
+fn merge_file_leaves_markers_and_exits_1_only_where_prose_conflicts() {
+    let d = tempfile::tempdir().expect("tmp");
+    let w = |name: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    let base = w("base", "# Notes\n\nIntro.\n\n- one\n");
+    let ours = w("ours", "# Notes\n\nIntro, ours.\n\n- one\n- two\n");
+    let theirs = w("theirs", "# Notes\n\nIntro, theirs.\n\n- one\n- three\n");
+    let arg = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let mut c = command();
+    c.args([
+        "merge-file",
+        &arg(&base),
+        &arg(&ours),
+        &arg(&theirs),
+        "mem/agt_a/MEMORY.md",
+    ]);
+    let out = run_cmd(c);
+    assert_eq!(out.code, 1, "{out:?}");
+    let text = std::fs::read_to_string(&ours).expect("read");
+    assert!(
+        text.contains("<<<<<<< ") && text.contains(">>>>>>> "),
+        "{text}"
+    );
+    assert!(
+        text.contains("- two\n") && text.contains("- three\n"),
+        "{text}"
+    );
+    // Prose changed on one side only: clean, exit 0.
+    let ours = w("ours", "# Notes\n\nIntro, ours.\n\n- one\n- two\n");
+    let theirs = w("theirs", "# Notes\n\nIntro.\n\n- one\n- three\n");
+    let mut c = command();
+    c.args([
+        "--json",
+        "merge-file",
+        &arg(&base),
+        &arg(&ours),
+        &arg(&theirs),
+        "MEMORY.md",
+    ]);
+    let v = run_cmd(c).ok().json();
+    assert_eq!(v["clean"], true, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&ours).expect("read"),
+        "# Notes\n\nIntro, ours.\n\n- one\n- two\n- three\n"
+    );
+    // A symlink as OURS is refused and nothing is written through it.
+    #[cfg(unix)]
+    {
+        let target = w("target", "- kept\n");
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let mut c = command();
+        c.args(["merge-file", &arg(&base), &arg(&link), &arg(&theirs)]);
+        run_cmd(c).text_error("unsafe_path");
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "- kept\n");
+    }
+}
+
+// ------------------------------------------------------------ sync
+
+/// A clone of `hub` at `dir`, as a machine that syncs.
+fn machine(hub: &Path, dir: &Path) {
+    git(
+        dir.parent().expect("parent"),
+        &[
+            "clone",
+            "--quiet",
+            hub.to_str().expect("utf-8"),
+            dir.to_str().expect("utf-8"),
+        ],
+    );
+}
+
+#[test]
+fn three_machines_writing_and_syncing_at_once_converge() {
+    if !have_git() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    let hub = d.path().join("hub.git");
+    git(
+        d.path(),
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "hub.git",
+        ],
+    );
+    let first = d.path().join("m0");
+    machine(&hub, &first);
+    memdir_in(&first, &["init"]).ok();
+    git(&first, &["add", "-A"]);
+    git(&first, &["commit", "--quiet", "-m", "memory folder"]);
+    git(&first, &["push", "--quiet", "-u", "origin", "main"]);
+    let machines: Vec<PathBuf> = (0..3).map(|i| d.path().join(format!("m{i}"))).collect();
+    for m in &machines[1..] {
+        machine(&hub, m);
+    }
+    const ROUNDS: usize = 20;
+    // Each machine adds a fact per round and, every third round, removes
+    // the fact it added two rounds before; then syncs. All at once.
+    let threads: Vec<_> = machines
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let m = m.clone();
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                let mut retries = 0u64;
+                for round in 0..ROUNDS {
+                    let text = format!("machine {i} round {round} fact");
+                    memdir_in(&m, &["--owner", "agt_team", "add", &text]).ok();
+                    kept.push(text);
+                    if round % 3 == 2 {
+                        let gone = kept.remove(kept.len() - 3);
+                        memdir_in(&m, &["--owner", "agt_team", "remove", &gone]).ok();
+                    }
+                    let v = memdir_in(&m, &["--json", "--agent", "agt_team", "sync"])
+                        .ok()
+                        .json();
+                    assert_eq!(v["pushed"], true, "{v}");
+                    retries += v["retries"].as_u64().expect("retries");
+                }
+                (kept, retries)
+            })
+        })
+        .collect();
+    let mut expected = Vec::new();
+    let mut retries = 0;
+    for t in threads {
+        let (kept, r) = t.join().expect("machine");
+        expected.extend(kept);
+        retries += r;
+    }
+    // Two more rounds of syncs bring every machine to the hub's state.
+    for _ in 0..2 {
+        for m in &machines {
+            memdir_in(m, &["sync"]).ok();
+        }
+    }
+    expected.sort();
+    for m in &machines {
+        let mut have = texts(m, "agt_team");
+        have.sort();
+        assert_eq!(have, expected, "{} ({retries} push retries)", m.display());
+        memdir_in(m, &["check", "--strict"]).ok();
+        assert_eq!(git(m, &["status", "--porcelain"]).trim(), "");
+    }
+    eprintln!("{} facts, {retries} push retries", expected.len());
+}
+
+#[test]
+fn sync_outside_git_and_with_a_failing_remote_says_so() {
+    if !have_git() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    memdir_in(d.path(), &["init"]).ok();
+    memdir_in(d.path(), &["sync"]).text_error("not_in_git");
+    let top = d.path().join("team");
+    repo(&top);
+    memdir_in(&top, &["--owner", "agt_a", "add", "Deploys need the VPN"]).ok();
+    let err = memdir_in(&top, &["sync", "--remote", "nowhere"]).text_error("git_failed");
+    assert!(err.contains("nowhere"), "{err}");
+    // What was pending is committed even though the push failed.
+    assert_eq!(git(&top, &["status", "--porcelain"]).trim(), "");
+}
