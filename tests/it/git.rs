@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::{BIN, Run, Sandbox, command, run_cmd};
+use crate::util::{BIN, Run, Sandbox, command, run_cmd, word};
 
 /// Whether git can be run; tests that need it say so and pass without it.
 fn have_git() -> bool {
@@ -716,23 +716,6 @@ fn machine(hub: &Path, dir: &Path) {
     );
 }
 
-/// A made-up word for `n`, so that no two facts share a term (the merge
-/// pairs an edit by shared terms; these facts are all distinct).
-fn word(mut n: usize) -> String {
-    const C: &[u8] = b"bdfgklmnprtvz";
-    const V: &[u8] = b"aeiou";
-    let mut w = String::from("ka");
-    loop {
-        w.push(C[n % C.len()] as char);
-        n /= C.len();
-        w.push(V[n % V.len()] as char);
-        n /= V.len();
-        if n == 0 {
-            return w;
-        }
-    }
-}
-
 /// What one writer process acknowledged.
 #[derive(Default)]
 struct Acked {
@@ -758,7 +741,7 @@ fn writer(m: &Path, me: usize, rounds: usize) -> Acked {
     let text = |fresh: &mut usize| {
         *fresh += 1;
         (0..3)
-            .map(|k| word((me * 1000 + *fresh) * 3 + k))
+            .map(|k| word("ka", (me * 1000 + *fresh) * 3 + k))
             .collect::<Vec<_>>()
             .join(" ")
     };

@@ -14,6 +14,8 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
+use crate::util::word;
+
 /// What one side did to one entry of the base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fate {
@@ -35,26 +37,9 @@ struct Case {
     both_adds: usize,
 }
 
-/// A made-up word for `n`: consonant-vowel syllables, so that no two
-/// entries share a term (recall's stemming leaves them whole).
-fn word(mut n: usize) -> String {
-    const C: &[u8] = b"bdfgklmnprtvz";
-    const V: &[u8] = b"aeiou";
-    let mut w = String::from("zo");
-    loop {
-        w.push(C[n % C.len()] as char);
-        n /= C.len();
-        w.push(V[n % V.len()] as char);
-        n /= V.len();
-        if n == 0 {
-            return w;
-        }
-    }
-}
-
 /// Entry `i`'s four words; an edit replaces the word at `i % 4`.
 fn words(i: usize) -> Vec<String> {
-    (0..4).map(|k| word(i * 4 + k)).collect()
+    (0..4).map(|k| word("zo", i * 4 + k)).collect()
 }
 
 fn base_text(i: usize) -> String {
@@ -63,21 +48,21 @@ fn base_text(i: usize) -> String {
 
 fn edited_text(i: usize, new: usize) -> String {
     let mut w = words(i);
-    w[i % 4] = word(100_000 + new);
+    w[i % 4] = word("zo", 100_000 + new);
     w.join(" ")
 }
 
 fn added_text(side: &str, k: usize) -> String {
     let first = if side == "ours" { 50_000 } else { 70_000 };
     (0..4)
-        .map(|j| word(first + k * 4 + j))
+        .map(|j| word("zo", first + k * 4 + j))
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 fn both_added_text(k: usize) -> String {
     (0..4)
-        .map(|j| word(90_000 + k * 4 + j))
+        .map(|j| word("zo", 90_000 + k * 4 + j))
         .collect::<Vec<_>>()
         .join(" ")
 }
