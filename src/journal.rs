@@ -5,6 +5,7 @@
 //! splices one line into the right date's section and touches nothing else.
 
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use chrono::NaiveDate;
@@ -135,14 +136,15 @@ pub fn check_line(text: &str) -> Result<String> {
 
 /// Appends the line `content` to the log of `date` in `src`, refusing a log
 /// that would pass 8,000 characters (its lines joined by LF, the new one
-/// included). Gives the new source and the characters the log holds.
+/// included), and a place where the line would not read back as the log's
+/// last (`memory_unplaceable`: inside a code block left open). Gives the new
+/// source and the characters the log holds.
 pub fn append_line(src: &str, date: NaiveDate, content: &str) -> Result<(String, usize)> {
     let j = parse(src);
-    let before = j.section(date).map(|s| s.text()).unwrap_or_default();
-    let total = if before.is_empty() {
-        content.chars().count()
-    } else {
-        before.chars().count() + 1 + content.chars().count()
+    // Joined by LF: one more for each line already there, even an empty one.
+    let total = match j.section(date).filter(|s| !s.lines.is_empty()) {
+        Some(s) => s.text().chars().count() + 1 + content.chars().count(),
+        None => content.chars().count(),
     };
     if total > MAX_DAY_CHARS {
         return Err(Error::DayFull {
@@ -151,7 +153,27 @@ pub fn append_line(src: &str, date: NaiveDate, content: &str) -> Result<(String,
             limit: MAX_DAY_CHARS,
         });
     }
-    Ok((append(src, &j, date, content), total))
+    let out = append(src, &j, date, content);
+    // The day's lines must read back as they were and then the new one: not
+    // so when the place falls inside a code block a person left open.
+    let mut want: Vec<String> = j
+        .section(date)
+        .map(|s| s.lines.iter().map(|(_, l)| l.raw.clone()).collect())
+        .unwrap_or_default();
+    want.push(fold_whitespace(content));
+    let got: Vec<String> = parse(&out)
+        .section(date)
+        .map(|s| s.lines.iter().map(|(_, l)| l.raw.clone()).collect())
+        .unwrap_or_default();
+    if got != want {
+        return Err(Error::Unplaceable {
+            path: PathBuf::from("episodes.md"),
+            reason: format!(
+                "the line for {date} would not read back as one (an unclosed code block?)"
+            ),
+        });
+    }
+    Ok((out, total))
 }
 
 /// Parses episodes.md.
@@ -261,7 +283,19 @@ pub fn append(src: &str, journal: &Journal, date: NaiveDate, line: &str) -> Stri
             insert.push_str(eol);
         }
         insert.push_str(&item);
-        return splice(src, after, &insert);
+        let out = splice(src, after, &insert);
+        // A paragraph that followed the section's lines without belonging
+        // to them (after an empty item, or one ending in a code block) would
+        // run on into the new line: a blank line keeps it apart.
+        let ran_on = parse(&out)
+            .section(date)
+            .and_then(|s| s.lines.last())
+            .is_none_or(|(_, l)| l.raw != fold_whitespace(line));
+        if ran_on {
+            insert.push_str(eol);
+            return splice(src, after, &insert);
+        }
+        return out;
     }
     let block = format!("## {date}{eol}{eol}{item}");
     if let Some(later) = journal.sections.iter().find(|s| s.date > date) {
@@ -371,5 +405,52 @@ mod tests {
         let src = "intro";
         let out = append(src, &parse(src), d("2026-11-29"), "09:00 x");
         assert_eq!(out, "intro\n\n## 2026-11-29\n\n- 09:00 x\n");
+    }
+
+    /// Found by the `journal` fuzz target: after an empty item, a paragraph
+    /// is not part of the list; a line appended right after the item took
+    /// it in as its own continuation.
+    #[test]
+    fn an_appended_line_does_not_take_in_the_paragraph_after_the_list() {
+        for eol in ["\n", "\r\n"] {
+            let src = format!("## 2026-11-29{eol}{eol}- 08:00 morning{eol}-{eol}A paragraph.{eol}");
+            let (out, _) = append_line(&src, d("2026-11-29"), "09:00 later").unwrap();
+            assert_eq!(
+                out,
+                format!(
+                    "## 2026-11-29{eol}{eol}- 08:00 morning{eol}-{eol}- 09:00 later{eol}{eol}A paragraph.{eol}"
+                )
+            );
+            let lines: Vec<String> = parse(&out).sections[0]
+                .lines
+                .iter()
+                .map(|(_, l)| l.raw.clone())
+                .collect();
+            assert_eq!(lines, ["08:00 morning", "", "09:00 later"]);
+        }
+    }
+
+    /// Found by the `journal` fuzz target: a new day's section at the end of
+    /// a file whose code block was left open would be code, not a day.
+    #[test]
+    fn a_line_that_would_land_in_an_open_code_block_is_refused() {
+        let src = "# Journal\n\n```\nnotes\n";
+        let e = append_line(src, d("2026-11-28"), "08:00 x").unwrap_err();
+        assert_eq!(e.code(), "memory_unplaceable", "{e}");
+        let src = "# Journal\n\n```\nnotes\n```\n";
+        let (out, _) = append_line(src, d("2026-11-28"), "08:00 x").unwrap();
+        assert!(
+            out.ends_with("```\n\n## 2026-11-28\n\n- 08:00 x\n"),
+            "{out:?}"
+        );
+    }
+
+    /// Found by the `journal` fuzz target: a day holding one empty line
+    /// counted as a day holding none (one character short).
+    #[test]
+    fn an_empty_line_counts_in_the_days_characters() {
+        let src = "## 2026-11-30\n\n-\n";
+        let (_, chars) = append_line(src, d("2026-11-30"), "09:00 x").unwrap();
+        assert_eq!(chars, "\n09:00 x".chars().count());
     }
 }

@@ -72,6 +72,9 @@ pub mod api;
 mod disk;
 pub mod edit;
 mod error;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzz;
 mod git;
 pub mod journal;
 pub mod markdown;

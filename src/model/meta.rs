@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, SecondsFormat, Utc};
 use memchr::memmem;
 use serde::Serialize;
 
@@ -130,7 +130,11 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }
-    let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+    // Years of four digits only, as RFC 3339 writes them: a time read must
+    // be one [`fmt_time`] writes back readably.
+    let d = NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .filter(|d| (0..=9999).contains(&d.year()))?;
     let end = NaiveTime::from_hms_opt(23, 59, 59)?;
     Some(d.and_time(end).and_utc())
 }
@@ -147,7 +151,7 @@ pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
 /// for every entry of every snapshot.)
 pub fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
     static EXPIRES: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(" expires="));
+        LazyLock::new(|| memmem::Finder::new("expires"));
     meta.and_then(|m| quick_time(m, &EXPIRES, |m| m.expires))
         .is_none_or(|e| e > now)
 }
@@ -156,29 +160,36 @@ pub fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
 /// (Reads only the `created` value; recall runs it for every fact.)
 pub fn created_at(meta: &str) -> Option<DateTime<Utc>> {
     static CREATED: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(" created="));
+        LazyLock::new(|| memmem::Finder::new("created"));
     quick_time(meta, &CREATED, |m| m.created)
 }
 
-/// The time a metadata comment gives under the key that `key` finds (`" key="`),
-/// as [`Meta::parse`] reads it (`pick` takes it from a full parse). Read
-/// directly when the comment has no quoted value (then `" key="` can only
-/// start a key) and the key appears once with a value [`parse_time`] reads,
-/// as memdir writes it; anything else goes through the full parser.
+/// The time a metadata comment gives under the key that `key` finds (its
+/// name), as [`Meta::parse`] reads it (`pick` takes it from a full parse).
+/// None when the name is nowhere in the comment (no key can be it). Read
+/// directly when the comment has no quoted value and the name appears once,
+/// as ` key=` with a value [`parse_time`] reads, as memdir writes it (then
+/// it can only be that key: unquoted values end at whitespace); anything
+/// else goes through the full parser.
 fn quick_time(
     meta: &str,
     key: &memmem::Finder<'_>,
     pick: fn(Meta) -> Option<DateTime<Utc>>,
 ) -> Option<DateTime<Utc>> {
-    if !meta.contains('"') {
-        // No key here: none hidden in a quoted value either.
-        let at = key.find(meta.as_bytes())?;
-        let value = &meta[at + key.needle().len()..];
-        if key.find(value.as_bytes()).is_none() {
-            let token = value.split(char::is_whitespace).next().unwrap_or("");
-            if let Some(t) = parse_time(token) {
-                return Some(t);
-            }
+    let b = meta.as_bytes();
+    let mut found = key.find_iter(b);
+    let at = found.next()?;
+    let end = at + key.needle().len();
+    if found.next().is_none()
+        && !meta.contains('"')
+        && at > 0
+        && b[at - 1] == b' '
+        && b.get(end) == Some(&b'=')
+    {
+        let value = &meta[end + 1..];
+        let token = value.split(char::is_whitespace).next().unwrap_or("");
+        if let Some(t) = parse_time(token) {
+            return Some(t);
         }
     }
     pick(Meta::parse(meta))
@@ -332,7 +343,14 @@ fn pairs(s: &str) -> Vec<(String, String)> {
     let mut rest = s.trim_start();
     while !rest.is_empty() {
         let Some(eq) = rest.find('=') else { break };
-        let key = rest[..eq].trim().to_owned();
+        // The key is the word before `=`: words without one (a person's
+        // note, a mistyped `memdir`) are skipped, as the quick reads of
+        // `created` and `expires` skip them.
+        let key = rest[..eq]
+            .split_whitespace()
+            .last()
+            .unwrap_or("")
+            .to_owned();
         let after = &rest[eq + 1..];
         let (value, next) = if after.starts_with('"') {
             let mut de = serde_json::Deserializer::from_str(after).into_iter::<String>();
@@ -347,7 +365,7 @@ fn pairs(s: &str) -> Vec<(String, String)> {
             let end = after.find(char::is_whitespace).unwrap_or(after.len());
             (after[..end].to_owned(), &after[end..])
         };
-        if !key.is_empty() && !key.contains(char::is_whitespace) {
+        if !key.is_empty() {
             out.push((key, value));
         }
         rest = next.trim_start();
@@ -430,6 +448,13 @@ mod tests {
             "<!-- memdir created=\"2026-01-02T03:04:05Z\" expires=\"2026-02-01\" -->",
             // Twice: the last one counts, as in the full parse.
             "<!-- memdir expires=2000-01-01 expires=2999-01-01 created=2001-01-01 created=2002-01-01 -->",
+            // Found by the `settings` fuzz target: a key after a tab, at the
+            // start, before a space and `=`, or once more after other words.
+            "<!-- memdir -\texpires=2000-02-01 created=2001-01-01 -->",
+            "<!--expires=2000-02-01 created=2001-01-01-->",
+            "<!-- memdir expires =2000-02-01 created =2001-01-01 -->",
+            "<!-- memdir expires=2999-01-01 expires =2000-02-01 -->",
+            "<!-- memdir created=2001-01-01 xcreated=2002-01-01 expiresx=2000-01-01 -->",
         ];
         for c in cases {
             let m = Meta::parse(c);
@@ -475,5 +500,28 @@ mod tests {
         assert!(parse_expires("next week").is_err());
         let m = Meta::parse("<!--memdir  expires=garbage task=X-1 -->");
         assert_eq!((m.expires, m.task.as_deref()), (None, Some("X-1")));
+        // Found by the `settings` fuzz target: a year RFC 3339 cannot write
+        // was read, then rendered as a time that does not read back.
+        for y in ["-0001-01-01", "+10000-01-01", "10000-01-01"] {
+            assert_eq!(parse_time(y), None, "{y}");
+        }
+        assert_eq!(parse_time("0000-01-01"), Some(t("0000-01-01T23:59:59Z")));
+        let m = Meta::parse("<!-- memdir expires=-0001-01-01 -->");
+        assert_eq!(Meta::parse(&m.render()), m);
+    }
+
+    /// Found by the `settings` fuzz target: a word without `=` before a key
+    /// (here a mistyped `memdir`) hid the key from the full parse, while the
+    /// quick reads found it; both now read it.
+    #[test]
+    fn a_word_before_a_key_does_not_hide_it() {
+        let c = "<!--m emdir created=2026-11-29T14:05:00Z note expires=2027-01-01T00:00:00Z -->";
+        let m = Meta::parse(c);
+        assert_eq!(m.created, created_at(c));
+        assert_eq!(m.created, parse_time("2026-11-29T14:05:00Z"));
+        assert_eq!(m.expires, parse_time("2027-01-01T00:00:00Z"));
+        let after = parse_time("2027-01-02T00:00:00Z").unwrap();
+        assert!(!is_live(Some(c), after));
+        assert!(m.other.is_empty(), "{:?}", m.other);
     }
 }

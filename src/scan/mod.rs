@@ -186,9 +186,9 @@ pub fn scan(text: &str) -> Vec<Finding> {
     scan_with(text, true)
 }
 
-/// [`scan`], with the keyword prefilters on or off (off only in tests, which check that both
-/// agree).
-fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
+/// [`scan`], with the keyword prefilters on or off (off only in tests and the fuzz targets,
+/// which check that both agree).
+pub(crate) fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
     if text.len() > MAX_SCAN_CHARS && text.chars().nth(MAX_SCAN_CHARS).is_some() {
         return vec![Finding {
             pattern: "text_too_long",

@@ -23,7 +23,8 @@ struct Index {
 }
 
 /// How a workflow's index was found.
-enum IndexState {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IndexState {
     /// No index file.
     Missing,
     /// An index of this format, for this workflow.
@@ -77,36 +78,60 @@ fn result_files(disk: &Disk, dir: &Dir) -> Result<BTreeSet<String>> {
 }
 
 fn read_index(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<IndexState> {
-    let Some(bytes) = disk.read_bytes(dir, RESULT_INDEX_FILE, RESULT_INDEX_BYTES)? else {
-        return Ok(IndexState::Missing);
-    };
-    let index: Index = match serde_json::from_slice(&bytes) {
+    Ok(
+        match disk.read_bytes(dir, RESULT_INDEX_FILE, RESULT_INDEX_BYTES)? {
+            Some(bytes) => parse_index(&bytes, workflow_id),
+            None => IndexState::Missing,
+        },
+    )
+}
+
+/// Reads the bytes of `workflow_id`'s `index.json`: valid, or bad and why.
+pub(crate) fn parse_index(bytes: &[u8], workflow_id: &str) -> IndexState {
+    let index: Index = match serde_json::from_slice(bytes) {
         Ok(i) => i,
-        Err(e) => return Ok(IndexState::Bad(format!("not a valid index ({e})"))),
+        Err(e) => return IndexState::Bad(format!("not a valid index ({e})")),
     };
     if index.version != RESULT_INDEX_VERSION {
-        return Ok(IndexState::Bad(format!(
-            "unknown index version {}",
-            index.version
-        )));
+        return IndexState::Bad(format!("unknown index version {}", index.version));
     }
     if index.workflow_id != workflow_id {
-        return Ok(IndexState::Bad(format!(
-            "indexes workflow {:?}",
-            index.workflow_id
-        )));
+        return IndexState::Bad(format!("indexes workflow {:?}", index.workflow_id));
     }
     if let Some(s) = index
         .results
         .iter()
         .find(|s| validate_id("task", &s.task_id).is_err() || !is_sha256_hex(&s.sha256))
     {
-        return Ok(IndexState::Bad(format!(
-            "bad entry for task {:?}",
-            s.task_id
-        )));
+        return IndexState::Bad(format!("bad entry for task {:?}", s.task_id));
     }
-    Ok(IndexState::Valid(index.results))
+    IndexState::Valid(index.results)
+}
+
+/// The steps of an index found as `state` when they can be used as they
+/// are: they list each of the `files` (the task ids of the workflow's
+/// `.result` files) once and nothing else; sorted. Else why the index must
+/// be rebuilt.
+pub(crate) fn usable_steps(
+    state: IndexState,
+    files: &BTreeSet<String>,
+) -> std::result::Result<Vec<ResultStep>, String> {
+    match state {
+        IndexState::Missing if files.is_empty() => Ok(Vec::new()),
+        IndexState::Missing => Err("missing".to_owned()),
+        IndexState::Bad(why) => Err(why),
+        IndexState::Valid(mut steps) => {
+            let listed: BTreeSet<&str> = steps.iter().map(|s| s.task_id.as_str()).collect();
+            if listed.len() == steps.len()
+                && listed.iter().copied().eq(files.iter().map(String::as_str))
+            {
+                sort_steps(&mut steps);
+                Ok(steps)
+            } else {
+                Err("out of step with the result files (an interrupted put)".to_owned())
+            }
+        }
+    }
 }
 
 /// The workflow's steps from its index when the index matches the
@@ -120,30 +145,15 @@ pub(crate) fn load_steps(
 ) -> Result<Loaded> {
     let files = result_files(disk, dir)?;
     let index_path = dir.join(RESULT_INDEX_FILE);
-    let why = match read_index(disk, dir, workflow_id)? {
-        IndexState::Missing if files.is_empty() => {
+    let why = match usable_steps(read_index(disk, dir, workflow_id)?, &files) {
+        Ok(steps) => {
             return Ok(Loaded {
-                steps: Vec::new(),
+                steps,
                 warnings: Vec::new(),
                 rebuilt: false,
             });
         }
-        IndexState::Missing => "missing".to_owned(),
-        IndexState::Bad(why) => why,
-        IndexState::Valid(mut steps) => {
-            let listed: BTreeSet<&str> = steps.iter().map(|s| s.task_id.as_str()).collect();
-            if listed.len() == steps.len()
-                && listed.iter().copied().eq(files.iter().map(String::as_str))
-            {
-                sort_steps(&mut steps);
-                return Ok(Loaded {
-                    steps,
-                    warnings: Vec::new(),
-                    rebuilt: false,
-                });
-            }
-            "out of step with the result files (an interrupted put)".to_owned()
-        }
+        Err(why) => why,
     };
     let mut warnings = Vec::new();
     let mut steps = Vec::with_capacity(files.len());
@@ -185,6 +195,12 @@ pub(crate) fn write_index(
     workflow_id: &str,
     steps: &[ResultStep],
 ) -> Result<()> {
+    disk.write_atomic(dir, RESULT_INDEX_FILE, &encode_index(workflow_id, steps)?)
+}
+
+/// The bytes of `workflow_id`'s `index.json` listing `steps`: pretty JSON
+/// and a final line feed.
+pub(crate) fn encode_index(workflow_id: &str, steps: &[ResultStep]) -> Result<Vec<u8>> {
     let index = Index {
         version: RESULT_INDEX_VERSION,
         workflow_id: workflow_id.to_owned(),
@@ -195,5 +211,60 @@ pub(crate) fn write_index(
         source,
     })?;
     bytes.push(b'\n');
-    disk.write_atomic(dir, RESULT_INDEX_FILE, &bytes)
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(task: &str) -> ResultStep {
+        ResultStep {
+            task_id: task.to_owned(),
+            content_type: "text/plain".to_owned(),
+            created_at: "2026-11-30T12:00:00Z".to_owned(),
+            sha256: "0".repeat(64),
+            bytes: 1,
+        }
+    }
+
+    fn files(ids: &[&str]) -> BTreeSet<String> {
+        ids.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn an_encoded_index_parses_back_for_its_workflow_only() {
+        let steps = vec![step("b"), step("a")];
+        let bytes = encode_index("wf-1", &steps).unwrap();
+        assert!(bytes.ends_with(b"\n"));
+        assert_eq!(parse_index(&bytes, "wf-1"), IndexState::Valid(steps));
+        assert!(matches!(parse_index(&bytes, "wf-2"), IndexState::Bad(_)));
+        assert!(matches!(parse_index(b"{", "wf-1"), IndexState::Bad(_)));
+        let other = String::from_utf8(bytes).unwrap().replace(
+            &format!("\"version\": {RESULT_INDEX_VERSION}"),
+            "\"version\": 999",
+        );
+        assert_eq!(
+            parse_index(other.as_bytes(), "wf-1"),
+            IndexState::Bad("unknown index version 999".to_owned())
+        );
+    }
+
+    #[test]
+    fn an_index_is_used_only_when_it_lists_exactly_the_files() {
+        let valid = IndexState::Valid(vec![step("b"), step("a")]);
+        let got = usable_steps(valid.clone(), &files(&["a", "b"])).unwrap();
+        let ids: Vec<&str> = got.iter().map(|s| s.task_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert!(usable_steps(valid.clone(), &files(&["a"])).is_err());
+        assert!(usable_steps(valid, &files(&["a", "b", "c"])).is_err());
+        let twice = IndexState::Valid(vec![step("a"), step("a")]);
+        assert!(usable_steps(twice, &files(&["a"])).is_err());
+        assert_eq!(
+            usable_steps(IndexState::Missing, &files(&[])),
+            Ok(Vec::new())
+        );
+        assert!(usable_steps(IndexState::Missing, &files(&["a"])).is_err());
+        assert!(usable_steps(IndexState::Bad("x".to_owned()), &files(&[])).is_err());
+    }
 }
