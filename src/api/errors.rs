@@ -70,7 +70,9 @@ pub fn status(e: &Error) -> u16 {
         | Error::SupersedeArchived { .. }
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
-        Error::ResultTooLarge { .. } => 413,
+        Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
+        Error::SkillNotFound { .. } => 404,
+        Error::SkillExists { .. } => 409,
         Error::UnsafePath { .. } => 403,
         Error::NotFound { .. } => 404,
         Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
@@ -173,6 +175,13 @@ pub fn details(e: &Error) -> Value {
         Error::Git { op, .. } => json!({"op": op}),
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
+        Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
+        Error::SkillTooLarge {
+            what,
+            size,
+            limit,
+            unit,
+        } => json!({"what": what, "size": size, "limit": limit, "unit": unit}),
         Error::TextEmpty
         | Error::TextTooLong { .. }
         | Error::InvalidBatch { .. }

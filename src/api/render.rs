@@ -340,6 +340,9 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             if let Some(o) = v.as_object_mut() {
                 o.insert("run_id".into(), json!(record.run_id));
                 o.insert("started_at".into(), json!(micros(&record.started_at)));
+                if !record.skills.is_empty() {
+                    o.insert("skills".into(), json!(record.skills));
+                }
             }
             line(&v)
         } else {
@@ -411,6 +414,40 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
         Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
         Response::Rows(rows) => text(list(rows, json)),
+        Response::Skill(o) => text(if json {
+            line(o)
+        } else if o.message == "forgot" {
+            format!("Forgot skill {}.\n", o.name)
+        } else {
+            format!(
+                "{} skill {} in {} ({} bytes)\n",
+                o.message,
+                o.name,
+                o.path,
+                o.bytes.unwrap_or(0)
+            )
+        })
+        .with_warnings(&o.warnings),
+        Response::Skills(rows) => text(if json {
+            line(&json!({ "skills": rows, "count": rows.len() }))
+        } else if rows.is_empty() {
+            "No learned skills yet.\n".into()
+        } else {
+            rows.iter()
+                .map(|r| {
+                    if r.description.is_empty() {
+                        format!("- {}\n", r.name)
+                    } else {
+                        format!("- {} — {}\n", r.name, r.description)
+                    }
+                })
+                .collect()
+        }),
+        Response::SkillShown(skill) => text(if json {
+            line(skill)
+        } else {
+            skill.text.clone()
+        }),
         Response::Recall(r) => text(if json {
             line(r)
         } else if r.skipped {
@@ -462,7 +499,13 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
 
 fn snapshot_json(s: &Snapshot) -> Value {
     let blocked: Vec<&str> = s.blocked.iter().map(|b| b.id.as_str()).collect();
-    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget})
+    let mut v = json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget});
+    if !s.blocked_skills.is_empty()
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("blocked_skills".into(), json!(s.blocked_skills));
+    }
+    v
 }
 
 fn day(o: &DayOutcome, json: bool) -> String {

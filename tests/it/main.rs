@@ -23,4 +23,5 @@ mod recall_cases;
 mod recall_store;
 mod results;
 mod scan_corpus;
+mod skills;
 mod snapshot_golden;
