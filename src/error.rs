@@ -448,6 +448,21 @@ pub enum Error {
         /// `bytes` or `characters`.
         unit: &'static str,
     },
+    /// No entry of the owner's files carries this review's id.
+    #[error("no entry carries review {id}; `memdir review status` names the last review")]
+    ReviewNotFound {
+        /// The review id.
+        id: String,
+    },
+    /// Entries a review touched changed since; undo changes nothing unless
+    /// `--partial`.
+    #[error("entries of review {id} changed since it ran: {}; nothing undone (--partial undoes the rest)", entries.join(", "))]
+    ReviewChanged {
+        /// The review id.
+        id: String,
+        /// The entries that changed, each with what changed.
+        entries: Vec<String>,
+    },
     /// One of memdir's own records could not be encoded (an internal fault,
     /// not the caller's).
     #[error("could not encode {what}: {source}")]
@@ -525,6 +540,8 @@ impl Error {
             Error::SkillNotFound { .. } => "skill_not_found",
             Error::SkillExists { .. } => "skill_exists",
             Error::SkillTooLarge { .. } => "skill_too_large",
+            Error::ReviewNotFound { .. } => "review_not_found",
+            Error::ReviewChanged { .. } => "review_changed",
         }
     }
 

@@ -71,7 +71,8 @@ pub fn status(e: &Error) -> u16 {
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
         Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
-        Error::SkillNotFound { .. } => 404,
+        Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
+        Error::ReviewChanged { .. } => 409,
         Error::SkillExists { .. } => 409,
         Error::UnsafePath { .. } => 403,
         Error::NotFound { .. } => 404,
@@ -176,6 +177,8 @@ pub fn details(e: &Error) -> Value {
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
+        Error::ReviewNotFound { id } => json!({"review": id}),
+        Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
         Error::SkillTooLarge {
             what,
             size,

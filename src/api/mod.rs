@@ -181,6 +181,20 @@ pub enum Request {
         /// At most this many rows.
         limit: Option<usize>,
     },
+    /// Review the owner's memory (the daily review).
+    Review {
+        /// Plan and show the plan; change nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// Undo a review.
+    UndoReview {
+        /// The review id.
+        id: String,
+        /// Undo what is unchanged when some entries changed since.
+        #[serde(default)]
+        partial: bool,
+    },
     /// Save a learned skill.
     SkillLearn {
         /// Its name.
@@ -273,6 +287,10 @@ pub enum Response {
     Rows(Vec<FactRow>),
     /// A recall.
     Recall(Recall),
+    /// A review, planned or applied.
+    Review(crate::store::ReviewReport),
+    /// A review undone.
+    Undone(crate::store::UndoReport),
     /// A skill learned or forgotten.
     Skill(SkillOutcome),
     /// The owner's skills.
@@ -536,6 +554,10 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             replace,
         )?),
         Request::SkillList => Response::Skills(owner()?.skills()?),
+        Request::Review { dry_run } => Response::Review(owner()?.review(dry_run)?),
+        Request::UndoReview { id, partial } => {
+            Response::Undone(owner()?.undo_review(&id, partial)?)
+        }
         Request::SkillShow { name } => Response::SkillShown(owner()?.skill(&name)?),
         Request::SkillForget { name } => Response::Skill(owner()?.forget_skill(&name)?),
         Request::Recall {

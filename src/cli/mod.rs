@@ -183,6 +183,10 @@ pub enum Command {
         /// The run the line belongs to.
         #[arg(long)]
         run: Option<String>,
+        /// Mark the line as a fact for the daily review to lift into
+        /// MEMORY.md (written as `fact: LINE`).
+        #[arg(long)]
+        fact: bool,
     },
     /// List memories, newest first, with recall counts.
     List {
@@ -219,11 +223,33 @@ pub enum Command {
         #[command(subcommand)]
         command: RunCommand,
     },
+    /// The daily review ("Memory dreaming"): merge duplicates, renew or archive expired facts, lift yesterday's `fact:` day lines, settle conflicts by run results.
+    Review {
+        /// Undo a review.
+        #[command(subcommand)]
+        command: Option<ReviewCommand>,
+        /// Print the plan (each change, its reason, a diff of each file); change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Learned skills, private to the owner: learn, list, show, forget.
     Skill {
         /// What to do with skills.
         #[command(subcommand)]
         command: SkillCommand,
+    },
+}
+
+/// `memdir review undo`.
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// Bring back what review ID archived and take out what it lifted, from the files alone.
+    Undo {
+        /// The review id (`review-…`).
+        id: String,
+        /// When entries changed since, undo the rest (default: change nothing).
+        #[arg(long)]
+        partial: bool,
     },
 }
 
@@ -523,7 +549,24 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 serde_json::from_str(&input).map_err(|source| Error::InvalidBatch { source })?;
             Request::Batch { ops }
         }
-        Command::Day { line, task, run } => Request::Day { line, task, run },
+        Command::Day {
+            line,
+            task,
+            run,
+            fact,
+        } => Request::Day {
+            line: if fact { format!("fact: {line}") } else { line },
+            task,
+            run,
+        },
+        Command::Review {
+            command: None,
+            dry_run,
+        } => Request::Review { dry_run },
+        Command::Review {
+            command: Some(ReviewCommand::Undo { id, partial }),
+            ..
+        } => Request::UndoReview { id, partial },
         Command::List {
             kind,
             status,

@@ -28,6 +28,7 @@ pub(crate) mod owner;
 mod parse_cache;
 mod recall;
 mod results;
+mod review;
 mod root;
 mod runs;
 mod setup;
@@ -64,6 +65,7 @@ pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus};
+pub use review::{ReviewReport, UndoReport};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::{MERGED_FILES, Setup};
@@ -289,6 +291,28 @@ impl Owner {
     /// One run: its record, journal lines, starting snapshot and steps.
     pub fn get_run(&self, run_id: &str) -> Result<RunView> {
         lookup::get_run(self, run_id)
+    }
+
+    // ---- the daily review ----
+
+    /// Reviews the owner's memory (docs/REVIEW.md): merges duplicates,
+    /// renews or archives expired facts, lifts yesterday's marked day
+    /// lines, settles conflicts by their runs' results, lists unrecalled
+    /// facts. With `dry_run`, only plans (with a diff of each file).
+    pub fn review(&self, dry_run: bool) -> Result<ReviewReport> {
+        review::run(self, dry_run, Utc::now())
+    }
+
+    /// [`Owner::review`] as of `now`.
+    pub fn review_at(&self, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
+        review::run(self, dry_run, now)
+    }
+
+    /// Undoes a review from the files alone: what it archived comes back,
+    /// what it lifted goes; all or nothing unless `partial`
+    /// (`review_changed` lists what changed since).
+    pub fn undo_review(&self, id: &str, partial: bool) -> Result<UndoReport> {
+        review::undo(self, id, partial)
     }
 
     // ---- learned skills ----
