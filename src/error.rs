@@ -424,6 +424,45 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// No learned skill of the owner has this name.
+    #[error("No skill named {name}. Use `memdir skill list` to see yours.")]
+    SkillNotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// A learned skill of this name exists; saving over it needs `--replace`.
+    #[error("a skill named {name} exists; pass --replace to overwrite it")]
+    SkillExists {
+        /// The name.
+        name: String,
+    },
+    /// A skill's body (or description) is larger than a skill may hold.
+    #[error("the skill's {what} is {size} {unit}, over the {limit}-{unit} limit")]
+    SkillTooLarge {
+        /// `body` or `description`.
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+        /// `bytes` or `characters`.
+        unit: &'static str,
+    },
+    /// No entry of the owner's files carries this review's id.
+    #[error("no entry carries review {id}; `memdir review status` names the last review")]
+    ReviewNotFound {
+        /// The review id.
+        id: String,
+    },
+    /// Entries a review touched changed since; undo changes nothing unless
+    /// `--partial`.
+    #[error("entries of review {id} changed since it ran: {}; nothing undone (--partial undoes the rest)", entries.join(", "))]
+    ReviewChanged {
+        /// The review id.
+        id: String,
+        /// The entries that changed, each with what changed.
+        entries: Vec<String>,
+    },
     /// One of memdir's own records could not be encoded (an internal fault,
     /// not the caller's).
     #[error("could not encode {what}: {source}")]
@@ -498,6 +537,11 @@ impl Error {
             Error::ResultCorrupt { .. } => "result_corrupt",
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
             Error::SecretInMemory { .. } => "secret_in_memory",
+            Error::SkillNotFound { .. } => "skill_not_found",
+            Error::SkillExists { .. } => "skill_exists",
+            Error::SkillTooLarge { .. } => "skill_too_large",
+            Error::ReviewNotFound { .. } => "review_not_found",
+            Error::ReviewChanged { .. } => "review_changed",
         }
     }
 

@@ -81,6 +81,7 @@ pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod recall;
+pub mod review;
 pub mod scan;
 pub mod snapshot;
 pub mod store;

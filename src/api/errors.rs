@@ -70,7 +70,10 @@ pub fn status(e: &Error) -> u16 {
         | Error::SupersedeArchived { .. }
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
-        Error::ResultTooLarge { .. } => 413,
+        Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
+        Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
+        Error::ReviewChanged { .. } => 409,
+        Error::SkillExists { .. } => 409,
         Error::UnsafePath { .. } => 403,
         Error::NotFound { .. } => 404,
         Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
@@ -173,6 +176,15 @@ pub fn details(e: &Error) -> Value {
         Error::Git { op, .. } => json!({"op": op}),
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
+        Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
+        Error::ReviewNotFound { id } => json!({"review": id}),
+        Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
+        Error::SkillTooLarge {
+            what,
+            size,
+            limit,
+            unit,
+        } => json!({"what": what, "size": size, "limit": limit, "unit": unit}),
         Error::TextEmpty
         | Error::TextTooLong { .. }
         | Error::InvalidBatch { .. }

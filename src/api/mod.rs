@@ -23,8 +23,8 @@ use crate::recall::{Recall, RecallOptions};
 use crate::snapshot::Snapshot;
 use crate::store::{
     BatchOutcome, DayOutcome, FactKind, FactRow, ListFilter, Owner, PutOutcome, RunHit, RunOptions,
-    RunView, SearchOptions, Status, Store, StoreView, TaskResult, Transition, WorkflowResults,
-    WriteOutcome,
+    RunView, SearchOptions, Skill, SkillOutcome, SkillRow, Status, Store, StoreView, TaskResult,
+    Transition, WorkflowResults, WriteOutcome,
 };
 
 /// Who asks: the caller, and the owner it names (an agent may name only
@@ -69,6 +69,9 @@ pub enum Request {
     BeginRun {
         /// The task key.
         task: Option<String>,
+        /// Learned skills to add to the run's snapshot.
+        #[serde(default)]
+        skills: Vec<String>,
     },
     /// Finish a run: its summary line in the day log.
     FinishRun {
@@ -178,6 +181,44 @@ pub enum Request {
         /// At most this many rows.
         limit: Option<usize>,
     },
+    /// Review the owner's memory (the daily review).
+    Review {
+        /// Plan and show the plan; change nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// Undo a review.
+    UndoReview {
+        /// The review id.
+        id: String,
+        /// Undo what is unchanged when some entries changed since.
+        #[serde(default)]
+        partial: bool,
+    },
+    /// Save a learned skill.
+    SkillLearn {
+        /// Its name.
+        name: String,
+        /// Its markdown (a front matter of its own is read, then dropped).
+        source: String,
+        /// Its description.
+        description: Option<String>,
+        /// Replace a skill of the same name.
+        #[serde(default)]
+        replace: bool,
+    },
+    /// The owner's learned skills.
+    SkillList,
+    /// One learned skill.
+    SkillShow {
+        /// Its name.
+        name: String,
+    },
+    /// Forget a learned skill.
+    SkillForget {
+        /// Its name.
+        name: String,
+    },
     /// What a recall would pick, counted as a recall.
     Recall {
         /// The task or message to score against.
@@ -246,6 +287,16 @@ pub enum Response {
     Rows(Vec<FactRow>),
     /// A recall.
     Recall(Recall),
+    /// A review, planned or applied.
+    Review(crate::store::ReviewReport),
+    /// A review undone.
+    Undone(crate::store::UndoReport),
+    /// A skill learned or forgotten.
+    Skill(SkillOutcome),
+    /// The owner's skills.
+    Skills(Vec<SkillRow>),
+    /// One skill.
+    SkillShown(Skill),
 }
 
 /// Lints `owners` (all owners of the root when empty), as `memdir check`
@@ -408,11 +459,12 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::Log { id, since, limit } => {
             Response::Log(owner()?.log(&crate::store::LogOptions { id, since, limit })?)
         }
-        Request::BeginRun { task } => {
+        Request::BeginRun { task, skills } => {
             let mut opts = RunOptions::default();
             if let Some(t) = task {
                 opts = RunOptions::task(t);
             }
+            opts = opts.with_skills(skills);
             let run = owner()?.begin_run(opts)?;
             Response::RunBegun {
                 record: run.record().clone(),
@@ -490,6 +542,24 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::Veto { id, reason } => {
             Response::Transition(owner()?.veto(&id, reason.as_deref())?)
         }
+        Request::SkillLearn {
+            name,
+            source,
+            description,
+            replace,
+        } => Response::Skill(owner()?.learn_skill(
+            &name,
+            &source,
+            description.as_deref(),
+            replace,
+        )?),
+        Request::SkillList => Response::Skills(owner()?.skills()?),
+        Request::Review { dry_run } => Response::Review(owner()?.review(dry_run)?),
+        Request::UndoReview { id, partial } => {
+            Response::Undone(owner()?.undo_review(&id, partial)?)
+        }
+        Request::SkillShow { name } => Response::SkillShown(owner()?.skill(&name)?),
+        Request::SkillForget { name } => Response::Skill(owner()?.forget_skill(&name)?),
         Request::Recall {
             query,
             session,

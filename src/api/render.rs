@@ -341,6 +341,9 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             if let Some(o) = v.as_object_mut() {
                 o.insert("run_id".into(), json!(record.run_id));
                 o.insert("started_at".into(), json!(micros(&record.started_at)));
+                if !record.skills.is_empty() {
+                    o.insert("skills".into(), json!(record.skills));
+                }
             }
             line(&v)
         } else {
@@ -412,6 +415,62 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
         Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
         Response::Rows(rows) => text(list(rows, json)),
+        Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
+        Response::Undone(u) => text(if json {
+            line(u)
+        } else {
+            let mut out = format!(
+                "undid review {}: {} brought back, {} lifted taken out\n",
+                u.review_id,
+                u.restored.len(),
+                u.removed.len()
+            );
+            for i in &u.restored {
+                out.push_str(&format!("  + {i}\n"));
+            }
+            for i in &u.removed {
+                out.push_str(&format!("  - {i}\n"));
+            }
+            for i in &u.left {
+                out.push_str(&format!("  left: {i}\n"));
+            }
+            out
+        })
+        .with_warnings(&u.warnings),
+        Response::Skill(o) => text(if json {
+            line(o)
+        } else if o.message == "forgot" {
+            format!("Forgot skill {}.\n", o.name)
+        } else {
+            format!(
+                "{} skill {} in {} ({} bytes)\n",
+                o.message,
+                o.name,
+                o.path,
+                o.bytes.unwrap_or(0)
+            )
+        })
+        .with_warnings(&o.warnings),
+        Response::Skills(rows) => text(if json {
+            line(&json!({ "skills": rows, "count": rows.len() }))
+        } else if rows.is_empty() {
+            "No learned skills yet.\n".into()
+        } else {
+            rows.iter()
+                .map(|r| {
+                    if r.description.is_empty() {
+                        format!("- {}\n", r.name)
+                    } else {
+                        format!("- {} — {}\n", r.name, r.description)
+                    }
+                })
+                .collect()
+        }),
+        Response::SkillShown(skill) => text(if json {
+            line(skill)
+        } else {
+            skill.text.clone()
+        }),
         Response::Recall(r) => text(if json {
             line(r)
         } else if r.skipped {
@@ -425,6 +484,72 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             out
         }),
     }
+}
+
+/// A review's plan: each change with its reason, what is left and listed,
+/// and (dry run) a diff of each file.
+fn review(r: &crate::store::ReviewReport, json: bool) -> String {
+    use crate::review::Change;
+    if json {
+        let diffs: Map<String, Value> =
+            r.diffs.iter().map(|(f, d)| (f.clone(), json!(d))).collect();
+        return line(&json!({
+            "review_id": r.review_id,
+            "applied": r.applied,
+            "changes": r.plan.changes,
+            "unrecalled": r.plan.unrecalled,
+            "unsettled": r.plan.unsettled,
+            "skipped": r.plan.skipped,
+            "diffs": diffs,
+            "warnings": r.warnings,
+        }));
+    }
+    let mut out = if r.applied {
+        format!("review {}\n", r.review_id)
+    } else {
+        format!("review {} (dry run: nothing changed)\n", r.review_id)
+    };
+    for c in &r.plan.changes {
+        out.push_str(&match c {
+            Change::Archive {
+                id, kind, reason, ..
+            } => format!("  archive {id} ({}): {reason}\n", kind.name()),
+            Change::Renew {
+                id,
+                reason,
+                expires,
+                ..
+            } => format!(
+                "  renew {id} until {}: {reason}\n",
+                crate::model::fmt_time(*expires)
+            ),
+            Change::Lift { id, text, date, .. } => {
+                format!("  lift {id} from {date}: {text}\n")
+            }
+        });
+    }
+    if r.plan.changes.is_empty() {
+        out.push_str("  no changes\n");
+    }
+    for u in &r.plan.unsettled {
+        out.push_str(&format!(
+            "  conflict left: {} and {}: {}\n",
+            u.ids[0], u.ids[1], u.why
+        ));
+    }
+    for s in &r.plan.skipped {
+        out.push_str(&format!("  skipped: {} ({})\n", s.what, s.why));
+    }
+    if !r.plan.unrecalled.is_empty() {
+        out.push_str(&format!(
+            "  not recalled in 30 days: {}\n",
+            r.plan.unrecalled.join(", ")
+        ));
+    }
+    for (_, d) in &r.diffs {
+        out.push_str(d);
+    }
+    out
 }
 
 fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
@@ -463,7 +588,13 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
 
 fn snapshot_json(s: &Snapshot) -> Value {
     let blocked: Vec<&str> = s.blocked.iter().map(|b| b.id.as_str()).collect();
-    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget})
+    let mut v = json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes, "blocked": blocked, "over_budget": s.over_budget});
+    if !s.blocked_skills.is_empty()
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("blocked_skills".into(), json!(s.blocked_skills));
+    }
+    v
 }
 
 fn day(o: &DayOutcome, json: bool) -> String {

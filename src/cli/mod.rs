@@ -183,6 +183,10 @@ pub enum Command {
         /// The run the line belongs to.
         #[arg(long)]
         run: Option<String>,
+        /// Mark the line as a fact for the daily review to lift into
+        /// MEMORY.md (written as `fact: LINE`).
+        #[arg(long)]
+        fact: bool,
     },
     /// List memories, newest first, with recall counts.
     List {
@@ -219,6 +223,81 @@ pub enum Command {
         #[command(subcommand)]
         command: RunCommand,
     },
+    /// The daily review ("Memory dreaming"): merge duplicates, renew or archive expired facts, lift yesterday's `fact:` day lines, settle conflicts by run results.
+    Review {
+        /// Undo a review.
+        #[command(subcommand)]
+        command: Option<ReviewCommand>,
+        /// Print the plan (each change, its reason, a diff of each file); change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Learned skills, private to the owner: learn, list, show, forget.
+    Skill {
+        /// What to do with skills.
+        #[command(subcommand)]
+        command: SkillCommand,
+    },
+}
+
+/// `memdir review undo`.
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// Bring back what review ID archived and take out what it lifted, from the files alone.
+    Undo {
+        /// The review id (`review-…`).
+        id: String,
+        /// When entries changed since, undo the rest (default: change nothing).
+        #[arg(long)]
+        partial: bool,
+    },
+}
+
+/// `memdir skill learn|list|show|forget`.
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// Save a skill as skills/NAME/SKILL.md (from --from FILE, or `-` for
+    /// standard input); scanned like memory, at most 64 KiB of body.
+    #[command(group(clap::ArgGroup::new("source").required(true).args(["from", "stdin"])))]
+    Learn {
+        /// The skill's name (an id: [A-Za-z0-9._-], starting with a letter or digit).
+        name: String,
+        /// `-`: read the skill from standard input.
+        #[arg(value_name = "-", value_parser = parse_dash)]
+        stdin: Option<String>,
+        /// Read the skill from this file.
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+        /// One line on what the skill is for (default: the source's front
+        /// matter's, else its first line).
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+        /// Replace a skill of the same name.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// List the owner's skills: `- NAME — description`.
+    List,
+    /// Print a skill's SKILL.md.
+    Show {
+        /// The skill's name.
+        name: String,
+    },
+    /// Forget (delete) a skill.
+    Forget {
+        /// The skill's name.
+        name: String,
+    },
+}
+
+fn parse_dash(s: &str) -> Result<String, String> {
+    if s == "-" {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "expected `-` (standard input) or --from FILE, got {s:?}"
+        ))
+    }
 }
 
 /// `memdir run begin|finish`.
@@ -229,6 +308,10 @@ pub enum RunCommand {
         /// The task key the run works on, such as PIN-812.
         #[arg(long)]
         task: Option<String>,
+        /// Learned skills to add to the run's snapshot, after the memory
+        /// (repeat the option, or list several names after it).
+        #[arg(long = "skill", value_name = "NAME", num_args = 1..)]
+        skills: Vec<String>,
     },
     /// Finish a run: append its summary line to today's day log.
     Finish {
@@ -466,7 +549,24 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 serde_json::from_str(&input).map_err(|source| Error::InvalidBatch { source })?;
             Request::Batch { ops }
         }
-        Command::Day { line, task, run } => Request::Day { line, task, run },
+        Command::Day {
+            line,
+            task,
+            run,
+            fact,
+        } => Request::Day {
+            line: if fact { format!("fact: {line}") } else { line },
+            task,
+            run,
+        },
+        Command::Review {
+            command: None,
+            dry_run,
+        } => Request::Review { dry_run },
+        Command::Review {
+            command: Some(ReviewCommand::Undo { id, partial }),
+            ..
+        } => Request::UndoReview { id, partial },
         Command::List {
             kind,
             status,
@@ -480,8 +580,43 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         },
         Command::Snapshot => Request::Snapshot,
         Command::Run {
-            command: RunCommand::Begin { task },
-        } => Request::BeginRun { task },
+            command: RunCommand::Begin { task, skills },
+        } => Request::BeginRun { task, skills },
+        Command::Skill { command } => match command {
+            SkillCommand::Learn {
+                name,
+                from,
+                description,
+                replace,
+                ..
+            } => {
+                // Read at most one byte past what a skill's file may hold.
+                let limit = memdir::store::limits::SKILL_FILE_BYTES;
+                let bytes = read_content(from.as_deref(), limit).map_err(|e| match e {
+                    Error::ResultTooLarge { bytes, limit } => Error::SkillTooLarge {
+                        what: "source",
+                        size: bytes,
+                        limit,
+                        unit: "bytes",
+                    },
+                    e => e,
+                })?;
+                let path = from.unwrap_or_else(|| PathBuf::from("<stdin>"));
+                let source = String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+                    path,
+                    offset: e.utf8_error().valid_up_to(),
+                })?;
+                Request::SkillLearn {
+                    name,
+                    source,
+                    description,
+                    replace,
+                }
+            }
+            SkillCommand::List => Request::SkillList,
+            SkillCommand::Show { name } => Request::SkillShow { name },
+            SkillCommand::Forget { name } => Request::SkillForget { name },
+        },
         Command::Run {
             command: RunCommand::Finish { run, text },
         } => Request::FinishRun { run_id: run, text },

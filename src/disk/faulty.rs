@@ -90,6 +90,9 @@ impl Io for FaultyIo {
     fn remove_file(&self, dir: &Dir, name: &str) -> io::Result<()> {
         RealIo.remove_file(dir, name)
     }
+    fn remove_dir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        RealIo.remove_dir(dir, name)
+    }
     fn read_dir_names(&self, dir: &Dir) -> io::Result<Vec<String>> {
         RealIo.read_dir_names(dir)
     }

@@ -51,6 +51,8 @@ pub(crate) trait Io: Send + Sync + std::fmt::Debug {
     fn sync_dir(&self, dir: &Dir) -> io::Result<()>;
     /// Removes the file `name` from `dir`.
     fn remove_file(&self, dir: &Dir, name: &str) -> io::Result<()>;
+    /// Removes the empty folder `name` from `dir`.
+    fn remove_dir(&self, dir: &Dir, name: &str) -> io::Result<()>;
     /// The names in `dir` (valid UTF-8 names only).
     fn read_dir_names(&self, dir: &Dir) -> io::Result<Vec<String>>;
     /// Opens (creating if missing) the lock file `name` in `dir` for writing,
@@ -160,6 +162,9 @@ impl Io for RealIo {
     }
     fn remove_file(&self, dir: &Dir, name: &str) -> io::Result<()> {
         rustix::fs::unlinkat(dir, name, AtFlags::empty()).map_err(io::Error::from)
+    }
+    fn remove_dir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR).map_err(io::Error::from)
     }
     fn read_dir_names(&self, dir: &Dir) -> io::Result<Vec<String>> {
         let mut names = Vec::new();

@@ -245,6 +245,39 @@ impl Disk {
         }
     }
 
+    /// Removes the file `name` from `dir` durably (the folder is synced
+    /// after); whether it was there.
+    pub(crate) fn remove_file_durably(&self, dir: &Dir, name: &str) -> Result<bool> {
+        self.check()?;
+        let was = self.remove_file(dir, name)?;
+        if was {
+            write::sync_dir(self.io.as_ref(), &self.poison, dir)?;
+        }
+        Ok(was)
+    }
+
+    /// Removes the folder `name` from `parent` if it is empty (then syncs
+    /// `parent`); `false`, and nothing removed, when it is missing or holds
+    /// anything. Never follows a symlink, never removes what is inside.
+    pub(crate) fn remove_empty_dir(&self, parent: &Dir, name: &str) -> Result<bool> {
+        self.check()?;
+        match self.io.remove_dir(parent, name) {
+            Ok(()) => {
+                write::sync_dir(self.io.as_ref(), &self.poison, parent)?;
+                Ok(true)
+            }
+            Err(e)
+                if e.kind() == ErrorKind::NotFound
+                    || e.kind() == ErrorKind::DirectoryNotEmpty
+                    || e.raw_os_error() == Some(rustix::io::Errno::NOTEMPTY.raw_os_error())
+                    || e.raw_os_error() == Some(rustix::io::Errno::EXIST.raw_os_error()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(Error::io(parent.join(name), "remove folder")(e)),
+        }
+    }
+
     /// Durably writes a whole new file (temp, sync, rename, folder sync).
     /// For files only memdir writes.
     pub(crate) fn write_atomic(&self, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {

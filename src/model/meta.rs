@@ -24,6 +24,13 @@ pub enum ArchiveKind {
     Superseded,
     /// Vetoed by a person; only a person can bring it back.
     Vetoed,
+    /// Merged by a review into a duplicate that survives (named in the reason).
+    Merged,
+    /// Archived by a review past its expiry, not recalled in 30 days.
+    Expired,
+    /// Archived by a review as the side of a conflict its run's results do
+    /// not support (the evidence named in the reason).
+    Conflict,
 }
 
 impl ArchiveKind {
@@ -33,6 +40,9 @@ impl ArchiveKind {
             ArchiveKind::Plain => "plain",
             ArchiveKind::Superseded => "superseded",
             ArchiveKind::Vetoed => "vetoed",
+            ArchiveKind::Merged => "merged",
+            ArchiveKind::Expired => "expired",
+            ArchiveKind::Conflict => "conflict",
         }
     }
 
@@ -41,6 +51,9 @@ impl ArchiveKind {
             "plain" => Some(ArchiveKind::Plain),
             "superseded" => Some(ArchiveKind::Superseded),
             "vetoed" => Some(ArchiveKind::Vetoed),
+            "merged" => Some(ArchiveKind::Merged),
+            "expired" => Some(ArchiveKind::Expired),
+            "conflict" => Some(ArchiveKind::Conflict),
             _ => None,
         }
     }
@@ -85,6 +98,11 @@ pub struct Meta {
     pub archived_by: Option<String>,
     /// In archive.md: the id the fact had when it was archived.
     pub id: Option<String>,
+    /// The review that archived, renewed or lifted it (`memdir review undo`
+    /// finds its entries by this).
+    pub review: Option<String>,
+    /// For a fact a review lifted out of a day log: that day's date.
+    pub lifted: Option<NaiveDate>,
     /// Keys this version does not know, kept as they were.
     pub other: Vec<(String, String)>,
 }
@@ -214,7 +232,7 @@ pub fn bad_values(comment: &str) -> Vec<BadValue> {
         .into_iter()
         .filter(|(k, v)| match k.as_str() {
             "created" | "updated" | "expires" | "archived" => parse_time(v).is_none(),
-            "date" => NaiveDate::parse_from_str(v, "%Y-%m-%d").is_err(),
+            "date" | "lifted" => NaiveDate::parse_from_str(v, "%Y-%m-%d").is_err(),
             "kind" => ArchiveKind::parse(v).is_none(),
             "scope" => Origin::parse(v).is_none(),
             _ => false,
@@ -274,6 +292,8 @@ impl Meta {
                 "superseded_by" => m.superseded_by = Some(v),
                 "archived_by" => m.archived_by = Some(v),
                 "id" => m.id = Some(v),
+                "review" => m.review = Some(v),
+                "lifted" => m.lifted = NaiveDate::parse_from_str(&v, "%Y-%m-%d").ok(),
                 _ => m.other.push((k, v)),
             }
         }
@@ -303,6 +323,8 @@ impl Meta {
             ("task", self.task.clone()),
             ("supersedes", self.supersedes.clone()),
             ("conflict", self.conflict.clone()),
+            ("lifted", self.lifted.map(|d| d.to_string())),
+            ("review", self.review.clone()),
             ("archived", t(&self.archived)),
             ("kind", self.kind.map(|k| k.name().to_owned())),
             ("archived_by", self.archived_by.clone()),

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::files::{archive, episodes, stores};
+use super::files::{archive, episodes, skills, stores};
 use super::limits::STORE_BYTES;
 use super::owner::{At, Owner};
 use super::root::CONFIG_FILE;
@@ -143,7 +143,21 @@ fn scanned(lint: &mut Lint<'_>, file: &str, line: usize, id: &str, text: &str) {
         return;
     }
     let secret = findings.iter().any(|f| f.family == Family::Secret);
-    let (kind, hint) = if secret {
+    let skill = file.starts_with("skills/");
+    let (kind, hint) = if secret && skill {
+        (
+            "secret",
+            "edit the skill (`memdir skill learn NAME --replace`) or forget it (`memdir skill \
+             forget NAME`) before committing, and rotate the secret if it was ever committed or \
+             shared",
+        )
+    } else if skill {
+        (
+            "threat",
+            "edit the skill (`memdir skill learn NAME --replace`) or forget it; a run's snapshot \
+             shows it blocked meanwhile",
+        )
+    } else if secret {
         (
             "secret",
             "remove the entry (`memdir remove ID`) before committing, and rotate the secret if \
@@ -306,6 +320,7 @@ pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
         }
         archive_findings(&mut lint, at, &live);
         episodes_findings(&mut lint, at);
+        skills_findings(&mut lint, at);
     }
     lint.findings
         .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
@@ -415,6 +430,33 @@ fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
                 &crate::model::day_id(sec.date),
                 &l.text,
             );
+        }
+    }
+}
+
+/// skills/: each SKILL.md readable, and neither its description nor its
+/// body flagged by the scanner (a secret in a skill must not reach a
+/// commit either).
+fn skills_findings(lint: &mut Lint<'_>, at: At<'_>) {
+    let dir = match skills::dir(at) {
+        Ok(Some(d)) => d,
+        Ok(None) => return,
+        Err(e) => return lint.unreadable(skills::SKILLS_DIR, &e),
+    };
+    let names = match skills::names(at, &dir) {
+        Ok(n) => n,
+        Err(e) => return lint.unreadable(skills::SKILLS_DIR, &e),
+    };
+    for name in names {
+        let file = skills::rel_path(&name);
+        match skills::read_in(at, &dir, &name) {
+            Ok(Some(f)) => {
+                let body_line = line_of(&f.text, f.text.len() - f.body.len());
+                scanned(lint, &file, 1, &name, &f.description);
+                scanned(lint, &file, body_line, &name, &f.body);
+            }
+            Ok(None) => {}
+            Err(e) => lint.unreadable(&file, &e),
         }
     }
 }

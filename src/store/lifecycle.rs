@@ -135,6 +135,7 @@ fn archive_locked(
             ArchiveKind::Plain => "archived",
             ArchiveKind::Vetoed => "vetoed",
             ArchiveKind::Superseded => "superseded",
+            ArchiveKind::Merged | ArchiveKind::Expired | ArchiveKind::Conflict => "archived",
         },
         warnings,
     })

@@ -33,3 +33,9 @@ pub const RESULT_HEADER_BYTES: u64 = 64 * 1024;
 pub const GITIGNORE_BYTES: u64 = 1024 * 1024;
 /// Each of the three files `memdir merge-file` reads (git's merge driver).
 pub const MERGE_BYTES: u64 = 16 * 1024 * 1024;
+/// A skill's body (`skills/<NAME>/SKILL.md` after its front matter): at most
+/// what the scanner reads whole (64 KiB holds at most 65,536 characters).
+pub const SKILL_BODY_BYTES: u64 = 64 * 1024;
+/// A skill's whole file: its body and front matter (which holds up to 16
+/// KiB).
+pub const SKILL_FILE_BYTES: u64 = SKILL_BODY_BYTES + 16 * 1024;

@@ -7,7 +7,7 @@
 //! * the features, side by side, none importing another: `curated` (show,
 //!   write, batch), `lifecycle` (archive, veto, unarchive), `list`,
 //!   `daylog`, `runs` (snapshot, begin), `lookup` (search runs, show one),
-//!   `recall`, `results` (SharedMemory), `merge_file` (git's merge driver,
+//!   `recall`, `results` (SharedMemory), `skills` (learned skills), `merge_file` (git's merge driver,
 //!   on three files anywhere: no owner);
 //! * the shared steps they use: `write` (the write path of the curated
 //!   stores) and `files` (one module per file of an owner's folder);
@@ -28,9 +28,11 @@ pub(crate) mod owner;
 mod parse_cache;
 mod recall;
 mod results;
+mod review;
 mod root;
 mod runs;
 mod setup;
+mod skills;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -53,6 +55,7 @@ pub use files::results::{
     RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult, WorkflowResults,
 };
 pub use files::runs::RunRecord;
+pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
 pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
 pub use lifecycle::{MAX_REASON_CHARS, Transition};
@@ -62,9 +65,11 @@ pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus};
+pub use review::{ReviewReport, UndoReport};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::{MERGED_FILES, Setup};
+pub use skills::{Skill, SkillOutcome, SkillRow};
 pub use sync::{Incoming, SyncReport};
 pub use watch::{Change as WatchedChange, Watching};
 
@@ -286,6 +291,61 @@ impl Owner {
     /// One run: its record, journal lines, starting snapshot and steps.
     pub fn get_run(&self, run_id: &str) -> Result<RunView> {
         lookup::get_run(self, run_id)
+    }
+
+    // ---- the daily review ----
+
+    /// Reviews the owner's memory (docs/REVIEW.md): merges duplicates,
+    /// renews or archives expired facts, lifts yesterday's marked day
+    /// lines, settles conflicts by their runs' results, lists unrecalled
+    /// facts. With `dry_run`, only plans (with a diff of each file).
+    pub fn review(&self, dry_run: bool) -> Result<ReviewReport> {
+        review::run(self, dry_run, Utc::now())
+    }
+
+    /// [`Owner::review`] as of `now`.
+    pub fn review_at(&self, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
+        review::run(self, dry_run, now)
+    }
+
+    /// Undoes a review from the files alone: what it archived comes back,
+    /// what it lifted goes; all or nothing unless `partial`
+    /// (`review_changed` lists what changed since).
+    pub fn undo_review(&self, id: &str, partial: bool) -> Result<UndoReport> {
+        review::undo(self, id, partial)
+    }
+
+    // ---- learned skills ----
+
+    /// Saves the skill `name` from `source` (markdown; a front matter of its
+    /// own gives the description unless `description` does) as
+    /// `skills/NAME/SKILL.md`. The body is scanned like a fact (threats and
+    /// secrets refuse the save) and holds at most
+    /// [`limits::SKILL_BODY_BYTES`]; an existing name needs `replace`
+    /// (`skill_exists`).
+    pub fn learn_skill(
+        &self,
+        name: &str,
+        source: &str,
+        description: Option<&str>,
+        replace: bool,
+    ) -> Result<SkillOutcome> {
+        skills::learn(self, name, source, description, replace)
+    }
+
+    /// The owner's learned skills, by name.
+    pub fn skills(&self) -> Result<Vec<SkillRow>> {
+        skills::list(self)
+    }
+
+    /// One learned skill (`skill_not_found` when there is none).
+    pub fn skill(&self, name: &str) -> Result<Skill> {
+        skills::show(self, name)
+    }
+
+    /// Forgets a learned skill (`skill_not_found` when there is none).
+    pub fn forget_skill(&self, name: &str) -> Result<SkillOutcome> {
+        skills::forget(self, name)
     }
 
     // ---- SharedMemory ----

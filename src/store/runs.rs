@@ -12,12 +12,12 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
 use super::files::runs::{self, RunRecord};
-use super::files::{scan_cache, stores};
+use super::files::{scan_cache, skills, stores};
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use crate::error::Result;
 use crate::model::{RunContext, Scope, validate_id};
-use crate::snapshot::{self, Snapshot, StoreInput};
+use crate::snapshot::{self, SkillInput, Snapshot, StoreInput};
 
 /// Options for [`Owner::begin_run`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,6 +25,9 @@ use crate::snapshot::{self, Snapshot, StoreInput};
 pub struct RunOptions {
     /// The task key the run works on, such as `PIN-812`.
     pub task: Option<String>,
+    /// Learned skills the run declares: added to its snapshot after the
+    /// stores, by name (sorted, each once).
+    pub skills: Vec<String>,
 }
 
 impl RunOptions {
@@ -32,7 +35,14 @@ impl RunOptions {
     pub fn task(task: impl Into<String>) -> RunOptions {
         RunOptions {
             task: Some(task.into()),
+            skills: Vec::new(),
         }
+    }
+
+    /// These options, declaring the learned skills `names`.
+    pub fn with_skills(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> RunOptions {
+        self.skills = names.into_iter().map(Into::into).collect();
+        self
     }
 }
 
@@ -174,9 +184,31 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
 /// Begins a run: takes the snapshot, stores it content-addressed under
 /// `.memdir/snapshots/<sha256>.md` (once), and records the run.
 pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
-    let snap = snapshot(owner, Utc::now())?;
     if let Some(t) = &options.task {
         validate_id("task", t)?;
+    }
+    let mut names = options.skills.clone();
+    names.sort();
+    names.dedup();
+    for n in &names {
+        validate_id("skill", n)?;
+    }
+    let mut snap = snapshot(owner, Utc::now())?;
+    if !names.is_empty() {
+        let view = owner.view()?;
+        let found = names
+            .iter()
+            .map(|n| skills::read(view.at(), n))
+            .collect::<Result<Vec<_>>>()?;
+        let inputs: Vec<SkillInput<'_>> = found
+            .iter()
+            .map(|f| SkillInput {
+                name: &f.name,
+                description: &f.description,
+                body: &f.body,
+            })
+            .collect();
+        snap = snapshot::with_skills(snap, &inputs);
     }
     let folders = owner.folders()?;
     runs::store_snapshot(owner, &folders.derived, &snap)?;
@@ -187,6 +219,7 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
         started_at: now,
         snapshot_sha256: snap.sha256.clone(),
         task: options.task,
+        skills: names,
         finished_at: None,
     };
     runs::write_record(owner, &folders.derived, &record)?;

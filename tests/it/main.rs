@@ -23,5 +23,7 @@ mod prompt;
 mod recall_cases;
 mod recall_store;
 mod results;
+mod review;
 mod scan_corpus;
+mod skills;
 mod snapshot_golden;

@@ -10,6 +10,7 @@
 //! .memdir/scan-cache   scan_cache  scanner verdicts for snapshots
 //! .memdir/runs, snapshots  runs    run records and stored snapshots
 //! results/             results     SharedMemory result files and indexes
+//! skills/<NAME>/SKILL.md  skills   learned skills
 //! (all of the above)   locate      where an id lives
 //! ```
 
@@ -19,6 +20,7 @@ pub(crate) mod locate;
 pub(crate) mod results;
 pub(crate) mod runs;
 pub(crate) mod scan_cache;
+pub(crate) mod skills;
 pub(crate) mod stats;
 pub(crate) mod stores;
 

@@ -33,6 +33,10 @@ pub struct RunRecord {
     /// The task key, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
+    /// The learned skills the run declared (in its snapshot after the
+    /// stores).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<String>,
     /// Finish time, once the run has finished.
     #[serde(
         default,

@@ -215,3 +215,30 @@ pub(crate) fn workflow_results(at: At<'_>, workflow_id: &str) -> Result<Workflow
         warnings: loaded.warnings,
     })
 }
+
+/// The text of every result of `workflow_id` on this machine (results that
+/// are not UTF-8 as their lossy text), or `None` when the workflow has no
+/// results here: the evidence a review weighs.
+pub(crate) fn texts(at: At<'_>, workflow_id: &str) -> Result<Option<Vec<String>>> {
+    if validate_id("workflow", workflow_id).is_err() {
+        return Ok(None);
+    }
+    let Some(dir) = existing_workflow_dir(at, workflow_id)? else {
+        return Ok(None);
+    };
+    let limit = file_limit(at.settings);
+    let mut out = Vec::new();
+    let mut names = at.disk().list(&dir)?;
+    names.sort();
+    for name in names {
+        let Some(task) = name.strip_suffix(RESULT_SUFFIX) else {
+            continue;
+        };
+        let Some(bytes) = at.disk().read_bytes(&dir, &name, limit)? else {
+            continue;
+        };
+        let r = file::decode_result(&dir.join(&name), workflow_id, task, bytes)?;
+        out.push(String::from_utf8_lossy(&r.content).into_owned());
+    }
+    Ok((!out.is_empty()).then_some(out))
+}

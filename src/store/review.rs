@@ -1,0 +1,559 @@
+//! The daily review of an owner (`memdir review`): its files loaded, the
+//! plan made by `crate::review` (pure), and applied under the owner's lock:
+//! archive.md first, then each store, then the journal line, each file in
+//! one durable write. `undo` brings back what a review archived and takes
+//! out what it lifted, from the files alone (`review=ID` in the metadata).
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::files::archive::{self, record_meta};
+use super::files::{episodes, results, stats, stores};
+use super::limits::STORE_EDIT_BYTES;
+use super::owner::{At, Owner};
+use super::root::DERIVED_DIR;
+use crate::disk::{Change as DiskChange, decode_limited};
+use crate::edit;
+use crate::error::{Error, Result};
+use crate::markdown::{parse, splice};
+use crate::model::{ArchiveKind, Caller, Origin, Scope};
+use crate::review::{self, Change, DayLine, Fact, Plan};
+
+/// The folder of review records in `.memdir/`.
+const REVIEWS_DIR: &str = "reviews";
+
+/// What a review did, or would do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewReport {
+    /// The review's id (`review-…`), also in every entry it touched.
+    pub review_id: String,
+    /// Whether anything was written (false for `--dry-run`).
+    pub applied: bool,
+    /// The plan.
+    pub plan: Plan,
+    /// Per file changed: a unified diff of it.
+    pub diffs: Vec<(String, String)>,
+    /// Notes, such as a commit that failed.
+    pub warnings: Vec<String>,
+}
+
+/// What an undo did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UndoReport {
+    /// The review undone.
+    pub review_id: String,
+    /// Facts brought back from archive.md.
+    pub restored: Vec<String>,
+    /// Lifted facts taken out of MEMORY.md.
+    pub removed: Vec<String>,
+    /// Entries left as they are because they changed since (with
+    /// `--partial`).
+    pub left: Vec<String>,
+    /// Notes.
+    pub warnings: Vec<String>,
+}
+
+/// A review id: `review-` + the UTC time + 8 hex digits of the plan's hash.
+fn review_id(now: DateTime<Utc>, plan: &Plan) -> String {
+    let mut h = Sha256::new();
+    h.update(serde_json::to_vec(plan).unwrap_or_default());
+    h.update(std::process::id().to_le_bytes());
+    h.update(now.timestamp_nanos_opt().unwrap_or_default().to_le_bytes());
+    let hex = hex::encode(h.finalize());
+    format!("review-{}-{}", now.format("%Y%m%dT%H%M%SZ"), &hex[..8])
+}
+
+/// The facts, yesterday's day lines and the conflict runs' results.
+type Gathered = (Vec<Fact>, Vec<DayLine>, BTreeMap<String, Vec<String>>);
+
+/// The facts, yesterday's day lines and the conflict runs' results.
+fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
+    let st = stats::load(at);
+    let mut facts = Vec::new();
+    for scope in Scope::ALL {
+        let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
+        for e in &l.doc.entries {
+            if l.doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
+                continue;
+            }
+            let s = st.facts.get(&e.id).cloned().unwrap_or_default();
+            facts.push(Fact {
+                id: e.id.clone(),
+                scope,
+                text: e.text.clone(),
+                meta: e.metadata(&l.src),
+                first_seen: s.first_seen,
+                recall_count: s.recall_count,
+                last_recalled: s.last_recalled_at,
+            });
+        }
+    }
+    let yesterday = (now - Duration::days(1)).date_naive();
+    let journal = episodes::journal(at)?;
+    let lines = journal
+        .section(yesterday)
+        .map(|sec| {
+            sec.lines
+                .iter()
+                .map(|(_, l)| DayLine {
+                    date: yesterday,
+                    text: l.text.clone(),
+                    run: l.run.clone(),
+                    task: l.task.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut evidence = BTreeMap::new();
+    for f in facts.iter().filter(|f| f.meta.conflict.is_some()) {
+        if let Some(run) = &f.meta.run
+            && !evidence.contains_key(run)
+            && let Some(texts) = results::texts(at, run)?
+        {
+            evidence.insert(run.clone(), texts);
+        }
+    }
+    Ok((facts, lines, evidence))
+}
+
+/// The plan for the owner's files as `at` shows them.
+fn make_plan(at: At<'_>, now: DateTime<Utc>) -> Result<(Plan, Vec<Fact>)> {
+    let (facts, yesterday, evidence) = gather(at, now)?;
+    let days = |s: Scope| at.settings.expiry_days.days(s);
+    let plan = review::plan(&review::Input {
+        facts: &facts,
+        yesterday: &yesterday,
+        evidence: &evidence,
+        renew_days: &days,
+        now,
+    });
+    Ok((plan, facts))
+}
+
+/// The new text of one store under `plan`, or `None`.
+fn store_text(
+    at: At<'_>,
+    l: &stores::Loaded,
+    plan: &mut Plan,
+    id: &str,
+    now: DateTime<Utc>,
+    src: &str,
+) -> Result<Option<String>> {
+    let limit = l.budget(at)?.limit;
+    let agent = match at.owner.caller() {
+        Caller::Agent(a) => Some(a.as_str()),
+        Caller::Person(_) => None,
+    };
+    let out = review::apply_to_store(
+        src,
+        l.scope,
+        plan,
+        id,
+        agent,
+        now,
+        at.settings.expiry_days.days(Scope::Memory),
+        limit,
+    )
+    .map_err(|reason| Error::Unplaceable {
+        path: l.path.clone(),
+        reason,
+    })?;
+    plan.skipped.extend(out.skipped);
+    Ok(out.src)
+}
+
+/// A unified diff of `old` and `new` (line-wise, longest common
+/// subsequence; files of more than 4,000 lines are summarised).
+pub(crate) fn unified_diff(name: &str, old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut out = format!("--- a/{name}\n+++ b/{name}\n");
+    if a.len() > 4_000 || b.len() > 4_000 {
+        out.push_str(&format!("@@ {} lines -> {} lines @@\n", a.len(), b.len()));
+        return out;
+    }
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("@@ +{} @@\n+{}\n", j + 1, b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("@@ -{} @@\n-{}\n", i + 1, a[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Archive records of the plan's archived facts, each with `review=ID`.
+fn records(
+    plan: &Plan,
+    facts: &[Fact],
+    id: &str,
+    now: DateTime<Utc>,
+    by: &Caller,
+) -> Vec<(String, crate::model::Meta)> {
+    plan.changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Archive {
+                id: fid,
+                scope,
+                text,
+                kind,
+                reason,
+                ..
+            } => {
+                let meta = facts
+                    .iter()
+                    .find(|f| &f.id == fid)
+                    .map(|f| f.meta.clone())
+                    .unwrap_or_default();
+                let mut m = record_meta(meta, Origin::from(*scope), *kind, reason.clone(), now, by);
+                m.review = Some(id.to_owned());
+                Some((text.clone(), m))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reviews the owner: plans, and unless `dry_run` applies the plan.
+pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
+    if dry_run {
+        let view = owner.view()?;
+        let at = view.at();
+        let (mut plan, facts) = make_plan(at, now)?;
+        let id = review_id(now, &plan);
+        let mut diffs = Vec::new();
+        let recs = records(&plan, &facts, &id, now, owner.caller());
+        if !recs.is_empty() {
+            let (_, src) = archive::read(at)?;
+            let mut cur = src.clone();
+            for (text, m) in &recs {
+                let doc = crate::markdown::parse_without_ids(&cur);
+                if let Ok((next, _)) = splice::append(&cur, &doc, (text, ""), Some(&m.render())) {
+                    cur = next;
+                }
+            }
+            diffs.push((
+                archive::ARCHIVE_FILE.to_owned(),
+                unified_diff(archive::ARCHIVE_FILE, &src, &cur),
+            ));
+        }
+        for scope in Scope::ALL {
+            let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
+            if let Some(new) = store_text(at, &l, &mut plan, &id, now, &l.src)? {
+                let name = scope.file_name();
+                diffs.push((name.to_owned(), unified_diff(name, &l.src, &new)));
+            }
+        }
+        return Ok(ReviewReport {
+            review_id: id,
+            applied: false,
+            plan,
+            diffs,
+            warnings: Vec::new(),
+        });
+    }
+    let locked = owner.lock()?;
+    let at = locked.at();
+    let (mut plan, facts) = make_plan(at, now)?;
+    let id = review_id(now, &plan);
+    let dir = locked.dir();
+    let mut changes: Vec<DiskChange<'_>> = Vec::new();
+    let recs = records(&plan, &facts, &id, now, owner.caller());
+    if !recs.is_empty() {
+        let (held, _) = archive::read(at)?;
+        changes.push(archive::append(dir, held, recs));
+    }
+    let mut loaded = Vec::new();
+    for scope in Scope::ALL {
+        loaded.push(stores::load(at, scope, true, STORE_EDIT_BYTES)?);
+    }
+    let mut planned = Vec::new();
+    for l in &loaded {
+        planned.push(store_text(at, l, &mut plan, &id, now, &l.src)?);
+    }
+    let frozen = plan.clone();
+    for (mut l, new) in loaded.into_iter().zip(planned) {
+        let Some(new) = new else { continue };
+        let base = l.base();
+        let (plan, id) = (frozen.clone(), id.clone());
+        let limit = l.budget(at)?.limit;
+        let days = at.settings.expiry_days.days(Scope::Memory);
+        let agent = match owner.caller() {
+            Caller::Agent(a) => Some(a.clone()),
+            Caller::Person(_) => None,
+        };
+        let (scope, path) = (l.scope, l.path.clone());
+        changes.push(DiskChange {
+            dir,
+            name: scope.file_name(),
+            base,
+            planned: Some(new.into_bytes()),
+            redo: Box::new(move |cur| {
+                let src = match cur {
+                    Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
+                    None => String::new(),
+                };
+                let out = review::apply_to_store(
+                    &src,
+                    scope,
+                    &plan,
+                    &id,
+                    agent.as_deref(),
+                    now,
+                    days,
+                    limit,
+                )
+                .map_err(|reason| Error::Unplaceable {
+                    path: path.clone(),
+                    reason,
+                })?;
+                Ok(out.src.map(String::into_bytes))
+            }),
+        });
+    }
+    let count = |k: ArchiveKind| {
+        plan.changes
+            .iter()
+            .filter(|c| matches!(c, Change::Archive { kind, .. } if *kind == k))
+            .count()
+    };
+    let lifted = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Lift { .. }))
+        .count();
+    let renewed = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Renew { .. }))
+        .count();
+    let summary = format!(
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled",
+        count(ArchiveKind::Merged),
+        count(ArchiveKind::Expired),
+        count(ArchiveKind::Conflict),
+        plan.unsettled.len(),
+        plan.unrecalled.len()
+    );
+    let line =
+        crate::journal::render_line(&now.format("%H:%M").to_string(), None, &summary, Some(&id));
+    let (held, _) = episodes::read(at)?;
+    changes.push(episodes::append_line(
+        dir,
+        held,
+        now.date_naive(),
+        line,
+        Rc::new(Cell::new(0)),
+    ));
+    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    owner.disk().replace_in_order(changes)?;
+    let mut warnings = Vec::new();
+    // Recall counts add up on the survivor (this machine's counts).
+    if !plan.recalls_moved.is_empty()
+        && let Ok(lock) = stats::lock(owner, locked.settings())
+    {
+        let mut st = lock.load();
+        for (keep, gone) in &plan.recalls_moved {
+            let moved = st.facts.get(gone).map_or(0, |s| s.recall_count);
+            st.facts.entry(keep.clone()).or_default().recall_count += moved;
+        }
+        if let Err(e) = lock.save(&mut st) {
+            warnings.push(format!("recall counts not moved: {e}"));
+        }
+    }
+    // The plan, kept beside the run records (derived).
+    if let Ok(json) = serde_json::to_vec_pretty(&plan)
+        && let Ok(Some(derived)) = owner.disk().open_dir(dir, DERIVED_DIR)
+        && let Ok((reviews, _)) = owner.disk().ensure_dir(&derived, REVIEWS_DIR)
+        && let Err(e) = owner
+            .disk()
+            .write_atomic(&reviews, &format!("{id}.json"), &json)
+    {
+        warnings.push(format!("review record not written: {e}"));
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    warnings.extend(locked.written(&names, &format!("review {id}")));
+    Ok(ReviewReport {
+        review_id: id,
+        applied: true,
+        plan,
+        diffs: Vec::new(),
+        warnings,
+    })
+}
+
+/// Undoes review `id`: archived facts (merged, expired, conflict) back into
+/// their stores, lifted facts out of MEMORY.md; all or nothing unless
+/// `partial` when entries changed since.
+pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport> {
+    crate::model::validate_id("review", id)?;
+    let locked = owner.lock()?;
+    let at = locked.at();
+    let now = Utc::now();
+    let (_, archive_src) = archive::read(at)?;
+    let recs: Vec<archive::Archived> = archive::records(&archive_src)
+        .into_iter()
+        .filter(|r| r.meta.review.as_deref() == Some(id))
+        .filter(|r| {
+            matches!(
+                r.meta.kind,
+                Some(ArchiveKind::Merged | ArchiveKind::Expired | ArchiveKind::Conflict)
+            )
+        })
+        .collect();
+    let mut loaded = Vec::new();
+    for scope in Scope::ALL {
+        loaded.push(stores::load(at, scope, true, STORE_EDIT_BYTES)?);
+    }
+    let mut lifted = Vec::new();
+    let mut left = Vec::new();
+    let mut live_ids = Vec::new();
+    for l in &loaded {
+        for e in &l.doc.entries {
+            live_ids.push(e.id.clone());
+            let m = e.metadata(&l.src);
+            if m.review.as_deref() == Some(id) && m.lifted.is_some() {
+                if m.updated.is_some() {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    lifted.push((l.scope, e.id.clone()));
+                }
+            }
+        }
+    }
+    let mut restore = Vec::new();
+    for r in recs {
+        if live_ids.contains(&r.id) {
+            left.push(format!("{} (live again already)", r.id));
+        } else {
+            restore.push(r);
+        }
+    }
+    if restore.is_empty() && lifted.is_empty() && left.is_empty() {
+        return Err(Error::ReviewNotFound { id: id.to_owned() });
+    }
+    if !left.is_empty() && !partial {
+        return Err(Error::ReviewChanged {
+            id: id.to_owned(),
+            entries: left,
+        });
+    }
+    let dir = locked.dir();
+    let mut changes: Vec<DiskChange<'_>> = Vec::new();
+    for mut l in loaded {
+        let scope = l.scope;
+        let mut cur = l.src.clone();
+        for r in restore.iter().filter(|r| {
+            r.meta
+                .scope
+                .and_then(Origin::store)
+                .unwrap_or(Scope::Memory)
+                == scope
+        }) {
+            let mut m = r.meta.clone();
+            m.archived_by = None;
+            m.reason = None;
+            m.superseded_by = None;
+            m.scope = None;
+            m.archived = None;
+            m.kind = None;
+            m.date = None;
+            m.review = None;
+            m.updated = Some(now);
+            let cx = stores::context(at, scope, &l.path, now);
+            let doc = parse(scope, &cur);
+            if let Some(a) = edit::restore(&cur, &doc, &r.text, &m.render(), &cx)? {
+                cur = a.src;
+            }
+        }
+        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
+                cur = splice::remove(&cur, &doc, i)
+                    .map_err(|e| Error::Unplaceable {
+                        path: l.path.clone(),
+                        reason: e.0,
+                    })?
+                    .0;
+            }
+        }
+        if cur != l.src {
+            changes.push(DiskChange {
+                dir,
+                name: scope.file_name(),
+                base: l.base(),
+                planned: Some(cur.into_bytes()),
+                // The owner's lock is held: a changed file is an editor's
+                // save; refuse rather than guess.
+                redo: Box::new(move |_| {
+                    Err(Error::Locked {
+                        path: std::path::PathBuf::from(scope.file_name()),
+                        waited_ms: 0,
+                    })
+                }),
+            });
+        }
+    }
+    let restored: Vec<String> = restore.iter().map(|r| r.id.clone()).collect();
+    let (held, _) = archive::read(at)?;
+    let ids = restored.clone();
+    changes.push(crate::store::files::rewrite(
+        dir,
+        archive::ARCHIVE_FILE,
+        super::limits::ARCHIVE_BYTES,
+        held,
+        move |src| {
+            let mut cur = src.to_owned();
+            for rid in &ids {
+                let doc = crate::markdown::parse_without_ids(&cur);
+                if let Some(i) = doc.entries.iter().position(|e| {
+                    let m = e.metadata(&cur);
+                    m.archived_id(&e.text) == *rid && m.review.is_some()
+                }) {
+                    cur = splice::remove(&cur, &doc, i)
+                        .map_err(|e| Error::Unplaceable {
+                            path: std::path::PathBuf::from(archive::ARCHIVE_FILE),
+                            reason: e.0,
+                        })?
+                        .0;
+                }
+            }
+            Ok((cur != src).then_some(cur))
+        },
+    ));
+    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    owner.disk().replace_in_order(changes)?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Ok(UndoReport {
+        review_id: id.to_owned(),
+        restored,
+        removed: lifted.into_iter().map(|(_, i)| i).collect(),
+        left,
+        warnings: locked
+            .written(&names, &format!("undo review {id}"))
+            .into_iter()
+            .collect(),
+    })
+}

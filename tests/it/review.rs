@@ -1,0 +1,181 @@
+//! The daily review through the real binary: a dry run that changes
+//! nothing and shows the plan and diffs, a review that merges, archives,
+//! settles a conflict by a run's results and lifts a marked day line, and
+//! its undo from the files alone (all or nothing, or `--partial`).
+
+use crate::util::Sandbox;
+
+const A: &str = "agt_a";
+
+fn yesterday() -> String {
+    (chrono::Utc::now() - chrono::Duration::days(1))
+        .date_naive()
+        .to_string()
+}
+
+const MEMORY: &str = "- The staging deploy needs the VPN on <!-- memdir created=2026-01-01T00:00:00Z -->\n\
+- Staging deploys need the VPN on <!-- memdir created=2026-02-01T00:00:00Z -->\n\
+- Old fact nobody recalls <!-- memdir created=2020-01-01T00:00:00Z expires=2020-06-01T00:00:00Z -->\n\
+- The API gateway times out after 30 seconds <!-- memdir run=run-a conflict=mem_000000000000 -->\n\
+- The API gateway times out after 60 seconds <!-- memdir run=run-b conflict=mem_000000000000 -->\n";
+
+fn setup(s: &Sandbox) {
+    s.write(A, "MEMORY.md", MEMORY);
+    s.write(
+        A,
+        "episodes.md",
+        format!(
+            "## {}\n\n- 10:00 fixed the deploy (run run-c)\n- 10:05 fact: The deploy needs a fresh kubeconfig (run run-c)\n",
+            yesterday()
+        ),
+    );
+    s.run_as_stdin(
+        A,
+        &["result", "put", "run-b", "t1"],
+        "gateway timeout observed: 60 s",
+    )
+    .ok();
+    s.run_as_stdin(A, &["result", "put", "run-a", "t1"], "nothing to see")
+        .ok();
+}
+
+#[test]
+fn a_dry_run_changes_nothing_and_shows_the_plan() {
+    let s = Sandbox::new();
+    setup(&s);
+    let before: Vec<String> = ["MEMORY.md", "episodes.md"]
+        .iter()
+        .map(|f| s.read_text(A, f))
+        .collect();
+    let out = s.run_as(A, &["review", "--dry-run"]).ok().text();
+    assert!(out.contains("(dry run: nothing changed)"), "{out}");
+    assert!(out.contains("(merged): a near duplicate of"), "{out}");
+    assert!(out.contains("(expired): expired 2020-06-01"), "{out}");
+    assert!(out.contains("(conflict): in conflict with"), "{out}");
+    assert!(out.contains("lift mem_"), "{out}");
+    assert!(out.contains("+++ b/MEMORY.md"), "{out}");
+    assert!(
+        out.contains("\n-- The staging deploy needs the VPN on"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+- The deploy needs a fresh kubeconfig"),
+        "{out}"
+    );
+    let after: Vec<String> = ["MEMORY.md", "episodes.md"]
+        .iter()
+        .map(|f| s.read_text(A, f))
+        .collect();
+    assert_eq!(before, after);
+    assert!(!s.path(A, "archive.md").exists());
+}
+
+#[test]
+fn a_review_applies_and_its_undo_brings_everything_back() {
+    let s = Sandbox::new();
+    setup(&s);
+    let v = s.json_ok(&["--owner", A, "review"]);
+    assert_eq!(v["applied"], true);
+    let id = v["review_id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("review-"), "{id}");
+    let memory = s.read_text(A, "MEMORY.md");
+    assert!(
+        !memory.contains("The staging deploy needs the VPN on"),
+        "{memory}"
+    );
+    assert!(memory.contains("Staging deploys need the VPN on"));
+    assert!(!memory.contains("Old fact"));
+    assert!(!memory.contains("30 seconds"));
+    assert!(memory.contains("60 seconds"));
+    assert!(
+        memory.contains("- The deploy needs a fresh kubeconfig <!-- memdir created=")
+            && memory.contains(&format!("run=run-c lifted={} review={id} -->", yesterday())),
+        "{memory}"
+    );
+    let archive = s.read_text(A, "archive.md");
+    for kind in ["merged", "expired", "conflict"] {
+        assert!(
+            archive.contains(&format!("review={id} archived="))
+                && archive.contains(&format!("kind={kind}")),
+            "{archive}"
+        );
+    }
+    assert!(
+        archive.contains("the results of run run\\u002db support"),
+        "{archive}"
+    );
+    let episodes = s.read_text(A, "episodes.md");
+    assert!(
+        episodes.contains(
+            "review: 1 merged, 1 expired, 0 renewed, 1 lifted, 1 conflicts settled, 0 left"
+        ) && episodes.contains(&format!("(run {id})")),
+        "{episodes}"
+    );
+    // Undo: from the files alone.
+    let u = s.json_ok(&["--owner", A, "review", "undo", &id]);
+    assert_eq!(u["restored"].as_array().unwrap().len(), 3, "{u}");
+    assert_eq!(u["removed"].as_array().unwrap().len(), 1, "{u}");
+    let memory = s.read_text(A, "MEMORY.md");
+    for text in [
+        "The staging deploy needs the VPN on",
+        "Old fact nobody recalls",
+        "The API gateway times out after 30 seconds",
+    ] {
+        assert!(memory.contains(text), "{text}: {memory}");
+    }
+    assert!(!memory.contains("fresh kubeconfig"), "{memory}");
+    assert!(!s.read_text(A, "archive.md").contains(&id));
+    s.json_fail(
+        &["--owner", A, "review", "undo", &id],
+        "review_not_found",
+        404,
+    );
+}
+
+#[test]
+fn an_undo_after_an_edit_changes_nothing_unless_partial() {
+    let s = Sandbox::new();
+    setup(&s);
+    let id = s.json_ok(&["--owner", A, "review"])["review_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.run_as(
+        A,
+        &[
+            "replace",
+            "fresh kubeconfig",
+            "The deploy needs a fresh kubeconfig and the VPN",
+        ],
+    )
+    .ok();
+    let before = s.read_text(A, "MEMORY.md");
+    let e = s.json_fail(
+        &["--owner", A, "review", "undo", &id],
+        "review_changed",
+        409,
+    );
+    assert!(
+        e["entries"][0]
+            .as_str()
+            .unwrap()
+            .contains("edited after the review"),
+        "{e}"
+    );
+    assert_eq!(s.read_text(A, "MEMORY.md"), before);
+    let u = s.json_ok(&["--owner", A, "review", "undo", &id, "--partial"]);
+    assert_eq!(u["restored"].as_array().unwrap().len(), 3, "{u}");
+    assert_eq!(u["left"].as_array().unwrap().len(), 1, "{u}");
+    assert!(
+        s.read_text(A, "MEMORY.md")
+            .contains("fresh kubeconfig and the VPN")
+    );
+}
+
+#[test]
+fn day_fact_marks_a_line_for_the_review() {
+    let s = Sandbox::new();
+    s.run_as(A, &["day", "--fact", "Builds need Java 21"]).ok();
+    let ep = s.read_text(A, "episodes.md");
+    assert!(ep.contains("fact: Builds need Java 21"), "{ep}");
+}
