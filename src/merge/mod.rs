@@ -149,8 +149,21 @@ pub fn merge_path(path: Option<&str>, base: &str, ours: &str, theirs: &str) -> M
     merge_as(kind, base, ours, theirs)
 }
 
-/// Merges three versions of a file of `kind`.
+/// Merges three versions of a file of `kind`. When a side left the base as
+/// it was (or both sides are the same), the result is the other side's
+/// bytes as they are: a merge never reorders or re-spaces a file only one
+/// side changed (an episodes.md whose dates a person put out of order, say).
 pub fn merge_as(kind: Kind, base: &str, ours: &str, theirs: &str) -> Merged {
+    let unchanged = |text: &str| Merged {
+        text: text.to_owned(),
+        conflicts: Vec::new(),
+    };
+    if theirs == base || theirs == ours {
+        return unchanged(ours);
+    }
+    if ours == base {
+        return unchanged(theirs);
+    }
     match kind {
         Kind::Store(scope) => with_bom(base, ours, theirs, |b, o, t| {
             store::merge(store::Rules::Store(scope), b, o, t)
