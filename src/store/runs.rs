@@ -25,6 +25,8 @@ use crate::snapshot::{self, Snapshot, StoreInput};
 pub struct RunOptions {
     /// The task key the run works on, such as `PIN-812`.
     pub task: Option<String>,
+    /// The workflow whose results the run produces (default: the run id).
+    pub workflow: Option<String>,
 }
 
 impl RunOptions {
@@ -32,7 +34,14 @@ impl RunOptions {
     pub fn task(task: impl Into<String>) -> RunOptions {
         RunOptions {
             task: Some(task.into()),
+            workflow: None,
         }
+    }
+
+    /// These options, producing the results of `workflow`.
+    pub fn workflow(mut self, workflow: impl Into<String>) -> RunOptions {
+        self.workflow = Some(workflow.into());
+        self
     }
 }
 
@@ -178,11 +187,16 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
     if let Some(t) = &options.task {
         validate_id("task", t)?;
     }
+    if let Some(w) = &options.workflow {
+        validate_id("workflow", w)?;
+    }
     let folders = owner.folders()?;
     runs::store_snapshot(owner, &folders.derived, &snap)?;
     let now = Utc::now();
+    let run_id = new_run_id(now);
     let record = RunRecord {
-        run_id: new_run_id(now),
+        workflow_id: Some(options.workflow.unwrap_or_else(|| run_id.clone())),
+        run_id,
         owner: owner.id().to_owned(),
         started_at: now,
         snapshot_sha256: snap.sha256.clone(),
