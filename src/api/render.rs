@@ -289,7 +289,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             }
             out
         }),
-        Response::Written(w) => text(written(w, json)),
+        Response::Written(w) => text(written(w, json)).with_warnings(&w.warnings),
         Response::Batch(b) => text(if json {
             let usage: serde_json::Map<String, Value> = b
                 .usage
@@ -312,7 +312,8 @@ pub fn render(response: &Response, json: bool) -> Rendered {
                 s.push_str(&format!("{} {}\n", scope.file_name(), u.text));
             }
             s
-        }),
+        })
+        .with_warnings(&b.warnings),
         Response::Show { owner, stores } => text(if json {
             line(&json!({ "owner": owner, "stores": stores }))
         } else {

@@ -33,6 +33,16 @@ pub(crate) struct Base {
     pub(crate) held: Option<(File, Stat)>,
 }
 
+impl From<super::read::Held> for Base {
+    /// A file held after a read: its bytes, descriptor and stat.
+    fn from(h: super::read::Held) -> Base {
+        Base {
+            bytes: h.bytes,
+            held: Some((h.file, h.stat)),
+        }
+    }
+}
+
 /// One file's change, for [`super::Disk::replace`].
 pub(crate) struct Change<'a> {
     /// The folder of the file.

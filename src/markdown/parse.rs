@@ -303,7 +303,7 @@ fn entry(
 }
 
 /// Reads a list marker at the start of `s`; returns it and its byte length.
-fn read_marker(s: &str) -> Option<(Marker, usize)> {
+pub(crate) fn read_marker(s: &str) -> Option<(Marker, usize)> {
     let b = s.as_bytes();
     match b.first()? {
         c @ (b'-' | b'*' | b'+') => Some((Marker::Bullet(*c as char), 1)),

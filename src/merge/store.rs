@@ -18,7 +18,9 @@ use std::ops::Range;
 use super::pairing;
 use super::text::{self, lines};
 use super::{Conflict, Merged, text_conflicts, text_merge};
-use crate::markdown::{Document, Entry, META_PREFIX, Marker, parse, parse_without_ids, splice};
+use crate::markdown::{
+    Document, Entry, META_PREFIX, Marker, parse, parse_without_ids, read_marker, splice,
+};
 use crate::model::{Meta, Scope};
 
 /// Which rules a file of entries merges by.
@@ -572,22 +574,7 @@ fn whole(p: &Planned) -> String {
 /// The indentation (in spaces) and marker an item's bytes start with.
 fn marker_of(item: &str) -> Option<(usize, Marker)> {
     let lead = item.len() - item.trim_start_matches(' ').len();
-    let rest = &item[lead..];
-    let b = rest.as_bytes();
-    let m = match b.first()? {
-        c @ (b'-' | b'*' | b'+') => Marker::Bullet(*c as char),
-        _ => {
-            let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-            if digits == 0 || digits > 9 {
-                return None;
-            }
-            let delim = *b.get(digits)?;
-            if delim != b'.' && delim != b')' {
-                return None;
-            }
-            Marker::Ordered(rest[..digits].parse().ok()?, delim as char)
-        }
-    };
+    let (m, _) = read_marker(&item[lead..])?;
     Some((lead, m))
 }
 

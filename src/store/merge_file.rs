@@ -118,10 +118,7 @@ pub(crate) fn merge_file_on(
     let change = Change {
         dir: &o.dir,
         name: &o.name,
-        base: Some(Base {
-            bytes: held.bytes,
-            held: Some((held.file, held.stat)),
-        }),
+        base: Some(Base::from(held)),
         planned: Some(merged.text.clone().into_bytes()),
         redo: Box::new(|cur| {
             let cur = decode(&o.path, cur.map(<[u8]>::to_vec).unwrap_or_default())?;

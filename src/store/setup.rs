@@ -171,10 +171,7 @@ fn replace_text(
     disk.replace(Change {
         dir,
         name,
-        base: held.map(|h| Base {
-            bytes: h.bytes,
-            held: Some((h.file, h.stat)),
-        }),
+        base: held.map(Base::from),
         planned: None,
         redo: Box::new(move |_| Ok(Some(next.clone().into_bytes()))),
     })?;

@@ -465,7 +465,7 @@ fn write(
     locked.owner().disk().replace_in_order(changes)?;
     let mut results: Vec<Option<OpOutcome>> = vec![None; asked];
     let mut usage = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = locked.settings().warnings();
     for (plan, again) in plans.into_iter().zip(redone) {
         let Some(applied) = again.or(plan.applied) else {
             continue;

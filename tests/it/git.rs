@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::{BIN, Run, Sandbox, command, run_cmd};
+use crate::util::{BIN, Run, Sandbox, command, run_cmd, word};
 
 /// Whether git can be run; tests that need it say so and pass without it.
 fn have_git() -> bool {
@@ -716,6 +716,82 @@ fn machine(hub: &Path, dir: &Path) {
     );
 }
 
+/// What one writer process acknowledged.
+#[derive(Default)]
+struct Acked {
+    live: Vec<(String, String)>,
+    archived: Vec<String>,
+    days: Vec<String>,
+    syncs: usize,
+    retries: u64,
+}
+
+/// One writer of one clone: `ROUNDS` random operations (add, remove,
+/// replace, archive, day line) on its own facts, a sync after about one in
+/// three. `me` numbers it among all writers.
+fn writer(m: &Path, me: usize, rounds: usize) -> Acked {
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (me as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let mut next = move |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    let mut fresh = 0usize;
+    let text = |fresh: &mut usize| {
+        *fresh += 1;
+        (0..3)
+            .map(|k| word("ka", (me * 1000 + *fresh) * 3 + k))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut a = Acked::default();
+    let team = |args: &[&str]| {
+        let mut all = vec!["--json", "--owner", "agt_team"];
+        all.extend_from_slice(args);
+        memdir_in(m, &all).ok().json()
+    };
+    for _ in 0..rounds {
+        let pick = if a.live.len() < 2 { 0 } else { next(6) };
+        match pick {
+            0 | 1 => {
+                let t = text(&mut fresh);
+                let v = team(&["add", &t]);
+                a.live.push((v["id"].as_str().expect("id").to_owned(), t));
+            }
+            2 => {
+                let (id, _) = a.live.remove(next(a.live.len() as u64) as usize);
+                team(&["remove", &id]);
+            }
+            3 => {
+                let i = next(a.live.len() as u64) as usize;
+                let t = text(&mut fresh);
+                let v = team(&["replace", &a.live[i].0, &t]);
+                a.live[i] = (v["id"].as_str().expect("id").to_owned(), t);
+            }
+            4 => {
+                let (id, t) = a.live.remove(next(a.live.len() as u64) as usize);
+                team(&["archive", &id, "--reason", "moved to the wiki"]);
+                a.archived.push(t);
+            }
+            _ => {
+                let t = text(&mut fresh);
+                team(&["day", &t]);
+                a.days.push(t);
+            }
+        }
+        if next(3) == 0 {
+            let v = memdir_in(m, &["--json", "--agent", "agt_team", "sync"])
+                .ok()
+                .json();
+            assert_eq!(v["pushed"], true, "{v}");
+            a.syncs += 1;
+            a.retries += v["retries"].as_u64().expect("retries");
+        }
+    }
+    a
+}
+
 #[test]
 fn three_machines_writing_and_syncing_at_once_converge() {
     if !have_git() {
@@ -743,57 +819,66 @@ fn three_machines_writing_and_syncing_at_once_converge() {
     for m in &machines[1..] {
         machine(&hub, m);
     }
+    const WRITERS: usize = 2;
     const ROUNDS: usize = 20;
-    // Each machine adds a fact per round and, every third round, removes
-    // the fact it added two rounds before; then syncs. All at once.
-    let threads: Vec<_> = machines
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let m = m.clone();
-            std::thread::spawn(move || {
-                let mut kept = Vec::new();
-                let mut retries = 0u64;
-                for round in 0..ROUNDS {
-                    let text = format!("machine {i} round {round} fact");
-                    memdir_in(&m, &["--owner", "agt_team", "add", &text]).ok();
-                    kept.push(text);
-                    if round % 3 == 2 {
-                        let gone = kept.remove(kept.len() - 3);
-                        memdir_in(&m, &["--owner", "agt_team", "remove", &gone]).ok();
-                    }
-                    let v = memdir_in(&m, &["--json", "--agent", "agt_team", "sync"])
-                        .ok()
-                        .json();
-                    assert_eq!(v["pushed"], true, "{v}");
-                    retries += v["retries"].as_u64().expect("retries");
-                }
-                (kept, retries)
-            })
+    let started = Instant::now();
+    // Two writer processes at a time in each clone, all clones at once.
+    let threads: Vec<_> = (0..machines.len() * WRITERS)
+        .map(|me| {
+            let m = machines[me / WRITERS].clone();
+            std::thread::spawn(move || writer(&m, me, ROUNDS))
         })
         .collect();
-    let mut expected = Vec::new();
-    let mut retries = 0;
-    for t in threads {
-        let (kept, r) = t.join().expect("machine");
-        expected.extend(kept);
-        retries += r;
-    }
-    // Two more rounds of syncs bring every machine to the hub's state.
+    let acked: Vec<Acked> = threads
+        .into_iter()
+        .map(|t| t.join().expect("writer"))
+        .collect();
+    // Two more rounds of syncs bring every clone to the hub's state.
     for _ in 0..2 {
         for m in &machines {
             memdir_in(m, &["sync"]).ok();
         }
     }
-    expected.sort();
+    let mut live: Vec<String> = acked
+        .iter()
+        .flat_map(|a| a.live.iter().map(|(_, t)| t.clone()))
+        .collect();
+    live.sort();
+    let files = ["MEMORY.md", "archive.md", "episodes.md"];
+    let read = |m: &Path, f: &str| {
+        std::fs::read_to_string(m.join("mem/agt_team").join(f)).unwrap_or_default()
+    };
     for m in &machines {
         let mut have = texts(m, "agt_team");
         have.sort();
-        assert_eq!(have, expected, "{} ({retries} push retries)", m.display());
+        assert_eq!(have, live, "{}", m.display());
+        let (archive, episodes) = (read(m, "archive.md"), read(m, "episodes.md"));
+        for a in &acked {
+            for t in &a.archived {
+                assert_eq!(archive.matches(t.as_str()).count(), 1, "{t}\n{archive}");
+            }
+            for t in &a.days {
+                assert_eq!(episodes.matches(t.as_str()).count(), 1, "{t}\n{episodes}");
+            }
+        }
+        for f in files {
+            assert_eq!(read(m, f), read(&machines[0], f), "{f} of {}", m.display());
+            assert!(!read(m, f).contains("<<<<<<<"), "{f}");
+        }
         memdir_in(m, &["check", "--strict"]).ok();
         assert_eq!(git(m, &["status", "--porcelain"]).trim(), "");
     }
-    eprintln!("{} facts, {retries} push retries", expected.len());
+    eprintln!(
+        "{} writers x {ROUNDS} operations: {} live facts, {} archived, {} day lines; \
+         {} syncs, {} push retries; {:.1}s",
+        acked.len(),
+        live.len(),
+        acked.iter().map(|a| a.archived.len()).sum::<usize>(),
+        acked.iter().map(|a| a.days.len()).sum::<usize>(),
+        acked.iter().map(|a| a.syncs).sum::<usize>(),
+        acked.iter().map(|a| a.retries).sum::<u64>(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod hostile;
 mod journal;
 mod lifecycle;
 mod load;
+mod merge_props;
 mod multiprocess;
 mod prompt;
 mod recall_cases;

@@ -422,3 +422,21 @@ pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A made-up word for `n` after `prefix`: consonant-vowel syllables, so
+/// that texts built of distinct numbers share no term (recall's stemming
+/// leaves them whole; the merge pairs edits by shared terms).
+pub fn word(prefix: &str, mut n: usize) -> String {
+    const C: &[u8] = b"bdfgklmnprtvz";
+    const V: &[u8] = b"aeiou";
+    let mut w = String::from(prefix);
+    loop {
+        w.push(C[n % C.len()] as char);
+        n /= C.len();
+        w.push(V[n % V.len()] as char);
+        n /= V.len();
+        if n == 0 {
+            return w;
+        }
+    }
+}

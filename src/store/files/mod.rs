@@ -61,10 +61,7 @@ pub(crate) fn rewrite<'a>(
     Change {
         dir,
         name,
-        base: held.map(|h| Base {
-            bytes: h.bytes,
-            held: Some((h.file, h.stat)),
-        }),
+        base: held.map(Base::from),
         planned: None,
         redo: Box::new(move |cur| {
             let src = match cur {
