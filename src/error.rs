@@ -404,7 +404,9 @@ pub enum Error {
         found: String,
     },
     /// An expiry that is neither a date nor an RFC 3339 time.
-    #[error("--expires {value:?}: use a date YYYY-MM-DD or an RFC 3339 time")]
+    #[error(
+        "--expires {value:?}: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
+    )]
     InvalidExpiry {
         /// The refused value.
         value: String,

@@ -61,10 +61,13 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         text: String,
         /// The store to write.
-        #[arg(long, default_value = "memory", value_parser = parse_scope)]
+        #[arg(long, default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         to: Scope,
-        /// Expiry: a date YYYY-MM-DD (end of that UTC day) or an RFC 3339 time.
-        #[arg(long)]
+        /// When the fact expires: a date YYYY-MM-DD (end of that UTC day), an
+        /// RFC 3339 time, a number of days such as 30d, or `never`. Default: a
+        /// MEMORY.md fact expires after 90 days, a USER.md one never
+        /// (`expiry_days` in memdir.yaml). An expired fact leaves the snapshot.
+        #[arg(long, value_name = "DATE|30d|never")]
         expires: Option<String>,
         /// Archive this live fact as superseded by the new one.
         #[arg(long, value_name = "MEM_ID")]
@@ -157,7 +160,7 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         new: String,
         /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         scope: Scope,
     },
     /// Remove the entry OLD (an id or a unique substring).
@@ -168,13 +171,13 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         old: String,
         /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         scope: Scope,
     },
     /// List the entries with their ids, and usage.
     Show {
         /// Only this store (default: both).
-        #[arg(long = "in", value_parser = parse_scope)]
+        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
         scope: Option<Scope>,
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.

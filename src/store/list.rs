@@ -129,7 +129,7 @@ impl ListFilter {
     /// before the cut.
     pub fn finish(&self, rows: &mut Vec<FactRow>) -> usize {
         // A stable sort: equal times keep file order.
-        rows.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.created_at));
         let total = rows.len();
         rows.truncate(self.limit());
         total

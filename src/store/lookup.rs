@@ -30,6 +30,10 @@ pub struct RunHit {
     /// The run id.
     #[serde(rename = "run_id")]
     pub run: Option<String>,
+    /// The workflow the run produced results for, when the line names one
+    /// other than the run id.
+    #[serde(rename = "workflow_id", skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
     /// The line's text.
     pub text: String,
     /// Lexical relevance in [0, 1] (absent in `runs show`).
@@ -72,6 +76,7 @@ fn journal_hits(at: At<'_>) -> Result<Vec<RunHit>> {
                 time: l.time,
                 task: l.task,
                 run: l.run,
+                workflow: l.workflow,
                 text: l.text,
                 score: None,
             });
