@@ -247,7 +247,7 @@ pub enum Error {
     },
     /// A different result is already stored under these ids.
     #[error(
-        "a different result is already stored for {workflow_id}/{task_id}; pass overwrite to replace it"
+        "a different result is already stored for {workflow_id}/{task_id}; pass --overwrite to replace it"
     )]
     ResultExists {
         /// The workflow id.

@@ -435,3 +435,13 @@ fn expires_takes_never_and_days_and_help_says_the_default() {
     let help = s.run(&["remove", "--help"]).ok().text();
     assert!(help.contains("--in <memory|user>"), "{help}");
 }
+
+#[test]
+fn messages_name_flags_as_flags() {
+    let s = Sandbox::new();
+    s.run_as_stdin(O, &["result", "put", "wf", "t"], "one").ok();
+    let e = s
+        .run_as_stdin(O, &["result", "put", "wf", "t"], "two")
+        .text_error("result_exists");
+    assert!(e.contains("pass --overwrite"), "{e}");
+}
