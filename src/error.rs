@@ -107,12 +107,15 @@ pub enum Error {
         limit: usize,
     },
     /// No entry matches.
-    #[error("no entry in {file} matches {query:?}")]
+    #[error("no entry in {file} matches {query:?}{}", elsewhere.map(|f| format!("; found in {f}; pass --in {}", if f == "USER.md" { "user" } else { "memory" })).unwrap_or_default())]
     NotFound {
         /// The file searched.
         file: &'static str,
         /// The id or substring asked for.
         query: String,
+        /// The other store, when the substring matches exactly one entry
+        /// there.
+        elsewhere: Option<&'static str>,
         /// The current entries, so the caller can retry with an exact id.
         entries: Vec<EntryBrief>,
     },
@@ -178,16 +181,73 @@ pub enum Error {
         patterns: String,
     },
     /// A SharedMemory result is not there yet: an answer, not a failure.
-    #[error("still running or a beat behind; poll")]
+    #[error("{}", not_ready_message(workflow_id, task_id.as_deref(), *waited_ms))]
     NotReady {
         /// The workflow id.
         workflow_id: String,
         /// The task id, when one was asked for.
         task_id: Option<String>,
+        /// How long a wait waited, in milliseconds (`None`: no wait).
+        waited_ms: Option<u64>,
+    },
+    /// A workflow memdir does not know: no run began with its id or names
+    /// it, and no result is stored under it.
+    #[error(
+        "no workflow {workflow_id:?}: no run began with that id or names it, and no result is stored under it"
+    )]
+    ResultNotFound {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id, when one was asked for.
+        task_id: Option<String>,
+    },
+    /// The owner named does not exist under the root (the command line's
+    /// reads; only writes create an owner).
+    #[error("no owner {owner:?} under {}{}", root.display(), owners_hint(*root_exists, owners, *more))]
+    OwnerNotFound {
+        /// The owner named.
+        owner: String,
+        /// The memory root.
+        root: PathBuf,
+        /// Whether the root exists.
+        root_exists: bool,
+        /// The owners the root holds (at most 20).
+        owners: Vec<String>,
+        /// How many more it holds.
+        more: usize,
+    },
+    /// The memory root does not exist: a write creates an owner only under
+    /// an existing root (`memdir init` creates one).
+    #[error("{}: no memory root there; create it with `memdir --root {} init`", path.display(), path.display())]
+    RootNotFound {
+        /// The root.
+        path: PathBuf,
+    },
+    /// The command line is wrong (the command line's usage errors, exit 2).
+    #[error("{message}")]
+    Usage {
+        /// What is wrong, and the usage.
+        message: String,
+    },
+    /// The run has finished already.
+    #[error("run {run_id} finished at {finished_at}; begin a new run")]
+    RunFinished {
+        /// The run id.
+        run_id: String,
+        /// When it finished (RFC 3339 UTC).
+        finished_at: String,
+    },
+    /// A run-id prefix that starts more than one run id.
+    #[error("{prefix:?} starts {} run ids; give more of it: {}", candidates.len(), candidates.join(", "))]
+    RunAmbiguous {
+        /// The prefix given.
+        prefix: String,
+        /// The run ids it starts.
+        candidates: Vec<String>,
     },
     /// A different result is already stored under these ids.
     #[error(
-        "a different result is already stored for {workflow_id}/{task_id}; pass overwrite to replace it"
+        "a different result is already stored for {workflow_id}/{task_id}; pass --overwrite to replace it"
     )]
     ResultExists {
         /// The workflow id.
@@ -344,7 +404,9 @@ pub enum Error {
         found: String,
     },
     /// An expiry that is neither a date nor an RFC 3339 time.
-    #[error("--expires {value:?}: use a date YYYY-MM-DD or an RFC 3339 time")]
+    #[error(
+        "--expires {value:?}: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
+    )]
     InvalidExpiry {
         /// The refused value.
         value: String,
@@ -475,6 +537,37 @@ pub enum Error {
     },
 }
 
+fn not_ready_message(workflow_id: &str, task_id: Option<&str>, waited_ms: Option<u64>) -> String {
+    let what = match task_id {
+        Some(t) => format!("workflow {workflow_id:?} task {t:?}"),
+        None => format!("workflow {workflow_id:?}"),
+    };
+    match waited_ms {
+        Some(ms) => format!(
+            "{what}: no result after waiting {}.{:03} s; still running or a beat behind; poll",
+            ms / 1000,
+            ms % 1000
+        ),
+        None => format!("{what}: still running or a beat behind; poll"),
+    }
+}
+
+fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
+    if !root_exists {
+        return " (the root does not exist; `memdir init` creates it, a write creates an owner)"
+            .into();
+    }
+    if owners.is_empty() {
+        return " (it holds no owner yet; a write creates one)".into();
+    }
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(" (it holds {}{more})", owners.join(", "))
+}
+
 fn brief_list(items: &[EntryBrief]) -> String {
     items
         .iter()
@@ -517,6 +610,12 @@ impl Error {
             Error::Encode { .. } => "encode_failed",
             Error::RunNotFound { .. } => "run_not_found",
             Error::NotReady { .. } => "not_ready",
+            Error::ResultNotFound { .. } => "result_not_found",
+            Error::OwnerNotFound { .. } => "owner_not_found",
+            Error::RootNotFound { .. } => "root_not_found",
+            Error::RunFinished { .. } => "run_finished",
+            Error::Usage { .. } => "usage",
+            Error::RunAmbiguous { .. } => "run_ambiguous",
             Error::NotOwn { .. } => "memory_not_own",
             Error::BadReason { .. } => "memory_reason_invalid",
             Error::WrongState { .. } => "memory_wrong_state",

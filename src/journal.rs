@@ -32,7 +32,12 @@ pub struct DayLine {
     /// The line's text.
     pub text: String,
     /// The run that wrote it.
+    #[serde(rename = "run_id")]
     pub run: Option<String>,
+    /// The workflow whose results that run produced, when it is not the
+    /// run id (`(run RUN, workflow WF)`).
+    #[serde(rename = "workflow_id", skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
     /// The whole line as written (marker removed, whitespace folded).
     pub raw: String,
 }
@@ -78,7 +83,7 @@ impl Journal {
 }
 
 static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^(\d{2}:\d{2})(?: \[([A-Za-z0-9][A-Za-z0-9._-]{0,127})\])? (.*?)(?: \(run ([A-Za-z0-9][A-Za-z0-9._-]{0,127})\))?$").ok()
+    Regex::new(r"^(\d{2}:\d{2})(?: \[([A-Za-z0-9][A-Za-z0-9._-]{0,127})\])? (.*?)(?: \(run ([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:, workflow ([A-Za-z0-9][A-Za-z0-9._-]{0,127}))?\))?$").ok()
 });
 
 /// Reads one line's parts from its folded text.
@@ -90,6 +95,7 @@ pub fn parse_line(raw: &str) -> DayLine {
             task: c.get(2).map(|m| m.as_str().to_owned()),
             text: c.get(3).map_or("", |m| m.as_str()).to_owned(),
             run: c.get(4).map(|m| m.as_str().to_owned()),
+            workflow: c.get(5).map(|m| m.as_str().to_owned()),
             raw: raw.to_owned(),
         },
         None => DayLine {
@@ -97,6 +103,7 @@ pub fn parse_line(raw: &str) -> DayLine {
             task: None,
             text: raw.to_owned(),
             run: None,
+            workflow: None,
             raw: raw.to_owned(),
         },
     }
@@ -105,13 +112,28 @@ pub fn parse_line(raw: &str) -> DayLine {
 /// Renders a line's content: `HH:MM [TASK] text (run RUN)`, the task and run
 /// parts only when present.
 pub fn render_line(time: &str, task: Option<&str>, text: &str, run: Option<&str>) -> String {
+    render_run_line(time, task, text, run, None)
+}
+
+/// Renders a line's content as [`render_line`] does, naming the workflow
+/// the run produced results for when it is not the run id: `HH:MM [TASK]
+/// text (run RUN, workflow WF)`.
+pub fn render_run_line(
+    time: &str,
+    task: Option<&str>,
+    text: &str,
+    run: Option<&str>,
+    workflow: Option<&str>,
+) -> String {
     let mut out = format!("{time} ");
     if let Some(t) = task {
         out.push_str(&format!("[{t}] "));
     }
     out.push_str(text);
-    if let Some(r) = run {
-        out.push_str(&format!(" (run {r})"));
+    match (run, workflow) {
+        (Some(r), Some(w)) if w != r => out.push_str(&format!(" (run {r}, workflow {w})")),
+        (Some(r), _) => out.push_str(&format!(" (run {r})")),
+        (None, _) => {}
     }
     out
 }
@@ -349,6 +371,17 @@ mod tests {
         assert_eq!(p.task.as_deref(), Some("PIN-812"));
         assert_eq!(p.text, "fixed the deploy (finally)");
         assert_eq!(p.run.as_deref(), Some("run-1"));
+        assert_eq!(p.workflow, None);
+        let l = render_run_line("14:05", None, "crawled", Some("run-1"), Some("wf-7"));
+        assert_eq!(l, "14:05 crawled (run run-1, workflow wf-7)");
+        let p = parse_line(&l);
+        assert_eq!(p.run.as_deref(), Some("run-1"));
+        assert_eq!(p.workflow.as_deref(), Some("wf-7"));
+        assert_eq!(p.text, "crawled");
+        assert_eq!(
+            render_run_line("14:05", None, "x", Some("run-1"), Some("run-1")),
+            "14:05 x (run run-1)"
+        );
         let p = parse_line("a person's own note");
         assert_eq!((p.time, p.text.as_str()), (None, "a person's own note"));
     }

@@ -26,19 +26,31 @@ impl From<Error> for Failure {
 }
 
 fn main() -> ExitCode {
+    // Under `--json` every failure is one JSON object on standard output,
+    // the command line's own errors too. (Before a `--`, `--json` is the
+    // flag; after it, text.)
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
     // The command tree is built once and not dropped: freeing its hundreds
     // of allocations would cost a one-shot process more than parsing.
     let mut command = std::mem::ManuallyDrop::new(cli::Cli::command());
-    let matches = std::mem::ManuallyDrop::new(command.get_matches_mut());
-    let cli = match cli::Cli::from_arg_matches(&matches) {
+    let parsed = command
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| cli::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
-        Err(e) => e.exit(),
+        Err(e) => return clap_failure(e, json),
     };
-    let json = cli.global.json;
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}");
+            if json {
+                print_out(render::error_json(&Error::Usage { message: msg }).as_bytes());
+            } else {
+                eprintln!("error: {msg}");
+            }
             ExitCode::from(2)
         }
         Err(Failure::Memdir(e)) => {
@@ -51,6 +63,25 @@ fn main() -> ExitCode {
             ExitCode::from(if e.code() == "not_ready" { 3 } else { 1 })
         }
     }
+}
+
+/// A command line clap refused (or `--help`, `--version`): help and the
+/// version print as clap prints them; under `--json` an error is the JSON
+/// error object (code `usage`), with clap's exit status (2).
+fn clap_failure(e: clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if !json || shown {
+        e.exit()
+    }
+    let rendered = e.render().to_string();
+    let message = rendered
+        .trim()
+        .strip_prefix("error: ")
+        .unwrap_or(rendered.trim())
+        .to_owned();
+    print_out(render::error_json(&Error::Usage { message }).as_bytes());
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
 /// `memdir watch`: until ctrl-c (or SIGTERM), prints what each change by
@@ -92,7 +123,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
     if let Some(ms) = g.lock_timeout_ms {
         store = store.with_lock_timeout(std::time::Duration::from_millis(ms));
     }
-    let response = match cli::action(&store, &g, cli.command)? {
+    let who = cli::who(&g).map_err(Failure::Usage)?;
+    let response = match cli::action(&store, &g, who, cli.command)? {
         Some(cli::Action::Init) => api::init(&store)?,
         Some(cli::Action::Check(owners, strict)) => api::check(&store, &owners, strict)?,
         Some(cli::Action::GitSetup(hook)) => api::git_setup(&store, hook)?,
@@ -100,7 +132,10 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             api::sync(&store, caller.as_ref(), remote.as_deref())?
         }
         Some(cli::Action::Watch) => return watch(&store, g.json),
-        Some(cli::Action::Request(who, request)) => api::execute(&store, &who, request)?,
+        Some(cli::Action::Request(who, request)) => {
+            api::preflight(&store, &who, &request)?;
+            api::execute(&store, &who, request)?
+        }
         None => {
             return Err(Failure::Usage(
                 "no owner: pass --owner ID or set MEMDIR_OWNER".into(),

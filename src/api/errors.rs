@@ -6,7 +6,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::edit::usage_line;
 use crate::error::Error;
 
 /// An error as every interface presents it: `{"code", "status", "message",
@@ -44,6 +43,7 @@ impl ErrorBody {
 pub fn status(e: &Error) -> u16 {
     match e {
         Error::InvalidId { .. }
+        | Error::Usage { .. }
         | Error::TextInvalid { .. }
         | Error::TextEmpty
         | Error::TextTooLong { .. }
@@ -54,7 +54,12 @@ pub fn status(e: &Error) -> u16 {
         | Error::InvalidBatch { .. }
         | Error::ThreatBlocked { .. }
         | Error::SecretInMemory { .. } => 400,
-        Error::RunNotFound { .. } | Error::NotReady { .. } => 404,
+        Error::RunNotFound { .. }
+        | Error::NotReady { .. }
+        | Error::ResultNotFound { .. }
+        | Error::OwnerNotFound { .. }
+        | Error::RootNotFound { .. } => 404,
+        Error::RunFinished { .. } | Error::RunAmbiguous { .. } => 409,
         Error::ResultExists { .. } | Error::DayFull { .. } => 409,
         Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
         Error::DayAgentOnly { .. } | Error::NotOwn { .. } => 403,
@@ -113,7 +118,12 @@ pub fn details(e: &Error) -> Value {
         | Error::Malformed { path, .. }
         | Error::ResultCorrupt { path, .. }
         | Error::Unplaceable { path, .. } => json!({"path": path}),
-        Error::NotFound { file, entries, .. } => json!({"file": file, "entries": entries}),
+        Error::NotFound {
+            file,
+            entries,
+            elsewhere,
+            ..
+        } => json!({"file": file, "entries": entries, "found_in": elsewhere}),
         Error::AmbiguousMatch {
             file, candidates, ..
         } => json!({"file": file, "candidates": candidates}),
@@ -125,7 +135,7 @@ pub fn details(e: &Error) -> Value {
             entries,
         } => json!({
             "file": file,
-            "usage": usage_line(*used, *limit),
+            "usage": crate::edit::Usage::new(*used, *limit),
             "used": used, "limit": limit, "would_use": would_use,
             "entries": entries,
         }),
@@ -145,7 +155,29 @@ pub fn details(e: &Error) -> Value {
         Error::NotReady {
             workflow_id,
             task_id,
+            waited_ms,
+        } => json!({"workflow_id": workflow_id, "task_id": task_id, "waited_ms": waited_ms}),
+        Error::ResultNotFound {
+            workflow_id,
+            task_id,
         } => json!({"workflow_id": workflow_id, "task_id": task_id}),
+        Error::OwnerNotFound {
+            owner,
+            root,
+            root_exists,
+            owners,
+            more,
+        } => {
+            json!({"owner": owner, "root": root, "root_exists": root_exists, "owners": owners, "more_owners": more})
+        }
+        Error::RootNotFound { path } => json!({"path": path}),
+        Error::RunFinished {
+            run_id,
+            finished_at,
+        } => json!({"run_id": run_id, "finished_at": finished_at}),
+        Error::RunAmbiguous { prefix, candidates } => {
+            json!({"prefix": prefix, "candidates": candidates})
+        }
         Error::ResultExists {
             workflow_id,
             task_id,
@@ -186,6 +218,7 @@ pub fn details(e: &Error) -> Value {
             unit,
         } => json!({"what": what, "size": size, "limit": limit, "unit": unit}),
         Error::TextEmpty
+        | Error::Usage { .. }
         | Error::TextTooLong { .. }
         | Error::InvalidBatch { .. }
         | Error::SearchFailed { .. }
@@ -212,7 +245,8 @@ mod tests {
         let b = ErrorBody::of(&e);
         assert_eq!((b.code, b.status), ("memory_over_budget", 409));
         assert_eq!(b.details["index"], 2);
-        assert_eq!(b.details["usage"], "80% — 400/500 chars");
+        assert_eq!(b.details["usage"]["text"], "80% — 400/500 chars");
+        assert_eq!(b.details["usage"]["used"], 400);
         let v = serde_json::to_value(&b).unwrap();
         assert_eq!(v["code"], "memory_over_budget");
         assert_eq!(v["would_use"], 900);

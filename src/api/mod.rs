@@ -72,6 +72,16 @@ pub enum Request {
         /// Learned skills to add to the run's snapshot.
         #[serde(default)]
         skills: Vec<String>,
+        /// The workflow whose results the run produces (default: the run
+        /// id).
+        #[serde(default)]
+        workflow: Option<String>,
+    },
+    /// The runs begun through memdir, newest first.
+    ListRuns {
+        /// Only runs not finished.
+        #[serde(default)]
+        open: bool,
     },
     /// Finish a run: its summary line in the day log.
     FinishRun {
@@ -275,6 +285,8 @@ pub enum Response {
     RunHits(Vec<RunHit>),
     /// One run.
     Run(RunView),
+    /// Runs begun through memdir.
+    Runs(Vec<crate::store::RunRecord>),
     /// A result stored.
     Put(PutOutcome),
     /// A task's result.
@@ -283,8 +295,15 @@ pub enum Response {
     Steps(WorkflowResults),
     /// A lifecycle transition.
     Transition(Transition),
-    /// Memories listed.
-    Rows(Vec<FactRow>),
+    /// Memories listed, newest first.
+    Rows {
+        /// The rows, at most the limit.
+        rows: Vec<FactRow>,
+        /// How many rows matched before the limit cut them.
+        total: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A recall.
     Recall(Recall),
     /// A review, planned or applied.
@@ -420,7 +439,12 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                 all,
                 limit,
             };
-            Response::Rows(list(store, who, &filter)?)
+            let (rows, total) = list(store, who, &filter)?;
+            Response::Rows {
+                rows,
+                total,
+                limit: filter.limit(),
+            }
         }
         Request::Write { op } => Response::Written(owner()?.write(op)?),
         Request::Batch { ops } => Response::Batch(owner()?.batch(&ops)?),
@@ -449,6 +473,16 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                         })
                         .map(finding_line),
                 );
+                // A finding about one entry shows with it too.
+                for e in &mut v.entries {
+                    e.warnings.extend(
+                        report
+                            .findings
+                            .iter()
+                            .filter(|f| of_store(f, v.file) && f.id.as_deref() == Some(&e.id))
+                            .map(|f| format!("{}: {} ({})", f.kind, f.message, f.hint)),
+                    );
+                }
             }
             Response::Show {
                 owner: owner.id().to_owned(),
@@ -459,12 +493,19 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::Log { id, since, limit } => {
             Response::Log(owner()?.log(&crate::store::LogOptions { id, since, limit })?)
         }
-        Request::BeginRun { task, skills } => {
+        Request::BeginRun {
+            task,
+            skills,
+            workflow,
+        } => {
             let mut opts = RunOptions::default();
             if let Some(t) = task {
                 opts = RunOptions::task(t);
             }
             opts = opts.with_skills(skills);
+            if let Some(w) = workflow {
+                opts = opts.workflow(w);
+            }
             let run = owner()?.begin_run(opts)?;
             Response::RunBegun {
                 record: run.record().clone(),
@@ -497,6 +538,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             },
         )?),
         Request::GetRun { run_id } => Response::Run(owner()?.get_run(&run_id)?),
+        Request::ListRuns { open } => Response::Runs(owner()?.list_runs(open)?),
         Request::PutResult {
             workflow_id,
             task_id,
@@ -580,17 +622,104 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
     })
 }
 
+/// What a request does to the owner's folder, for [`preflight`].
+fn creates_owner(request: &Request) -> Option<bool> {
+    Some(match request {
+        // Writes that may be an owner's first: they create its folder.
+        Request::Write {
+            op: Op::Add { .. }, ..
+        }
+        | Request::Batch { .. }
+        | Request::BeginRun { .. }
+        | Request::Day { .. }
+        | Request::PutResult { .. }
+        | Request::SkillLearn { .. } => true,
+        // Everything else needs the owner's folder to be there.
+        Request::Write { .. }
+        | Request::Show { .. }
+        | Request::Snapshot
+        | Request::FinishRun { .. }
+        | Request::Log { .. }
+        | Request::SearchRuns { .. }
+        | Request::GetRun { .. }
+        | Request::ListRuns { .. }
+        | Request::GetResult { .. }
+        | Request::WorkflowResults { .. }
+        | Request::WaitResult { .. }
+        | Request::Archive { .. }
+        | Request::Unarchive { .. }
+        | Request::Veto { .. }
+        | Request::Review { .. }
+        | Request::UndoReview { .. }
+        | Request::SkillList
+        | Request::SkillShow { .. }
+        | Request::SkillForget { .. }
+        | Request::Recall { .. } => false,
+        Request::List { .. } => return None,
+    })
+}
+
+/// The command line's rule before a request runs, so that a typo never
+/// looks like an empty memory: a request of an existing owner's memory
+/// (every read, and the edits of what is there) refuses an owner the root
+/// does not hold (`owner_not_found`, naming the root and its owners); a
+/// write that may be an owner's first creates it only under an existing
+/// root (`root_not_found`; `memdir init` creates one). A person's `list`
+/// of every owner needs neither. (A server keeps the seeds' answers
+/// instead, such as "No memory recorded yet." for a new agent.)
+pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
+    let id = match (&who.caller, &who.named) {
+        (_, Some(n)) => n.as_str(),
+        (Caller::Agent(a), None) => a.as_str(),
+        // `owner_as` refuses (or `list` lists every owner).
+        (Caller::Person(_), None) => return Ok(()),
+    };
+    // Refusals of the caller (another agent's memory, a bad id) come first,
+    // and bad ids of the request.
+    who.owner(store)?;
+    match request {
+        Request::GetResult {
+            workflow_id,
+            task_id,
+        }
+        | Request::WaitResult {
+            workflow_id,
+            task_id,
+            ..
+        } => {
+            validate_id("workflow", workflow_id)?;
+            validate_id("task", task_id)?;
+        }
+        Request::WorkflowResults { workflow_id } => validate_id("workflow", workflow_id)?,
+        Request::GetRun { run_id } | Request::FinishRun { run_id, .. } => {
+            validate_id("run", run_id)?;
+        }
+        _ => {}
+    }
+    match creates_owner(request) {
+        Some(true) => store.require_root(),
+        Some(false) | None => store.require_owner(id),
+    }
+}
+
 /// The rows of one owner, or of every owner for a person who named none.
-fn list(store: &Store, who: &Who, filter: &ListFilter) -> Result<Vec<FactRow>> {
+fn list(store: &Store, who: &Who, filter: &ListFilter) -> Result<(Vec<FactRow>, usize)> {
     if who.caller.is_person() && who.named.is_none() {
         let mut rows = Vec::new();
+        let every = ListFilter {
+            limit: Some(usize::MAX),
+            ..filter.clone()
+        };
         for id in store.owners()? {
-            rows.extend(store.owner_as(&who.caller, Some(&id))?.list(filter)?);
+            let (mine, _) = store
+                .owner_as(&who.caller, Some(&id))?
+                .list_counted(&every)?;
+            rows.extend(mine);
         }
-        filter.finish(&mut rows);
-        return Ok(rows);
+        let total = filter.finish(&mut rows);
+        return Ok((rows, total));
     }
-    who.owner(store)?.list(filter)
+    who.owner(store)?.list_counted(filter)
 }
 
 /// The largest result a put for `who` accepts, after checking the ids (so a

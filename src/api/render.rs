@@ -192,6 +192,11 @@ pub fn watch_event(
     out
 }
 
+/// A time as printed for people: UTC, to the second, saying so.
+fn utc(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
 /// One line of JSON.
 fn line(v: &impl serde::Serialize) -> String {
     match serde_json::to_string(v) {
@@ -289,7 +294,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             let usage: serde_json::Map<String, Value> = b
                 .usage
                 .iter()
-                .map(|(s, u)| (s.name().to_owned(), json!(u.text)))
+                .map(|(s, u)| (s.name().to_owned(), json!(u)))
                 .collect();
             line(&json!({"results": b.results, "usage": usage, "warnings": b.warnings}))
         } else {
@@ -322,11 +327,19 @@ pub fn render(response: &Response, json: bool) -> Rendered {
                     out.push_str("  (no entries)\n");
                 }
                 for e in &v.entries {
+                    let marks = if e.expired {
+                        "  [expired: not in the snapshot, frees nothing]"
+                    } else {
+                        ""
+                    };
                     out.push_str(&format!(
-                        "  {}  {}\n",
+                        "  {}  {}{marks}\n",
                         e.id,
                         e.text.replace('\n', "\n                    ")
                     ));
+                    for w in &e.warnings {
+                        out.push_str(&format!("    warning: {w}\n"));
+                    }
                 }
             }
             out
@@ -340,6 +353,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             let mut v = snapshot_json(snapshot);
             if let Some(o) = v.as_object_mut() {
                 o.insert("run_id".into(), json!(record.run_id));
+                o.insert("workflow_id".into(), json!(record.workflow()));
                 o.insert("started_at".into(), json!(micros(&record.started_at)));
                 if !record.skills.is_empty() {
                     o.insert("skills".into(), json!(record.skills));
@@ -410,11 +424,34 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             }
             out
         }),
+        Response::Runs(runs) => text(if json {
+            line(&json!({ "runs": runs, "count": runs.len() }))
+        } else {
+            let mut out = String::new();
+            for r in runs {
+                out.push_str(&format!("{}  started {}", r.run_id, utc(&r.started_at)));
+                match &r.finished_at {
+                    Some(f) => out.push_str(&format!(", finished {}", utc(f))),
+                    None => out.push_str(", open"),
+                }
+                if let Some(t) = &r.task {
+                    out.push_str(&format!(", task {t}"));
+                }
+                if r.workflow() != r.run_id {
+                    out.push_str(&format!(", workflow {}", r.workflow()));
+                }
+                out.push('\n');
+            }
+            if runs.is_empty() {
+                out.push_str("(no runs)\n");
+            }
+            out
+        }),
         Response::Put(p) => text(put(p, json)).with_warnings(&p.warnings),
         Response::Result(r) => result(r, json),
         Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
         Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
-        Response::Rows(rows) => text(list(rows, json)),
+        Response::Rows { rows, total, limit } => text(list(rows, *total, *limit, json)),
         Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
         Response::Undone(u) => text(if json {
             line(u)
@@ -557,8 +594,8 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
     let file = o.scope.file_name();
     match (o.op, json) {
         ("add", true) => line(&json!({
-            "id": o.id, "scope": o.scope, "text": o.text, "usage": w.usage.text,
-            "message": o.message, "archived": w.archived,
+            "id": o.id, "scope": o.scope, "text": o.text, "usage": w.usage,
+            "message": o.message, "archived": w.archived, "warnings": w.warnings,
         })),
         ("add", false) => {
             let mut out = format!("{} {} in {file} ({})\n", o.message, o.id, w.usage.text);
@@ -569,7 +606,7 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
         }
         ("replace", true) => line(&json!({
             "id": o.id, "old_id": o.old_id, "scope": o.scope, "text": o.text,
-            "usage": w.usage.text, "message": o.message,
+            "usage": w.usage, "message": o.message, "warnings": w.warnings,
         })),
         ("replace", false) => format!(
             "{} {} -> {} in {file} ({})\n",
@@ -579,8 +616,8 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
             w.usage.text
         ),
         (_, true) => line(&json!({
-            "removed": 1, "id": o.id, "scope": o.scope, "usage": w.usage.text,
-            "message": o.message,
+            "removed": 1, "id": o.id, "scope": o.scope, "usage": w.usage,
+            "message": o.message, "warnings": w.warnings,
         })),
         (_, false) => format!("removed {} from {file} ({})\n", o.id, w.usage.text),
     }
@@ -616,9 +653,13 @@ fn transition(t: &Transition, json: bool) -> String {
     }
 }
 
-fn list(rows: &[FactRow], json: bool) -> String {
+fn list(rows: &[FactRow], total: usize, limit: usize, json: bool) -> String {
+    let truncated = total > rows.len();
     if json {
-        return line(&json!({ "rows": rows, "count": rows.len() }));
+        return line(&json!({
+            "rows": rows, "count": rows.len(), "total": total, "truncated": truncated,
+            "limit": limit,
+        }));
     }
     let mut out = String::new();
     for r in rows {
@@ -632,16 +673,20 @@ fn list(rows: &[FactRow], json: bool) -> String {
         };
         let when = match r.date {
             Some(d) => d.to_string(),
-            None => r.created_at.date_naive().to_string(),
+            None => utc(&r.created_at),
+        };
+        let what = match r.kind {
+            crate::store::FactKind::Day => "day".to_owned(),
+            crate::store::FactKind::Fact => format!("fact {}", r.scope.name()),
+        };
+        let by = match (&r.person, &r.saved_by_agent) {
+            (Some(p), _) => format!("  by person {p}"),
+            (None, Some(a)) => format!("  by agent {a}"),
+            (None, None) => String::new(),
         };
         out.push_str(&format!(
-            "{}  {} {}  {}  {}  recalled {}×\n",
-            r.id,
-            r.kind.name(),
-            r.scope.name(),
-            when,
-            state,
-            r.recall_count
+            "{}  {what}  {when}  {state}{by}  recalled {}×\n",
+            r.id, r.recall_count
         ));
         for l in r.text.lines() {
             out.push_str(&format!("    {l}\n"));
@@ -652,6 +697,13 @@ fn list(rows: &[FactRow], json: bool) -> String {
     }
     if rows.is_empty() {
         out.push_str("(nothing)\n");
+    }
+    if truncated {
+        out.push_str(&format!(
+            "{} of {total} (use --limit, at most {})\n",
+            rows.len(),
+            crate::store::MAX_LIST_LIMIT
+        ));
     }
     out
 }

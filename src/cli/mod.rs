@@ -57,13 +57,17 @@ pub enum Command {
     /// Append an entry.
     #[command(visible_aliases = ["save", "remember"])]
     Add {
-        /// The entry's text.
+        /// The entry's text (it may begin with `-`).
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// The store to write.
-        #[arg(long, default_value = "memory", value_parser = parse_scope)]
+        #[arg(long, default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         to: Scope,
-        /// Expiry: a date YYYY-MM-DD (end of that UTC day) or an RFC 3339 time.
-        #[arg(long)]
+        /// When the fact expires: a date YYYY-MM-DD (end of that UTC day), an
+        /// RFC 3339 time, a number of days such as 30d, or `never`. Default: a
+        /// MEMORY.md fact expires after 90 days, a USER.md one never
+        /// (`expiry_days` in memdir.yaml). An expired fact leaves the snapshot.
+        #[arg(long, value_name = "DATE|30d|never")]
         expires: Option<String>,
         /// Archive this live fact as superseded by the new one.
         #[arg(long, value_name = "MEM_ID")]
@@ -148,34 +152,40 @@ pub enum Command {
     },
     /// Replace the entry OLD (an id or a unique substring) with NEW.
     Replace {
-        /// A `mem_` id or a substring of exactly one entry.
+        /// A `mem_` id (found in whichever store holds it) or a substring of
+        /// exactly one entry; substrings match case-sensitively.
+        #[arg(allow_hyphen_values = true)]
         old: String,
-        /// The new text.
+        /// The new text (it may begin with `-`).
+        #[arg(allow_hyphen_values = true)]
         new: String,
         /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         scope: Scope,
     },
     /// Remove the entry OLD (an id or a unique substring).
     #[command(visible_alias = "forget")]
     Remove {
-        /// A `mem_` id or a substring of exactly one entry.
+        /// A `mem_` id (found in whichever store holds it) or a substring of
+        /// exactly one entry; substrings match case-sensitively.
+        #[arg(allow_hyphen_values = true)]
         old: String,
         /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope)]
+        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
         scope: Scope,
     },
     /// List the entries with their ids, and usage.
     Show {
         /// Only this store (default: both).
-        #[arg(long = "in", value_parser = parse_scope)]
+        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
         scope: Option<Scope>,
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
     Batch,
     /// Append one line to today's day log in episodes.md (agents only).
     Day {
-        /// The line.
+        /// The line (it may begin with `-`).
+        #[arg(allow_hyphen_values = true)]
         line: String,
         /// The task key, such as PIN-812.
         #[arg(long)]
@@ -193,10 +203,10 @@ pub enum Command {
         /// Only this kind.
         #[arg(long, value_parser = parse_kind)]
         kind: Option<FactKind>,
-        /// Only this status.
-        #[arg(long, value_parser = parse_status)]
+        /// Only this status (`active` or `archived`).
+        #[arg(long, value_parser = parse_status, conflicts_with = "all")]
         status: Option<Status>,
-        /// Include archived rows.
+        /// Include archived rows (both statuses).
         #[arg(long)]
         all: bool,
         /// At most this many rows (default 100, at most 500).
@@ -312,12 +322,17 @@ pub enum RunCommand {
         /// (repeat the option, or list several names after it).
         #[arg(long = "skill", value_name = "NAME", num_args = 1..)]
         skills: Vec<String>,
+        /// The workflow whose results the run produces (`result put WORKFLOW …`;
+        /// default: the run id). Kept in the run record and its journal line.
+        #[arg(long, value_name = "ID")]
+        workflow: Option<String>,
     },
-    /// Finish a run: append its summary line to today's day log.
+    /// Finish a run: append its summary line to today's day log (once).
     Finish {
-        /// The run id `run begin` printed.
+        /// The run id `run begin` printed, or a unique prefix of it.
         run: String,
         /// One line on what the run did.
+        #[arg(allow_hyphen_values = true)]
         text: String,
     },
 }
@@ -328,6 +343,7 @@ pub enum RunsCommand {
     /// Rank the journal's lines against QUERY.
     Search {
         /// What to look for.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only lines on or after this date (YYYY-MM-DD).
         #[arg(long)]
@@ -341,8 +357,14 @@ pub enum RunsCommand {
     },
     /// One run: its journal lines, the snapshot it began with, its steps.
     Show {
-        /// The run id.
+        /// The run id, or a unique prefix of a begun run's id.
         run: String,
+    },
+    /// The runs begun through memdir, newest first.
+    List {
+        /// Only runs not finished yet.
+        #[arg(long)]
+        open: bool,
     },
 }
 
@@ -422,20 +444,38 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Who the global options name: an agent is the owner (`--owner`); a person
-/// names the owner (`--agent`, or `--owner`). `None` when an agent's command
-/// names no owner.
-fn who(g: &Global) -> Option<Who> {
-    match &g.person {
-        Some(p) => Some(Who {
-            caller: Caller::Person(p.clone()),
-            named: g.agent.clone().or_else(|| g.owner.clone()),
-        }),
-        None => g.owner.as_ref().map(|me| Who {
-            caller: Caller::Agent(me.clone()),
-            named: g.agent.clone(),
-        }),
-    }
+/// Who the global options name. An agent is `--owner` (or `--agent` alone:
+/// the agent itself); it may name only itself (`--owner A --agent B` is
+/// `memory_not_own`). A person (`--person`) names the owner with `--agent`
+/// or `--owner`; naming two different ones is a usage error. `Ok(None)` when
+/// an agent's command names no owner.
+pub fn who(g: &Global) -> Result<Option<Who>, String> {
+    Ok(match &g.person {
+        Some(p) => {
+            if let (Some(o), Some(a)) = (&g.owner, &g.agent)
+                && o != a
+            {
+                return Err(format!(
+                    "--owner {o} and --agent {a} name two owners; a person names one (--agent)"
+                ));
+            }
+            Some(Who {
+                caller: Caller::Person(p.clone()),
+                named: g.agent.clone().or_else(|| g.owner.clone()),
+            })
+        }
+        None => match (&g.owner, &g.agent) {
+            (Some(me), named) => Some(Who {
+                caller: Caller::Agent(me.clone()),
+                named: named.clone(),
+            }),
+            (None, Some(me)) => Some(Who {
+                caller: Caller::Agent(me.clone()),
+                named: None,
+            }),
+            (None, None) => None,
+        },
+    })
 }
 
 /// `memdir git …`.
@@ -468,12 +508,17 @@ pub enum Action {
 /// What a command asks for, reading standard input (or a file) where the
 /// command takes content from it. `None` when it needs an owner and the
 /// options name none.
-pub fn action(store: &Store, g: &Global, command: Command) -> Result<Option<Action>, Error> {
+pub fn action(
+    store: &Store,
+    g: &Global,
+    who: Option<Who>,
+    command: Command,
+) -> Result<Option<Action>, Error> {
     match command {
         Command::Init => return Ok(Some(Action::Init)),
         Command::Git(GitCommand::Setup { hook }) => return Ok(Some(Action::GitSetup(hook))),
         Command::Sync { remote } => {
-            return Ok(Some(Action::Sync(who(g).map(|w| w.caller), remote)));
+            return Ok(Some(Action::Sync(who.map(|w| w.caller), remote)));
         }
         Command::Watch => return Ok(Some(Action::Watch)),
         Command::Check { owners, strict } => {
@@ -485,7 +530,7 @@ pub fn action(store: &Store, g: &Global, command: Command) -> Result<Option<Acti
         }
         _ => {}
     }
-    let Some(who) = who(g) else { return Ok(None) };
+    let Some(who) = who else { return Ok(None) };
     let request = request(store, &who, command)?;
     Ok(Some(Action::Request(who, request)))
 }
@@ -580,8 +625,17 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         },
         Command::Snapshot => Request::Snapshot,
         Command::Run {
-            command: RunCommand::Begin { task, skills },
-        } => Request::BeginRun { task, skills },
+            command:
+                RunCommand::Begin {
+                    task,
+                    skills,
+                    workflow,
+                },
+        } => Request::BeginRun {
+            task,
+            skills,
+            workflow,
+        },
         Command::Skill { command } => match command {
             SkillCommand::Learn {
                 name,
@@ -637,6 +691,9 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         Command::Runs {
             command: RunsCommand::Show { run },
         } => Request::GetRun { run_id: run },
+        Command::Runs {
+            command: RunsCommand::List { open },
+        } => Request::ListRuns { open },
         Command::Result { command } => match command {
             ResultCommand::Put {
                 workflow,

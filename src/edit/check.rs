@@ -124,6 +124,7 @@ pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
     let not_found = || Error::NotFound {
         file: scope.file_name(),
         query: query.to_owned(),
+        elsewhere: None,
         entries: briefs(doc, scope),
     };
     if is_entry_id(query) {

@@ -56,9 +56,17 @@ impl EditContext<'_> {
         is_live(meta, self.now)
     }
 
-    /// The expiry a new fact gets: `requested`, else the store's default.
+    /// The expiry a new fact gets: `requested` (a date, an RFC 3339 time, a
+    /// number of days such as `30d`, or `never`), else the store's default.
     pub(crate) fn expiry(&self, requested: Option<&str>) -> Result<Option<DateTime<Utc>>> {
+        let days = requested
+            .and_then(|s| s.strip_suffix('d'))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|n| *n <= 36_500);
         match requested {
+            Some("never") => Ok(None),
+            Some(_) if let Some(n) = days => Ok(Some(self.now + Duration::days(i64::from(n)))),
             Some(s) => parse_expires(s).map(Some),
             None => Ok(self
                 .settings

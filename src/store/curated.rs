@@ -12,13 +12,25 @@ use crate::edit::{self, Budget, Op, OpOutcome, Usage};
 use crate::error::Result;
 use crate::model::Scope;
 
-/// An entry as `show` lists it.
+/// An entry as `show` lists it, with what its metadata says (FORMAT.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EntryView {
     /// Its `mem_` id.
     pub id: String,
     /// Its text.
     pub text: String,
+    /// When it was saved, if its metadata says (RFC 3339 UTC).
+    pub created: Option<String>,
+    /// When it expires, if it does (RFC 3339 UTC).
+    pub expires: Option<String>,
+    /// True once `expires` has passed: it is left out of every snapshot
+    /// and recall, and frees nothing of the budget.
+    pub expired: bool,
+    /// Who saved or last edited it: `agent:ID` or `person:ID`, if its
+    /// metadata says.
+    pub by: Option<String>,
+    /// What `check` finds about this entry.
+    pub warnings: Vec<String>,
 }
 
 /// One store of an owner, as `show` answers.
@@ -69,9 +81,11 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
     let view = owner.view()?;
     let at = view.at();
     let l = stores::load(at, scope, true, STORE_BYTES)?;
-    let cx = l.context(at, Utc::now());
+    let now = Utc::now();
+    let cx = l.context(at, now);
     let budget = cx.budget(&l.doc)?;
     let used = edit::used_live(&cx, &l.src, &l.doc);
+    let time = |t: Option<chrono::DateTime<Utc>>| t.map(crate::model::fmt_time);
     Ok(StoreView {
         scope,
         file: scope.file_name(),
@@ -79,9 +93,22 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
             .doc
             .entries
             .iter()
-            .map(|e| EntryView {
-                id: e.id.clone(),
-                text: e.text.clone(),
+            .map(|e| {
+                let m = e.metadata(&l.src);
+                let by = match (&m.person, &m.agent) {
+                    (Some(p), _) => Some(format!("person:{p}")),
+                    (None, Some(a)) => Some(format!("agent:{a}")),
+                    (None, None) => None,
+                };
+                EntryView {
+                    id: e.id.clone(),
+                    text: e.text.clone(),
+                    created: time(m.created),
+                    expires: time(m.expires),
+                    expired: !crate::model::is_live(e.meta_comment(&l.src), now),
+                    by,
+                    warnings: Vec::new(),
+                }
             })
             .collect(),
         usage: Usage::new(used, budget.limit),
@@ -95,6 +122,8 @@ pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
     let scope = op.scope();
     let locked = owner.lock()?;
     let written = commit(&locked, std::slice::from_ref(&op), Vec::new(), false)?;
+    // An id names its entry in whichever store holds it.
+    let scope = written.results.first().map_or(scope, |o| o.scope);
     Ok(single(written, scope))
 }
 

@@ -41,6 +41,25 @@ pub(crate) fn day(
     run: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<DayOutcome> {
+    // A line names only a run this owner began (its record exists); a
+    // unique prefix of its id names it too.
+    let run = match run {
+        Some(r) => Some(runs::resolve(owner.view()?.at(), r)?),
+        None => None,
+    };
+    append(owner, text, task, run.as_deref(), None, now)
+}
+
+/// Appends one line to the day log of `now`'s UTC date, naming `run` (an
+/// existing run's id) and the `workflow` it produced results for.
+fn append(
+    owner: &Owner,
+    text: &str,
+    task: Option<&str>,
+    run: Option<&str>,
+    workflow: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<DayOutcome> {
     match owner.caller() {
         Caller::Person(p) => return Err(Error::DayAgentOnly { person: p.clone() }),
         Caller::Agent(a) if a != owner.id() => {
@@ -55,12 +74,9 @@ pub(crate) fn day(
     if let Some(t) = task {
         validate_id("task", t)?;
     }
-    if let Some(r) = run {
-        // A line names only a run this owner began (its record exists).
-        runs::read_record(owner.view()?.at(), r)?;
-    }
     let date = now.date_naive();
-    let content = journal::render_line(&now.format("%H:%M").to_string(), task, &text, run);
+    let content =
+        journal::render_run_line(&now.format("%H:%M").to_string(), task, &text, run, workflow);
     let locked = owner.lock()?;
     let (held, _) = episodes::read(locked.at())?;
     let chars = Rc::new(Cell::new(0));
@@ -88,13 +104,26 @@ pub(crate) fn day(
 
 /// Finishes a run begun earlier (by id): appends its line to the day log
 /// with the run's task key and id, and records the finish in the run record.
+/// `run_id` may be a unique prefix of the run's id; a finished run is
+/// `run_finished`.
 pub(crate) fn finish_run(owner: &Owner, run_id: &str, summary: &str) -> Result<DayOutcome> {
-    let mut record = runs::read_record(owner.view()?.at(), run_id)?;
-    let out = day(
+    let mut record = {
+        let view = owner.view()?;
+        let id = runs::resolve(view.at(), run_id)?;
+        runs::read_record(view.at(), &id)?
+    };
+    if let Some(done) = record.finished_at {
+        return Err(Error::RunFinished {
+            run_id: record.run_id,
+            finished_at: crate::model::fmt_time(done),
+        });
+    }
+    let out = append(
         owner,
         summary,
         record.task.as_deref(),
-        Some(run_id),
+        Some(&record.run_id),
+        Some(record.workflow()),
         Utc::now(),
     )?;
     record.finished_at = Some(Utc::now());
@@ -177,5 +206,14 @@ mod tests {
         assert_eq!(out.line.task.as_deref(), Some("PIN-9"));
         assert_eq!(out.line.run.as_deref(), Some(run.id()));
         assert!(o.run_record(run.id()).unwrap().finished_at.is_some());
+        assert_eq!(run.finish("again").unwrap_err().code(), "run_finished");
+        let wf = o
+            .begin_run(RunOptions::default().workflow("crawl-7"))
+            .unwrap();
+        let out = o
+            .finish_run(&wf.id()[..wf.id().len() - 2], "crawled")
+            .unwrap();
+        assert_eq!(out.line.workflow.as_deref(), Some("crawl-7"));
+        assert_eq!(out.line.run.as_deref(), Some(wf.id()));
     }
 }

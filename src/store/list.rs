@@ -89,6 +89,7 @@ pub struct FactRow {
     /// The memory that replaced this one.
     pub superseded_by: Option<String>,
     /// The run that saved it.
+    #[serde(rename = "run_id")]
     pub run: Option<String>,
     /// The task that run worked on.
     pub task: Option<String>,
@@ -122,18 +123,31 @@ pub struct ListFilter {
 impl ListFilter {
     /// Orders rows newest first (then by id) and keeps at most the limit
     /// (default 100, at most 500).
-    pub fn finish(&self, rows: &mut Vec<FactRow>) {
-        rows.sort_by(|a, b| {
-            b.created_at
-                .cmp(&a.created_at)
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        rows.truncate(self.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(MAX_LIST_LIMIT));
+    ///
+    /// Rows saved in the same second keep the order they were gathered in
+    /// (file order), not their ids' order. Gives how many rows there were
+    /// before the cut.
+    pub fn finish(&self, rows: &mut Vec<FactRow>) -> usize {
+        // A stable sort: equal times keep file order.
+        rows.sort_by_key(|r| std::cmp::Reverse(r.created_at));
+        let total = rows.len();
+        rows.truncate(self.limit());
+        total
+    }
+
+    /// At most this many rows: `limit` (default 100), at most 500.
+    pub fn limit(&self) -> usize {
+        self.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(MAX_LIST_LIMIT)
     }
 }
 
-/// Lists the owner's memories as of `now` (for expiry), newest first.
-pub(crate) fn list(owner: &Owner, filter: &ListFilter, now: DateTime<Utc>) -> Result<Vec<FactRow>> {
+/// Lists the owner's memories as of `now` (for expiry), newest first, and
+/// how many there were before the filter's limit cut them.
+pub(crate) fn list(
+    owner: &Owner,
+    filter: &ListFilter,
+    now: DateTime<Utc>,
+) -> Result<(Vec<FactRow>, usize)> {
     // Whole seconds, as metadata writes times.
     let now = now.with_nanosecond(0).unwrap_or(now);
     let view = owner.view()?;
@@ -213,8 +227,8 @@ pub(crate) fn list(owner: &Owner, filter: &ListFilter, now: DateTime<Utc>) -> Re
         }
     }
     remember_first_seen(owner, &rows, &stats, now);
-    filter.finish(&mut rows);
-    Ok(rows)
+    let total = filter.finish(&mut rows);
+    Ok((rows, total))
 }
 
 /// Records `now` as the first-seen time of facts that have neither a

@@ -28,7 +28,12 @@ pub struct RunHit {
     /// The task key.
     pub task: Option<String>,
     /// The run id.
+    #[serde(rename = "run_id")]
     pub run: Option<String>,
+    /// The workflow the run produced results for, when the line names one
+    /// other than the run id.
+    #[serde(rename = "workflow_id", skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
     /// The line's text.
     pub text: String,
     /// Lexical relevance in [0, 1] (absent in `runs show`).
@@ -57,7 +62,8 @@ pub struct RunView {
     pub journal: Vec<RunHit>,
     /// The snapshot it began with.
     pub snapshot: Option<String>,
-    /// Its SharedMemory steps (results stored under workflow id = run id).
+    /// Its SharedMemory steps (results stored under the run's workflow id,
+    /// by default the run id).
     pub steps: Vec<ResultStep>,
 }
 
@@ -70,6 +76,7 @@ fn journal_hits(at: At<'_>) -> Result<Vec<RunHit>> {
                 time: l.time,
                 task: l.task,
                 run: l.run,
+                workflow: l.workflow,
                 text: l.text,
                 score: None,
             });
@@ -123,10 +130,18 @@ pub(crate) fn search_runs(
 }
 
 /// One run: its record, journal lines, starting snapshot and steps.
+/// `run_id` may be a unique prefix of a begun run's id.
 pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
     validate_id("run", run_id)?;
     let view = owner.view()?;
     let at = view.at();
+    let resolved = match runs::resolve(at, run_id) {
+        Ok(id) => id,
+        // A run only the journal or the results know.
+        Err(Error::RunNotFound { .. }) => run_id.to_owned(),
+        Err(e) => return Err(e),
+    };
+    let run_id = resolved.as_str();
     let record = match runs::read_record(at, run_id) {
         Ok(r) => Some(r),
         Err(Error::RunNotFound { .. }) => None,
@@ -136,7 +151,8 @@ pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
         .into_iter()
         .filter(|h| h.run.as_deref() == Some(run_id))
         .collect();
-    let steps = match results::workflow_results(at, run_id) {
+    let workflow = record.as_ref().map_or(run_id, RunRecord::workflow);
+    let steps = match results::workflow_results(at, workflow) {
         Ok(w) => w.steps,
         Err(Error::NotReady { .. }) => Vec::new(),
         Err(e) => return Err(e),
@@ -157,6 +173,15 @@ pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
         snapshot,
         steps,
     })
+}
+
+/// The runs begun through memdir, newest first; with `open`, only those
+/// not finished.
+pub(crate) fn list_runs(owner: &Owner, open: bool) -> Result<Vec<RunRecord>> {
+    let mut out = runs::list_records(owner.view()?.at())?;
+    out.retain(|r| !open || r.finished_at.is_none());
+    out.reverse();
+    Ok(out)
 }
 
 #[cfg(test)]

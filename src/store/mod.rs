@@ -194,12 +194,18 @@ impl Owner {
 
     /// Lists the owner's memories, newest first.
     pub fn list(&self, filter: &ListFilter) -> Result<Vec<FactRow>> {
+        Ok(list::list(self, filter, Utc::now())?.0)
+    }
+
+    /// [`Owner::list`], and how many rows there were before the filter's
+    /// limit cut them.
+    pub fn list_counted(&self, filter: &ListFilter) -> Result<(Vec<FactRow>, usize)> {
         list::list(self, filter, Utc::now())
     }
 
     /// [`Owner::list`] as of `now` (for expiry).
     pub fn list_at(&self, filter: &ListFilter, now: DateTime<Utc>) -> Result<Vec<FactRow>> {
-        list::list(self, filter, now)
+        Ok(list::list(self, filter, now)?.0)
     }
 
     /// Recalls with the built-in scorer and token estimate.
@@ -288,7 +294,14 @@ impl Owner {
         lookup::search_runs(self, query, options)
     }
 
+    /// The runs begun through memdir, newest first; with `open`, only
+    /// those not finished.
+    pub fn list_runs(&self, open: bool) -> Result<Vec<RunRecord>> {
+        lookup::list_runs(self, open)
+    }
+
     /// One run: its record, journal lines, starting snapshot and steps.
+    /// `run_id` may be a unique prefix of a begun run's id.
     pub fn get_run(&self, run_id: &str) -> Result<RunView> {
         lookup::get_run(self, run_id)
     }

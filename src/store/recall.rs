@@ -35,6 +35,7 @@ fn safe_day_line(line: DayLine, date: NaiveDate) -> DayLine {
         task: line.task,
         text: raw.clone(),
         run: line.run,
+        workflow: line.workflow,
         raw,
     }
 }

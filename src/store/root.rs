@@ -10,12 +10,14 @@ use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
 use crate::disk::{Dir, DirStamp, Disk, Kind};
 use crate::error::{Error, Result};
-use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id};
+use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id};
 
 /// The folder-wide settings file at the root (and in an owner's folder).
 pub const CONFIG_FILE: &str = "memdir.yaml";
 /// The owner's folder of derived files (lock, caches): safe to delete.
 pub const DERIVED_DIR: &str = ".memdir";
+/// Most owners an `owner_not_found` answer names.
+pub const MAX_OWNERS_NAMED: usize = 20;
 /// Default wait for the owner's lock.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -208,6 +210,50 @@ impl Store {
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    /// Refuses an owner the root does not hold (`owner_not_found`, naming
+    /// the root and at most 20 of the owners it holds): the command line's
+    /// reads, so that a typo does not look like an empty memory. The id is
+    /// checked first.
+    pub fn require_owner(&self, id: &str) -> Result<()> {
+        validate_id("owner", id)?;
+        let Some(root) = self.disk.open_root(&self.root)? else {
+            return Err(Error::OwnerNotFound {
+                owner: id.to_owned(),
+                root: self.root.clone(),
+                root_exists: false,
+                owners: Vec::new(),
+                more: 0,
+            });
+        };
+        if self.disk.open_dir(&root, id)?.is_some() {
+            return Ok(());
+        }
+        // A case-only twin of an existing owner is refused as an id.
+        let names = self.disk.list(&root)?;
+        validate_new_id("owner", id, "", names.iter().map(String::as_str))?;
+        let mut owners = self.owners()?;
+        let more = owners.len().saturating_sub(MAX_OWNERS_NAMED);
+        owners.truncate(MAX_OWNERS_NAMED);
+        Err(Error::OwnerNotFound {
+            owner: id.to_owned(),
+            root: self.root.clone(),
+            root_exists: true,
+            owners,
+            more,
+        })
+    }
+
+    /// Refuses a root that does not exist (`root_not_found`): the command
+    /// line's writes create an owner only under an existing root.
+    pub fn require_root(&self) -> Result<()> {
+        match self.disk.open_root(&self.root)? {
+            Some(_) => Ok(()),
+            None => Err(Error::RootNotFound {
+                path: self.root.clone(),
+            }),
+        }
     }
 
     /// The root's settings.

@@ -28,6 +28,8 @@ pub struct RunOptions {
     /// Learned skills the run declares: added to its snapshot after the
     /// stores, by name (sorted, each once).
     pub skills: Vec<String>,
+    /// The workflow whose results the run produces (default: the run id).
+    pub workflow: Option<String>,
 }
 
 impl RunOptions {
@@ -36,12 +38,19 @@ impl RunOptions {
         RunOptions {
             task: Some(task.into()),
             skills: Vec::new(),
+            workflow: None,
         }
     }
 
     /// These options, declaring the learned skills `names`.
     pub fn with_skills(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> RunOptions {
         self.skills = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// These options, producing the results of `workflow`.
+    pub fn workflow(mut self, workflow: impl Into<String>) -> RunOptions {
+        self.workflow = Some(workflow.into());
         self
     }
 }
@@ -187,6 +196,9 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
     if let Some(t) = &options.task {
         validate_id("task", t)?;
     }
+    if let Some(w) = &options.workflow {
+        validate_id("workflow", w)?;
+    }
     let mut names = options.skills.clone();
     names.sort();
     names.dedup();
@@ -213,8 +225,10 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
     let folders = owner.folders()?;
     runs::store_snapshot(owner, &folders.derived, &snap)?;
     let now = Utc::now();
+    let run_id = new_run_id(now);
     let record = RunRecord {
-        run_id: new_run_id(now),
+        workflow_id: Some(options.workflow.unwrap_or_else(|| run_id.clone())),
+        run_id,
         owner: owner.id().to_owned(),
         started_at: now,
         snapshot_sha256: snap.sha256.clone(),

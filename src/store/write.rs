@@ -83,10 +83,11 @@ pub(crate) fn commit(
     let mut archived = Vec::new();
     let mut items: Vec<(Scope, Item<'_>)> = Vec::with_capacity(ops.len());
     for (i, op) in ops.iter().enumerate() {
+        let op = in_its_store(locked, op)?;
         items.push((
             op.scope(),
             Item {
-                op: Cow::Borrowed(op),
+                op: op.clone(),
                 origin: i,
                 asked: true,
             },
@@ -96,7 +97,7 @@ pub(crate) fn commit(
             scope,
             supersedes: Some(old),
             ..
-        } = op
+        } = &*op
         {
             let new_id = entry_id(scope.name(), &normalize_text(text));
             let (s, record) = superseded(locked, old, &new_id, now).map_err(|e| wrap(i, e))?;
@@ -152,7 +153,7 @@ pub(crate) fn commit(
                     .any(|it| matches!(*it.op, edit::Op::Add { .. }));
                 if !(curating && adds && matches!(f.error, Error::OverBudget { .. })) {
                     let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
-                    return Err(wrap(origin, f.error));
+                    return Err(wrap(origin, found_elsewhere(locked, scope, f.error)?));
                 }
                 match curate(&mut plan, locked, now, &mut records, &mut archived)? {
                     Some(a) => a,
@@ -168,6 +169,69 @@ pub(crate) fn commit(
         plans.push(plan);
     }
     write(locked, plans, records, now, batch, ops.len(), archived)
+}
+
+/// `op` aimed at the store that holds the entry it names by id: an id
+/// lookup finds the entry in whichever store holds it, whatever store the
+/// operation says.
+fn in_its_store<'o>(locked: &Locked<'_>, op: &'o edit::Op) -> Result<Cow<'o, edit::Op>> {
+    let (old, scope) = match op {
+        edit::Op::Replace { old, scope, .. } | edit::Op::Remove { old, scope } => (old, *scope),
+        edit::Op::Add { .. } => return Ok(Cow::Borrowed(op)),
+    };
+    if !crate::model::is_entry_id(old) {
+        return Ok(Cow::Borrowed(op));
+    }
+    let holds = |s: Scope| -> Result<bool> {
+        let l = stores::load(locked.at(), s, true, STORE_EDIT_BYTES)?;
+        Ok(l.doc.entries.iter().any(|e| e.id == *old))
+    };
+    if holds(scope)? {
+        return Ok(Cow::Borrowed(op));
+    }
+    for other in Scope::ALL.into_iter().filter(|s| *s != scope) {
+        if holds(other)? {
+            let mut moved = op.clone();
+            match &mut moved {
+                edit::Op::Replace { scope, .. } | edit::Op::Remove { scope, .. } => {
+                    *scope = other;
+                }
+                edit::Op::Add { .. } => {}
+            }
+            return Ok(Cow::Owned(moved));
+        }
+    }
+    Ok(Cow::Borrowed(op))
+}
+
+/// A substring that matches no entry of `scope` but exactly one of the
+/// other store: `memory_not_found` says where (`found in USER.md; pass --in
+/// user`).
+fn found_elsewhere(locked: &Locked<'_>, scope: Scope, e: Error) -> Result<Error> {
+    let Error::NotFound {
+        file,
+        query,
+        entries,
+        elsewhere: None,
+    } = e
+    else {
+        return Ok(e);
+    };
+    let mut elsewhere = None;
+    if !crate::model::is_entry_id(&query) && !query.trim().is_empty() {
+        for other in Scope::ALL.into_iter().filter(|s| *s != scope) {
+            let l = stores::load(locked.at(), other, true, STORE_EDIT_BYTES)?;
+            if edit::find(&l.doc, other, &query).is_ok() {
+                elsewhere = Some(other.file_name());
+            }
+        }
+    }
+    Ok(Error::NotFound {
+        file,
+        query,
+        entries,
+        elsewhere,
+    })
 }
 
 /// Applies a store's plan to its loaded text.

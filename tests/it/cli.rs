@@ -139,7 +139,7 @@ fn add_show_replace_remove_in_json() {
     assert_has(
         &v,
         json!({"id": mem("Prefers tea"), "scope": "memory", "text": "Prefers tea",
-               "usage": "0% — 13/2200 chars", "message": "added"}),
+               "usage": {"used": 13, "limit": 2200, "text": "0% — 13/2200 chars"}, "message": "added"}),
     );
     let v = s
         .run(&[
@@ -156,7 +156,7 @@ fn add_show_replace_remove_in_json() {
     assert_has(
         &v,
         json!({"id": usr("Works in UTC"), "scope": "user", "text": "Works \t in UTC",
-               "usage": "1% — 16/1375 chars", "message": "added"}),
+               "usage": {"used": 16, "limit": 1375, "text": "1% — 16/1375 chars"}, "message": "added"}),
     );
     assert_eq!(s.read_plain(O, "USER.md"), "- Works \t in UTC\n");
 
@@ -193,7 +193,7 @@ fn add_show_replace_remove_in_json() {
     assert_has(
         &v,
         json!({"id": mem("Prefers coffee"), "old_id": mem("Prefers tea"), "scope": "memory",
-               "text": "Prefers coffee", "usage": "0% — 16/2200 chars", "message": "replaced"}),
+               "text": "Prefers coffee", "usage": {"used": 16, "limit": 2200, "text": "0% — 16/2200 chars"}, "message": "replaced"}),
     );
     // Replacing onto an existing entry's text merges the two.
     s.run(&["--owner", O, "add", "Uses vim"]).ok();
@@ -224,7 +224,7 @@ fn add_show_replace_remove_in_json() {
     assert_has(
         &v,
         json!({"removed": 1, "id": mem("Prefers coffee"), "scope": "memory",
-               "usage": "0% — 0/2200 chars", "message": "removed"}),
+               "usage": {"used": 0, "limit": 2200, "text": "0% — 0/2200 chars"}, "message": "removed"}),
     );
 }
 
@@ -306,6 +306,7 @@ fn global_options_before_and_after_the_command() {
 #[test]
 fn environment_variables_and_flags_over_them() {
     let s = Sandbox::new();
+    std::fs::create_dir(s.dir.path().join("envroot")).expect("the root");
     let mut c = s.bare();
     c.env("MEMDIR_ROOT", "envroot")
         .env("MEMDIR_OWNER", "envowner")
@@ -354,6 +355,15 @@ fn environment_variables_and_flags_over_them() {
 #[test]
 fn default_root_is_memory_in_the_working_folder() {
     let s = Sandbox::new();
+    // A write creates an owner only under an existing root: `init` makes it.
+    let mut c = s.bare();
+    c.args(["--owner", O, "add", "x"]);
+    let e = run_cmd(c).text_error("root_not_found");
+    assert!(e.contains("memdir --root ./memory init"), "{e}");
+    assert!(!s.dir.path().join("memory").exists());
+    let mut c = s.bare();
+    c.arg("init");
+    run_cmd(c).ok();
     let mut c = s.bare();
     c.args(["--owner", O, "add", "x"]);
     run_cmd(c).ok();
@@ -369,19 +379,28 @@ fn default_root_is_memory_in_the_working_folder() {
 #[test]
 fn show_creates_nothing_and_failed_writes_create_no_store() {
     let s = Sandbox::new();
+    // An owner the root does not hold is an error for a read, not an empty
+    // memory.
+    let e = s.run(&["--owner", O, "show"]).text_error("owner_not_found");
+    assert!(e.contains("holds no owner yet"), "{e}");
+    s.run(&["--owner", O, "--json", "show"])
+        .json_error("owner_not_found");
+    assert!(tree(&s.root).is_empty(), "{:?}", tree(s.dir.path()));
+    s.run(&["--owner", O, "remove", "x"])
+        .text_error("owner_not_found");
+    s.run(&["--owner", O, "add", ""])
+        .text_error("memory_text_empty");
+    assert!(!s.path(O, "MEMORY.md").exists());
+    assert!(!s.path(O, "USER.md").exists());
+    // Once the owner exists, its empty stores show.
+    s.run(&["--owner", O, "run", "begin"]).ok();
     let r = s.run(&["--owner", O, "show"]).ok();
     assert_eq!(
         r.text(),
         "USER.md 0% — 0/1375 chars\n  (no entries)\nMEMORY.md 0% — 0/2200 chars\n  (no entries)\n"
     );
-    s.run(&["--owner", O, "--json", "show"]).ok();
-    assert!(!s.root.exists(), "{:?}", tree(s.dir.path()));
-    s.run(&["--owner", O, "add", ""])
-        .text_error("memory_text_empty");
     s.run(&["--owner", O, "remove", "x"])
         .text_error("memory_not_found");
-    assert!(!s.path(O, "MEMORY.md").exists());
-    assert!(!s.path(O, "USER.md").exists());
 }
 
 // ------------------------------------------------------------ usage errors
@@ -391,7 +410,7 @@ fn usage_errors_exit_2() {
     let s = Sandbox::new();
     let msg = s.run(&["show"]).usage_error();
     assert!(msg.contains("no owner"), "{msg}");
-    let msg = s.run(&["--json", "add", "x"]).usage_error();
+    let msg = s.run(&["--json", "add", "x"]).json_usage_error();
     assert!(msg.contains("MEMDIR_OWNER"), "{msg}");
     for args in [
         &["--owner", O, "--bogus", "show"][..],
@@ -413,9 +432,13 @@ fn usage_errors_exit_2() {
         &["--owner", O],
     ] {
         let r = s.run(args);
-        r.usage_error();
+        if args.contains(&"--json") {
+            r.json_usage_error();
+        } else {
+            r.usage_error();
+        }
     }
-    assert!(!s.root.exists(), "{:?}", tree(s.dir.path()));
+    assert!(tree(&s.root).is_empty(), "{:?}", tree(s.dir.path()));
     // --help and --version are not errors.
     let mut c = s.bare();
     c.arg("--version");
@@ -467,7 +490,7 @@ fn traversal_owner_ids_are_invalid_and_create_nothing() {
         c.args(["add", "x"]);
         run_cmd(c).text_error("invalid_id");
     }
-    assert_eq!(tree(s.dir.path()), Vec::<String>::new());
+    assert_eq!(tree(s.dir.path()), ["root/"]);
     assert!(!Path::new("/etc/MEMORY.md").exists());
     assert!(!Path::new("/etc/.memdir").exists());
     // A 128-character id is fine.
@@ -635,7 +658,10 @@ fn over_budget_is_refused_with_the_entries_and_the_file_untouched() {
         (&e["used"], &e["limit"], &e["would_use"]),
         (&json!(1358), &json!(1375), &json!(1811))
     );
-    assert_eq!(e["usage"], "98% — 1358/1375 chars");
+    assert_eq!(
+        e["usage"],
+        json!({"used": 1358, "limit": 1375, "text": "98% — 1358/1375 chars"})
+    );
     let listed: Vec<(String, String)> = e["entries"]
         .as_array()
         .expect("entries")
@@ -773,7 +799,10 @@ fn batch_applies_all_or_none() {
     assert_eq!(results[2]["id"], mem("drop me"));
     assert_eq!(
         v["usage"],
-        json!({"memory": "0% — 6/2200 chars", "user": "1% — 15/1375 chars"})
+        json!({
+            "memory": {"used": 6, "limit": 2200, "text": "0% — 6/2200 chars"},
+            "user": {"used": 15, "limit": 1375, "text": "1% — 15/1375 chars"}
+        })
     );
     assert_eq!(s.read_plain(O, "MEMORY.md"), "- kept\n");
     assert_eq!(s.read_plain(O, "USER.md"), "- likes tea\n- t\n");
@@ -1091,7 +1120,7 @@ fn invalid_config_is_reported_with_its_file() {
 #[test]
 fn budgets_from_settings_and_front_matter() {
     let s = Sandbox::new();
-    std::fs::create_dir_all(&s.root).expect("root");
+    std::fs::create_dir_all(s.owner_dir(O)).expect("the root and the owner");
     std::fs::write(
         s.root.join("memdir.yaml"),
         "budgets:\n  memory: 600\n  user: 99999\n",
@@ -1153,7 +1182,7 @@ fn budgets_from_settings_and_front_matter() {
 #[test]
 fn a_root_config_budget_is_reported_as_root_config() {
     let s = Sandbox::new();
-    std::fs::create_dir_all(&s.root).expect("root");
+    std::fs::create_dir_all(s.owner_dir(O)).expect("the root and the owner");
     std::fs::write(s.root.join("memdir.yaml"), "budgets:\n  memory: 100\n").expect("write");
     let v = s
         .run(&["--owner", O, "--json", "show", "--in", "memory"])

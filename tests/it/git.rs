@@ -891,6 +891,8 @@ fn sync_outside_git_and_with_a_failing_remote_says_so() {
     memdir_in(d.path(), &["sync"]).text_error("not_in_git");
     let top = d.path().join("team");
     repo(&top);
+    // A write creates an owner only under an existing root.
+    std::fs::create_dir(top.join("mem")).expect("the root");
     memdir_in(&top, &["--owner", "agt_a", "add", "Deploys need the VPN"]).ok();
     let err = memdir_in(&top, &["sync", "--remote", "nowhere"]).text_error("git_failed");
     assert!(err.contains("nowhere"), "{err}");

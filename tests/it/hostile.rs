@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::util::Sandbox;
+use crate::util::{Sandbox, tree};
 
 const O: &str = "agt_o";
 
@@ -41,7 +41,7 @@ fn ids_that_would_not_travel_are_refused() {
         s.run(&["--owner", bad, "--json", "add", "x"])
             .json_error("invalid_id");
     }
-    assert!(!s.root.exists(), "nothing was created");
+    assert!(tree(&s.root).is_empty(), "nothing was created");
     s.run_as(O, &["add", "first fact"]).ok();
     // A case-only twin of an existing owner: on a case-insensitive file
     // system the two would be one folder.
@@ -90,6 +90,7 @@ fn a_day_line_names_only_a_run_its_owner_began() {
         .json_error("run_not_found");
     assert_eq!(e["status"], 404);
     // Another owner cannot write lines of this owner's run, nor finish it.
+    s.run_as("agt_b", &["add", "agt_b exists"]).ok();
     s.run(&["--owner", "agt_b", "--json", "day", "x", "--run", &run])
         .json_error("run_not_found");
     s.run(&["--owner", "agt_b", "--json", "run", "finish", &run, "x"])

@@ -1128,7 +1128,7 @@ fn without_curation_an_over_budget_add_is_refused() {
 
 #[test]
 fn init_creates_the_root_and_gitignore_once() {
-    let r = Sandbox::new();
+    let r = Sandbox::rootless();
     assert!(!r.root.exists());
     let v = r.json_ok(&["init"]);
     assert_eq!(v["gitignore"], true);

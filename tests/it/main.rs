@@ -12,6 +12,7 @@ mod util;
 mod architecture;
 mod bounded;
 mod cli;
+mod contract;
 mod git;
 mod hostile;
 mod journal;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::util::{self, BIN, Run, Sandbox, tree};
@@ -145,6 +145,22 @@ fn put_then_get_gives_the_exact_bytes_and_metadata() {
 #[test]
 fn not_ready_before_the_put_exits_3() {
     let s = Sandbox::new();
+    s.run_as(A, &["result", "get", "wf-1", "t1"])
+        .text_error("owner_not_found");
+    // A workflow memdir does not know is not "not ready": no run began
+    // with its id or names it, nothing is stored under it.
+    s.run_as(A, &["add", "A exists"]).ok();
+    let r = s.run_as(A, &["result", "get", "wf-1", "t1"]);
+    r.text_error("result_not_found");
+    let e = s
+        .run_as(A, &["result", "get", "wf-1", "--json"])
+        .json_error("result_not_found");
+    assert_eq!(
+        (e["status"].as_u64(), &e["workflow_id"]),
+        (Some(404), &json!("wf-1"))
+    );
+    // A run that produces its results makes it known.
+    s.run_as(A, &["run", "begin", "--workflow", "wf-1"]).ok();
     let r = s.run_as(A, &["result", "get", "wf-1", "t1"]);
     r.text_error_exit("not_ready", 3);
     assert!(
@@ -164,7 +180,7 @@ fn not_ready_before_the_put_exits_3() {
         .json_error_exit("not_ready", 3);
     assert_eq!(e["task_id"], Value::Null);
     // A read creates nothing.
-    assert!(!s.root.exists());
+    assert!(!s.path(A, "results").exists());
     s.put(A, "wf-1", "t0", b"other").ok();
     s.run_as(A, &["result", "get", "wf-1", "t1"])
         .text_error_exit("not_ready", 3);
@@ -326,9 +342,13 @@ fn owners_cannot_reach_each_others_results() {
     let s = Sandbox::new();
     s.put("agt_a", "wf", "t", b"secret of a").ok();
     s.run_as("agt_b", &["result", "get", "wf", "t"])
-        .text_error_exit("not_ready", 3);
+        .text_error("owner_not_found");
+    s.run_as("agt_b", &["add", "agt_b exists"]).ok();
+    // B knows no workflow "wf": A's is not B's.
+    s.run_as("agt_b", &["result", "get", "wf", "t"])
+        .text_error("result_not_found");
     s.run_as("agt_b", &["result", "get", "wf"])
-        .text_error_exit("not_ready", 3);
+        .text_error("result_not_found");
     s.run_as("agt_b", &["result", "wait", "wf", "t", "--timeout", "0.2"])
         .text_error_exit("not_ready", 3);
     // B's own result under the same ids is B's alone.
@@ -636,6 +656,8 @@ fn concurrent_puts_from_processes_lose_nothing() {
 fn wait_returns_promptly_when_another_process_puts() {
     let _alone = util::exclusive();
     let s = Sandbox::new();
+    // A read (a wait too) needs the owner to exist.
+    s.run_as(A, &["run", "begin", "--workflow", "wf"]).ok();
     let waiter = s
         .owner_cmd(
             A,
@@ -673,6 +695,7 @@ fn wait_returns_promptly_when_another_process_puts() {
 fn wait_times_out_with_not_ready() {
     let _alone = util::exclusive();
     let s = Sandbox::new();
+    s.run_as(A, &["run", "begin", "--workflow", "wf"]).ok();
     let t = Instant::now();
     let e = s
         .run_as(
@@ -690,6 +713,13 @@ fn wait_times_out_with_not_ready() {
         .json_error_exit("not_ready", 3);
     let took = t.elapsed();
     assert_eq!(e["task_id"], "never");
+    assert!(e["waited_ms"].as_u64().is_some(), "{e}");
+    // The timeout message names the workflow, the task and the wait.
+    let m = e["message"].as_str().unwrap_or_default();
+    assert!(
+        m.contains("\"wf\"") && m.contains("\"never\"") && m.contains("after waiting 0.300 s"),
+        "{m}"
+    );
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
     s.run_as(A, &["result", "wait", "wf", "never", "--timeout", "0"])

@@ -12,6 +12,9 @@ const BODY: &str = "# CNL debugging\n\n1. Read the trace first.\n2. Bisect the c
 #[test]
 fn learn_list_show_forget_with_the_seed_s_messages() {
     let s = Sandbox::new();
+    // An owner the root does not hold is a typo, not an empty list.
+    s.run_as(A, &["skill", "list"]).text_error("owner_not_found");
+    s.run_as(A, &["add", "Deploys need the VPN"]).ok();
     let none = s.run_as(A, &["skill", "list"]).ok();
     assert_eq!(none.text(), "No learned skills yet.\n");
     let out = s
@@ -150,6 +153,7 @@ fn another_owner_s_skills_are_out_of_reach() {
     let s = Sandbox::new();
     s.run_as_stdin(A, &["skill", "learn", "mine", "-"], "private\n")
         .ok();
+    s.run_as(B, &["add", "Deploys need the VPN"]).ok();
     assert_eq!(
         s.run_as(B, &["skill", "list"]).ok().text(),
         "No learned skills yet.".to_owned() + "\n"

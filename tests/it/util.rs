@@ -154,6 +154,24 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Asserts a usage error under `--json`: exit 2, nothing on stderr, the
+    /// error object (code `usage`, status 400) on stdout. Returns its
+    /// message.
+    #[track_caller]
+    pub fn json_usage_error(&self) -> String {
+        assert_eq!(self.code, 2, "exit status of {self:?}");
+        assert_eq!(self.stderr, "", "stderr of a --json usage error");
+        let v = self.json();
+        assert_eq!(v["error"]["code"], "usage", "{v}");
+        assert_eq!(v["error"]["status"], 400, "{v}");
+        v["error"]["message"]
+            .as_str()
+            .expect("a message")
+            .to_owned()
+    }
+}
+
 /// Runs `cmd` with an empty standard input.
 pub fn run_cmd(cmd: Command) -> Run {
     run_cmd_stdin(cmd, b"")
@@ -181,8 +199,10 @@ pub fn run_cmd_stdin(mut cmd: Command, stdin: &[u8]) -> Run {
     }
 }
 
-/// A temp folder holding a memory root (`<tmp>/root`, not created up front);
-/// the binary runs in the temp folder, so stray writes land beside the root.
+/// A temp folder holding a memory root (`<tmp>/root`, an empty folder: the
+/// command line's writes create an owner only under an existing root); the
+/// binary runs in the temp folder, so stray writes land beside the root.
+/// [`Sandbox::rootless`] leaves the root to be made.
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
     pub root: PathBuf,
@@ -196,6 +216,13 @@ impl Default for Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
+        let s = Sandbox::rootless();
+        std::fs::create_dir(&s.root).expect("create the root");
+        s
+    }
+
+    /// A sandbox whose root does not exist yet.
+    pub fn rootless() -> Sandbox {
         let dir = tempfile::tempdir().expect("temp folder");
         let root = dir.path().join("root");
         Sandbox { dir, root }

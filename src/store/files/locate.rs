@@ -71,6 +71,7 @@ pub(crate) fn unknown(at: At<'_>, id: &str, mismatch: bool) -> Result<Error> {
     Ok(Error::NotFound {
         file: "the workspace",
         query: id.to_owned(),
+        elsewhere: None,
         entries: Vec::new(),
     })
 }

@@ -37,6 +37,10 @@ pub struct RunRecord {
     /// stores).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<String>,
+    /// The workflow whose results the run produces (absent in records
+    /// written before it was kept: the run id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_id: Option<String>,
     /// Finish time, once the run has finished.
     #[serde(
         default,
@@ -44,6 +48,14 @@ pub struct RunRecord {
         with = "as_micros_opt"
     )]
     pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl RunRecord {
+    /// The workflow whose results the run produces: `workflow_id`, else the
+    /// run id.
+    pub fn workflow(&self) -> &str {
+        self.workflow_id.as_deref().unwrap_or(&self.run_id)
+    }
 }
 
 /// Stores `snap` at `.memdir/snapshots/<sha256>.md` (once: identical
@@ -97,6 +109,81 @@ pub(crate) fn read_record(at: At<'_>, run_id: &str) -> Result<RunRecord> {
         path: runs.join(&name),
         message: format!("run record: {e}"),
     })
+}
+
+/// Every run record of the owner, oldest first (by run id, which sorts by
+/// start time). A record that cannot be read is left out.
+pub(crate) fn list_records(at: At<'_>) -> Result<Vec<RunRecord>> {
+    let Some(runs) = derived_sub(at, RUNS_DIR)? else {
+        return Ok(Vec::new());
+    };
+    let disk = at.disk();
+    let mut names: Vec<String> = disk
+        .list(&runs)?
+        .into_iter()
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let Ok(Some(bytes)) = disk.read_bytes(&runs, &name, RUN_RECORD_BYTES) else {
+            continue;
+        };
+        if let Ok(r) = serde_json::from_slice::<RunRecord>(&bytes)
+            && name.strip_suffix(".json") == Some(r.run_id.as_str())
+        {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// The run id `given` names: a run id with a record, else the one run id
+/// with a record that starts with it (`run_ambiguous` for several,
+/// `run_not_found` for none).
+pub(crate) fn resolve(at: At<'_>, given: &str) -> Result<String> {
+    validate_id("run", given)?;
+    match read_record(at, given) {
+        Ok(r) => return Ok(r.run_id),
+        Err(Error::RunNotFound { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let Some(runs) = derived_sub(at, RUNS_DIR)? else {
+        return Err(Error::RunNotFound {
+            run_id: given.to_owned(),
+        });
+    };
+    let mut hits: Vec<String> = at
+        .disk()
+        .list(&runs)?
+        .into_iter()
+        .filter_map(|n| n.strip_suffix(".json").map(str::to_owned))
+        .filter(|id| id.starts_with(given))
+        .collect();
+    hits.sort();
+    match hits.len() {
+        0 => Err(Error::RunNotFound {
+            run_id: given.to_owned(),
+        }),
+        1 => Ok(hits.remove(0)),
+        _ => Err(Error::RunAmbiguous {
+            prefix: given.to_owned(),
+            candidates: hits,
+        }),
+    }
+}
+
+/// Whether a run began with `workflow_id` as its id or names it as its
+/// workflow.
+pub(crate) fn workflow_known(at: At<'_>, workflow_id: &str) -> Result<bool> {
+    match read_record(at, workflow_id) {
+        Ok(_) => return Ok(true),
+        Err(Error::RunNotFound { .. } | Error::InvalidId { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(list_records(at)?
+        .iter()
+        .any(|r| r.workflow_id.as_deref() == Some(workflow_id)))
 }
 
 /// The text of a stored snapshot, by its SHA-256.

@@ -25,6 +25,9 @@
 //! # let root = tempfile::tempdir()?;
 //! let store = memdir::Store::open(root.path())?;
 //! let me = store.owner("agt_docs")?;
+//! // A workflow memdir does not know, then one a run produces.
+//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code(), "result_not_found");
+//! me.begin_run(memdir::RunOptions::default().workflow("wf-1"))?;
 //! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code(), "not_ready");
 //!
 //! let put = me.put_result("wf-1", "fetch", b"42 pages", "text/plain", false)?;
@@ -51,7 +54,7 @@ use super::files::results::{
     DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
     existing_workflow_dir, file_limit, not_ready, result_name, workflow_lock,
 };
-use super::owner::{Owner, no_case_twin};
+use super::owner::{At, Owner, no_case_twin};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
 
@@ -207,7 +210,7 @@ pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<Tas
     validate_id("task", task_id)?;
     let view = owner.view()?;
     let Some(dir) = existing_workflow_dir(view.at(), workflow_id)? else {
-        return Err(not_ready(workflow_id, Some(task_id)));
+        return Err(pending(view.at(), workflow_id, Some(task_id))?);
     };
     let name = result_name(task_id);
     match owner
@@ -224,7 +227,26 @@ pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<Tas
 pub(crate) fn workflow(owner: &Owner, workflow_id: &str) -> Result<WorkflowResults> {
     validate_id("workflow", workflow_id)?;
     let view = owner.view()?;
-    super::files::results::workflow_results(view.at(), workflow_id)
+    match super::files::results::workflow_results(view.at(), workflow_id) {
+        Err(Error::NotReady { .. }) => Err(pending(view.at(), workflow_id, None)?),
+        other => other,
+    }
+}
+
+/// The answer for a result not stored: `not_ready` for a workflow memdir
+/// knows (a run began with its id or names it, or a result is stored
+/// under it), else `result_not_found`.
+fn pending(at: At<'_>, workflow_id: &str, task_id: Option<&str>) -> Result<Error> {
+    let known = existing_workflow_dir(at, workflow_id)?.is_some()
+        || super::files::runs::workflow_known(at, workflow_id)?;
+    Ok(if known {
+        not_ready(workflow_id, task_id)
+    } else {
+        Error::ResultNotFound {
+            workflow_id: workflow_id.to_owned(),
+            task_id: task_id.map(str::to_owned),
+        }
+    })
 }
 
 /// Waits up to `timeout` for the result of `task_id` in `workflow_id`.
@@ -240,9 +262,9 @@ pub(crate) fn wait(
 ) -> Result<TaskResult> {
     let deadline = Instant::now() + timeout;
     match get(owner, workflow_id, task_id) {
-        Err(Error::NotReady { .. }) => {}
+        Err(Error::NotReady { .. } | Error::ResultNotFound { .. }) => {}
         other => return other,
     }
     let (_, dir) = ensure_workflow_dir(owner, workflow_id)?;
-    wait::watching(owner, dir.path(), workflow_id, task_id, deadline)
+    wait::watching(owner, dir.path(), workflow_id, task_id, deadline, timeout)
 }

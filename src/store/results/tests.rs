@@ -60,17 +60,33 @@ fn put_get_round_trip_and_file_format() {
 fn not_ready_until_put() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
+    // A workflow nobody began and nothing is stored under: not found.
     let e = o.get_result("wf", "t").unwrap_err();
     assert!(
-        matches!(&e, Error::NotReady { task_id: Some(t), .. } if t == "t"),
+        matches!(&e, Error::ResultNotFound { task_id: Some(t), .. } if t == "t"),
         "{e:?}"
     );
-    assert_eq!(o.workflow_results("wf").unwrap_err().code(), "not_ready");
+    assert_eq!(
+        o.workflow_results("wf").unwrap_err().code(),
+        "result_not_found"
+    );
     // Reads create nothing.
     assert!(!d.path().join("o").exists());
     o.put_result("wf", "a", b"x", "text/plain", false).unwrap();
-    assert_eq!(o.get_result("wf", "b").unwrap_err().code(), "not_ready");
+    let e = o.get_result("wf", "b").unwrap_err();
+    assert!(
+        matches!(&e, Error::NotReady { task_id: Some(t), .. } if t == "b"),
+        "{e:?}"
+    );
+    assert_eq!(
+        o.get_result("wf2", "a").unwrap_err().code(),
+        "result_not_found"
+    );
+    // A run that names the workflow makes it known: not ready yet.
+    o.begin_run(crate::store::RunOptions::default().workflow("wf2"))
+        .unwrap();
     assert_eq!(o.get_result("wf2", "a").unwrap_err().code(), "not_ready");
+    assert_eq!(o.workflow_results("wf2").unwrap_err().code(), "not_ready");
 }
 
 #[test]
@@ -330,8 +346,15 @@ fn owners_are_isolated() {
     let b = s.owner("b").unwrap();
     a.put_result("wf", "t", b"for a", "text/plain", false)
         .unwrap();
-    assert_eq!(b.get_result("wf", "t").unwrap_err().code(), "not_ready");
-    assert_eq!(b.workflow_results("wf").unwrap_err().code(), "not_ready");
+    // B knows no workflow "wf": A's is not B's.
+    assert_eq!(
+        b.get_result("wf", "t").unwrap_err().code(),
+        "result_not_found"
+    );
+    assert_eq!(
+        b.workflow_results("wf").unwrap_err().code(),
+        "result_not_found"
+    );
     b.put_result("wf", "t", b"for b", "text/plain", false)
         .unwrap();
     assert_eq!(a.get_result("wf", "t").unwrap().content, b"for a");

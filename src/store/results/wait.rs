@@ -7,6 +7,31 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::get;
+
+/// A look at the result while waiting: a workflow nobody began yet may be
+/// begun meanwhile, so "unknown" is pending too.
+fn look(owner: &Owner, workflow_id: &str, task_id: &str) -> Option<Result<TaskResult>> {
+    match get(owner, workflow_id, task_id) {
+        Err(Error::NotReady { .. } | Error::ResultNotFound { .. }) => None,
+        other => Some(other),
+    }
+}
+
+/// `not_ready` after a wait that began `timeout` before `deadline`.
+fn timed_out(workflow_id: &str, task_id: &str, waited: Duration) -> Error {
+    match not_ready(workflow_id, Some(task_id)) {
+        Error::NotReady {
+            workflow_id,
+            task_id,
+            ..
+        } => Error::NotReady {
+            workflow_id,
+            task_id,
+            waited_ms: Some(u64::try_from(waited.as_millis()).unwrap_or(u64::MAX)),
+        },
+        e => e,
+    }
+}
 use crate::error::{Error, Result};
 use crate::store::files::results::{TaskResult, not_ready};
 use crate::store::owner::Owner;
@@ -21,38 +46,39 @@ pub(super) fn watching(
     workflow_id: &str,
     task_id: &str,
     deadline: Instant,
+    waited: Duration,
 ) -> Result<TaskResult> {
     use notify::Watcher;
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = match notify::recommended_watcher(tx) {
         Ok(w) => w,
-        Err(_) => return polling(owner, workflow_id, task_id, deadline),
+        Err(_) => return polling(owner, workflow_id, task_id, deadline, waited),
     };
     if watcher
         .watch(dir, notify::RecursiveMode::NonRecursive)
         .is_err()
     {
-        return polling(owner, workflow_id, task_id, deadline);
+        return polling(owner, workflow_id, task_id, deadline, waited);
     }
     loop {
         // Once right after the watch is set up (a put may have landed
         // before it), then after every event.
-        match get(owner, workflow_id, task_id) {
-            Err(Error::NotReady { .. }) => {}
-            other => return other,
+        if let Some(answer) = look(owner, workflow_id, task_id) {
+            return answer;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(not_ready(workflow_id, Some(task_id)));
+            return Err(timed_out(workflow_id, task_id, waited));
         }
         match rx.recv_timeout(left) {
             Ok(_) => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 // One last look: the answer at the deadline.
-                return get(owner, workflow_id, task_id);
+                return look(owner, workflow_id, task_id)
+                    .unwrap_or_else(|| Err(timed_out(workflow_id, task_id, waited)));
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return polling(owner, workflow_id, task_id, deadline);
+                return polling(owner, workflow_id, task_id, deadline, waited);
             }
         }
     }
@@ -64,15 +90,15 @@ fn polling(
     workflow_id: &str,
     task_id: &str,
     deadline: Instant,
+    waited: Duration,
 ) -> Result<TaskResult> {
     loop {
-        match get(owner, workflow_id, task_id) {
-            Err(Error::NotReady { .. }) => {}
-            other => return other,
+        if let Some(answer) = look(owner, workflow_id, task_id) {
+            return answer;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(not_ready(workflow_id, Some(task_id)));
+            return Err(timed_out(workflow_id, task_id, waited));
         }
         std::thread::sleep(left.min(POLL_INTERVAL));
     }
@@ -143,10 +169,10 @@ mod tests {
         });
         let o = s.owner("o").unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
-        let got = polling(&o, "wf", "t", deadline).unwrap();
+        let got = polling(&o, "wf", "t", deadline, Duration::ZERO).unwrap();
         putter.join().unwrap();
         assert_eq!(got.content, b"polled");
-        let e = polling(&o, "wf", "missing", Instant::now()).unwrap_err();
+        let e = polling(&o, "wf", "missing", Instant::now(), Duration::ZERO).unwrap_err();
         assert_eq!(e.code(), "not_ready");
     }
 }

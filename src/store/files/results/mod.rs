@@ -128,6 +128,7 @@ pub(crate) fn not_ready(workflow_id: &str, task_id: Option<&str>) -> Error {
     Error::NotReady {
         workflow_id: workflow_id.to_owned(),
         task_id: task_id.map(str::to_owned),
+        waited_ms: None,
     }
 }
 
