@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, patch, post, put};
 use memdir::api::errors::Transport;
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
@@ -20,28 +20,228 @@ use serde_json::{Value, json};
 
 use super::{App, Fail, json_response};
 
-/// Every route.
+/// One route as the router serves it and `/openapi.json` documents it.
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    /// The HTTP method.
+    pub method: &'static str,
+    /// The path, with `{name}` segments.
+    pub path: &'static str,
+    /// What it does.
+    pub summary: &'static str,
+    /// Whether it needs a key.
+    pub auth: bool,
+}
+
+const fn r(method: &'static str, path: &'static str, summary: &'static str) -> Route {
+    Route {
+        method,
+        path,
+        summary,
+        auth: true,
+    }
+}
+
+/// Every route: the router is built from this table (see [`routes`]) and
+/// the OpenAPI document is written from it, so neither can list a route
+/// the other lacks.
+pub const ROUTES: &[Route] = &[
+    Route {
+        auth: false,
+        ..r("GET", "/healthz", "Liveness: {\"status\":\"ok\"}")
+    },
+    Route {
+        auth: false,
+        ..r("GET", "/openapi.json", "This document")
+    },
+    r(
+        "GET",
+        "/v1/snapshot",
+        "The snapshot a run starting now gets: {text, sha256, bytes}",
+    ),
+    r(
+        "GET",
+        "/v1/memory/recall",
+        "Entries of both stores, ranked and filtered by q; {entries, count}",
+    ),
+    r(
+        "POST",
+        "/v1/memory/remember",
+        "Store {text, scope}: 201 added, 200 already stored",
+    ),
+    r(
+        "POST",
+        "/v1/memory/forget",
+        "Remove the entry {id} or {text} names: {removed: 1}",
+    ),
+    r(
+        "GET",
+        "/v1/workflows/results/{workflowId}/{taskId}",
+        "A task's result, or 404 not_ready",
+    ),
+    r(
+        "PUT",
+        "/v1/workflows/results/{workflowId}/{taskId}",
+        "Store the body as a task's result (Content-Type kept)",
+    ),
+    r(
+        "GET",
+        "/v1/agents/results/{workflowId}/{taskId}",
+        "A task's result (same store as /v1/workflows/results)",
+    ),
+    r(
+        "PUT",
+        "/v1/agents/results/{workflowId}/{taskId}",
+        "Store a task's result (same store as /v1/workflows/results)",
+    ),
+    r(
+        "POST",
+        "/api/v1/memories",
+        "Save a fact {text, expiresAt, supersedes, agentId}: 201",
+    ),
+    r(
+        "GET",
+        "/api/v1/memories",
+        "List memories: agentId, kind, status, limit",
+    ),
+    r(
+        "POST",
+        "/api/v1/memories/day",
+        "Append {line} to the caller's day log (agents only)",
+    ),
+    r(
+        "POST",
+        "/api/v1/memories/recall",
+        "Recall on demand {query, agentId}",
+    ),
+    r(
+        "PATCH",
+        "/api/v1/memories/{id}",
+        "A person edits a memory's {text}",
+    ),
+    r(
+        "POST",
+        "/api/v1/memories/{id}/archive",
+        "Archive with {reason}",
+    ),
+    r(
+        "POST",
+        "/api/v1/memories/{id}/unarchive",
+        "Bring an archived memory back",
+    ),
+    r("POST", "/api/v1/memories/{id}/veto", "A person's veto"),
+];
+
+/// The handler of one route of [`ROUTES`].
+fn handler(route: &Route) -> MethodRouter<App> {
+    let results_put = || put(put_result).layer(axum::extract::DefaultBodyLimit::disable());
+    match (route.method, route.path) {
+        ("GET", "/healthz") => get(healthz),
+        ("GET", "/openapi.json") => get(openapi),
+        ("GET", "/v1/snapshot") => get(snapshot),
+        ("GET", "/v1/memory/recall") => get(recall),
+        ("POST", "/v1/memory/remember") => post(remember),
+        ("POST", "/v1/memory/forget") => post(forget),
+        ("GET", "/v1/workflows/results/{workflowId}/{taskId}")
+        | ("GET", "/v1/agents/results/{workflowId}/{taskId}") => get(get_result),
+        ("PUT", "/v1/workflows/results/{workflowId}/{taskId}")
+        | ("PUT", "/v1/agents/results/{workflowId}/{taskId}") => results_put(),
+        ("POST", "/api/v1/memories") => post(save),
+        ("GET", "/api/v1/memories") => get(list),
+        ("POST", "/api/v1/memories/day") => post(day),
+        ("POST", "/api/v1/memories/recall") => post(recall_facts),
+        ("PATCH", "/api/v1/memories/{id}") => patch(edit),
+        ("POST", "/api/v1/memories/{id}/archive") => post(archive),
+        ("POST", "/api/v1/memories/{id}/unarchive") => post(unarchive),
+        ("POST", "/api/v1/memories/{id}/veto") => post(veto),
+        // A row without a handler is served as 404 (the route test fails).
+        _ => get(missing),
+    }
+}
+
+async fn missing() -> Result<Response, Fail> {
+    Err(Fail::Transport(Transport::RouteNotFound {
+        path: "(a documented route without a handler)".into(),
+    }))
+}
+
+/// Every route of [`ROUTES`], the methods of one path merged.
 pub fn routes() -> Router<App> {
-    let results = || {
-        get(get_result)
-            .put(put_result)
-            .layer(axum::extract::DefaultBodyLimit::disable())
-    };
-    Router::new()
-        .route("/healthz", get(healthz))
-        .route("/v1/snapshot", get(snapshot))
-        .route("/v1/memory/recall", get(recall))
-        .route("/v1/memory/remember", post(remember))
-        .route("/v1/memory/forget", post(forget))
-        .route("/v1/workflows/results/{workflow}/{task}", results())
-        .route("/v1/agents/results/{workflow}/{task}", results())
-        .route("/api/v1/memories", post(save).get(list))
-        .route("/api/v1/memories/day", post(day))
-        .route("/api/v1/memories/recall", post(recall_facts))
-        .route("/api/v1/memories/{id}", axum::routing::patch(edit))
-        .route("/api/v1/memories/{id}/archive", post(archive))
-        .route("/api/v1/memories/{id}/unarchive", post(unarchive))
-        .route("/api/v1/memories/{id}/veto", post(veto))
+    let mut by_path: Vec<(&str, MethodRouter<App>)> = Vec::new();
+    for route in ROUTES {
+        let h = handler(route);
+        match by_path.iter().position(|(p, _)| *p == route.path) {
+            Some(i) => {
+                let (p, old) = by_path.swap_remove(i);
+                by_path.push((p, old.merge(h)));
+            }
+            None => by_path.push((route.path, h)),
+        }
+    }
+    by_path
+        .into_iter()
+        .fold(Router::new(), |router, (path, h)| router.route(path, h))
+}
+
+/// `GET /openapi.json`: an OpenAPI 3.1 document of [`ROUTES`].
+async fn openapi() -> Response {
+    let mut paths = serde_json::Map::new();
+    for route in ROUTES {
+        let params: Vec<Value> = route
+            .path
+            .split('/')
+            .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+            .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+            .collect();
+        let mut op = json!({
+            "summary": route.summary,
+            "parameters": params,
+            "responses": {
+                "200": {"description": "the answer (201 where a route creates)"},
+                "default": {
+                    "description": "an error",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+                }
+            }
+        });
+        if !route.auth
+            && let Some(o) = op.as_object_mut()
+        {
+            o.insert("security".into(), json!([]));
+        }
+        if let Some(entry) = paths
+            .entry(route.path)
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+        {
+            entry.insert(route.method.to_lowercase(), op);
+        }
+    }
+    json_response(
+        200,
+        &json!({
+            "openapi": "3.1.0",
+            "info": {"title": "memdir", "version": env!("CARGO_PKG_VERSION")},
+            "paths": paths,
+            "security": [{"bearer": []}],
+            "components": {
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+                "schemas": {"Error": {
+                    "type": "object",
+                    "required": ["error"],
+                    "properties": {"error": {
+                        "type": "object",
+                        "required": ["code", "status", "message"],
+                        "properties": {
+                            "code": {"type": "string"},
+                            "status": {"type": "integer"},
+                            "message": {"type": "string"}
+                        }
+                    }}
+                }}
+            }
+        }),
+    )
 }
 
 /// A JSON body (an empty body is `{}`); anything else is `invalid_request`.

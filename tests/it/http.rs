@@ -149,6 +149,33 @@ impl Server {
         Self::finish(req.send(body))
     }
 
+    /// `method` on `path` with an empty JSON body where it takes one.
+    fn any(&self, key: &str, method: &str, path: &str) -> Answer {
+        let url = self.url(path);
+        let auth = format!("Bearer {key}");
+        let r = match method {
+            "GET" => self.agent.get(url).header("Authorization", auth).call(),
+            "DELETE" => self.agent.delete(url).header("Authorization", auth).call(),
+            "POST" => self
+                .agent
+                .post(url)
+                .header("Authorization", auth)
+                .send_json(json!({})),
+            "PUT" => self
+                .agent
+                .put(url)
+                .header("Authorization", auth)
+                .send(&b"x"[..]),
+            "PATCH" => self
+                .agent
+                .patch(url)
+                .header("Authorization", auth)
+                .send_json(json!({})),
+            m => panic!("no method {m}"),
+        };
+        Self::finish(r)
+    }
+
     fn raw_post(&self, key: &str, path: &str, body: &[u8]) -> Answer {
         let req = self
             .agent
@@ -612,6 +639,53 @@ fn keys_and_transport_failures_answer_json() {
     ]);
     assert_eq!(r.code, 1, "{r:?}");
     assert!(!inside.exists());
+}
+
+/// `/openapi.json` documents every route the router serves and only those:
+/// each documented method answers (never 404 `route_not_found` nor 405),
+/// another method on a documented path is 405, and the router is built from
+/// the same table.
+#[test]
+fn the_openapi_document_matches_the_router() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_o"]);
+    let srv = serve(&s, &[]);
+    let doc = srv.get(None, "/openapi.json").json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    let mut ops = 0;
+    for (path, methods) in paths {
+        let concrete = path
+            .replace("{workflowId}", "wf-1")
+            .replace("{taskId}", "t-1")
+            .replace("{id}", "mem_000000000000");
+        let methods = methods.as_object().unwrap();
+        for m in methods.keys() {
+            ops += 1;
+            let a = srv.any(&key, &m.to_uppercase(), &concrete);
+            let code = serde_json::from_str::<Value>(&a.body)
+                .ok()
+                .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            assert!(
+                !matches!(code.as_str(), "route_not_found" | "method_not_allowed"),
+                "{m} {path}: {a:?}"
+            );
+        }
+        if !methods.contains_key("delete") {
+            srv.any(&key, "DELETE", &concrete)
+                .error("method_not_allowed", 405);
+        }
+    }
+    // Every route of docs/SERVERS.md.
+    assert_eq!(ops, 18, "{doc}");
+    for p in [
+        "/v1/memory/recall",
+        "/api/v1/memories/{id}/veto",
+        "/v1/agents/results/{workflowId}/{taskId}",
+    ] {
+        assert!(paths.contains_key(p), "{p}");
+    }
 }
 
 /// SIGTERM stops the server: it finishes what is in flight and exits 0.
