@@ -183,6 +183,22 @@ fn rendered(r: &Response) -> String {
     text
 }
 
+/// `result` with `warning: …` lines in front (an owner named in the call
+/// and ignored).
+fn with_warnings(mut result: CallToolResult, warnings: &[String]) -> CallToolResult {
+    if warnings.is_empty() {
+        return result;
+    }
+    let mut text: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    for c in &result.content {
+        if let Some(t) = c.as_text() {
+            text.push_str(&t.text);
+        }
+    }
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
 /// Lines listing the current entries (for a failed write).
 fn entries_text(list: &[(Scope, memdir::EntryBrief)], only: Option<Scope>) -> String {
     let mut out = String::new();
@@ -282,36 +298,16 @@ impl Server {
         &self,
         Parameters(args): Parameters<MemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let (who, mut warnings) = self.who(&[
+        let (who, warnings) = self.who(&[
             args.memory_owner.as_ref(),
             args.owner.as_ref(),
             args.agent_id.as_ref(),
         ]);
         let run = self.cfg.run.clone();
-        let mut result = self
+        let result = self
             .blocking(move |store| memory_action(store, &who, run.as_deref(), args))
             .await?;
-        if !warnings.is_empty() {
-            warnings.push(String::new());
-            let mut text = warnings
-                .iter()
-                .map(|w| {
-                    if w.is_empty() {
-                        String::new()
-                    } else {
-                        format!("warning: {w}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            for c in &result.content {
-                if let Some(t) = c.as_text() {
-                    text.push_str(&t.text);
-                }
-            }
-            result.content = vec![ContentBlock::text(text)];
-        }
-        Ok(result)
+        Ok(with_warnings(result, &warnings))
     }
 
     #[tool(
@@ -331,44 +327,46 @@ impl Server {
         let Some(workflow_id) = args.workflow_id.or(args.execution_id) else {
             return Ok(required("workflow_id (or execution_id)", "get_result"));
         };
-        let (who, _) = self.who(&[args.agent_id.as_ref()]);
+        let (who, warnings) = self.who(&[args.agent_id.as_ref()]);
         let task = args.task_id;
-        self.blocking(move |store| {
-            let request = match task {
-                Some(task_id) => Request::GetResult {
-                    workflow_id,
-                    task_id,
-                },
-                None => Request::WorkflowResults { workflow_id },
-            };
-            match api::execute(store, &who, request) {
-                Ok(Response::Result(r)) => {
-                    let body = match String::from_utf8(r.content.clone()) {
-                        Ok(s) => s,
-                        Err(_) => {
-                            format!("(binary content, base64)\n{}", render::base64(&r.content))
-                        }
-                    };
-                    answer(
-                        format!(
-                            "{}/{} ({}, {} bytes, stored {})\n\n{body}",
-                            r.workflow_id,
-                            r.task_id,
-                            r.content_type,
-                            r.content.len(),
-                            r.created_at
-                        ),
-                        false,
-                    )
+        let result = self
+            .blocking(move |store| {
+                let request = match task {
+                    Some(task_id) => Request::GetResult {
+                        workflow_id,
+                        task_id,
+                    },
+                    None => Request::WorkflowResults { workflow_id },
+                };
+                match api::execute(store, &who, request) {
+                    Ok(Response::Result(r)) => {
+                        let body = match String::from_utf8(r.content.clone()) {
+                            Ok(s) => s,
+                            Err(_) => {
+                                format!("(binary content, base64)\n{}", render::base64(&r.content))
+                            }
+                        };
+                        answer(
+                            format!(
+                                "{}/{} ({}, {} bytes, stored {})\n\n{body}",
+                                r.workflow_id,
+                                r.task_id,
+                                r.content_type,
+                                r.content.len(),
+                                r.created_at
+                            ),
+                            false,
+                        )
+                    }
+                    Ok(other) => answer(rendered(&other), false),
+                    Err(e) if e.code() == "not_ready" => {
+                        answer("not ready: still running, poll".into(), false)
+                    }
+                    Err(e) => answer(render::error_text(&e), true),
                 }
-                Ok(other) => answer(rendered(&other), false),
-                Err(e) if e.code() == "not_ready" => {
-                    answer("not ready: still running, poll".into(), false)
-                }
-                Err(e) => answer(render::error_text(&e), true),
-            }
-        })
-        .await
+            })
+            .await?;
+        Ok(with_warnings(result, &warnings))
     }
 
     #[tool(
@@ -385,22 +383,24 @@ impl Server {
         &self,
         Parameters(args): Parameters<PutResultArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let (who, _) = self.who(&[args.agent_id.as_ref()]);
-        self.blocking(move |store| {
-            let request = Request::PutResult {
-                workflow_id: args.workflow_id,
-                task_id: args.task_id,
-                content: args.content.into_bytes(),
-                content_type: args.content_type.unwrap_or_else(|| "text/plain".into()),
-                overwrite: false,
-                limit: None,
-            };
-            match api::execute(store, &who, request) {
-                Ok(r) => answer(rendered(&r), false),
-                Err(e) => answer(render::error_text(&e), true),
-            }
-        })
-        .await
+        let (who, warnings) = self.who(&[args.agent_id.as_ref()]);
+        let result = self
+            .blocking(move |store| {
+                let request = Request::PutResult {
+                    workflow_id: args.workflow_id,
+                    task_id: args.task_id,
+                    content: args.content.into_bytes(),
+                    content_type: args.content_type.unwrap_or_else(|| "text/plain".into()),
+                    overwrite: false,
+                    limit: None,
+                };
+                match api::execute(store, &who, request) {
+                    Ok(r) => answer(rendered(&r), false),
+                    Err(e) => answer(render::error_text(&e), true),
+                }
+            })
+            .await?;
+        Ok(with_warnings(result, &warnings))
     }
 }
 

@@ -272,27 +272,46 @@ pub fn verify(store: &Store, path: &Path, presented: &str) -> Result<Option<KeyR
     let Some((dir, name)) = locate(store, path, false)? else {
         return Ok(None);
     };
-    let mut doc = read(store, &dir, &name, path)?;
+    let doc = read(store, &dir, &name, path)?;
     let digest = sha256_hex(presented);
     let now = Utc::now();
-    let Some(k) = doc
+    let Some(record) = doc
         .keys
-        .iter_mut()
+        .iter()
         .find(|k| k.revoked.is_none() && constant_eq(&k.sha256, &digest))
+        .cloned()
     else {
         return Ok(None);
     };
-    let record = k.clone();
-    if k.last_used.is_none_or(|t| now - t >= LAST_USED_EVERY) {
-        k.last_used = Some(now);
-        if let Ok(text) = serde_yaml::to_string(&doc) {
-            // Only a note: a failure (or a lost race) costs nothing.
-            let _ = store
-                .disk()
-                .write_atomic_volatile(&dir, &name, text.as_bytes());
-        }
+    if record.last_used.is_none_or(|t| now - t >= LAST_USED_EVERY) {
+        note_use(store, &dir, &name, path, &record.id, now);
     }
     Ok(Some(record))
+}
+
+/// Notes a key's use: under the keys file's lock (a `key create` or
+/// `revoke` meanwhile is never undone), read again, not durably; skipped
+/// when the lock is busy or anything fails (it is only a note).
+fn note_use(store: &Store, dir: &Dir, name: &str, path: &Path, id: &str, now: DateTime<Utc>) {
+    let Ok(_lock) = store.disk().lock(
+        dir,
+        &format!(".{name}.lock"),
+        std::time::Duration::from_millis(20),
+    ) else {
+        return;
+    };
+    let Ok(mut doc) = read(store, dir, name, path) else {
+        return;
+    };
+    let Some(k) = doc.keys.iter_mut().find(|k| k.id == id) else {
+        return;
+    };
+    k.last_used = Some(now);
+    if let Ok(text) = serde_yaml::to_string(&doc) {
+        let _ = store
+            .disk()
+            .write_atomic_volatile(dir, name, text.as_bytes());
+    }
 }
 
 /// Compares two hex digests in time independent of where they differ.

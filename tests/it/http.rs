@@ -688,9 +688,30 @@ fn the_openapi_document_matches_the_router() {
     }
 }
 
-/// SIGTERM stops the server: it finishes what is in flight and exits 0.
+/// SIGTERM stops the server cleanly: a request in flight (a result whose
+/// body is still arriving when the signal comes) is finished and answered,
+/// then the process exits 0.
 #[test]
-fn sigterm_stops_the_server_cleanly() {
+fn sigterm_finishes_the_requests_in_flight() {
+    /// A body that sends half, waits, then sends the rest.
+    struct Slow {
+        parts: Vec<Vec<u8>>,
+        waited: bool,
+    }
+    impl std::io::Read for Slow {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.parts.is_empty() {
+                return Ok(0);
+            }
+            if self.parts.len() == 1 && !self.waited {
+                self.waited = true;
+                std::thread::sleep(std::time::Duration::from_millis(700));
+            }
+            let part = self.parts.remove(0);
+            buf[..part.len()].copy_from_slice(&part);
+            Ok(part.len())
+        }
+    }
     let s = Sandbox::new();
     let key = make_key(&s, &["--owner", "agt_t"]);
     let mut srv = serve(&s, &[]);
@@ -703,13 +724,38 @@ fn sigterm_stops_the_server_cleanly() {
         .status,
         201
     );
+    let url = srv.url("/v1/workflows/results/exec-9/slow");
+    let agent = srv.agent.clone();
+    let auth = format!("Bearer {key}");
+    let put = std::thread::spawn(move || {
+        let body = Slow {
+            parts: vec![b"first half, ".to_vec(), b"second half".to_vec()],
+            waited: false,
+        };
+        Server::finish(
+            agent
+                .put(url)
+                .header("Authorization", auth)
+                .header("Content-Type", "text/plain")
+                .send(ureq::SendBody::from_owned_reader(body)),
+        )
+    });
+    // The request is in flight (its body half sent) when the signal comes.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let pid = rustix::process::Pid::from_raw(srv.child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let answer = put.join().unwrap();
+    assert_eq!(answer.status, 201, "{answer:?}");
     let status = srv.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(
         s.read_plain("agt_t", "MEMORY.md")
             .contains("Before the stop")
+    );
+    let stored = s.read("agt_t", "results/exec-9/slow.result");
+    assert!(
+        stored.windows(23).any(|w| w == b"first half, second half"),
+        "the whole body was stored"
     );
 }
 

@@ -288,6 +288,17 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     assert!(r.contains("text/markdown"), "{r}");
     let steps = ok(call(&c, "get_result", json!({"execution_id": "exec-1"})).await);
     assert!(steps.contains("web"), "{steps}");
+    let other = ok(call(
+        &c,
+        "get_result",
+        json!({"execution_id": "exec-1", "task_id": "web", "agentId": "agt_other"}),
+    )
+    .await);
+    assert!(
+        other.starts_with("warning: owner \"agt_other\" ignored"),
+        "{other}"
+    );
+    assert!(other.ends_with("three competitors"), "{other}");
     let e = err(call(
         &c,
         "put_result",
