@@ -6,6 +6,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 mod cli;
+#[cfg(feature = "servers")]
+mod http;
+#[cfg(feature = "servers")]
+mod mcp;
 
 use clap::{CommandFactory, FromArgMatches};
 use memdir::api::{self, render};
@@ -116,12 +120,14 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         print_out(&out.stdout);
         return Ok(out.exit);
     }
-    let mut store = Store::open(&g.root)?;
-    if let Some(dir) = &g.config_dir {
-        store = store.with_config_dir(dir);
-    }
-    if let Some(ms) = g.lock_timeout_ms {
-        store = store.with_lock_timeout(std::time::Duration::from_millis(ms));
+    let opener = api::servers::Opener {
+        root: g.root.clone(),
+        config_dir: g.config_dir.clone(),
+        lock_timeout: g.lock_timeout_ms.map(std::time::Duration::from_millis),
+    };
+    let store = opener.open()?;
+    if let Some(code) = servers(&store, &g, opener, &cli.command)? {
+        return Ok(code);
     }
     let who = cli::who(&g).map_err(Failure::Usage)?;
     let response = match cli::action(&store, &g, who, cli.command)? {
@@ -149,6 +155,68 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
     }
     print_out(&out.stdout);
     Ok(out.exit)
+}
+
+/// The long-running commands (`mcp`, `serve`) and the keys they take;
+/// `None` for every other command.
+fn servers(
+    store: &Store,
+    g: &cli::Global,
+    opener: api::servers::Opener,
+    command: &cli::Command,
+) -> Result<Option<u8>, Failure> {
+    let _ = &opener;
+    match command {
+        cli::Command::Key { command, keys } => {
+            let keys = keys.as_deref();
+            let out = match command {
+                cli::KeyCommand::Create { name } => {
+                    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+                        return Err(Failure::Usage(
+                            "key create needs --owner AGENT or --person ID".into(),
+                        ));
+                    };
+                    api::keys::create(store, keys, &who.caller, name.as_deref(), g.json)?
+                }
+                cli::KeyCommand::List => api::keys::list(store, keys, g.json)?,
+                cli::KeyCommand::Revoke { key } => api::keys::revoke(store, keys, key, g.json)?,
+            };
+            print_out(out.as_bytes());
+            Ok(Some(0))
+        }
+        #[cfg(feature = "servers")]
+        cli::Command::Mcp { run } => {
+            let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+                return Err(Failure::Usage(
+                    "mcp needs an identity: --owner AGENT, or --person ID".into(),
+                ));
+            };
+            mcp::run(mcp::Config {
+                opener,
+                who,
+                run: run.clone(),
+            })
+            .map_err(Failure::Usage)?;
+            Ok(Some(0))
+        }
+        #[cfg(feature = "servers")]
+        cli::Command::Serve {
+            listen,
+            keys,
+            timeout,
+        } => {
+            let keys = memdir::store::keys::keys_path(store, keys.as_deref())?;
+            http::run(http::Config {
+                opener,
+                listen: *listen,
+                keys,
+                timeout: std::time::Duration::from_secs(*timeout),
+            })
+            .map_err(Failure::Usage)?;
+            Ok(Some(0))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Writes to standard output; a closed pipe (`memdir show | head`) is not an

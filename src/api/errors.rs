@@ -39,6 +39,132 @@ impl ErrorBody {
     }
 }
 
+/// A failure of a server's transport rather than of an operation: no or a
+/// wrong key, a route or method the server does not have, a body over its
+/// limit or not the JSON a route takes, a request past its time. Servers
+/// answer these through [`ErrorBody`] too, so every failure has the same
+/// shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// No key, an unknown key or a revoked one (the same answer for all).
+    Unauthorized,
+    /// No route at this path.
+    RouteNotFound {
+        /// The path asked for.
+        path: String,
+    },
+    /// The path exists, not with this method.
+    MethodNotAllowed {
+        /// The method used.
+        method: String,
+        /// The path asked for.
+        path: String,
+    },
+    /// The body is over the route's limit.
+    BodyTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The body or query is not what the route takes.
+    InvalidRequest {
+        /// What is wrong.
+        message: String,
+    },
+    /// A route only a person's key may use (editing a memory's text).
+    PersonOnly {
+        /// What was asked.
+        what: String,
+    },
+    /// The request took longer than the server allows.
+    Timeout {
+        /// The limit in seconds.
+        secs: u64,
+    },
+    /// The server failed (a task panicked, a worker was lost).
+    Internal {
+        /// What failed.
+        message: String,
+    },
+}
+
+impl Transport {
+    /// Its stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Transport::Unauthorized => "unauthorized",
+            Transport::RouteNotFound { .. } => "route_not_found",
+            Transport::MethodNotAllowed { .. } => "method_not_allowed",
+            Transport::BodyTooLarge { .. } => "request_too_large",
+            Transport::InvalidRequest { .. } => "invalid_request",
+            Transport::PersonOnly { .. } => "person_only",
+            Transport::Timeout { .. } => "request_timeout",
+            Transport::Internal { .. } => "internal_error",
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        match self {
+            Transport::Unauthorized => 401,
+            Transport::RouteNotFound { .. } => 404,
+            Transport::MethodNotAllowed { .. } => 405,
+            Transport::BodyTooLarge { .. } => 413,
+            Transport::InvalidRequest { .. } => 400,
+            Transport::PersonOnly { .. } => 403,
+            Transport::Timeout { .. } => 408,
+            Transport::Internal { .. } => 500,
+        }
+    }
+
+    /// The body every interface answers with.
+    pub fn body(&self) -> ErrorBody {
+        let (message, details) = match self {
+            Transport::Unauthorized => (
+                "a valid key is required: Authorization: Bearer KEY".to_owned(),
+                json!({}),
+            ),
+            Transport::RouteNotFound { path } => {
+                (format!("no route {path}"), json!({ "path": path }))
+            }
+            Transport::MethodNotAllowed { method, path } => (
+                format!("{path} does not take {method}"),
+                json!({ "method": method, "path": path }),
+            ),
+            Transport::BodyTooLarge { limit } => (
+                format!("the request body is over the {limit}-byte limit of this route"),
+                json!({ "limit": limit }),
+            ),
+            Transport::InvalidRequest { message } => (message.clone(), json!({})),
+            Transport::PersonOnly { what } => (
+                format!(
+                    "only a person's key may {what}; an agent archives the fact and saves the right one"
+                ),
+                json!({}),
+            ),
+            Transport::Timeout { secs } => (
+                format!("the request took longer than {secs} s"),
+                json!({ "limit_secs": secs }),
+            ),
+            Transport::Internal { message } => (message.clone(), json!({})),
+        };
+        ErrorBody {
+            code: self.code(),
+            status: self.status(),
+            message,
+            details: match details {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            },
+        }
+    }
+}
+
+/// `{"error": body}`: the one shape of every error answer.
+pub fn envelope(body: &ErrorBody) -> Value {
+    json!({ "error": body })
+}
+
 /// The HTTP status a server maps an error to.
 pub fn status(e: &Error) -> u16 {
     match e {
@@ -229,6 +355,18 @@ pub fn details(e: &Error) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transport_failures_have_codes_statuses_and_the_envelope() {
+        let b = Transport::BodyTooLarge { limit: 64 }.body();
+        assert_eq!((b.code, b.status), ("request_too_large", 413));
+        let v = envelope(&b);
+        assert_eq!(v["error"]["code"], "request_too_large");
+        assert_eq!(v["error"]["limit"], 64);
+        assert_eq!(Transport::Unauthorized.status(), 401);
+        let e = envelope(&ErrorBody::of(&Error::TextEmpty));
+        assert_eq!(e["error"]["status"], 400);
+    }
 
     #[test]
     fn a_batch_error_answers_with_its_operation_and_index() {

@@ -9,7 +9,9 @@
 //! surfaces share one request/response model and one error presentation.
 
 pub mod errors;
+pub mod keys;
 pub mod render;
+pub mod servers;
 
 use std::time::Duration;
 

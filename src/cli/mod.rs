@@ -248,6 +248,53 @@ pub enum Command {
         #[command(subcommand)]
         command: SkillCommand,
     },
+    /// Serve MCP on standard input/output for an agent (--owner AGENT, or --person ID [--agent AGENT]).
+    #[cfg(feature = "servers")]
+    Mcp {
+        /// Serve this begun run's frozen snapshot (recall, the snapshot resource).
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+    },
+    /// Serve the HTTP API (the One API under /v1/, facts under /api/v1/memories) until ctrl-c or SIGTERM.
+    #[cfg(feature = "servers")]
+    Serve {
+        /// The address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7077")]
+        listen: std::net::SocketAddr,
+        /// The keys file (default: keys.yaml in the configuration folder).
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// How long one request may take, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 30)]
+        timeout: u64,
+    },
+    /// The keys of `memdir serve`: create (shown once), list, revoke.
+    Key {
+        /// What to do with keys.
+        #[command(subcommand)]
+        command: KeyCommand,
+        /// The keys file (default: keys.yaml in the configuration folder).
+        #[arg(long, value_name = "FILE", global = true)]
+        keys: Option<PathBuf>,
+    },
+}
+
+/// `memdir key create|list|revoke`.
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Make a key for --owner AGENT or --person ID and print it (only now).
+    Create {
+        /// A name to recognise it by.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List the keys: ids, names, prefixes, identities, created, last used (never the key).
+    List,
+    /// Revoke a key by its id or name.
+    Revoke {
+        /// The key's id (`key_…`) or name.
+        key: String,
+    },
 }
 
 /// `memdir review undo`.
@@ -543,10 +590,15 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         | Command::Git(_)
         | Command::Sync { .. }
         | Command::MergeFile { .. }
+        | Command::Key { .. }
         | Command::Watch => {
             unreachable!(
-                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file"
+                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file and key"
             )
+        }
+        #[cfg(feature = "servers")]
+        Command::Mcp { .. } | Command::Serve { .. } => {
+            unreachable!("main runs the servers")
         }
         Command::Log { id, since, limit } => Request::Log { id, since, limit },
         Command::Add {

@@ -380,3 +380,18 @@ pub(crate) fn decode_limited(path: &Path, bytes: Vec<u8>, limit: u64) -> Result<
     }
     decode(path, bytes)
 }
+
+/// Whether the folder `path` is `root` or lies inside it, symlinks resolved
+/// (a path that cannot be resolved counts as inside: refused, not trusted).
+/// For files that must stay out of a memory root, which a `git pull` can
+/// change: the keys of `memdir serve`.
+pub(crate) fn is_within(path: &Path, root: &Path) -> bool {
+    let Ok(p) = std::fs::canonicalize(path) else {
+        return true;
+    };
+    match std::fs::canonicalize(root) {
+        Ok(r) => p.starts_with(r),
+        // No root yet: compare the path as given, made absolute.
+        Err(_) => std::path::absolute(root).is_ok_and(|r| p.starts_with(r)),
+    }
+}

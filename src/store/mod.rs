@@ -19,6 +19,7 @@ mod curated;
 mod daylog;
 pub(crate) mod files;
 mod history;
+pub mod keys;
 mod lifecycle;
 pub mod limits;
 mod list;

@@ -245,7 +245,10 @@ fn the_source_keeps_the_layers_of_architecture_md() {
         let Some(module) = module_of(&rel) else {
             continue;
         };
-        let binary = module == "main" || module.starts_with("cli");
+        let binary = module == "main"
+            || ["cli", "mcp", "http"]
+                .iter()
+                .any(|b| module == *b || module.starts_with(&format!("{b}::")));
         let text = std::fs::read_to_string(src.join(&rel)).expect("source");
         files.push((module, code(&text), binary));
     }

@@ -1,0 +1,342 @@
+//! What the long-running surfaces (`memdir mcp`, `memdir serve`) ask of
+//! memdir beyond the command line's requests: the namespace rule for an
+//! owner named in a call, the One API's structured recall and its `forget`
+//! by id or text across both stores, and the current entries a failed write
+//! answers with. Each call reads the files afresh: nothing here is kept
+//! between calls.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::Who;
+use crate::error::{EntryBrief, Error, Result};
+use crate::model::{Caller, Scope, is_entry_id};
+use crate::recall::{Bm25Scorer, Scorer};
+use crate::store::{Store, WriteOutcome};
+
+/// How a server opens the store: afresh for every call (so that
+/// `memdir.yaml`, `config.yaml` and the files are read as they are now, not
+/// as they were when the server started).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opener {
+    /// The memory root.
+    pub root: std::path::PathBuf,
+    /// The machine-local configuration folder, when given.
+    pub config_dir: Option<std::path::PathBuf>,
+    /// How long writers wait for an owner's lock, when given.
+    pub lock_timeout: Option<Duration>,
+}
+
+impl Opener {
+    /// The store as it is now.
+    pub fn open(&self) -> Result<Store> {
+        let mut store = Store::open(&self.root)?;
+        if let Some(dir) = &self.config_dir {
+            store = store.with_config_dir(dir);
+        }
+        if let Some(t) = self.lock_timeout {
+            store = store.with_lock_timeout(t);
+        }
+        Ok(store)
+    }
+}
+
+/// A store rendered for a reader: its entries as a markdown list, each
+/// flagged entry as its `[BLOCKED: …]` placeholder (what an MCP resource
+/// shows; the raw file stays for a person to read).
+pub fn store_markdown(store: &Store, who: &Who, scope: Scope) -> Result<String> {
+    let mut out = format!("## {}\n", scope.file_name());
+    let entries = recall_entries(store, who, None, Some(MAX_RECALL_LIMIT))?;
+    let mut any = false;
+    for e in entries.iter().filter(|e| e.scope == scope) {
+        any = true;
+        out.push_str(&format!("- {}\n", e.text.replace('\n', "\n  ")));
+    }
+    if !any {
+        out.push_str("(no entries)\n");
+    }
+    Ok(out)
+}
+
+/// The default number of entries the One API's recall answers.
+pub const DEFAULT_RECALL_LIMIT: usize = 20;
+/// The most entries the One API's recall answers.
+pub const MAX_RECALL_LIMIT: usize = 500;
+
+/// The seed's namespace rule for an owner named in a call (`memory_owner`,
+/// `owner`, `agentId`) to a server whose identity is `server`:
+///
+/// * an agent's server honours a name only when it is the agent itself;
+///   any other name is ignored, with a warning, and the call acts on the
+///   agent's own memory (a copied configuration never reaches another
+///   owner's memory);
+/// * a person's server takes the name as the agent to act on (the person
+///   may act on any agent; `None` keeps the server's own default).
+pub fn resolve_named(server: &Who, named: Option<&str>) -> (Who, Option<String>) {
+    let named = named.map(str::trim).filter(|n| !n.is_empty());
+    match (&server.caller, named) {
+        (_, None) => (server.clone(), None),
+        (Caller::Agent(me), Some(n)) if n == me => (server.clone(), None),
+        (Caller::Agent(me), Some(n)) => (
+            server.clone(),
+            Some(format!(
+                "owner {n:?} ignored: this server acts only on {me}'s own memory"
+            )),
+        ),
+        (Caller::Person(_), Some(n)) => (
+            Who {
+                caller: server.caller.clone(),
+                named: Some(n.to_owned()),
+            },
+            None,
+        ),
+    }
+}
+
+/// One entry as the One API's recall answers it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntryOut {
+    /// Its `mem_` id.
+    pub id: String,
+    /// Its store (`memory`, `user`).
+    pub scope: Scope,
+    /// Its text; for an entry the scanner flags, its `[BLOCKED: …]`
+    /// placeholder (the raw text stays in the file for a person to see).
+    pub text: String,
+    /// The relevance score against the query, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// The entries of both stores, USER.md first, for the One API's
+/// `GET /v1/memory/recall`: with a query, only the entries the recall
+/// scorer finds any evidence for, best first; at most `limit` (default
+/// [`DEFAULT_RECALL_LIMIT`], at most [`MAX_RECALL_LIMIT`]). It does not count
+/// as a recall. Flagged entries answer with their placeholder.
+pub fn recall_entries(
+    store: &Store,
+    who: &Who,
+    query: Option<&str>,
+    limit: Option<usize>,
+) -> Result<Vec<EntryOut>> {
+    let owner = who.owner(store)?;
+    let limit = limit
+        .unwrap_or(DEFAULT_RECALL_LIMIT)
+        .clamp(1, MAX_RECALL_LIMIT);
+    let snapshot = owner.snapshot()?;
+    let mut entries = Vec::new();
+    for scope in Scope::ALL {
+        for e in owner.show(scope)?.entries {
+            let text = match snapshot
+                .blocked
+                .iter()
+                .find(|b| b.scope == scope && b.id == e.id)
+            {
+                Some(b) => format!(
+                    "[BLOCKED: {} entry {} matched {}; remove or edit it]",
+                    scope.file_name(),
+                    e.id,
+                    b.patterns.join(", ")
+                ),
+                None => e.text,
+            };
+            entries.push(EntryOut {
+                id: e.id,
+                scope,
+                text,
+                score: None,
+            });
+        }
+    }
+    let query = query.map(str::trim).filter(|q| !q.is_empty());
+    if let Some(q) = query {
+        if q.chars().count() > crate::recall::MAX_QUERY_CHARS {
+            return Err(Error::QueryTooLong {
+                chars: q.chars().count(),
+                limit: crate::recall::MAX_QUERY_CHARS,
+            });
+        }
+        let docs: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        match Bm25Scorer::default().score(q, &docs, deadline) {
+            Ok(scores) => {
+                for (e, s) in entries.iter_mut().zip(scores) {
+                    e.score = Some(s);
+                }
+                entries.retain(|e| e.score.is_some_and(|s| s > 0.0));
+                entries.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
+            }
+            // Scoring failed: the entries that contain the query.
+            Err(_) => {
+                let q = q.to_lowercase();
+                entries.retain(|e| e.text.to_lowercase().contains(&q));
+            }
+        }
+    }
+    entries.truncate(limit);
+    Ok(entries)
+}
+
+/// What `forget` names: an entry's id, or a text that must match exactly
+/// one entry of the two stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForgetKey {
+    /// A `mem_` id.
+    Id(String),
+    /// A substring of exactly one entry's text.
+    Text(String),
+}
+
+/// Removes the one entry `key` names, in whichever store holds it (the One
+/// API's `POST /v1/memory/forget`): `memory_not_found` when none does,
+/// `memory_ambiguous_match` (with the candidates) when a text matches
+/// entries of both stores; within one store the write path decides, under
+/// the owner's lock, as `memdir remove` does.
+pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome> {
+    let owner = who.owner(store)?;
+    let (query, by_id) = match key {
+        ForgetKey::Id(id) => (id.as_str(), true),
+        ForgetKey::Text(t) => (t.as_str(), false),
+    };
+    if !by_id && !is_entry_id(query) && query.trim().is_empty() {
+        return Err(Error::Required {
+            what: "id or text",
+            action: "forget",
+        });
+    }
+    let mut holders = Vec::new();
+    let mut candidates = Vec::new();
+    for scope in Scope::ALL {
+        let view = owner.show(scope)?;
+        let hits: Vec<_> = view
+            .entries
+            .iter()
+            .filter(|e| {
+                if by_id || is_entry_id(query) {
+                    e.id == query
+                } else {
+                    e.text.contains(query)
+                }
+            })
+            .collect();
+        if !hits.is_empty() {
+            holders.push(scope);
+            candidates.extend(hits.iter().map(|e| EntryBrief {
+                id: e.id.clone(),
+                text: preview(&e.text),
+            }));
+        }
+    }
+    match holders.as_slice() {
+        [_, _, ..] => Err(Error::AmbiguousMatch {
+            file: "MEMORY.md, USER.md",
+            query: query.to_owned(),
+            candidates,
+        }),
+        [scope, ..] => owner.remove(*scope, query),
+        // Neither store holds it: the write path answers with the current
+        // entries of MEMORY.md.
+        [] => owner.remove(Scope::Memory, query),
+    }
+}
+
+/// A one-line preview of an entry, as candidates show it.
+fn preview(text: &str) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= 60 {
+        one
+    } else {
+        format!("{}...", one.chars().take(57).collect::<String>())
+    }
+}
+
+/// The current entries of both stores, as a failed write answers with them
+/// so that a replace or remove can be retried with an exact text or id.
+pub fn current_entries(store: &Store, who: &Who) -> Result<Vec<(Scope, EntryBrief)>> {
+    let owner = who.owner(store)?;
+    let mut out = Vec::new();
+    for scope in Scope::ALL {
+        for e in owner.show(scope)?.entries {
+            out.push((
+                scope,
+                EntryBrief {
+                    id: e.id,
+                    text: e.text,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(id: &str) -> Who {
+        Who {
+            caller: Caller::Agent(id.into()),
+            named: None,
+        }
+    }
+
+    #[test]
+    fn an_agent_server_honours_only_its_own_name() {
+        let me = agent("agt_a");
+        assert_eq!(resolve_named(&me, Some("agt_a")), (me.clone(), None));
+        assert_eq!(resolve_named(&me, None), (me.clone(), None));
+        let (who, warning) = resolve_named(&me, Some("agt_b"));
+        assert_eq!(who, me);
+        assert!(warning.unwrap().contains("\"agt_b\" ignored"));
+        let person = Who {
+            caller: Caller::Person("alice".into()),
+            named: None,
+        };
+        let (who, warning) = resolve_named(&person, Some("agt_b"));
+        assert_eq!(who.named.as_deref(), Some("agt_b"));
+        assert_eq!(warning, None);
+    }
+
+    #[test]
+    fn forget_by_text_spans_both_stores() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let me = agent("agt_f");
+        let owner = me.owner(&store).unwrap();
+        owner.add(Scope::User, "Prefers weekly summaries").unwrap();
+        owner
+            .add(Scope::Memory, "Weekly report goes out Friday")
+            .unwrap();
+        owner.add(Scope::Memory, "Staging needs the VPN").unwrap();
+        let e = forget(&store, &me, &ForgetKey::Text("ee".into())).unwrap_err();
+        assert_eq!(e.code(), "memory_ambiguous_match");
+        let e = forget(&store, &me, &ForgetKey::Text("nothing".into())).unwrap_err();
+        assert_eq!(e.code(), "memory_not_found");
+        let w = forget(&store, &me, &ForgetKey::Text("weekly summ".into())).unwrap();
+        assert_eq!(w.outcome.scope, Scope::User);
+        let id = owner.show(Scope::Memory).unwrap().entries[1].id.clone();
+        let w = forget(&store, &me, &ForgetKey::Id(id.clone())).unwrap();
+        assert_eq!(w.outcome.id, id);
+        assert_eq!(owner.show(Scope::Memory).unwrap().entries.len(), 1);
+    }
+
+    #[test]
+    fn recall_entries_ranks_filters_and_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let me = agent("agt_r");
+        let owner = me.owner(&store).unwrap();
+        owner.add(Scope::User, "Prefers weekly summaries").unwrap();
+        owner.add(Scope::Memory, "Staging needs the VPN").unwrap();
+        owner.add(Scope::Memory, "Deploys run on Fridays").unwrap();
+        assert_eq!(recall_entries(&store, &me, None, None).unwrap().len(), 3);
+        assert_eq!(recall_entries(&store, &me, None, Some(2)).unwrap().len(), 2);
+        let hits = recall_entries(&store, &me, Some("weekly"), None).unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(hits[0].text, "Prefers weekly summaries");
+        assert_eq!(hits[0].scope, Scope::User);
+        let hits = recall_entries(&store, &me, Some("staging VPN"), None).unwrap();
+        assert_eq!(hits[0].text, "Staging needs the VPN");
+    }
+}

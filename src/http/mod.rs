@@ -1,0 +1,273 @@
+//! `memdir serve`: the HTTP API (axum on tokio) over the interface layer.
+//! The One API of the first seed under `/v1/` (recall, remember, forget,
+//! SharedMemory results, the snapshot) and the facts of the second seed
+//! under `/api/v1/memories`, every answer JSON (or YAML, markdown or text
+//! where the One API takes `format`), every failure `{"error":{"code",
+//! "status","message",…}}` with the registry's status, the framework's
+//! 404/405/413 included.
+//!
+//! Every call names its key (`Authorization: Bearer mdk_…`), read from the
+//! keys file as it is now; the store is opened afresh for each call and its
+//! file work runs on the blocking pool, so no owner's lock is held across
+//! an await and no answer depends on state kept between calls.
+
+mod routes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use memdir::api::Who;
+use memdir::api::errors::{ErrorBody, Transport, envelope};
+use memdir::api::servers::Opener;
+use memdir::{Caller, Error, Store};
+use serde_json::Value;
+
+/// The largest body of every route but a result's `PUT`.
+pub const SMALL_BODY: usize = 64 * 1024;
+/// Blocking threads at most (file work of calls in flight).
+const BLOCKING_THREADS: usize = 64;
+
+/// What the server was started with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How to open the store for each call.
+    pub opener: Opener,
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The keys file.
+    pub keys: PathBuf,
+    /// How long one request may take.
+    pub timeout: Duration,
+}
+
+/// How a call failed: an operation's error, or the transport's.
+#[derive(Debug)]
+pub enum Fail {
+    /// memdir refused or failed.
+    Memdir(Error),
+    /// The request itself is wrong (key, body, route).
+    Transport(Transport),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Memdir(e)
+    }
+}
+
+impl From<Transport> for Fail {
+    fn from(t: Transport) -> Fail {
+        Fail::Transport(t)
+    }
+}
+
+impl Fail {
+    fn body(&self) -> ErrorBody {
+        match self {
+            Fail::Memdir(e) => ErrorBody::of(e),
+            Fail::Transport(t) => t.body(),
+        }
+    }
+}
+
+/// A JSON answer with a status.
+fn json_response(status: u16, v: &Value) -> Response {
+    let mut r = Response::new(Body::from(format!("{v}\n")));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        let b = self.body();
+        json_response(b.status, &envelope(&b))
+    }
+}
+
+/// The shared state of the handlers: the configuration only.
+#[derive(Debug, Clone)]
+pub struct App {
+    cfg: Arc<Config>,
+}
+
+/// The caller a request's key names, checked against the keys file now.
+fn authenticate(store: &Store, cfg: &Config, headers: &HeaderMap) -> Result<Caller, Fail> {
+    let key = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .ok_or(Transport::Unauthorized)?;
+    match memdir::store::keys::verify(store, &cfg.keys, key)? {
+        Some(rec) => Ok(rec.caller()),
+        None => Err(Transport::Unauthorized.into()),
+    }
+}
+
+impl App {
+    /// Runs `f` for the caller of `headers` (with the agent it names) on a
+    /// store opened for this call, on the blocking pool.
+    async fn call<T: Send + 'static>(
+        &self,
+        headers: HeaderMap,
+        agent: Option<String>,
+        f: impl FnOnce(&Store, &Who) -> Result<T, Fail> + Send + 'static,
+    ) -> Result<T, Fail> {
+        let cfg = self.cfg.clone();
+        tokio::task::spawn_blocking(move || {
+            let store = cfg.opener.open()?;
+            let caller = authenticate(&store, &cfg, &headers)?;
+            let who = Who {
+                caller,
+                named: agent.filter(|a| !a.is_empty()),
+            };
+            f(&store, &who)
+        })
+        .await
+        .map_err(|e| {
+            Fail::Transport(Transport::Internal {
+                message: format!("worker failed: {e}"),
+            })
+        })?
+    }
+}
+
+/// Turns any answer of the framework that is an error but not JSON (its
+/// 404, 405, 413, 400, 415) into the one error shape; and bounds the time
+/// of every request.
+async fn guard(
+    axum::extract::State(app): axum::extract::State<App>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let method = req.method().to_string();
+    let path = req.uri().path().to_owned();
+    let timeout = app.cfg.timeout;
+    let resp = match tokio::time::timeout(timeout, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => {
+            return Fail::Transport(Transport::Timeout {
+                secs: timeout.as_secs(),
+            })
+            .into_response();
+        }
+    };
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let t = match status.as_u16() {
+        404 => Transport::RouteNotFound { path },
+        405 => Transport::MethodNotAllowed { method, path },
+        413 => Transport::BodyTooLarge {
+            limit: SMALL_BODY as u64,
+        },
+        s if s < 500 => {
+            let bytes = axum::body::to_bytes(resp.into_body(), 4096)
+                .await
+                .unwrap_or_default();
+            Transport::InvalidRequest {
+                message: String::from_utf8_lossy(&bytes).into_owned(),
+            }
+        }
+        _ => Transport::Internal {
+            message: format!("status {status}"),
+        },
+    };
+    Fail::Transport(t).into_response()
+}
+
+/// The router with every route, the body limits, the time bound and the
+/// error shape.
+pub fn router(app: App) -> Router {
+    routes::routes()
+        .fallback(|req: Request| async move {
+            Fail::Transport(Transport::RouteNotFound {
+                path: req.uri().path().to_owned(),
+            })
+        })
+        .layer(axum::extract::DefaultBodyLimit::max(SMALL_BODY))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Resolves when the process is asked to stop (ctrl-c or SIGTERM).
+async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    eprintln!("memdir serve: stopping; finishing the requests in flight");
+}
+
+/// Serves until ctrl-c or SIGTERM, then finishes the requests in flight.
+pub fn run(cfg: Config) -> Result<(), String> {
+    let store = cfg.opener.open().map_err(|e| e.to_string())?;
+    let live = memdir::store::keys::check(&store, &cfg.keys).map_err(|e| e.to_string())?;
+    if live == 0 && !cfg.listen.ip().is_loopback() {
+        return Err(format!(
+            "refusing to listen on {} without any key: make one with `memdir key create`, and put TLS (a reverse proxy) in front of anything beyond loopback",
+            cfg.listen
+        ));
+    }
+    if live == 0 {
+        eprintln!(
+            "memdir serve: no keys in {}: every call but /healthz answers 401 (make one with `memdir key create`)",
+            cfg.keys.display()
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(cfg.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("no local address: {e}"))?;
+        eprintln!(
+            "memdir serve: listening on http://{addr} (root {})",
+            cfg.opener.root.display()
+        );
+        let app = App { cfg: Arc::new(cfg) };
+        axum::serve(listener, router(app))
+            .with_graceful_shutdown(stop_signal())
+            .await
+            .map_err(|e| format!("the server failed: {e}"))?;
+        eprintln!("memdir serve: stopped");
+        Ok(())
+    })
+}

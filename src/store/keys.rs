@@ -1,0 +1,368 @@
+//! The keys of `memdir serve`: `Authorization: Bearer mdk_…`. A key is
+//! printed once when it is made; only its SHA-256 is kept, with its
+//! identity (an agent, or a person), in a keys file of the machine-local
+//! configuration (`keys.yaml` in the configuration folder, or a file named
+//! with `--keys`), never in a memory root, which a `git pull` can change.
+//! The file is created with mode 0600; one that another user owns, or that
+//! others can read or write, or that lies inside the memory root, is
+//! refused, and grants nothing.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration as Span, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::root::Store;
+use crate::disk::{Dir, Kind};
+use crate::error::{Error, Result};
+use crate::model::{Caller, validate_id};
+
+/// The keys file's name in the configuration folder.
+pub const KEYS_FILE: &str = "keys.yaml";
+/// What every key starts with.
+pub const KEY_PREFIX: &str = "mdk_";
+/// The largest keys file memdir reads.
+const KEYS_BYTES: u64 = 1 << 20;
+/// How often a key's `last_used` is written at most.
+const LAST_USED_EVERY: Span = Span::seconds(60);
+
+/// One key as the keys file keeps it (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRecord {
+    /// The key's id (`key_` + 8 hex), for `key list` and `key revoke`.
+    pub id: String,
+    /// A name given when it was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The key's first characters, to recognise it (`mdk_` + 4).
+    pub prefix: String,
+    /// The SHA-256 of the whole key, hex.
+    pub sha256: String,
+    /// `agent` or `person`.
+    pub kind: String,
+    /// The agent's or the person's id.
+    pub subject: String,
+    /// When it was made.
+    pub created: DateTime<Utc>,
+    /// When it was last accepted (to the minute).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<DateTime<Utc>>,
+    /// When it was revoked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked: Option<DateTime<Utc>>,
+}
+
+impl KeyRecord {
+    /// The caller a request with this key acts as.
+    pub fn caller(&self) -> Caller {
+        if self.kind == "person" {
+            Caller::Person(self.subject.clone())
+        } else {
+            Caller::Agent(self.subject.clone())
+        }
+    }
+}
+
+/// The keys file's contents.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeysDoc {
+    #[serde(default)]
+    keys: Vec<KeyRecord>,
+}
+
+/// Where the keys are: `explicit`, else `keys.yaml` in the store's
+/// configuration folder.
+pub fn keys_path(store: &Store, explicit: Option<&Path>) -> Result<PathBuf> {
+    match explicit {
+        Some(p) => Ok(p.to_owned()),
+        None => store
+            .config_dir()
+            .map(|d| d.join(KEYS_FILE))
+            .ok_or_else(|| Error::InvalidConfig {
+                path: PathBuf::from(KEYS_FILE),
+                message: "no configuration folder: set MEMDIR_CONFIG_DIR or pass --keys FILE"
+                    .into(),
+            }),
+    }
+}
+
+fn refuse(path: &Path, message: impl Into<String>) -> Error {
+    Error::InvalidConfig {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// The folder and name of the keys file, checked to be outside the root.
+fn locate(store: &Store, path: &Path, create: bool) -> Result<Option<(Dir, String)>> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| refuse(path, "not a file name"))?
+        .to_owned();
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let disk = store.disk();
+    let dir = match disk.open_root(parent)? {
+        Some(d) => d,
+        None if create => disk.ensure_root(parent)?,
+        None => return Ok(None),
+    };
+    if crate::disk::is_within(parent, store.root()) {
+        return Err(refuse(
+            path,
+            "a keys file inside the memory root grants nothing: keep it in the machine-local configuration folder",
+        ));
+    }
+    Ok(Some((dir, name)))
+}
+
+/// Reads the keys file (none: no keys), refusing one that is not this
+/// user's alone.
+fn read(store: &Store, dir: &Dir, name: &str, path: &Path) -> Result<KeysDoc> {
+    let disk = store.disk();
+    let Some(st) = disk.stat(dir, name)? else {
+        return Ok(KeysDoc::default());
+    };
+    if st.kind != Kind::File {
+        return Err(Error::UnsafePath {
+            path: path.to_owned(),
+        });
+    }
+    if st.uid != rustix::process::geteuid().as_raw() {
+        return Err(refuse(path, "the keys file belongs to another user"));
+    }
+    if st.mode & 0o077 != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "the keys file is open to others (mode {:o}): chmod 600 it",
+                st.mode
+            ),
+        ));
+    }
+    let Some(text) = disk.read_text(dir, name, KEYS_BYTES)? else {
+        return Ok(KeysDoc::default());
+    };
+    if text.trim().is_empty() {
+        return Ok(KeysDoc::default());
+    }
+    serde_yaml::from_str(&text).map_err(|e| refuse(path, e.to_string()))
+}
+
+fn write(store: &Store, dir: &Dir, name: &str, doc: &KeysDoc, path: &Path) -> Result<()> {
+    let text = serde_yaml::to_string(doc).map_err(|e| refuse(path, e.to_string()))?;
+    let disk = store.disk();
+    // Made 0600 first; a rewrite keeps the file's mode.
+    if !disk.create_new(dir, name, text.as_bytes(), 0o600)? {
+        disk.write_atomic(dir, name, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn sha256_hex(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
+}
+
+/// Checks that the keys file at `path` may be used: absent, or this
+/// user's alone and outside the root (what `memdir serve` checks at
+/// start-up). Returns the number of live keys.
+pub fn check(store: &Store, path: &Path) -> Result<usize> {
+    let Some((dir, name)) = locate(store, path, false)? else {
+        return Ok(0);
+    };
+    Ok(read(store, &dir, &name, path)?
+        .keys
+        .iter()
+        .filter(|k| k.revoked.is_none())
+        .count())
+}
+
+/// Makes a key for `caller`: returns the key (shown once) and its record.
+pub fn create(
+    store: &Store,
+    path: &Path,
+    caller: &Caller,
+    name: Option<&str>,
+) -> Result<(String, KeyRecord)> {
+    let kind = if caller.is_person() {
+        "person"
+    } else {
+        "agent"
+    };
+    validate_id(kind, caller.id())?;
+    let (dir, file) = locate(store, path, true)?.ok_or_else(|| refuse(path, "no folder"))?;
+    let _lock = store.disk().lock(
+        &dir,
+        &format!(".{file}.lock"),
+        std::time::Duration::from_secs(10),
+    )?;
+    let mut doc = read(store, &dir, &file, path)?;
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| refuse(path, format!("no randomness: {e}")))?;
+    let key = format!("{KEY_PREFIX}{}", hex::encode(raw));
+    let mut id_raw = [0u8; 4];
+    getrandom::fill(&mut id_raw).map_err(|e| refuse(path, format!("no randomness: {e}")))?;
+    let record = KeyRecord {
+        id: format!("key_{}", hex::encode(id_raw)),
+        name: name.map(str::to_owned),
+        prefix: key.chars().take(KEY_PREFIX.len() + 4).collect(),
+        sha256: sha256_hex(&key),
+        kind: kind.into(),
+        subject: caller.id().to_owned(),
+        created: Utc::now(),
+        last_used: None,
+        revoked: None,
+    };
+    doc.keys.push(record.clone());
+    write(store, &dir, &file, &doc, path)?;
+    Ok((key, record))
+}
+
+/// Every key of the file, revoked ones too.
+pub fn list(store: &Store, path: &Path) -> Result<Vec<KeyRecord>> {
+    let Some((dir, name)) = locate(store, path, false)? else {
+        return Ok(Vec::new());
+    };
+    Ok(read(store, &dir, &name, path)?.keys)
+}
+
+/// Revokes the key with this id or name (every live key of that name).
+pub fn revoke(store: &Store, path: &Path, which: &str) -> Result<Vec<KeyRecord>> {
+    let not_found = || Error::InvalidId {
+        kind: "key",
+        value: which.to_owned(),
+        reason: "no live key has this id or name (see `memdir key list`)".into(),
+    };
+    let Some((dir, file)) = locate(store, path, false)? else {
+        return Err(not_found());
+    };
+    let _lock = store.disk().lock(
+        &dir,
+        &format!(".{file}.lock"),
+        std::time::Duration::from_secs(10),
+    )?;
+    let mut doc = read(store, &dir, &file, path)?;
+    let now = Utc::now();
+    let mut revoked = Vec::new();
+    for k in doc.keys.iter_mut() {
+        if k.revoked.is_none() && (k.id == which || k.name.as_deref() == Some(which)) {
+            k.revoked = Some(now);
+            revoked.push(k.clone());
+        }
+    }
+    if revoked.is_empty() {
+        return Err(not_found());
+    }
+    write(store, &dir, &file, &doc, path)?;
+    Ok(revoked)
+}
+
+/// The live key `presented` is, read from the file now (a key revoked a
+/// moment ago is refused): `None` for no such key or a revoked one. Notes
+/// the use (at most once a minute per key, not durably).
+pub fn verify(store: &Store, path: &Path, presented: &str) -> Result<Option<KeyRecord>> {
+    if !presented.starts_with(KEY_PREFIX) {
+        return Ok(None);
+    }
+    let Some((dir, name)) = locate(store, path, false)? else {
+        return Ok(None);
+    };
+    let doc = read(store, &dir, &name, path)?;
+    let digest = sha256_hex(presented);
+    let now = Utc::now();
+    let Some(record) = doc
+        .keys
+        .iter()
+        .find(|k| k.revoked.is_none() && constant_eq(&k.sha256, &digest))
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    if record.last_used.is_none_or(|t| now - t >= LAST_USED_EVERY) {
+        note_use(store, &dir, &name, path, &record.id, now);
+    }
+    Ok(Some(record))
+}
+
+/// Notes a key's use: under the keys file's lock (a `key create` or
+/// `revoke` meanwhile is never undone), read again, not durably; skipped
+/// when the lock is busy or anything fails (it is only a note).
+fn note_use(store: &Store, dir: &Dir, name: &str, path: &Path, id: &str, now: DateTime<Utc>) {
+    let Ok(_lock) = store.disk().lock(
+        dir,
+        &format!(".{name}.lock"),
+        std::time::Duration::from_millis(20),
+    ) else {
+        return;
+    };
+    let Ok(mut doc) = read(store, dir, name, path) else {
+        return;
+    };
+    let Some(k) = doc.keys.iter_mut().find(|k| k.id == id) else {
+        return;
+    };
+    k.last_used = Some(now);
+    if let Ok(text) = serde_yaml::to_string(&doc) {
+        let _ = store
+            .disk()
+            .write_atomic_volatile(dir, name, text.as_bytes());
+    }
+}
+
+/// Compares two hex digests in time independent of where they differ.
+fn constant_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_made_kept_hashed_and_revoked() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("root")).unwrap();
+        let path = dir.path().join("config/keys.yaml");
+        let (key, rec) = create(&store, &path, &Caller::Agent("agt_k".into()), Some("ci")).unwrap();
+        assert!(key.starts_with("mdk_") && key.len() == 68, "{key}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(&key), "the key itself is never kept");
+        assert!(text.contains(&rec.sha256));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let got = verify(&store, &path, &key).unwrap().unwrap();
+        assert_eq!(got.caller(), Caller::Agent("agt_k".into()));
+        assert_eq!(verify(&store, &path, "mdk_wrong").unwrap(), None);
+        assert!(list(&store, &path).unwrap()[0].last_used.is_some());
+        revoke(&store, &path, "ci").unwrap();
+        assert_eq!(verify(&store, &path, &key).unwrap(), None);
+        assert_eq!(
+            revoke(&store, &path, "ci").unwrap_err().code(),
+            "invalid_id"
+        );
+        // Open to others: refused.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(check(&store, &path).unwrap_err().code(), "invalid_config");
+    }
+
+    #[test]
+    fn a_keys_file_inside_the_root_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("root")).unwrap();
+        let store = Store::open(dir.path().join("root")).unwrap();
+        let path = dir.path().join("root/keys.yaml");
+        let e = create(&store, &path, &Caller::Agent("agt_k".into()), None).unwrap_err();
+        assert_eq!(e.code(), "invalid_config");
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,826 @@
+//! `memdir serve` through a real HTTP client (ureq, no TLS) against the
+//! spawned binary on an ephemeral loopback port: every route family of both
+//! seeds, every error class (the seed's table, keys, the framework's
+//! 404/405/413, bodies), start-up refusals, a clean stop on SIGTERM, and
+//! concurrent clients.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::Sandbox;
+
+/// A running `memdir serve`.
+struct Server {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What a call answered.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    ctype: String,
+    body: String,
+}
+
+impl Answer {
+    #[track_caller]
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {self:?}"))
+    }
+
+    /// The error object, checked: `code` and `status`, JSON.
+    #[track_caller]
+    fn error(&self, code: &str, status: u16) -> Value {
+        assert_eq!(self.status, status, "{self:?}");
+        assert!(self.ctype.starts_with("application/json"), "{self:?}");
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{self:?}");
+        assert_eq!(v["error"]["status"], status, "{self:?}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
+        v["error"].clone()
+    }
+}
+
+fn keys_file(s: &Sandbox) -> PathBuf {
+    s.dir.path().join("conf/keys.yaml")
+}
+
+/// `memdir key create` for `who` (`--owner X` or `--person Y`): the key.
+fn make_key(s: &Sandbox, who: &[&str]) -> String {
+    let keys = keys_file(s);
+    let mut args = who.to_vec();
+    args.extend(["--json", "key", "create", "--keys", keys.to_str().unwrap()]);
+    let v = s.run(&args).ok().json();
+    v["key"].as_str().unwrap().to_owned()
+}
+
+/// Starts `memdir serve` on an ephemeral loopback port.
+fn serve(s: &Sandbox, extra: &[&str]) -> Server {
+    let mut cmd = s.cmd(&["serve", "--listen", "127.0.0.1:0", "--keys"]);
+    cmd.arg(keys_file(s)).args(extra);
+    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn memdir serve");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .unwrap_or_else(|| panic!("memdir serve ended: {:?}", child.wait()))
+            .unwrap();
+        if let Some(rest) = line.split("listening on ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    // Keep draining standard error so the server never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(30)))
+        .build()
+        .into();
+    Server { child, base, agent }
+}
+
+impl Server {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn finish(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Answer {
+        let mut r = r.expect("an answer");
+        let ctype = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        Answer {
+            status: r.status().as_u16(),
+            ctype,
+            body: r.body_mut().read_to_string().unwrap_or_default(),
+        }
+    }
+
+    fn get(&self, key: Option<&str>, path: &str) -> Answer {
+        let mut req = self.agent.get(self.url(path));
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Bearer {k}"));
+        }
+        Self::finish(req.call())
+    }
+
+    fn post(&self, key: Option<&str>, path: &str, body: Value) -> Answer {
+        let mut req = self.agent.post(self.url(path));
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Bearer {k}"));
+        }
+        Self::finish(req.send_json(body))
+    }
+
+    fn patch(&self, key: &str, path: &str, body: Value) -> Answer {
+        let req = self
+            .agent
+            .patch(self.url(path))
+            .header("Authorization", format!("Bearer {key}"));
+        Self::finish(req.send_json(body))
+    }
+
+    fn put(&self, key: &str, path: &str, ctype: &str, body: &[u8]) -> Answer {
+        let req = self
+            .agent
+            .put(self.url(path))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", ctype);
+        Self::finish(req.send(body))
+    }
+
+    /// `method` on `path` with an empty JSON body where it takes one.
+    fn any(&self, key: &str, method: &str, path: &str) -> Answer {
+        let url = self.url(path);
+        let auth = format!("Bearer {key}");
+        let r = match method {
+            "GET" => self.agent.get(url).header("Authorization", auth).call(),
+            "DELETE" => self.agent.delete(url).header("Authorization", auth).call(),
+            "POST" => self
+                .agent
+                .post(url)
+                .header("Authorization", auth)
+                .send_json(json!({})),
+            "PUT" => self
+                .agent
+                .put(url)
+                .header("Authorization", auth)
+                .send(&b"x"[..]),
+            "PATCH" => self
+                .agent
+                .patch(url)
+                .header("Authorization", auth)
+                .send_json(json!({})),
+            m => panic!("no method {m}"),
+        };
+        Self::finish(r)
+    }
+
+    fn raw_post(&self, key: &str, path: &str, body: &[u8]) -> Answer {
+        let req = self
+            .agent
+            .post(self.url(path))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", "application/json");
+        Self::finish(req.send(body))
+    }
+}
+
+#[test]
+fn the_one_api_answers_as_the_seed_says() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_http"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+
+    assert_eq!(srv.get(None, "/healthz").json(), json!({"status": "ok"}));
+    let empty = srv.get(k, "/v1/memory/recall");
+    assert_eq!(
+        (empty.status, empty.json()),
+        (200, json!({"entries": [], "count": 0}))
+    );
+
+    let r = srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Prefers weekly summaries, no emojis", "scope": "user"}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["message"], "added");
+    assert_eq!(v["scope"], "user");
+    assert_eq!(v["text"], "Prefers weekly summaries, no emojis");
+    assert!(v["usage"].as_str().unwrap().ends_with("/1375 chars"), "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("mem_") && id.len() == 16);
+    assert!(
+        s.read_plain("agt_http", "USER.md")
+            .contains("- Prefers weekly summaries, no emojis")
+    );
+    let again = srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Prefers weekly summaries, no emojis", "scope": "user"}),
+    );
+    assert_eq!(
+        (again.status, again.json()["message"].clone()),
+        (200, json!("already stored"))
+    );
+    srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Staging needs the VPN"}),
+    );
+    srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Weekly deploys on Friday"}),
+    );
+
+    // recall: q ranks and filters; limit; formats.
+    let all = srv.get(k, "/v1/memory/recall").json();
+    assert_eq!(all["count"], 3);
+    let hit = srv.get(k, "/v1/memory/recall?q=summaries&limit=20").json();
+    assert_eq!(hit["count"], 1, "{hit}");
+    assert_eq!(hit["entries"][0]["id"], id.as_str());
+    assert_eq!(hit["entries"][0]["scope"], "user");
+    assert_eq!(srv.get(k, "/v1/memory/recall?limit=1").json()["count"], 1);
+    let yaml = srv.get(k, "/v1/memory/recall?format=yaml");
+    assert!(yaml.ctype.starts_with("application/yaml"), "{yaml:?}");
+    assert!(yaml.body.contains("count: 3"), "{yaml:?}");
+    let text = srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Staging needs the VPN", "format": "text"}),
+    );
+    assert!(text.body.contains("message: already stored"), "{text:?}");
+    srv.get(k, "/v1/memory/recall?format=xml")
+        .error("invalid_request", 400);
+
+    // forget: by id, by a text matching one entry, else the CLI's errors.
+    srv.post(k, "/v1/memory/forget", json!({"text": "eek"}))
+        .error("memory_ambiguous_match", 409);
+    let e = srv
+        .post(k, "/v1/memory/forget", json!({"text": "nothing like it"}))
+        .error("memory_not_found", 404);
+    assert!(
+        e["entries"].as_array().is_some_and(|a| !a.is_empty()),
+        "{e}"
+    );
+    let gone = srv.post(k, "/v1/memory/forget", json!({"id": id}));
+    assert_eq!(
+        (gone.status, gone.json()["removed"].clone()),
+        (200, json!(1))
+    );
+    assert!(
+        !s.read_plain("agt_http", "USER.md")
+            .contains("weekly summaries")
+    );
+    let gone = srv.post(k, "/v1/memory/forget", json!({"text": "VPN"}));
+    assert_eq!(gone.json()["removed"], 1, "{gone:?}");
+    srv.post(k, "/v1/memory/forget", json!({}))
+        .error("invalid_request", 400);
+
+    // SharedMemory: one store behind both paths.
+    let p = "/v1/workflows/results/exec-1/web";
+    srv.get(k, p).error("not_ready", 404);
+    let put = srv.put(&key, p, "text/markdown", b"three competitors");
+    assert_eq!(put.status, 201, "{put:?}");
+    assert_eq!(
+        srv.put(&key, p, "text/markdown", b"three competitors")
+            .status,
+        200
+    );
+    srv.put(&key, p, "text/markdown", b"four")
+        .error("result_exists", 409);
+    assert_eq!(
+        srv.put(
+            &key,
+            &format!("{p}?overwrite=true"),
+            "text/markdown",
+            b"four"
+        )
+        .status,
+        201
+    );
+    let got = srv.get(k, "/v1/agents/results/exec-1/web").json();
+    assert_eq!(got["content"], "four");
+    assert_eq!(got["content_type"], "text/markdown");
+    assert_eq!(
+        (got["workflow_id"].clone(), got["task_id"].clone()),
+        (json!("exec-1"), json!("web"))
+    );
+    srv.put(
+        &key,
+        "/v1/agents/results/exec-1/bin",
+        "application/octet-stream",
+        &[0xff, 0xfe, 0],
+    );
+    let bin = srv.get(k, "/v1/workflows/results/exec-1/bin").json();
+    assert_eq!(
+        (bin["content"].clone(), bin["content_base64"].clone()),
+        (Value::Null, json!("//4A"))
+    );
+    assert!(
+        s.owner_dir("agt_http")
+            .join("results/exec-1/web.result")
+            .is_file()
+    );
+    srv.get(k, "/v1/workflows/results/bad%24id/web")
+        .error("invalid_id", 400);
+    // Results up to max_result_bytes; past it, 413 result_too_large.
+    s.write("agt_http", "memdir.yaml", "max_result_bytes: 100000\n");
+    let big = vec![b'x'; 100_001];
+    let e = srv
+        .put(&key, "/v1/workflows/results/exec-2/big", "text/plain", &big)
+        .error("result_too_large", 413);
+    assert_eq!(e["limit"], 100_000);
+    assert_eq!(
+        srv.put(
+            &key,
+            "/v1/workflows/results/exec-2/ok",
+            "text/plain",
+            &big[..100_000]
+        )
+        .status,
+        201
+    );
+
+    // The snapshot: text and SHA-256, as `memdir snapshot --json`.
+    let snap = srv.get(k, "/v1/snapshot").json();
+    let cli = s.json_ok(&["--owner", "agt_http", "snapshot"]);
+    assert_eq!(
+        (snap["text"].clone(), snap["sha256"].clone()),
+        (cli["text"].clone(), cli["sha256"].clone())
+    );
+}
+
+#[test]
+fn the_facts_routes_answer_every_error_of_the_seeds_table() {
+    let s = Sandbox::new();
+    let a = make_key(&s, &["--owner", "agt_a"]);
+    let b = make_key(&s, &["--owner", "agt_b"]);
+    let ann = make_key(&s, &["--person", "ann"]);
+    let srv = serve(&s, &[]);
+    let (a, b, ann) = (Some(a.as_str()), Some(b.as_str()), Some(ann.as_str()));
+    let m = "/api/v1/memories";
+
+    let r = srv.post(
+        a,
+        m,
+        json!({"text": "Staging needs the VPN", "expiresAt": "2099-12-31"}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    let fact = r.json();
+    let id = fact["id"].as_str().unwrap().to_owned();
+    assert_eq!(fact["object"], "memory");
+    assert_eq!(fact["status"], "active");
+    assert!(
+        fact["expires_at"]
+            .as_str()
+            .unwrap()
+            .starts_with("2099-12-31"),
+        "{fact}"
+    );
+    assert!(
+        s.read_plain("agt_a", "MEMORY.md")
+            .contains("- Staging needs the VPN")
+    );
+
+    // 400s.
+    srv.post(a, m, json!({"text": "x".repeat(501)}))
+        .error("memory_text_too_long", 400);
+    srv.post(
+        a,
+        m,
+        json!({"text": "The deploy key is AKIAQ7X3LM9PZ2RT4VWY for the bucket"}),
+    )
+    .error("secret_in_memory", 400);
+    srv.post(ann, m, json!({"text": "Needs an agent"}))
+        .error("memory_agent_required", 400);
+    let day = srv.post(a, &format!("{m}/day"), json!({"line": "PIN-1: started"}));
+    assert_eq!(day.status, 201, "{day:?}");
+    let day_id = day.json()["id"].as_str().unwrap().to_owned();
+    srv.post(
+        a,
+        m,
+        json!({"text": "Replaces a day", "supersedes": day_id}),
+    )
+    .error("memory_day_append_only", 400);
+    let theirs = srv.post(b, m, json!({"text": "B's own fact"})).json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    srv.post(
+        ann,
+        m,
+        json!({"text": "Cross", "supersedes": theirs, "agentId": "agt_a"}),
+    )
+    .error("memory_agent_mismatch", 400);
+
+    // 403s.
+    srv.post(a, m, json!({"text": "Into B", "agentId": "agt_b"}))
+        .error("memory_not_own", 403);
+    srv.post(
+        ann,
+        &format!("{m}/day"),
+        json!({"line": "x", "agentId": "agt_a"}),
+    )
+    .error("memory_day_agent_only", 403);
+    let vetoed = srv.post(
+        ann,
+        &format!("{m}/{theirs}/veto"),
+        json!({"agentId": "agt_b", "reason": "wrong"}),
+    );
+    assert_eq!(vetoed.status, 200, "{vetoed:?}");
+    srv.post(b, &format!("{m}/{theirs}/unarchive"), json!({}))
+        .error("memory_veto_human_only", 403);
+    srv.post(a, &format!("{m}/{id}/veto"), json!({}))
+        .error("memory_veto_human_only", 403);
+    srv.patch(a.unwrap(), &format!("{m}/{id}"), json!({"text": "Edited"}))
+        .error("person_only", 403);
+
+    // 404.
+    srv.post(
+        a,
+        &format!("{m}/mem_000000000000/archive"),
+        json!({"reason": "x"}),
+    )
+    .error("memory_not_found", 404);
+
+    // 409s.
+    let old = srv.post(a, m, json!({"text": "Deploys on Friday"})).json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let archived = srv.post(a, &format!("{m}/{old}/archive"), json!({"reason": "stale"}));
+    assert_eq!(
+        (archived.status, archived.json()["status"].clone()),
+        (200, json!("archived"))
+    );
+    srv.post(
+        a,
+        m,
+        json!({"text": "Deploys on Monday", "supersedes": old}),
+    )
+    .error("memory_supersede_archived", 409);
+    assert_eq!(
+        srv.post(a, &format!("{m}/{old}/unarchive"), json!({}))
+            .status,
+        200
+    );
+    let newer = srv.post(
+        a,
+        m,
+        json!({"text": "Deploys on Monday", "supersedes": old}),
+    );
+    assert_eq!(newer.status, 201, "{newer:?}");
+    srv.post(a, &format!("{m}/{old}/unarchive"), json!({}))
+        .error("memory_superseded", 409);
+    let line = "x".repeat(290);
+    let mut full = None;
+    for _ in 0..30 {
+        let r = srv.post(a, &format!("{m}/day"), json!({"line": line}));
+        if r.status != 201 {
+            full = Some(r);
+            break;
+        }
+    }
+    full.expect("the day log fills")
+        .error("memory_day_full", 409);
+    srv.post(
+        a,
+        &format!("{m}/{day_id}/archive"),
+        json!({"reason": "restart"}),
+    );
+    assert_eq!(
+        srv.post(a, &format!("{m}/day"), json!({"line": "again"}))
+            .status,
+        201
+    );
+    srv.post(a, &format!("{m}/{day_id}/unarchive"), json!({}))
+        .error("memory_day_exists", 409);
+    srv.post(a, &format!("{m}/{id}/archive"), json!({}))
+        .error("invalid_request", 400);
+
+    // list, recall, a person's edit.
+    let mine = srv
+        .get(a, &format!("{m}?kind=fact&status=active&limit=10"))
+        .json();
+    assert!(mine["count"].as_u64().unwrap() >= 2, "{mine}");
+    assert!(
+        mine["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["kind"] == "fact")
+    );
+    let everyone = srv.get(ann, &format!("{m}?status=archived")).json();
+    assert!(
+        everyone["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == theirs.as_str()),
+        "{everyone}"
+    );
+    let rec = srv.post(a, &format!("{m}/recall"), json!({"query": "staging VPN"}));
+    assert_eq!(rec.status, 200);
+    assert!(
+        rec.json()["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["id"] == id.as_str()),
+        "{rec:?}"
+    );
+    let edited = srv.patch(
+        ann.unwrap(),
+        &format!("{m}/{id}"),
+        json!({"text": "Staging needs the VPN and 2FA", "agentId": "agt_a"}),
+    );
+    assert_eq!(edited.status, 200, "{edited:?}");
+    assert_eq!(edited.json()["old_id"], id.as_str());
+    assert!(
+        s.read_plain("agt_a", "MEMORY.md")
+            .contains("- Staging needs the VPN and 2FA")
+    );
+}
+
+#[test]
+fn keys_and_transport_failures_answer_json() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_k"]);
+    let other = make_key(&s, &["--owner", "agt_z"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+
+    // Keys: missing, unknown, malformed, revoked: the same 401.
+    let missing = srv
+        .get(None, "/v1/memory/recall")
+        .error("unauthorized", 401);
+    let wrong = srv
+        .get(Some("mdk_00"), "/v1/memory/recall")
+        .error("unauthorized", 401);
+    assert_eq!(missing, wrong);
+    srv.get(Some("not-a-key"), "/v1/snapshot")
+        .error("unauthorized", 401);
+    assert_eq!(srv.get(Some(&other), "/v1/memory/recall").status, 200);
+    let keys = keys_file(&s);
+    let listed = s
+        .run(&["--json", "key", "list", "--keys", keys.to_str().unwrap()])
+        .ok()
+        .json();
+    assert_eq!(listed["count"], 2);
+    assert!(!listed.to_string().contains(&key), "a key is never listed");
+    let zid = listed["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["subject"] == "agt_z")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.run(&["key", "revoke", &zid, "--keys", keys.to_str().unwrap()])
+        .ok();
+    assert_eq!(
+        srv.get(Some(&other), "/v1/memory/recall")
+            .error("unauthorized", 401),
+        missing
+    );
+
+    // The framework's failures, as JSON.
+    srv.get(k, "/v2/nothing").error("route_not_found", 404);
+    let e = srv
+        .post(k, "/v1/memory/recall", json!({}))
+        .error("method_not_allowed", 405);
+    assert_eq!(e["method"], "POST");
+    srv.raw_post(&key, "/v1/memory/remember", &vec![b' '; 70 * 1024])
+        .error("request_too_large", 413);
+    srv.raw_post(&key, "/v1/memory/remember", b"{not json")
+        .error("invalid_request", 400);
+    srv.get(k, "/api/v1/memories?limit=many")
+        .error("invalid_request", 400);
+    drop(srv);
+
+    // Start-up refusals: a keys file others can read; no key off loopback;
+    // a keys file inside the root.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = s.run(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--keys",
+        keys.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("chmod 600"), "{r:?}");
+    let empty = s.dir.path().join("none.yaml");
+    let r = s.run(&[
+        "serve",
+        "--listen",
+        "0.0.0.0:0",
+        "--keys",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("without any key"), "{r:?}");
+    std::fs::create_dir_all(&s.root).unwrap();
+    let inside = s.root.join("keys.yaml");
+    let r = s.run(&[
+        "--owner",
+        "agt_k",
+        "key",
+        "create",
+        "--keys",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(!inside.exists());
+}
+
+/// `/openapi.json` documents every route the router serves and only those:
+/// each documented method answers (never 404 `route_not_found` nor 405),
+/// another method on a documented path is 405, and the router is built from
+/// the same table.
+#[test]
+fn the_openapi_document_matches_the_router() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_o"]);
+    let srv = serve(&s, &[]);
+    let doc = srv.get(None, "/openapi.json").json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    let mut ops = 0;
+    for (path, methods) in paths {
+        let concrete = path
+            .replace("{workflowId}", "wf-1")
+            .replace("{taskId}", "t-1")
+            .replace("{id}", "mem_000000000000");
+        let methods = methods.as_object().unwrap();
+        for m in methods.keys() {
+            ops += 1;
+            let a = srv.any(&key, &m.to_uppercase(), &concrete);
+            let code = serde_json::from_str::<Value>(&a.body)
+                .ok()
+                .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            assert!(
+                !matches!(code.as_str(), "route_not_found" | "method_not_allowed"),
+                "{m} {path}: {a:?}"
+            );
+        }
+        if !methods.contains_key("delete") {
+            srv.any(&key, "DELETE", &concrete)
+                .error("method_not_allowed", 405);
+        }
+    }
+    // Every route of docs/SERVERS.md.
+    assert_eq!(ops, 18, "{doc}");
+    for p in [
+        "/v1/memory/recall",
+        "/api/v1/memories/{id}/veto",
+        "/v1/agents/results/{workflowId}/{taskId}",
+    ] {
+        assert!(paths.contains_key(p), "{p}");
+    }
+}
+
+/// SIGTERM stops the server cleanly: a request in flight (a result whose
+/// body is still arriving when the signal comes) is finished and answered,
+/// then the process exits 0.
+#[test]
+fn sigterm_finishes_the_requests_in_flight() {
+    /// A body that sends half, waits, then sends the rest.
+    struct Slow {
+        parts: Vec<Vec<u8>>,
+        waited: bool,
+    }
+    impl std::io::Read for Slow {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.parts.is_empty() {
+                return Ok(0);
+            }
+            if self.parts.len() == 1 && !self.waited {
+                self.waited = true;
+                std::thread::sleep(std::time::Duration::from_millis(700));
+            }
+            let part = self.parts.remove(0);
+            buf[..part.len()].copy_from_slice(&part);
+            Ok(part.len())
+        }
+    }
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_t"]);
+    let mut srv = serve(&s, &[]);
+    assert_eq!(
+        srv.post(
+            Some(&key),
+            "/v1/memory/remember",
+            json!({"text": "Before the stop"})
+        )
+        .status,
+        201
+    );
+    let url = srv.url("/v1/workflows/results/exec-9/slow");
+    let agent = srv.agent.clone();
+    let auth = format!("Bearer {key}");
+    let put = std::thread::spawn(move || {
+        let body = Slow {
+            parts: vec![b"first half, ".to_vec(), b"second half".to_vec()],
+            waited: false,
+        };
+        Server::finish(
+            agent
+                .put(url)
+                .header("Authorization", auth)
+                .header("Content-Type", "text/plain")
+                .send(ureq::SendBody::from_owned_reader(body)),
+        )
+    });
+    // The request is in flight (its body half sent) when the signal comes.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_raw(srv.child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let answer = put.join().unwrap();
+    assert_eq!(answer.status, 201, "{answer:?}");
+    let status = srv.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        s.read_plain("agt_t", "MEMORY.md")
+            .contains("Before the stop")
+    );
+    let stored = s.read("agt_t", "results/exec-9/slow.result");
+    assert!(
+        stored.windows(23).any(|w| w == b"first half, second half"),
+        "the whole body was stored"
+    );
+}
+
+/// 64 clients × 50 operations, to one owner and over eight (budgets of
+/// 20,000): each adds its own facts and removes every other one; every
+/// acknowledged add that was not removed is there exactly once, every
+/// removed one is gone.
+#[test]
+fn concurrent_clients_lose_nothing() {
+    let _x = crate::util::exclusive();
+    let s = Sandbox::new();
+    for spread in [1usize, 8] {
+        let owners: Vec<String> = (0..spread).map(|i| format!("agt_c{spread}_{i}")).collect();
+        let keys: Vec<String> = owners
+            .iter()
+            .map(|o| {
+                s.write(o, "memdir.yaml", "budgets:\n  memory: 20000\n");
+                make_key(&s, &["--owner", o])
+            })
+            .collect();
+        let srv = std::sync::Arc::new(serve(&s, &[]));
+        let clients: Vec<_> = (0..64)
+            .map(|c| {
+                let srv = srv.clone();
+                let key = keys[c % spread].clone();
+                std::thread::spawn(move || {
+                    // 50 operations: adds, each odd-numbered add removed
+                    // right after it was acknowledged.
+                    let mut kept = Vec::new();
+                    let (mut ops, mut n) = (0, 0);
+                    while ops < 50 {
+                        let text = format!("c{c} f{n}");
+                        let r = srv.post(Some(&key), "/v1/memory/remember", json!({"text": text}));
+                        assert_eq!(r.status, 201, "{r:?}");
+                        ops += 1;
+                        let id = r.json()["id"].as_str().unwrap().to_owned();
+                        if n % 2 == 1 && ops < 50 {
+                            let f = srv.post(Some(&key), "/v1/memory/forget", json!({"id": id}));
+                            assert_eq!(f.status, 200, "{f:?}");
+                            ops += 1;
+                        } else {
+                            kept.push(text);
+                        }
+                        n += 1;
+                    }
+                    (c, kept)
+                })
+            })
+            .collect();
+        let mut expected: Vec<Vec<String>> = vec![Vec::new(); spread];
+        for h in clients {
+            let (c, kept) = h.join().expect("client");
+            expected[c % spread].extend(kept);
+        }
+        for (o, want) in owners.iter().zip(&expected) {
+            let text = s.read_plain(o, "MEMORY.md");
+            let lines: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+            for w in want {
+                assert_eq!(
+                    lines.iter().filter(|l| **l == w.as_str()).count(),
+                    1,
+                    "{o}: {w}"
+                );
+            }
+            assert_eq!(lines.len(), want.len(), "{o}: removed facts are gone");
+        }
+    }
+}

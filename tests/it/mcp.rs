@@ -1,0 +1,400 @@
+//! `memdir mcp` through a real MCP client: rmcp's client over the standard
+//! streams of a spawned `memdir mcp` process: initialize, list the tools
+//! and resources, call every action, and check the files on disk.
+
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::util::{BIN, Sandbox, config_dir};
+
+type Client = RunningService<RoleClient, ()>;
+
+/// Starts `memdir --root ROOT ARGS mcp EXTRA` and initializes a client.
+async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client {
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.env_remove("MEMDIR_ROOT")
+        .env_remove("MEMDIR_OWNER")
+        .env("MEMDIR_CONFIG_DIR", config_dir())
+        .current_dir(s.dir.path())
+        .arg("--root")
+        .arg(&s.root)
+        .args(args)
+        .arg("mcp")
+        .args(extra);
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn memdir mcp");
+    ().serve(transport).await.expect("initialize")
+}
+
+/// Calls `tool` with `args`: its text, and whether it is a tool error.
+async fn call(c: &Client, tool: &'static str, args: Value) -> (String, bool) {
+    let Value::Object(map) = args else {
+        panic!("arguments must be an object")
+    };
+    let r = c
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(map))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("");
+    (text, r.is_error.unwrap_or(false))
+}
+
+#[track_caller]
+fn ok(r: (String, bool)) -> String {
+    assert!(!r.1, "a tool error: {}", r.0);
+    r.0
+}
+
+#[track_caller]
+fn err(r: (String, bool)) -> String {
+    assert!(r.1, "not a tool error: {}", r.0);
+    r.0
+}
+
+async fn read(c: &Client, uri: &str) -> String {
+    let r = c
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap_or_else(|e| panic!("{uri}: {e}"));
+    match &r.contents[0] {
+        ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_uses_every_tool_and_the_files_change() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
+    let info = c.peer_info().expect("server info");
+    assert_eq!(info.server_info.as_ref().unwrap().name, "memdir");
+
+    // Three tools, with annotations true of each.
+    let tools = c.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(names, ["get_result", "memory", "put_result"]);
+    let ann = |n: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == n)
+            .and_then(|t| t.annotations.clone())
+            .expect("annotations")
+    };
+    assert_eq!(ann("get_result").read_only_hint, Some(true));
+    assert_eq!(ann("get_result").idempotent_hint, Some(true));
+    assert_eq!(ann("memory").read_only_hint, Some(false));
+    assert_eq!(ann("memory").destructive_hint, Some(true));
+    assert_eq!(ann("put_result").destructive_hint, Some(false));
+    let schema = serde_json::to_string(&tools[0].input_schema).unwrap();
+    assert!(schema.contains("search_runs") || names.len() == 3);
+
+    // recall on an empty store, then remember, visible at once.
+    let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
+    assert_eq!(r, "No memory recorded yet.");
+    let r = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "operation": "add",
+               "content": "Prefers weekly summaries, no emojis in reports"}),
+    )
+    .await);
+    assert!(
+        r.starts_with("Saved to your user profile (USER.md) as mem_"),
+        "{r}"
+    );
+    assert!(r.contains("recall will see it immediately"), "{r}");
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Prefers weekly summaries, no emojis")
+    );
+    let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
+    assert!(r.contains("Prefers weekly summaries"), "{r}");
+    let again = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user",
+               "content": "Prefers weekly summaries, no emojis in reports"}),
+    )
+    .await);
+    assert!(again.starts_with("Already stored"), "{again}");
+
+    // A replace that misses answers with the error and the current entries.
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "operation": "replace",
+               "old_text": "monthly", "content": "Prefers monthly summaries"}),
+    )
+    .await);
+    assert!(e.contains("memory_not_found"), "{e}");
+    assert!(e.contains("Current entries of USER.md:"), "{e}");
+    assert!(
+        e.contains("Prefers weekly summaries, no emojis in reports"),
+        "{e}"
+    );
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "operation": "replace",
+               "old_text": "weekly", "content": "Prefers monthly summaries"}),
+    )
+    .await);
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Prefers monthly summaries")
+    );
+    let listed = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "operation": "read"}),
+    )
+    .await);
+    assert!(
+        listed.contains("## USER.md\n- Prefers monthly summaries"),
+        "{listed}"
+    );
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "operation": "add"}),
+    )
+    .await);
+    assert_eq!(e, "content is required for remember");
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "operation": "remove",
+               "old_text": "monthly"}),
+    )
+    .await);
+    assert!(!s.read_plain("agt_mcp", "USER.md").contains("monthly"));
+
+    // The fact lifecycle.
+    let saved = ok(call(
+        &c,
+        "memory",
+        json!({"action": "save", "content": "The staging deploy needs the VPN on",
+               "expires": "2099-12-31"}),
+    )
+    .await);
+    let id = saved
+        .split_whitespace()
+        .find(|w| w.starts_with("mem_"))
+        .expect("an id")
+        .to_owned();
+    assert!(
+        s.read_plain("agt_mcp", "MEMORY.md")
+            .contains("staging deploy needs the VPN")
+    );
+    let list = ok(call(&c, "memory", json!({"action": "list", "kind": "fact"})).await);
+    assert!(list.contains(&id), "{list}");
+    let facts = ok(call(
+        &c,
+        "memory",
+        json!({"action": "recall_facts", "query": "staging VPN"}),
+    )
+    .await);
+    assert!(facts.contains("staging deploy"), "{facts}");
+    let e = err(call(&c, "memory", json!({"action": "archive", "id": id})).await);
+    assert_eq!(e, "reason is required for archive");
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "archive", "id": id, "reason": "done"}),
+    )
+    .await);
+    assert!(
+        s.read_text("agt_mcp", "archive.md")
+            .contains("staging deploy")
+    );
+    ok(call(&c, "memory", json!({"action": "unarchive", "id": id})).await);
+    assert!(
+        s.read_plain("agt_mcp", "MEMORY.md")
+            .contains("staging deploy")
+    );
+    let e = err(call(&c, "memory", json!({"action": "veto", "id": id})).await);
+    assert!(e.contains("memory_veto_human_only"), "{e}");
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "day", "content": "PIN-812: fixed the staging deploy"}),
+    )
+    .await);
+    assert!(
+        s.read_text("agt_mcp", "episodes.md")
+            .contains("PIN-812: fixed the staging deploy")
+    );
+    let hits = ok(call(
+        &c,
+        "memory",
+        json!({"action": "search_runs", "query": "staging deploy"}),
+    )
+    .await);
+    assert!(hits.contains("PIN-812"), "{hits}");
+    let e = err(call(&c, "memory", json!({"action": "search_runs"})).await);
+    assert_eq!(e, "query is required for search_runs");
+    let e = err(call(&c, "memory", json!({"action": "get_run"})).await);
+    assert_eq!(e, "run_id is required for get_run");
+
+    // The namespace rule: another owner is ignored, with a warning.
+    let r = ok(call(
+        &c,
+        "memory",
+        json!({"action": "save", "content": "Copied configs stay home", "memory_owner": "agt_other"}),
+    )
+    .await);
+    assert!(r.starts_with("warning: owner \"agt_other\" ignored"), "{r}");
+    assert!(
+        s.read_plain("agt_mcp", "MEMORY.md")
+            .contains("Copied configs stay home")
+    );
+    assert!(!s.owner_dir("agt_other").exists());
+    let r = ok(call(&c, "memory", json!({"action": "list", "owner": "agt_mcp"})).await);
+    assert!(!r.contains("warning"), "{r}");
+
+    // SharedMemory.
+    let r = ok(call(
+        &c,
+        "get_result",
+        json!({"execution_id": "exec-1", "task_id": "web"}),
+    )
+    .await);
+    assert_eq!(r, "not ready: still running, poll");
+    ok(call(
+        &c,
+        "put_result",
+        json!({"workflow_id": "exec-1", "task_id": "web", "content": "three competitors",
+               "content_type": "text/markdown"}),
+    )
+    .await);
+    let r = ok(call(
+        &c,
+        "get_result",
+        json!({"workflow_id": "exec-1", "task_id": "web"}),
+    )
+    .await);
+    assert!(r.ends_with("\n\nthree competitors"), "{r}");
+    assert!(r.contains("text/markdown"), "{r}");
+    let steps = ok(call(&c, "get_result", json!({"execution_id": "exec-1"})).await);
+    assert!(steps.contains("web"), "{steps}");
+    let other = ok(call(
+        &c,
+        "get_result",
+        json!({"execution_id": "exec-1", "task_id": "web", "agentId": "agt_other"}),
+    )
+    .await);
+    assert!(
+        other.starts_with("warning: owner \"agt_other\" ignored"),
+        "{other}"
+    );
+    assert!(other.ends_with("three competitors"), "{other}");
+    let e = err(call(
+        &c,
+        "put_result",
+        json!({"workflow_id": "exec-1", "task_id": "web", "content": "other"}),
+    )
+    .await);
+    assert!(e.contains("result_exists"), "{e}");
+    assert!(s.owner_dir("agt_mcp").join("results/exec-1").is_dir());
+
+    // Resources: the snapshot and the stores, read fresh.
+    let res = c.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = res.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "memdir://agt_mcp/snapshot",
+            "memdir://agt_mcp/USER.md",
+            "memdir://agt_mcp/MEMORY.md"
+        ]
+    );
+    let snap = read(&c, "memdir://agt_mcp/snapshot").await;
+    assert!(snap.contains("Copied configs stay home"), "{snap}");
+    let mem = read(&c, "memdir://agt_mcp/MEMORY.md").await;
+    assert!(mem.starts_with("## MEMORY.md\n- "), "{mem}");
+    assert!(
+        c.read_resource(ReadResourceRequestParams::new(
+            "memdir://agt_other/snapshot"
+        ))
+        .await
+        .is_err()
+    );
+    // A hand edit between two calls is seen: nothing is cached.
+    let path = s.path("agt_mcp", "MEMORY.md");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\n- Added by hand\n");
+    std::fs::write(&path, text).unwrap();
+    let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
+    assert!(r.contains("Added by hand"), "{r}");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_server_serves_the_frozen_snapshot_and_a_person_names_the_agent() {
+    let s = Sandbox::new();
+    s.run_as("agt_run", &["add", "Before the run"]).ok();
+    let begun = s.json_ok(&["--owner", "agt_run", "run", "begin"]);
+    let run_id = begun["run_id"].as_str().unwrap().to_owned();
+    s.run_as("agt_run", &["add", "During the run"]).ok();
+
+    let c = start(&s, &["--owner", "agt_run"], &["--run", &run_id]).await;
+    let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
+    assert!(r.contains("Before the run"), "{r}");
+    assert!(!r.contains("During the run"), "{r}");
+    let snap = read(&c, "memdir://agt_run/snapshot").await;
+    assert_eq!(snap, begun["text"].as_str().unwrap());
+    c.cancel().await.unwrap();
+
+    let p = start(&s, &["--person", "ann"], &[]).await;
+    let all = ok(call(&p, "memory", json!({"action": "list"})).await);
+    assert!(all.contains("During the run"), "{all}");
+    let e = err(call(
+        &p,
+        "memory",
+        json!({"action": "save", "content": "Needs an agent"}),
+    )
+    .await);
+    assert!(e.contains("memory_agent_required"), "{e}");
+    ok(call(
+        &p,
+        "memory",
+        json!({"action": "save", "content": "Set by a person", "agentId": "agt_run"}),
+    )
+    .await);
+    assert!(
+        s.read_plain("agt_run", "MEMORY.md")
+            .contains("Set by a person")
+    );
+    let list = ok(call(
+        &p,
+        "memory",
+        json!({"action": "list", "agentId": "agt_run"}),
+    )
+    .await);
+    let id = list
+        .lines()
+        .find(|l| l.contains("mem_") && !l.starts_with(' '))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let v = ok(call(
+        &p,
+        "memory",
+        json!({"action": "veto", "id": id, "agentId": "agt_run"}),
+    )
+    .await);
+    assert!(v.contains("vetoed") || v.contains("archived"), "{v}");
+    assert!(p.list_all_resources().await.unwrap().is_empty());
+    p.cancel().await.unwrap();
+}
