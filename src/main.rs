@@ -39,10 +39,11 @@ fn main() -> ExitCode {
     let parsed = command
         .try_get_matches_from_mut(std::env::args_os())
         .and_then(|m| cli::Cli::from_arg_matches(&m));
-    let cli = match parsed {
+    let mut cli = match parsed {
         Ok(c) => c,
         Err(e) => return clap_failure(e, json),
     };
+    cli.global.fill_from_env();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
@@ -116,7 +117,25 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         print_out(&out.stdout);
         return Ok(out.exit);
     }
-    let mut store = Store::open(&g.root)?;
+    // Completions and the manual page need no root either.
+    match &cli.command {
+        cli::Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut cli::Cli::command(), "memdir", &mut out);
+            print_out(&out);
+            return Ok(0);
+        }
+        cli::Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cli::Cli::command())
+                .render(&mut out)
+                .map_err(|e| Failure::Usage(format!("cannot render the manual page: {e}")))?;
+            print_out(&out);
+            return Ok(0);
+        }
+        _ => {}
+    }
+    let mut store = Store::open(g.root())?;
     if let Some(dir) = &g.config_dir {
         store = store.with_config_dir(dir);
     }

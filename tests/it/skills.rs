@@ -13,7 +13,8 @@ const BODY: &str = "# CNL debugging\n\n1. Read the trace first.\n2. Bisect the c
 fn learn_list_show_forget_with_the_seed_s_messages() {
     let s = Sandbox::new();
     // An owner the root does not hold is a typo, not an empty list.
-    s.run_as(A, &["skill", "list"]).text_error("owner_not_found");
+    s.run_as(A, &["skill", "list"])
+        .text_error("owner_not_found");
     s.run_as(A, &["add", "Deploys need the VPN"]).ok();
     let none = s.run_as(A, &["skill", "list"]).ok();
     assert_eq!(none.text(), "No learned skills yet.\n");
