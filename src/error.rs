@@ -15,6 +15,10 @@ pub struct EntryBrief {
     pub id: String,
     /// The entry's text, or a short preview where the error lists candidates.
     pub text: String,
+    /// Whether the fact has expired: it counts for nothing against the
+    /// budget, so removing it frees nothing (set where an over-budget
+    /// refusal lists the entries; false elsewhere).
+    pub expired: bool,
 }
 
 /// Everything that can go wrong in memdir.
@@ -130,7 +134,7 @@ pub enum Error {
         candidates: Vec<EntryBrief>,
     },
     /// A write would pass the file's character budget.
-    #[error("{file} would use {would_use} of {limit} characters; replace or remove entries first ({} stored)", entries.len())]
+    #[error("{file} would use {would_use} of {limit} characters; replace or remove entries first ({} stored){}", entries.len(), expired_hint(entries))]
     OverBudget {
         /// The file.
         file: &'static str,
@@ -549,6 +553,24 @@ fn not_ready_message(workflow_id: &str, task_id: Option<&str>, waited_ms: Option
             ms % 1000
         ),
         None => format!("{what}: still running or a beat behind; poll"),
+    }
+}
+
+/// How many of an over-budget refusal's entries have expired (removing
+/// them frees nothing), named.
+fn expired_hint(entries: &[EntryBrief]) -> String {
+    let ids: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.expired)
+        .map(|e| e.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; expired, so removing them frees nothing: {}",
+            ids.join(", ")
+        )
     }
 }
 

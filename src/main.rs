@@ -43,10 +43,11 @@ fn main() -> ExitCode {
     let parsed = command
         .try_get_matches_from_mut(std::env::args_os())
         .and_then(|m| cli::Cli::from_arg_matches(&m));
-    let cli = match parsed {
+    let mut cli = match parsed {
         Ok(c) => c,
         Err(e) => return clap_failure(e, json),
     };
+    cli.global.fill_from_env();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
@@ -120,8 +121,26 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         print_out(&out.stdout);
         return Ok(out.exit);
     }
+    // Completions and the manual page need no root either.
+    match &cli.command {
+        cli::Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut cli::Cli::command(), "memdir", &mut out);
+            print_out(&out);
+            return Ok(0);
+        }
+        cli::Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cli::Cli::command())
+                .render(&mut out)
+                .map_err(|e| Failure::Usage(format!("cannot render the manual page: {e}")))?;
+            print_out(&out);
+            return Ok(0);
+        }
+        _ => {}
+    }
     let opener = api::servers::Opener {
-        root: g.root.clone(),
+        root: g.root().to_owned(),
         config_dir: g.config_dir.clone(),
         lock_timeout: g.lock_timeout_ms.map(std::time::Duration::from_millis),
     };

@@ -170,6 +170,28 @@ pub enum Request {
         /// Why.
         reason: String,
     },
+    /// Set a live fact's expiry.
+    Renew {
+        /// The fact's id.
+        id: String,
+        /// The new expiry (as `add --expires` takes it); default: the
+        /// store's default expiry from now.
+        #[serde(default)]
+        expires: Option<String>,
+    },
+    /// Remove a task's result, or every result of a workflow.
+    RemoveResults {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id (none: the whole workflow).
+        #[serde(default)]
+        task_id: Option<String>,
+    },
+    /// Remove the workflows whose newest result is older than some days.
+    GcResults {
+        /// The age in days.
+        older_than_days: u32,
+    },
     /// Bring an archived memory back.
     Unarchive {
         /// The memory's id.
@@ -239,6 +261,9 @@ pub enum Request {
         session: Option<String>,
         /// An on-demand recall.
         on_demand: bool,
+        /// A preview: count nothing.
+        #[serde(default)]
+        preview: bool,
     },
 }
 
@@ -297,6 +322,12 @@ pub enum Response {
     Steps(WorkflowResults),
     /// A lifecycle transition.
     Transition(Transition),
+    /// A fact's expiry changed.
+    Renewed(crate::store::Renewed),
+    /// A workflow's results removed.
+    ResultsRemoved(crate::store::ResultsRemoved),
+    /// Old workflows' results removed.
+    ResultsGc(crate::store::ResultsGc),
     /// Memories listed, newest first.
     Rows {
         /// The rows, at most the limit.
@@ -342,6 +373,35 @@ pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response>
         });
     }
     Ok(Response::Check { reports, strict })
+}
+
+/// Marks the entries the snapshot does not show as they are: expired ones,
+/// those the scanner blocked, and those past an over-budget store's cut
+/// (the last live entries of the store, as the snapshot leaves them out).
+fn mark_omitted(stores: &mut [StoreView], snap: &Snapshot) {
+    for v in stores {
+        let cut = snap
+            .over_budget
+            .iter()
+            .find(|o| o.scope == v.scope)
+            .map_or(0, |o| o.omitted);
+        let live = v.entries.iter().filter(|e| !e.expired).count();
+        let mut seen = 0;
+        for e in &mut v.entries {
+            e.omitted = if e.expired {
+                Some("expired")
+            } else {
+                seen += 1;
+                if seen > live.saturating_sub(cut) {
+                    Some("over_budget")
+                } else if snap.blocked.iter().any(|b| b.id == e.id) {
+                    Some("blocked")
+                } else {
+                    None
+                }
+            };
+        }
+    }
 }
 
 /// One finding as a warning line of `show`.
@@ -486,6 +546,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                     );
                 }
             }
+            mark_omitted(&mut stores, &owner.snapshot()?);
             Response::Show {
                 owner: owner.id().to_owned(),
                 stores,
@@ -583,6 +644,16 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         )?),
         Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
         Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
+        Request::Renew { id, expires } => {
+            Response::Renewed(owner()?.renew(&id, expires.as_deref())?)
+        }
+        Request::RemoveResults {
+            workflow_id,
+            task_id,
+        } => Response::ResultsRemoved(owner()?.remove_results(&workflow_id, task_id.as_deref())?),
+        Request::GcResults { older_than_days } => {
+            Response::ResultsGc(owner()?.gc_results(older_than_days)?)
+        }
         Request::Veto { id, reason } => {
             Response::Transition(owner()?.veto(&id, reason.as_deref())?)
         }
@@ -608,6 +679,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             query,
             session,
             on_demand,
+            preview,
         } => {
             let mut opts = RecallOptions {
                 query,
@@ -618,6 +690,9 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             }
             if on_demand {
                 opts = opts.on_demand();
+            }
+            if preview {
+                opts = opts.preview();
             }
             Response::Recall(owner()?.recall(&opts)?)
         }
@@ -650,6 +725,9 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::WaitResult { .. }
         | Request::Archive { .. }
         | Request::Unarchive { .. }
+        | Request::Renew { .. }
+        | Request::RemoveResults { .. }
+        | Request::GcResults { .. }
         | Request::Veto { .. }
         | Request::Review { .. }
         | Request::UndoReview { .. }
@@ -693,6 +771,15 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
             validate_id("task", task_id)?;
         }
         Request::WorkflowResults { workflow_id } => validate_id("workflow", workflow_id)?,
+        Request::RemoveResults {
+            workflow_id,
+            task_id,
+        } => {
+            validate_id("workflow", workflow_id)?;
+            if let Some(t) = task_id {
+                validate_id("task", t)?;
+            }
+        }
         Request::GetRun { run_id } | Request::FinishRun { run_id, .. } => {
             validate_id("run", run_id)?;
         }

@@ -156,8 +156,9 @@ pub fn watch_event(
     findings: &[crate::store::Finding],
     json: bool,
 ) -> String {
-    let at = crate::model::fmt_time(chrono::Utc::now());
+    let now = chrono::Utc::now();
     if json {
+        let at = crate::model::fmt_time(now);
         return line(&json!({
             "at": at,
             "owner": c.owner,
@@ -167,6 +168,7 @@ pub fn watch_event(
         }));
     }
     let what = if c.removed { "removed" } else { "changed" };
+    let at = utc(&now);
     let mut out = format!(
         "{at} {}/{} {what} (not by memdir): {}\n",
         c.owner,
@@ -195,6 +197,13 @@ pub fn watch_event(
 /// A time as printed for people: UTC, to the second, saying so.
 fn utc(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// An RFC 3339 time (as the JSON carries it) printed for people: UTC, to
+/// the second; unchanged if it does not parse.
+fn utc_text(t: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(t)
+        .map_or_else(|_| t.to_owned(), |t| utc(&t.with_timezone(&chrono::Utc)))
 }
 
 /// One line of JSON.
@@ -300,10 +309,19 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         } else {
             let mut s = String::new();
             for (i, r) in b.results.iter().enumerate() {
+                // A sentence per operation: "added mem_… to MEMORY.md".
+                let (what, prep) = match r.op {
+                    "remove" => ("removed", "from"),
+                    "replace" => ("replaced", "in"),
+                    _ => (r.message, "to"),
+                };
+                let what = if r.op == "add" { r.message } else { what };
+                let old = match &r.old_id {
+                    Some(o) if r.op == "replace" => format!("{o} with "),
+                    _ => String::new(),
+                };
                 s.push_str(&format!(
-                    "{i}: {} {} {} in {}\n",
-                    r.op,
-                    r.message,
+                    "{i}: {what} {old}{} {prep} {}\n",
                     r.id,
                     r.scope.file_name()
                 ));
@@ -327,10 +345,11 @@ pub fn render(response: &Response, json: bool) -> Rendered {
                     out.push_str("  (no entries)\n");
                 }
                 for e in &v.entries {
-                    let marks = if e.expired {
-                        "  [expired: not in the snapshot, frees nothing]"
-                    } else {
-                        ""
+                    let marks = match e.omitted {
+                        Some("expired") => "  [expired: not in the snapshot, frees nothing]",
+                        Some("blocked") => "  [blocked: the snapshot shows a placeholder]",
+                        Some("over_budget") => "  [over budget: left out of the snapshot]",
+                        _ => "",
                     };
                     out.push_str(&format!(
                         "  {}  {}{marks}\n",
@@ -395,9 +414,9 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         } else {
             let mut out = format!("run {}\n", v.run_id);
             if let Some(r) = &v.record {
-                out.push_str(&format!("started {}", micros(&r.started_at)));
+                out.push_str(&format!("started {}", utc(&r.started_at)));
                 if let Some(f) = &r.finished_at {
-                    out.push_str(&format!(", finished {}", micros(f)));
+                    out.push_str(&format!(", finished {}", utc(f)));
                 }
                 if let Some(t) = &r.task {
                     out.push_str(&format!(", task {t}"));
@@ -415,7 +434,10 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             for s in &v.steps {
                 out.push_str(&format!(
                     "step {}: {} ({} bytes, {})\n",
-                    s.task_id, s.content_type, s.bytes, s.created_at
+                    s.task_id,
+                    s.content_type,
+                    s.bytes,
+                    utc_text(&s.created_at)
                 ));
             }
             if let Some(snap) = &v.snapshot {
@@ -451,6 +473,38 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         Response::Result(r) => result(r, json),
         Response::Steps(w) => text(steps(w, json)).with_warnings(&w.warnings),
         Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
+        Response::Renewed(r) => text(if json {
+            line(r)
+        } else {
+            let until = r
+                .expires
+                .as_deref()
+                .and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok())
+                .map_or("never expires".to_owned(), |t| {
+                    format!("expires {}", utc(&t.with_timezone(&chrono::Utc)))
+                });
+            format!("renewed {} in {}: {until}\n", r.id, r.scope.file_name())
+        })
+        .with_warnings(&r.warnings),
+        Response::ResultsRemoved(r) => {
+            text(if json { line(r) } else { results_removed(r) }).with_warnings(&r.warnings)
+        }
+        Response::ResultsGc(g) => text(if json {
+            line(g)
+        } else {
+            let mut out = format!(
+                "removed {} workflow(s) with no result newer than {} days ({} bytes); kept {}\n",
+                g.workflows.len(),
+                g.older_than_days,
+                g.bytes,
+                g.kept
+            );
+            for r in &g.workflows {
+                out.push_str(&format!("  {}", results_removed(r)));
+            }
+            out
+        })
+        .with_warnings(&g.warnings),
         Response::Rows { rows, total, limit } => text(list(rows, *total, *limit, json)),
         Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
         Response::Undone(u) => text(if json {
@@ -518,6 +572,19 @@ pub fn render(response: &Response, json: bool) -> Rendered {
                 out.push_str(&format!("note: {f}\n"));
             }
             out.push_str(&r.block);
+            // The scores, after the block: a run receives the block alone.
+            if !r.facts.is_empty() {
+                out.push_str("\nscores (not part of the block):\n");
+            }
+            for f in &r.facts {
+                let score = f
+                    .score
+                    .map_or("newest, not scored".to_owned(), |s| format!("{s:.3}"));
+                out.push_str(&format!("  {}  {score}\n", f.id));
+            }
+            if !r.counted {
+                out.push_str("(preview: not counted as a recall)\n");
+            }
             out
         }),
     }
@@ -556,10 +623,7 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
                 reason,
                 expires,
                 ..
-            } => format!(
-                "  renew {id} until {}: {reason}\n",
-                crate::model::fmt_time(*expires)
-            ),
+            } => format!("  renew {id} until {}: {reason}\n", utc(expires)),
             Change::Lift { id, text, date, .. } => {
                 format!("  lift {id} from {date}: {text}\n")
             }
@@ -645,11 +709,26 @@ fn day(o: &DayOutcome, json: bool) -> String {
     }
 }
 
+/// A workflow's results removed, as one line of text.
+fn results_removed(r: &crate::store::ResultsRemoved) -> String {
+    format!(
+        "removed {} result(s) of workflow {} ({} bytes): {}; {} left\n",
+        r.removed.len(),
+        r.workflow_id,
+        r.bytes,
+        r.removed.join(", "),
+        r.left
+    )
+}
+
 fn transition(t: &Transition, json: bool) -> String {
     if json {
         line(t)
     } else {
-        format!("{} {} ({})\n", t.message, t.id, t.status)
+        match t.status {
+            "active" => format!("{} {}: it is active again\n", t.message, t.id),
+            _ => format!("{} {}: it is out of the snapshot\n", t.message, t.id),
+        }
     }
 }
 
@@ -754,7 +833,11 @@ fn steps(w: &WorkflowResults, json: bool) -> String {
     for s in &w.steps {
         out.push_str(&format!(
             "  {}  {}  {} bytes  {}  sha256 {}\n",
-            s.task_id, s.content_type, s.bytes, s.created_at, s.sha256
+            s.task_id,
+            s.content_type,
+            s.bytes,
+            utc_text(&s.created_at),
+            s.sha256
         ));
     }
     out
@@ -798,8 +881,13 @@ pub fn error_text(e: &Error) -> String {
     let mut msg = format!("error[{}]: {e}\n", e.code());
     if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
         for b in entries {
+            let mark = if b.expired {
+                "  [expired: removing it frees nothing]"
+            } else {
+                ""
+            };
             msg.push_str(&format!(
-                "  {}  {}\n",
+                "  {}  {}{mark}\n",
                 b.id,
                 b.text.replace('\n', "\n                    ")
             ));

@@ -225,6 +225,7 @@ pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome>
             candidates.extend(hits.iter().map(|e| EntryBrief {
                 id: e.id.clone(),
                 text: preview(&e.text),
+                expired: false,
             }));
         }
     }
@@ -261,6 +262,7 @@ pub fn current_entries(store: &Store, who: &Who) -> Result<Vec<(Scope, EntryBrie
             out.push((
                 scope,
                 EntryBrief {
+                    expired: e.expired,
                     id: e.id,
                     text: e.text,
                 },

@@ -12,9 +12,38 @@ use memdir::api::{self, Request, Who};
 use memdir::store::{FactKind, Status};
 use memdir::{Caller, Error, Op, Scope, Store};
 
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
+/// What `memdir batch --help` ends with.
+const BATCH_FORMAT: &str = r#"Standard input: a JSON array of operations, applied in order, all or none:
+  [{"op": "add", "text": "Deploys need the VPN", "scope": "memory", "expires": "30d"},
+   {"op": "replace", "old": "mem_0123456789ab", "new": "Deploys need the VPN and a key"},
+   {"op": "remove", "old": "Staging resets", "scope": "user"}]
+"scope" is "memory" (default) or "user"; "old" is an id or a substring of one
+entry; "expires" and "supersedes" as for `add`.
+Example: echo '[{"op":"add","text":"Likes tea"}]' | memdir batch"#;
+
+/// What `memdir --help` ends with.
+const CONCEPTS: &str = "\
+Concepts:
+  root     the folder holding every owner's memory (--root, $MEMDIR_ROOT)
+  owner    whose memory a command uses: an agent's id (--owner, $MEMDIR_OWNER)
+  agent    an AI agent; it reads and writes only its own memory
+  person   a human of the workspace (--person), acting on an agent's memory (--agent)
+  store    memory (MEMORY.md: facts, expire after 90 days by default) or
+           user (USER.md: about the person, never expire)
+  entry    one fact, a `- ` item with a `mem_` id
+  run      one piece of an agent's work: begins with a frozen snapshot
+  workflow the id a run's results are stored under (default: the run id)
+  task     one result of a workflow (`result put WORKFLOW TASK`)
+
+Output: text for people, or with --json one JSON object (docs/CLI.md, docs/schema/).
+Colours: only in clap's help and errors, only on a terminal, never with NO_COLOR.";
+
 /// memdir: markdown memory for AI agents, kept per owner in plain files.
 #[derive(Debug, Parser)]
-#[command(name = "memdir", version, about, propagate_version = true)]
+#[command(name = "memdir", version, about, propagate_version = true, after_help = CONCEPTS)]
 pub struct Cli {
     /// Options every command takes.
     #[command(flatten)]
@@ -27,28 +56,53 @@ pub struct Cli {
 /// Options every command takes.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// The memory root (one folder per owner).
-    #[arg(long, global = true, env = "MEMDIR_ROOT", default_value = "./memory")]
-    pub root: PathBuf,
-    /// The owner whose memory to use.
-    #[arg(long, global = true, env = "MEMDIR_OWNER")]
+    /// The memory root (one folder per owner) [default: $MEMDIR_ROOT, else
+    /// ./memory].
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub root: Option<PathBuf>,
+    /// The owner whose memory to use [default: $MEMDIR_OWNER].
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
     pub owner: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long, global = true)]
+    /// Print JSON instead of text (failures too: {"error":{…}} on standard
+    /// output).
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
-    /// How long to wait for the owner's lock, in milliseconds.
-    #[arg(long, global = true, value_name = "MS")]
+    /// How long to wait for the owner's lock, in milliseconds [default:
+    /// `lock_timeout_ms` in memdir.yaml, else 10000].
+    #[arg(long, global = true, value_name = "MS", help_heading = GLOBAL)]
     pub lock_timeout_ms: Option<u64>,
     /// Act as this person of the workspace (default: the owner itself, an agent).
-    #[arg(long, global = true, value_name = "ID")]
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
     pub person: Option<String>,
     /// The agent whose memory a person acts on (an agent may only name itself).
-    #[arg(long, global = true, value_name = "ID")]
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
     pub agent: Option<String>,
     /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
     /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub config_dir: Option<PathBuf>,
+}
+
+impl Global {
+    /// Fills what the options leave out from `MEMDIR_ROOT` and
+    /// `MEMDIR_OWNER` (an empty owner is refused as an invalid id later).
+    /// Read here, not by the parser, so that a usage line never shows them
+    /// as given.
+    pub fn fill_from_env(&mut self) {
+        let var = |name: &str| std::env::var_os(name);
+        if self.root.is_none() {
+            self.root =
+                Some(var("MEMDIR_ROOT").map_or_else(|| PathBuf::from("./memory"), PathBuf::from));
+        }
+        if self.owner.is_none() {
+            self.owner = var("MEMDIR_OWNER").and_then(|v| v.into_string().ok());
+        }
+    }
+
+    /// The memory root.
+    pub fn root(&self) -> &Path {
+        self.root.as_deref().unwrap_or(Path::new("./memory"))
+    }
 }
 
 /// Every command.
@@ -86,6 +140,18 @@ pub enum Command {
         /// The memory's id.
         id: String,
     },
+    /// Change a live fact's expiry (an expired fact still in its store
+    /// comes back into the snapshot).
+    Renew {
+        /// The fact's `mem_` id (in whichever store holds it).
+        id: String,
+        /// The new expiry: a date YYYY-MM-DD (end of that UTC day), an RFC
+        /// 3339 time, a number of days such as 30d, or `never`. Default: the
+        /// store's default expiry from now (MEMORY.md: 90 days; USER.md:
+        /// never; `expiry_days` in memdir.yaml).
+        #[arg(long, value_name = "DATE|30d|never")]
+        expires: Option<String>,
+    },
     /// Veto a memory (a person only): archive it as vetoed.
     Veto {
         /// The memory's id.
@@ -94,7 +160,8 @@ pub enum Command {
         #[arg(long)]
         reason: Option<String>,
     },
-    /// Show what a recall would pick, with scores; counts as a recall.
+    /// Show what a recall would pick, with each fact's score (after the
+    /// block, never in it); counts as a recall unless --preview.
     Recall {
         /// The task or message to score against (default: list the newest facts).
         #[arg(long)]
@@ -105,6 +172,10 @@ pub enum Command {
         /// Count the recall but neither skip nor start the session's skip.
         #[arg(long)]
         on_demand: bool,
+        /// Show what a run would get, counting nothing (no recall counts, no
+        /// session started).
+        #[arg(long)]
+        preview: bool,
     },
     /// Create the memory root and a .gitignore listing `.memdir/`.
     Init,
@@ -123,7 +194,7 @@ pub enum Command {
         #[arg(long, value_name = "MEM_ID")]
         id: Option<String>,
         /// Only commits on or after this date (YYYY-MM-DD).
-        #[arg(long)]
+        #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
         since: Option<NaiveDate>,
         /// At most this many commits (default 50).
         #[arg(long)]
@@ -181,6 +252,7 @@ pub enum Command {
         scope: Option<Scope>,
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
+    #[command(after_help = BATCH_FORMAT)]
     Batch,
     /// Append one line to today's day log in episodes.md (agents only).
     Day {
@@ -221,6 +293,20 @@ pub enum Command {
         #[command(subcommand)]
         command: ResultCommand,
     },
+    /// SharedMemory housekeeping: remove old workflows' results.
+    Results {
+        /// What to do.
+        #[command(subcommand)]
+        command: ResultsCommand,
+    },
+    /// Print a completion script for SHELL on standard output (for example
+    /// `memdir completions bash > ~/.local/share/bash-completion/completions/memdir`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output (`memdir man | man -l -`).
+    Man,
     /// Look runs up in the journal (never injected).
     Runs {
         /// How to look.
@@ -357,6 +443,18 @@ fn parse_dash(s: &str) -> Result<String, String> {
     }
 }
 
+/// `memdir results gc`.
+#[derive(Debug, Subcommand)]
+pub enum ResultsCommand {
+    /// Remove every workflow whose newest result is more than DAYS days old
+    /// (each under its workflow's lock; the owner's results only).
+    Gc {
+        /// The age in days.
+        #[arg(long, value_name = "DAYS")]
+        older_than: u32,
+    },
+}
+
 /// `memdir run begin|finish`.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
@@ -393,10 +491,10 @@ pub enum RunsCommand {
         #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only lines on or after this date (YYYY-MM-DD).
-        #[arg(long)]
+        #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
         since: Option<NaiveDate>,
         /// Only lines on or before this date (YYYY-MM-DD).
-        #[arg(long)]
+        #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
         until: Option<NaiveDate>,
         /// At most this many lines (default 20).
         #[arg(long)]
@@ -450,6 +548,14 @@ pub enum ResultCommand {
         /// The task id (omit to list the workflow's steps).
         task: Option<String>,
     },
+    /// Remove a task's result, or without TASK every result of the workflow
+    /// (under the workflow's lock; the owner's results only).
+    Rm {
+        /// The workflow (run) id.
+        workflow: String,
+        /// The task id (omit to remove the whole workflow).
+        task: Option<String>,
+    },
     /// Wait until a task's result is stored, then print it (exit 3 on timeout).
     Wait {
         /// The workflow (run) id.
@@ -460,6 +566,11 @@ pub enum ResultCommand {
         #[arg(long, value_name = "S", default_value_t = 30.0, value_parser = parse_seconds)]
         timeout: f64,
     },
+}
+
+fn parse_date(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| format!("expected a date YYYY-MM-DD, got {s:?}"))
 }
 
 fn parse_scope(s: &str) -> Result<Scope, String> {
@@ -591,9 +702,11 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         | Command::Sync { .. }
         | Command::MergeFile { .. }
         | Command::Key { .. }
+        | Command::Completions { .. }
+        | Command::Man
         | Command::Watch => {
             unreachable!(
-                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file and key"
+                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file, key, completions and man"
             )
         }
         #[cfg(feature = "servers")]
@@ -622,15 +735,23 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         },
         Command::Archive { id, reason } => Request::Archive { id, reason },
         Command::Unarchive { id } => Request::Unarchive { id },
+        Command::Renew { id, expires } => Request::Renew { id, expires },
+        Command::Results {
+            command: ResultsCommand::Gc { older_than },
+        } => Request::GcResults {
+            older_than_days: older_than,
+        },
         Command::Veto { id, reason } => Request::Veto { id, reason },
         Command::Recall {
             query,
             session,
             on_demand,
+            preview,
         } => Request::Recall {
             query,
             session,
             on_demand,
+            preview,
         },
         Command::Show { scope } => Request::Show { scope },
         Command::Batch => {
@@ -780,6 +901,10 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 task: None,
             } => Request::WorkflowResults {
                 workflow_id: workflow,
+            },
+            ResultCommand::Rm { workflow, task } => Request::RemoveResults {
+                workflow_id: workflow,
+                task_id: task,
             },
             ResultCommand::Wait {
                 workflow,

@@ -104,6 +104,7 @@ pub(crate) fn briefs(doc: &Document, scope: Scope) -> Vec<EntryBrief> {
         .map(|e| EntryBrief {
             id: e.id.clone(),
             text: safe_text(scope, e, e.text.clone()),
+            expired: false,
         })
         .collect()
 }
@@ -153,6 +154,7 @@ pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
                     candidates.push(EntryBrief {
                         id: e.id.clone(),
                         text: safe_text(scope, e, preview(&e.text)),
+                        expired: false,
                     });
                 }
             }

@@ -202,7 +202,7 @@ pub(crate) fn apply(
                     would_use: after,
                     limit: budget.limit,
                     used: before,
-                    entries: briefs(doc, scope),
+                    entries: over_budget_briefs(cx, src, doc),
                 },
             });
         }
@@ -333,7 +333,7 @@ pub(crate) fn restore(
             would_use: after,
             limit: budget.limit,
             used: before,
-            entries: briefs(doc, scope),
+            entries: over_budget_briefs(cx, src, doc),
         });
     }
     Ok(Some(Applied {
@@ -354,6 +354,20 @@ pub(crate) fn apply_to(
 ) -> std::result::Result<Applied, OpFailed> {
     apply(src, &parse(cx.scope, src), ops, cx)
 }
+/// The entries an over-budget refusal lists, each marked when it has
+/// expired (it uses nothing of the budget: removing it frees nothing).
+fn over_budget_briefs(
+    cx: &EditContext<'_>,
+    src: &str,
+    doc: &Document,
+) -> Vec<crate::error::EntryBrief> {
+    let mut out = briefs(doc, cx.scope);
+    for (b, e) in out.iter_mut().zip(&doc.entries) {
+        b.expired = !cx.live(e.meta_comment(src));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -749,6 +749,7 @@ async fn recall_facts(
                     query: b.query,
                     session: None,
                     on_demand: true,
+                    preview: false,
                 },
             )?;
             Ok(answer_json(&r))

@@ -496,6 +496,7 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
             query: a.query,
             session: None,
             on_demand: true,
+            preview: false,
         },
     };
     match api::execute(store, who, request) {

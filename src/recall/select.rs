@@ -39,6 +39,9 @@ pub struct RecallOptions {
     pub session: Option<String>,
     /// An on-demand recall: it counts, but neither skips nor starts the skip.
     pub on_demand: bool,
+    /// A preview: what a recall would give, counting nothing (no recall
+    /// counts, no session started).
+    pub preview: bool,
     /// Scoring time limit (default 500 ms); past it the newest facts are listed.
     pub timeout: Option<Duration>,
 }
@@ -61,6 +64,12 @@ impl RecallOptions {
     /// As an on-demand recall.
     pub fn on_demand(mut self) -> RecallOptions {
         self.on_demand = true;
+        self
+    }
+
+    /// As a preview: nothing is counted.
+    pub fn preview(mut self) -> RecallOptions {
+        self.preview = true;
         self
     }
 }
@@ -112,6 +121,8 @@ pub struct Recall {
     pub conflicts: Vec<String>,
     /// The `--- MEMORY ---` block (empty when skipped).
     pub block: String,
+    /// Whether the recall was counted (false for a preview).
+    pub counted: bool,
 }
 
 impl Recall {
@@ -125,6 +136,7 @@ impl Recall {
             tokens: 0,
             conflicts: Vec::new(),
             block: String::new(),
+            counted: false,
         }
     }
 }
@@ -245,6 +257,7 @@ pub(crate) fn select(
         tokens: used + day_tokens,
         conflicts,
         block,
+        counted: !options.preview,
     }
 }
 

@@ -31,6 +31,11 @@ pub struct EntryView {
     pub by: Option<String>,
     /// What `check` finds about this entry.
     pub warnings: Vec<String>,
+    /// Why the snapshot does not show the entry as it is: `expired` (left
+    /// out), `blocked` (the scanner flagged it: a placeholder stands in its
+    /// place) or `over_budget` (left out past the store's budget); `None`
+    /// when the snapshot shows it. Set by `show` (the interface layer).
+    pub omitted: Option<&'static str>,
 }
 
 /// One store of an owner, as `show` answers.
@@ -108,6 +113,7 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
                     expired: !crate::model::is_live(e.meta_comment(&l.src), now),
                     by,
                     warnings: Vec::new(),
+                    omitted: None,
                 }
             })
             .collect(),

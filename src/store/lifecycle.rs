@@ -251,3 +251,122 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
             .collect(),
     })
 }
+
+/// What renewing a fact did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renewed {
+    /// The fact's id.
+    pub id: String,
+    /// The store that holds it.
+    pub scope: Scope,
+    /// Its expiry now (RFC 3339 UTC), or `None`: it never expires.
+    pub expires: Option<String>,
+    /// Its expiry before (`None`: it had none).
+    pub previous: Option<String>,
+    /// `renewed`.
+    pub message: &'static str,
+    /// Notes, such as a commit that failed (`git.autocommit`).
+    pub warnings: Vec<String>,
+}
+
+/// The fact was removed by hand while it was being renewed.
+fn gone(scope: Scope, id: &str) -> Error {
+    Error::NotFound {
+        file: scope.file_name(),
+        query: id.to_owned(),
+        elsewhere: None,
+        entries: Vec::new(),
+    }
+}
+
+/// The fact's metadata comment with `expires` set (and `updated` now).
+fn renewed_meta(
+    src: &str,
+    doc: &crate::markdown::Document,
+    i: usize,
+    expires: Option<chrono::DateTime<Utc>>,
+    now: chrono::DateTime<Utc>,
+) -> String {
+    let mut m = doc.entries[i].metadata(src);
+    m.expires = expires;
+    m.updated = Some(now);
+    m.render()
+}
+
+/// Sets a live fact's expiry: `expires` as `add --expires` takes it (a
+/// date, an RFC 3339 time, a number of days such as `30d`, or `never`),
+/// default the store's default expiry from now. An expired fact (still in
+/// its store) comes back into the snapshot; an archived one is refused
+/// (unarchive it first). Under the owner's lock; only the fact's metadata
+/// comment changes, and an editor's save meanwhile is kept.
+pub(crate) fn renew(owner: &Owner, id: &str, expires: Option<&str>) -> Result<Renewed> {
+    use crate::markdown::splice;
+    let locked = owner.lock()?;
+    let at = locked.at();
+    let now = Utc::now();
+    let (scope, i) = match locate::locate(at, id)? {
+        Found::Live(scope, i) => (scope, i),
+        Found::Day(_) => {
+            return Err(Error::WrongState {
+                id: id.to_owned(),
+                state: "a day log, which has no expiry",
+            });
+        }
+        Found::Archived => {
+            return Err(Error::WrongState {
+                id: id.to_owned(),
+                state: "archived (unarchive it first)",
+            });
+        }
+        Found::Nowhere => return Err(locate::unknown(at, id, false)?),
+    };
+    let mut l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
+    let ctx = l.context(at, now);
+    let new = ctx.expiry(expires)?;
+    let previous = l.doc.entries[i].metadata(&l.src).expires;
+    let meta = renewed_meta(&l.src, &l.doc, i, new, now);
+    let planned = splice::set_meta(&l.src, &l.doc, i, &meta)
+        .map_err(|e| ctx.unplaceable(e.0))?
+        .0;
+    let base = l.base();
+    let path = l.path.clone();
+    let wanted = id.to_owned();
+    let dir = locked.dir();
+    let change = crate::disk::Change {
+        dir,
+        name: scope.file_name(),
+        base,
+        planned: Some(planned.into_bytes()),
+        // An editor saved meanwhile: set the expiry on its text, if the
+        // fact is still there.
+        redo: Box::new(move |cur| {
+            let src = match cur {
+                Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
+                None => return Err(gone(scope, &wanted)),
+            };
+            let doc = parse(scope, &src);
+            let Some(i) = doc.entries.iter().position(|e| e.id == wanted) else {
+                return Err(gone(scope, &wanted));
+            };
+            let meta = renewed_meta(&src, &doc, i, new, now);
+            let out = splice::set_meta(&src, &doc, i, &meta).map_err(|e| Error::Unplaceable {
+                path: path.clone(),
+                reason: e.0,
+            })?;
+            Ok(Some(out.0.into_bytes()))
+        }),
+    };
+    locked.owner().disk().replace_in_order(vec![change])?;
+    let warnings = locked
+        .written(&[scope.file_name()], &format!("renew {id}"))
+        .into_iter()
+        .collect();
+    Ok(Renewed {
+        id: id.to_owned(),
+        scope,
+        expires: new.map(crate::model::fmt_time),
+        previous: previous.map(crate::model::fmt_time),
+        message: "renewed",
+        warnings,
+    })
+}

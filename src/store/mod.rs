@@ -59,13 +59,13 @@ pub use files::runs::RunRecord;
 pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
 pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
-pub use lifecycle::{MAX_REASON_CHARS, Transition};
+pub use lifecycle::{MAX_REASON_CHARS, Renewed, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
-pub use results::{PutOutcome, PutStatus};
+pub use results::{PutOutcome, PutStatus, ResultsGc, ResultsRemoved};
 pub use review::{ReviewReport, UndoReport};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
@@ -178,6 +178,12 @@ impl Owner {
     /// Archives a live memory with a reason (required, at most 500 characters).
     pub fn archive(&self, id: &str, reason: &str) -> Result<Transition> {
         lifecycle::archive(self, id, reason)
+    }
+
+    /// Sets a live fact's expiry (`expires` as `add --expires` takes it;
+    /// default: the store's default expiry from now).
+    pub fn renew(&self, id: &str, expires: Option<&str>) -> Result<Renewed> {
+        lifecycle::renew(self, id, expires)
     }
 
     /// A person's veto: archives the memory as `vetoed`; only a person can
@@ -431,6 +437,23 @@ impl Owner {
     /// out of step). `not_ready` when the workflow has no results.
     pub fn workflow_results(&self, workflow_id: &str) -> Result<WorkflowResults> {
         results::workflow(self, workflow_id)
+    }
+
+    /// Removes a task's result, or without a task every result of the
+    /// workflow (under the workflow's lock); `result_not_found` when there
+    /// is none.
+    pub fn remove_results(
+        &self,
+        workflow_id: &str,
+        task_id: Option<&str>,
+    ) -> Result<ResultsRemoved> {
+        results::remove(self, workflow_id, task_id)
+    }
+
+    /// Removes every workflow whose newest result is more than `days` days
+    /// old (each under its lock).
+    pub fn gc_results(&self, days: u32) -> Result<ResultsGc> {
+        results::gc(self, days, chrono::Utc::now())
     }
 
     /// Waits up to `timeout` for the result of `task_id` in `workflow_id`

@@ -136,6 +136,9 @@ pub(crate) fn recall(
         })
         .collect();
     let recall = select::select(facts, days, conflicts, options, scorer, tokens, now);
+    if options.preview {
+        return Ok(recall);
+    }
     // Count the recall.
     for f in &recall.facts {
         let st = stats.facts.entry(f.id.clone()).or_default();

@@ -549,7 +549,8 @@ fn not_found_lists_the_entries() {
     assert_eq!(e["file"], "MEMORY.md");
     assert_eq!(
         e["entries"],
-        json!([{"id": mem("alpha"), "text": "alpha"}, {"id": mem("beta"), "text": "beta"}])
+        json!([{"id": mem("alpha"), "text": "alpha", "expired": false},
+               {"id": mem("beta"), "text": "beta", "expired": false}])
     );
     // An unknown id, and the other store.
     s.run(&["--owner", O, "remove", "mem_000000000000"])
@@ -585,8 +586,8 @@ fn ambiguous_match_lists_the_candidates() {
     assert_eq!(e["status"], 409);
     assert_eq!(
         e["candidates"],
-        json!([{"id": a, "text": "deploy staging with VPN"},
-               {"id": b, "text": "deploy prod on Fridays"}])
+        json!([{"id": a, "text": "deploy staging with VPN", "expired": false},
+               {"id": b, "text": "deploy prod on Fridays", "expired": false}])
     );
     assert_eq!(s.read(O, "MEMORY.md"), before);
     // The id picks one.
@@ -813,7 +814,7 @@ fn batch_applies_all_or_none() {
     assert_eq!(
         r.text(),
         format!(
-            "0: add added {} in MEMORY.md\nMEMORY.md 0% — 10/2200 chars\n",
+            "0: added {} to MEMORY.md\nMEMORY.md 0% — 10/2200 chars\n",
             mem("z")
         )
     );

@@ -28,5 +28,6 @@ mod recall_store;
 mod results;
 mod review;
 mod scan_corpus;
+mod schema;
 mod skills;
 mod snapshot_golden;

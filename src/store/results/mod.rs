@@ -39,9 +39,13 @@
 //! # }
 //! ```
 
+mod remove;
 #[cfg(test)]
 mod tests;
 mod wait;
+
+pub use remove::{ResultsGc, ResultsRemoved};
+pub(crate) use remove::{gc, remove};
 
 use std::time::{Duration, Instant};
 

@@ -1,0 +1,454 @@
+//! The JSON contract, checked: every command's `--json` answer (and the
+//! error answer) validates against its JSON Schema in `docs/schema/`
+//! (draft 2020-12). Each command runs once to succeed and once to fail; the
+//! schemas are strict (required keys, types, no unknown keys where the shape
+//! is fixed), so a renamed or retyped key fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use crate::util::{BIN, Run, Sandbox, command, run_cmd};
+
+const O: &str = "agt_1";
+
+fn schema_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schema")
+}
+
+/// The schema `name` (`docs/schema/<name>.json`), compiled as draft 2020-12.
+fn validator(name: &str) -> jsonschema::Validator {
+    let path = schema_dir().join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let schema: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    assert_eq!(
+        schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+        "{name}"
+    );
+    jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{path:?}: {e}"))
+}
+
+/// The schemas used, and the answers each validated.
+#[derive(Default)]
+struct Checked(Mutex<BTreeMap<String, usize>>);
+
+impl Checked {
+    /// Validates `v` against schema `name`; panics naming every violation.
+    #[track_caller]
+    fn value(&self, name: &str, v: &Value) {
+        let errors: Vec<String> = validator(name)
+            .iter_errors(v)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}\nanswer: {v}");
+        *self
+            .0
+            .lock()
+            .expect("lock")
+            .entry(name.to_owned())
+            .or_default() += 1;
+    }
+
+    /// A successful `--json` answer, validated against `name`.
+    #[track_caller]
+    fn ok(&self, name: &str, r: Run) -> Value {
+        let r = r.ok();
+        let v = r.json();
+        self.value(name, &v);
+        v
+    }
+
+    /// A failed `--json` answer (any code), validated against `error`.
+    #[track_caller]
+    fn fails(&self, r: Run, code: &str) {
+        assert_ne!(r.code, 0, "{r:?}");
+        let v = r.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        self.value("error", &v);
+    }
+}
+
+fn have_git() -> bool {
+    Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Tess")
+        .env("GIT_AUTHOR_EMAIL", "tess@example.com")
+        .env("GIT_COMMITTER_NAME", "Tess")
+        .env("GIT_COMMITTER_EMAIL", "tess@example.com")
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// `memdir --json ARGS` in `cwd` with `--root mem`, as a person of the
+/// test's identity would run it in a work tree.
+fn in_tree(cwd: &Path, args: &[&str]) -> Run {
+    let mut c = command();
+    c.current_dir(cwd)
+        .env("HOME", cwd.join(".no-home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["--root", "mem", "--json"])
+        .args(args);
+    run_cmd(c)
+}
+
+#[test]
+fn every_json_answer_validates_against_its_schema() {
+    let c = Checked::default();
+    let s = Sandbox::new();
+    let me = |args: &[&str]| s.run(&[&["--json", "--owner", O][..], args].concat());
+    let me_in = |args: &[&str], stdin: &str| {
+        s.run_stdin(&[&["--json", "--owner", O][..], args].concat(), stdin)
+    };
+
+    // Writes.
+    let added = c.ok("add", me(&["add", "Deploys need the VPN"]));
+    let id = added["id"].as_str().expect("id").to_owned();
+    c.ok(
+        "add",
+        me(&["add", "--to", "user", "Works in UTC", "--expires", "never"]),
+    );
+    c.fails(me(&["add", "x", "--expires", "soonish"]), "invalid_request");
+    c.ok(
+        "replace",
+        me(&["replace", "Deploys need", "Deploys need the VPN and a key"]),
+    );
+    c.fails(me(&["replace", "no such entry", "y"]), "memory_not_found");
+    c.ok("remove", me(&["remove", "Works in UTC", "--in", "user"]));
+    c.fails(me(&["remove", "no such entry"]), "memory_not_found");
+    c.ok(
+        "batch",
+        me_in(
+            &["batch"],
+            r#"[{"op":"add","text":"Staging resets on Sundays"},{"op":"add","text":"Old note","expires":"2000-01-01"}]"#,
+        ),
+    );
+    c.fails(me_in(&["batch"], "not json"), "invalid_request");
+    let v = c.ok("show", me(&["show"]));
+    let fact = crate::util::store_entries(&v, "memory")
+        .into_iter()
+        .find(|(_, t)| t == "Old note")
+        .expect("the old note")
+        .0;
+    c.fails(me(&["show", "--in", "both"]), "usage");
+    c.ok("renew", me(&["renew", &fact, "--expires", "30d"]));
+    c.ok("renew", me(&["renew", &fact, "--expires", "never"]));
+    c.fails(me(&["renew", "mem_000000000000"]), "memory_not_found");
+
+    // Reads.
+    c.ok("snapshot", me(&["snapshot"]));
+    c.fails(
+        s.run(&["--json", "--owner", "agt_none", "snapshot"]),
+        "owner_not_found",
+    );
+    c.ok("list", me(&["list", "--all"]));
+    c.fails(me(&["list", "--limit", "x"]), "usage");
+    c.ok("recall", me(&["recall", "--query", "deploys"]));
+    c.fails(
+        s.run(&["--json", "--owner", "agt_none", "recall"]),
+        "owner_not_found",
+    );
+
+    // The lifecycle.
+    // (`id` was replaced: a new id; the old one is nowhere.)
+    c.fails(
+        me(&["archive", &id, "--reason", "again"]),
+        "memory_not_found",
+    );
+    let staging = crate::util::store_entries(&v, "memory")
+        .into_iter()
+        .find(|(_, t)| t.contains("Staging"))
+        .expect("staging")
+        .0;
+    c.ok(
+        "transition",
+        me(&["archive", &staging, "--reason", "moved"]),
+    );
+    c.ok("transition", me(&["unarchive", &staging]));
+    c.fails(me(&["unarchive", &staging]), "memory_wrong_state");
+    c.ok(
+        "transition",
+        s.run(&["--json", "--person", "dana", "--agent", O, "veto", &staging]),
+    );
+    c.fails(me(&["veto", &fact]), "memory_veto_human_only");
+
+    // Runs and the day log.
+    let begun = c.ok(
+        "run-begin",
+        me(&["run", "begin", "--task", "PIN-1", "--workflow", "wf-1"]),
+    );
+    let run = begun["run_id"].as_str().expect("run_id").to_owned();
+    c.fails(me(&["run", "begin", "--workflow", "bad id"]), "invalid_id");
+    c.ok("day", me(&["day", "searched the docs", "--run", &run]));
+    c.fails(me(&["day", ""]), "memory_text_empty");
+    c.ok("day", me(&["run", "finish", &run, "crawled the docs"]));
+    c.fails(me(&["run", "finish", &run, "again"]), "run_finished");
+    c.ok("runs-search", me(&["runs", "search", "docs"]));
+    c.fails(
+        me(&["runs", "search", "docs", "--since", "yesterday"]),
+        "usage",
+    );
+    c.ok("runs-list", me(&["runs", "list"]));
+    c.fails(
+        s.run(&["--json", "--owner", "agt_none", "runs", "list"]),
+        "owner_not_found",
+    );
+
+    // Results.
+    c.ok(
+        "result-put",
+        me_in(&["result", "put", "wf-1", "page"], "42 pages"),
+    );
+    c.ok(
+        "result-put",
+        me_in(
+            &[
+                "result",
+                "put",
+                "wf-1",
+                "bin",
+                "--type",
+                "application/octet-stream",
+                "--file",
+                "/dev/null",
+            ],
+            "",
+        ),
+    );
+    c.fails(
+        me_in(&["result", "put", "wf-1", "page"], "43 pages"),
+        "result_exists",
+    );
+    c.ok("runs-show", me(&["runs", "show", &run]));
+    c.fails(me(&["runs", "show", "run-none"]), "run_not_found");
+    c.ok("result", me(&["result", "get", "wf-1", "page"]));
+    c.fails(me(&["result", "get", "wf-1", "nothing"]), "not_ready");
+    c.ok("result-steps", me(&["result", "get", "wf-1"]));
+    c.fails(me(&["result", "get", "wf-unknown"]), "result_not_found");
+    c.ok(
+        "result",
+        me(&["result", "wait", "wf-1", "page", "--timeout", "0"]),
+    );
+    c.fails(
+        me(&["result", "wait", "wf-1", "later", "--timeout", "0"]),
+        "not_ready",
+    );
+    c.ok("result-rm", me(&["result", "rm", "wf-1", "bin"]));
+    c.fails(me(&["result", "rm", "wf-1", "bin"]), "result_not_found");
+    c.ok("results-gc", me(&["results", "gc", "--older-than", "0"]));
+    c.fails(me(&["results", "gc", "--older-than", "-1"]), "usage");
+
+    // Review and skills.
+    me(&["add", "A stale fact", "--expires", "2000-01-01"]).ok();
+    let review = c.ok("review", me(&["review"]));
+    let review_id = review["review_id"].as_str().expect("review_id").to_owned();
+    c.ok("review", me(&["review", "--dry-run"]));
+    c.ok("review-undo", me(&["review", "undo", &review_id]));
+    c.fails(me(&["review", "undo", "review-none"]), "review_not_found");
+    c.ok(
+        "skill",
+        me_in(
+            &["skill", "learn", "deploy", "-"],
+            "# Deploy\n\nRun the script.\n",
+        ),
+    );
+    c.fails(
+        me_in(&["skill", "learn", "deploy", "-"], "# Other\n"),
+        "skill_exists",
+    );
+    c.ok("skills", me(&["skill", "list"]));
+    c.ok("skill-show", me(&["skill", "show", "deploy"]));
+    c.fails(me(&["skill", "show", "nothing"]), "skill_not_found");
+    c.ok("skill", me(&["skill", "forget", "deploy"]));
+    c.fails(me(&["skill", "forget", "deploy"]), "skill_not_found");
+
+    // Checks and the merge driver.
+    c.ok("check", s.run(&["--json", "check"]));
+    c.fails(s.run(&["--json", "check", "bad id"]), "invalid_id");
+    let base = s.dir.path().join("base.md");
+    std::fs::write(&base, "- one\n").expect("write");
+    let ours = s.dir.path().join("ours.md");
+    std::fs::write(&ours, "- one\n- two\n").expect("write");
+    let theirs = s.dir.path().join("theirs.md");
+    std::fs::write(&theirs, "- one\n- three\n").expect("write");
+    let p = |p: &Path| p.display().to_string();
+    c.ok(
+        "merge-file",
+        s.run(&[
+            "--json",
+            "merge-file",
+            &p(&base),
+            &p(&ours),
+            &p(&theirs),
+            "agt_1/MEMORY.md",
+        ]),
+    );
+    c.fails(
+        s.run(&[
+            "--json",
+            "merge-file",
+            &p(&base),
+            "/nonexistent/ours",
+            &p(&theirs),
+        ]),
+        "io_error",
+    );
+
+    // init, git setup, log and sync, in a work tree with a remote.
+    let rootless = Sandbox::rootless();
+    c.ok(
+        "setup",
+        crate::util::run_at(&rootless.root, &["--json", "init"]),
+    );
+    c.fails(
+        crate::util::run_at(&rootless.root, &["--json", "--owner", O, "log"]),
+        "owner_not_found",
+    );
+    if have_git() {
+        let d = tempfile::tempdir().expect("tmp");
+        let hub = d.path().join("hub.git");
+        let top = d.path().join("team");
+        std::fs::create_dir_all(&top).expect("mkdir");
+        git(
+            d.path(),
+            &[
+                "init",
+                "--quiet",
+                "--bare",
+                "--initial-branch=main",
+                "hub.git",
+            ],
+        );
+        git(&top, &["init", "--quiet", "--initial-branch=main"]);
+        git(&top, &["commit", "--quiet", "--allow-empty", "-m", "start"]);
+        git(
+            &top,
+            &["remote", "add", "origin", &hub.display().to_string()],
+        );
+        git(&top, &["push", "--quiet", "-u", "origin", "main"]);
+        c.ok("setup", in_tree(&top, &["init"]));
+        c.ok("setup", in_tree(&top, &["git", "setup"]));
+        in_tree(&top, &["--owner", O, "add", "A fact"]).ok();
+        git(&top, &["add", "-A"]);
+        git(&top, &["commit", "--quiet", "-m", "a fact"]);
+        c.ok("log", in_tree(&top, &["--owner", O, "log"]));
+        c.fails(
+            in_tree(&top, &["--owner", O, "log", "--since", "soon"]),
+            "usage",
+        );
+        in_tree(&top, &["--owner", O, "add", "Another fact"]).ok();
+        c.ok("sync", in_tree(&top, &["--owner", O, "sync"]));
+        c.fails(
+            in_tree(&top, &["--owner", O, "sync", "--remote", "nowhere"]),
+            "git_failed",
+        );
+    }
+
+    // Every schema file is used, and every command of `--help` has one.
+    let used: BTreeSet<String> = c.0.lock().expect("lock").keys().cloned().collect();
+    let files: BTreeSet<String> = std::fs::read_dir(schema_dir())
+        .expect("docs/schema")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".json").map(str::to_owned)
+        })
+        .collect();
+    let want = if have_git() {
+        files.clone()
+    } else {
+        files
+            .iter()
+            .filter(|f| !["log", "sync"].contains(&f.as_str()))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(used, want, "schemas used vs docs/schema");
+    // Commands whose answer is not one JSON object: `watch` prints one
+    // line per change while it runs; `completions` and `man` print text.
+    let no_json = ["watch", "completions", "man", "help"];
+    let covered = [
+        "add",
+        "archive",
+        "unarchive",
+        "renew",
+        "veto",
+        "recall",
+        "init",
+        "git",
+        "sync",
+        "log",
+        "merge-file",
+        "check",
+        "replace",
+        "remove",
+        "show",
+        "batch",
+        "day",
+        "list",
+        "snapshot",
+        "result",
+        "results",
+        "runs",
+        "run",
+        "review",
+        "skill",
+    ];
+    let help = String::from_utf8(
+        Command::new(BIN)
+            .arg("--help")
+            .output()
+            .expect("help")
+            .stdout,
+    )
+    .expect("utf-8");
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for cmd in &commands {
+        assert!(
+            covered.contains(cmd) || no_json.contains(cmd),
+            "command {cmd} has no schema check"
+        );
+    }
+    assert!(commands.len() >= covered.len(), "{commands:?}");
+}
+
+/// The schemas fail on drift: an unknown key, a missing key, a wrong type.
+#[test]
+fn a_drifted_answer_fails_its_schema() {
+    let s = Sandbox::new();
+    let v = s.json_ok(&["--owner", O, "add", "A fact"]);
+    let ok = |v: &Value| validator("add").is_valid(v);
+    assert!(ok(&v), "{v}");
+    let mut extra = v.clone();
+    extra["run"] = json!("run-1");
+    assert!(!ok(&extra), "an unknown key");
+    let mut missing = v.clone();
+    missing.as_object_mut().expect("object").remove("usage");
+    assert!(!ok(&missing), "a missing key");
+    let mut retyped = v.clone();
+    retyped["usage"] = json!("1% — 10/2200 chars");
+    assert!(!ok(&retyped), "usage as a string");
+    let e = s.run(&["--json", "--owner", O, "remove", "nothing"]).json();
+    assert!(validator("error").is_valid(&e), "{e}");
+    let mut flat = e["error"].clone();
+    flat["error"] = json!(true);
+    assert!(!validator("error").is_valid(&flat), "not wrapped in error");
+}
