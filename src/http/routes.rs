@@ -512,7 +512,8 @@ async fn get_result(
                     workflow_id,
                     task_id,
                 },
-            )?;
+            )
+            .map_err(api::servers::as_seed_result_error)?;
             Ok(answer_json(&r))
         })
         .await?;

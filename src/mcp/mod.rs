@@ -338,7 +338,8 @@ impl Server {
                     },
                     None => Request::WorkflowResults { workflow_id },
                 };
-                match api::execute(store, &who, request) {
+                match api::execute(store, &who, request).map_err(api::servers::as_seed_result_error)
+                {
                     Ok(Response::Result(r)) => {
                         let body = match String::from_utf8(r.content.clone()) {
                             Ok(s) => s,

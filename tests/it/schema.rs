@@ -355,6 +355,26 @@ fn every_json_answer_validates_against_its_schema() {
         );
     }
 
+    // The keys of `memdir serve`, in a configuration folder of the test's.
+    let cfg = tempfile::tempdir().expect("tmp");
+    let keys = |args: &[&str]| {
+        let mut c = command();
+        c.args(["--root"])
+            .arg(&s.root)
+            .arg("--config-dir")
+            .arg(cfg.path())
+            .arg("--json")
+            .args(args);
+        run_cmd(c)
+    };
+    c.ok(
+        "key-create",
+        keys(&["--owner", O, "key", "create", "--name", "laptop"]),
+    );
+    c.ok("key-list", keys(&["key", "list"]));
+    c.ok("key-revoke", keys(&["key", "revoke", "laptop"]));
+    c.fails(keys(&["key", "revoke", "laptop"]), "invalid_id");
+
     // Every schema file is used, and every command of `--help` has one.
     let used: BTreeSet<String> = c.0.lock().expect("lock").keys().cloned().collect();
     let files: BTreeSet<String> = std::fs::read_dir(schema_dir())
@@ -375,8 +395,10 @@ fn every_json_answer_validates_against_its_schema() {
     };
     assert_eq!(used, want, "schemas used vs docs/schema");
     // Commands whose answer is not one JSON object: `watch` prints one
-    // line per change while it runs; `completions` and `man` print text.
-    let no_json = ["watch", "completions", "man", "help"];
+    // line per change while it runs; `completions` and `man` print text;
+    // `mcp` and `serve` are servers (their answers: tests/it/mcp.rs and
+    // tests/it/http.rs, docs/SERVERS.md).
+    let no_json = ["watch", "completions", "man", "help", "mcp", "serve"];
     let covered = [
         "add",
         "archive",
@@ -403,6 +425,7 @@ fn every_json_answer_validates_against_its_schema() {
         "run",
         "review",
         "skill",
+        "key",
     ];
     let help = String::from_utf8(
         Command::new(BIN)
