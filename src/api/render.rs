@@ -416,6 +416,12 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         Response::Transition(t) => text(transition(t, json)).with_warnings(&t.warnings),
         Response::Rows(rows) => text(list(rows, json)),
         Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
+        Response::ReviewDue(d) => match &d.ran {
+            Some(r) => text(review(r, json)).with_warnings(&r.warnings),
+            None if json => text(line(&json!({"ran": false, "status": d.status}))),
+            None => text(format!("no review due\n{}", routine(&d.status))),
+        },
+        Response::Routine(s) => text(if json { line(s) } else { routine(s) }),
         Response::Undone(u) => text(if json {
             line(u)
         } else {
@@ -484,6 +490,36 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             out
         }),
     }
+}
+
+/// The routine's state, one fact a line.
+fn routine(s: &crate::store::RoutineStatus) -> String {
+    use crate::model::fmt_time;
+    use crate::review::routine::Due;
+    let mut out = match &s.at {
+        None => {
+            "routine: none (an agent's first save creates it; `memdir review resume` adds it)\n"
+                .to_owned()
+        }
+        Some(at) if s.paused => format!("routine: daily at {at} UTC, paused\n"),
+        Some(at) => format!("routine: daily at {at} UTC\n"),
+    };
+    match &s.last {
+        Some(l) => out.push_str(&format!(
+            "last run: {} ({})\nlast report: {}\n",
+            fmt_time(l.at),
+            l.id,
+            l.report
+        )),
+        None => out.push_str("last run: never\n"),
+    }
+    out.push_str(&match &s.due {
+        Due::Due { since } => format!("next due: now (due since {})\n", fmt_time(*since)),
+        Due::NotDue { next } => format!("next due: {}\n", fmt_time(*next)),
+        Due::Paused => "next due: never while paused\n".to_owned(),
+        Due::NoRoutine => "next due: never (no routine)\n".to_owned(),
+    });
+    out
 }
 
 /// A review's plan: each change with its reason, what is left and listed,

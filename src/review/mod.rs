@@ -24,6 +24,7 @@ use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
 use crate::recall::terms;
 
+pub mod routine;
 #[cfg(test)]
 mod tests;
 

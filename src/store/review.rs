@@ -13,15 +13,16 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::files::archive::{self, record_meta};
-use super::files::{episodes, results, stats, stores};
+use super::files::{config, episodes, results, stats, stores};
 use super::limits::STORE_EDIT_BYTES;
 use super::owner::{At, Owner};
-use super::root::DERIVED_DIR;
+use super::root::{CONFIG_FILE, DERIVED_DIR};
 use crate::disk::{Change as DiskChange, decode_limited};
 use crate::edit;
 use crate::error::{Error, Result};
 use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Caller, Origin, Scope};
+use crate::review::routine::{self, Due, LastReview};
 use crate::review::{self, Change, DayLine, Fact, Plan};
 
 /// The folder of review records in `.memdir/`.
@@ -56,6 +57,114 @@ pub struct UndoReport {
     pub left: Vec<String>,
     /// Notes.
     pub warnings: Vec<String>,
+}
+
+/// How a review runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewOptions {
+    /// Plan only; change nothing.
+    pub dry_run: bool,
+    /// Run only when the routine says a review is due (checked again under
+    /// the lock).
+    pub due: bool,
+    /// The reviewer command (run with `sh -c`); `None`: the machine-local
+    /// configuration's `reviewer`, if any.
+    pub reviewer: Option<String>,
+}
+
+/// The routine's state: its setting, whether a review is due, the last
+/// review the journal records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoutineStatus {
+    /// The time of day a review is due (UTC), when there is a routine.
+    pub at: Option<String>,
+    /// Whether the routine is paused.
+    pub paused: bool,
+    /// Whether a review is due now, and since or until when.
+    pub due: Due,
+    /// The next time a review is due (now or earlier when one is due).
+    pub next_due: Option<DateTime<Utc>>,
+    /// The last review the owner's journal records.
+    pub last: Option<LastReview>,
+}
+
+/// What `review --due` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DueOutcome {
+    /// The review, when one was due.
+    pub ran: Option<ReviewReport>,
+    /// The routine as it stood before.
+    pub status: RoutineStatus,
+}
+
+/// The routine's state as the owner's files (memdir.yaml, episodes.md)
+/// record it: reads two files, parses neither store, takes no lock.
+pub(crate) fn status_at(at: At<'_>, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let (_, episodes) = episodes::read(at)?;
+    let last = routine::last_review(&episodes);
+    let r = at.settings.review.as_ref();
+    let due = routine::due(r, last.as_ref().map(|l| l.at), now).map_err(|message| {
+        Error::InvalidConfig {
+            path: at.owner.dir().join(CONFIG_FILE),
+            message,
+        }
+    })?;
+    let next_due = match &due {
+        Due::Due { since } => Some(*since),
+        Due::NotDue { next } => Some(*next),
+        Due::NoRoutine | Due::Paused => None,
+    };
+    Ok(RoutineStatus {
+        at: r.map(|r| r.at().to_owned()),
+        paused: r.is_some_and(|r| r.paused()),
+        due,
+        next_due,
+        last,
+    })
+}
+
+/// The routine's state (`memdir review status`).
+pub(crate) fn status(owner: &Owner, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let view = owner.view()?;
+    status_at(view.at(), now)
+}
+
+/// `memdir review --due`: a review when one is due, else nothing written
+/// and no lock taken.
+pub(crate) fn run_due(
+    owner: &Owner,
+    opts: &ReviewOptions,
+    now: DateTime<Utc>,
+) -> Result<DueOutcome> {
+    let status = status(owner, now)?;
+    if !matches!(status.due, Due::Due { .. }) {
+        return Ok(DueOutcome { ran: None, status });
+    }
+    let opts = ReviewOptions {
+        due: true,
+        dry_run: false,
+        ..opts.clone()
+    };
+    let ran = apply(owner, &opts, now)?;
+    Ok(DueOutcome { ran, status })
+}
+
+/// Pauses or resumes the routine: `paused:` edited in place in the owner's
+/// memdir.yaml (the routine added when it has none).
+pub(crate) fn set_paused(owner: &Owner, paused: bool, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let locked = owner.lock()?;
+    let (held, _) = config::read(locked.at())?;
+    let change = config::edit(locked.dir(), held, move |src| {
+        let next = routine::set_paused(src, paused);
+        (next != src).then_some(next)
+    });
+    let name = change.name;
+    owner.disk().replace_in_order(vec![change])?;
+    let what = if paused { "pause" } else { "resume" };
+    // A commit that fails leaves the setting written; status says it.
+    let _ = locked.written(&[name], &format!("{what} the daily review"));
+    drop(locked);
+    status(owner, now)
 }
 
 /// A review id: `review-` + the UTC time + 8 hex digits of the plan's hash.
@@ -237,8 +346,20 @@ fn records(
 }
 
 /// Reviews the owner: plans, and unless `dry_run` applies the plan.
-pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
-    if dry_run {
+pub(crate) fn run(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<ReviewReport> {
+    let opts = ReviewOptions {
+        due: false,
+        ..opts.clone()
+    };
+    apply(owner, &opts, now)?.ok_or_else(|| Error::ReviewNotFound {
+        id: "(none was due)".into(),
+    })
+}
+
+/// Plans and (unless a dry run) applies a review; `None` when
+/// `opts.due` and, under the lock, none is due.
+fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Option<ReviewReport>> {
+    if opts.dry_run {
         let view = owner.view()?;
         let at = view.at();
         let (mut plan, facts) = make_plan(at, now)?;
@@ -266,16 +387,20 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
                 diffs.push((name.to_owned(), unified_diff(name, &l.src, &new)));
             }
         }
-        return Ok(ReviewReport {
+        return Ok(Some(ReviewReport {
             review_id: id,
             applied: false,
             plan,
             diffs,
             warnings: Vec::new(),
-        });
+        }));
     }
     let locked = owner.lock()?;
     let at = locked.at();
+    // Another process may have run the due review while this one waited.
+    if opts.due && !matches!(status_at(at, now)?.due, Due::Due { .. }) {
+        return Ok(None);
+    }
     let (mut plan, facts) = make_plan(at, now)?;
     let id = review_id(now, &plan);
     let dir = locked.dir();
@@ -395,13 +520,13 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
     }
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     warnings.extend(locked.written(&names, &format!("review {id}")));
-    Ok(ReviewReport {
+    Ok(Some(ReviewReport {
         review_id: id,
         applied: true,
         plan,
         diffs: Vec::new(),
         warnings,
-    })
+    }))
 }
 
 /// Undoes review `id`: archived facts (merged, expired, conflict) back into

@@ -179,3 +179,140 @@ fn day_fact_marks_a_line_for_the_review() {
     let ep = s.read_text(A, "episodes.md");
     assert!(ep.contains("fact: Builds need Java 21"), "{ep}");
 }
+
+/// A review id of time `t` as a review's journal line names it.
+fn review_line(t: chrono::DateTime<chrono::Utc>) -> String {
+    format!(
+        "## {}\n\n- {} review: 0 merged, 0 expired, 0 renewed, 0 lifted, 0 conflicts settled, 0 left, 0 unrecalled (run review-{}-0123abcd)\n",
+        t.date_naive(),
+        t.format("%H:%M"),
+        t.format("%Y%m%dT%H%M%SZ")
+    )
+}
+
+#[test]
+fn an_agents_first_save_creates_the_routine_once_and_keeps_the_file() {
+    let s = Sandbox::new();
+    s.write(A, "memdir.yaml", "# mine\nbudgets:   {memory: 3000}\n");
+    s.run_as(A, &["add", "Builds need Java 21"]).ok();
+    let yaml = s.read_text(A, "memdir.yaml");
+    assert!(
+        yaml.starts_with("# mine\nbudgets:   {memory: 3000}\n# The daily review"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.ends_with("review: {at: \"04:00\", paused: false}\n"),
+        "{yaml}"
+    );
+    // Not added twice, and a second save does not touch the file.
+    s.run_as(A, &["add", "Deploys need the VPN"]).ok();
+    assert_eq!(s.read_text(A, "memdir.yaml"), yaml);
+    // A person's first save creates no routine.
+    let p = Sandbox::new();
+    p.run(&[
+        "--person",
+        "ann",
+        "add",
+        "Ann likes tea",
+        "--to",
+        "user",
+        "--agent",
+        A,
+    ])
+    .ok();
+    assert!(
+        !p.path(A, "memdir.yaml").exists() || !p.read_text(A, "memdir.yaml").contains("review:")
+    );
+    // A routine set by hand is kept as it is.
+    let h = Sandbox::new();
+    h.write(A, "memdir.yaml", "review:\n  at: \"05:30\"\n");
+    h.run_as(A, &["add", "Builds need Java 21"]).ok();
+    assert_eq!(h.read_text(A, "memdir.yaml"), "review:\n  at: \"05:30\"\n");
+}
+
+#[test]
+fn review_due_runs_only_when_due_and_is_read_only_otherwise() {
+    let s = Sandbox::new();
+    s.write(A, "memdir.yaml", "review: {at: \"04:00\", paused: false}\n");
+    s.write(A, "MEMORY.md", MEMORY);
+    // Another clone's review, pulled: recorded in episodes.md, done.
+    let now = chrono::Utc::now();
+    s.write(A, "episodes.md", review_line(now));
+    let before = crate::util::tree(&s.owner_dir(A));
+    let v = s.json_ok(&["--owner", A, "review", "--due"]);
+    assert_eq!(v["ran"], false, "{v}");
+    assert_eq!(v["status"]["due"]["state"], "not_due", "{v}");
+    // Nothing written, no lock taken (not even .memdir/ made).
+    assert_eq!(crate::util::tree(&s.owner_dir(A)), before);
+    assert!(!s.path(A, ".memdir").exists());
+    let out = s.run_as(A, &["review", "--due"]).ok().text();
+    assert!(out.starts_with("no review due\n"), "{out}");
+    // A review older than the latest scheduled time: due, and it runs once.
+    s.write(
+        A,
+        "episodes.md",
+        review_line(now - chrono::Duration::days(2)),
+    );
+    let v = s.json_ok(&["--owner", A, "review", "--due"]);
+    assert_eq!(v["applied"], true, "{v}");
+    let id = v["review_id"].as_str().unwrap().to_owned();
+    assert!(s.read_text(A, "episodes.md").contains(&id));
+    let v = s.json_ok(&["--owner", A, "review", "--due"]);
+    assert_eq!(v["ran"], false, "{v}");
+    // Status names it.
+    let st = s.json_ok(&["--owner", A, "review", "status"]);
+    assert_eq!(st["last"]["id"], id.as_str(), "{st}");
+    assert!(
+        st["last"]["report"]
+            .as_str()
+            .unwrap()
+            .starts_with("review: 1 merged"),
+        "{st}"
+    );
+    assert_eq!(st["at"], "04:00");
+    let text = s.run_as(A, &["review", "status"]).ok().text();
+    assert!(text.contains("routine: daily at 04:00 UTC\n"), "{text}");
+    assert!(text.contains(&format!("({id})")), "{text}");
+    assert!(text.contains("next due: 20"), "{text}");
+}
+
+#[test]
+fn pause_and_resume_edit_the_routine_in_place() {
+    let s = Sandbox::new();
+    let yaml =
+        "# kept\nbudgets:\n  memory: 3000   # mine\nreview:\n  at: \"05:30\"\n  paused: false\n";
+    s.write(A, "memdir.yaml", yaml);
+    s.write(
+        A,
+        "episodes.md",
+        review_line(chrono::Utc::now() - chrono::Duration::days(3)),
+    );
+    let st = s.json_ok(&["--owner", A, "review", "pause"]);
+    assert_eq!(st["paused"], true, "{st}");
+    assert_eq!(st["due"]["state"], "paused", "{st}");
+    assert_eq!(
+        s.read_text(A, "memdir.yaml"),
+        yaml.replace("paused: false", "paused: true")
+    );
+    // Paused: --due does nothing even though a review is overdue.
+    let episodes = s.read_text(A, "episodes.md");
+    let v = s.json_ok(&["--owner", A, "review", "--due"]);
+    assert_eq!(v["ran"], false, "{v}");
+    assert_eq!(s.read_text(A, "episodes.md"), episodes);
+    let st = s.json_ok(&["--owner", A, "review", "resume"]);
+    assert_eq!(st["due"]["state"], "due", "{st}");
+    assert_eq!(s.read_text(A, "memdir.yaml"), yaml);
+    // Resume on an owner without a routine adds it.
+    let n = Sandbox::new();
+    let st = n.json_ok(&["--owner", A, "review", "resume"]);
+    assert_eq!(st["at"], "04:00", "{st}");
+    assert!(
+        n.read_text(A, "memdir.yaml")
+            .contains("review: {at: \"04:00\", paused: false}")
+    );
+    // No routine: never due.
+    let none = Sandbox::new();
+    none.write(A, "MEMORY.md", MEMORY);
+    let v = none.json_ok(&["--owner", A, "review", "--due"]);
+    assert_eq!(v["status"]["due"]["state"], "no_routine", "{v}");
+}
