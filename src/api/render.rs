@@ -538,6 +538,7 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             "skipped": r.plan.skipped,
             "diffs": diffs,
             "warnings": r.warnings,
+            "reviewer": r.reviewer,
         }));
     }
     let mut out = if r.applied {
@@ -562,6 +563,9 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             Change::Lift { id, text, date, .. } => {
                 format!("  lift {id} from {date}: {text}\n")
             }
+            Change::Save {
+                id, text, reason, ..
+            } => format!("  save {id} (reviewer): {text} ({reason})\n"),
         });
     }
     if r.plan.changes.is_empty() {
@@ -581,6 +585,22 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             "  not recalled in 30 days: {}\n",
             r.plan.unrecalled.join(", ")
         ));
+    }
+    if let Some(rv) = &r.reviewer {
+        match &rv.error {
+            Some(e) => out.push_str(&format!("  reviewer failed: {e}\n")),
+            None => out.push_str(&format!(
+                "  reviewer: {} proposals applied, {} not\n",
+                rv.accepted,
+                rv.rejected.len()
+            )),
+        }
+        for x in &rv.rejected {
+            out.push_str(&format!(
+                "  rejected #{}: {} ({})\n",
+                x.index, x.proposal, x.why
+            ));
+        }
     }
     for (_, d) in &r.diffs {
         out.push_str(d);

@@ -24,6 +24,7 @@ use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
 use crate::recall::terms;
 
+pub mod reviewer;
 pub mod routine;
 #[cfg(test)]
 mod tests;
@@ -125,7 +126,8 @@ pub enum Change {
         kind: ArchiveKind,
         /// Why.
         reason: String,
-        /// For a merge: the survivor.
+        /// For a merge: the survivor; for a conflict: the fact kept; for a
+        /// supersede: the new fact.
         #[serde(skip_serializing_if = "Option::is_none")]
         into: Option<String>,
     },
@@ -137,8 +139,26 @@ pub enum Change {
         scope: Scope,
         /// The new expiry.
         expires: DateTime<Utc>,
+        /// The expiry before (kept as `renewed_from`, so an undo puts it
+        /// back).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous: Option<DateTime<Utc>>,
         /// Why.
         reason: String,
+    },
+    /// Save a fact the reviewer proposed (alone, or replacing one).
+    Save {
+        /// The new fact's id.
+        id: String,
+        /// Its store.
+        scope: Scope,
+        /// Its text.
+        text: String,
+        /// Why (the reviewer's).
+        reason: String,
+        /// The fact it replaces (archived as superseded by the same plan).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        supersedes: Option<String>,
     },
     /// Save a fact marked in a day log.
     Lift {
@@ -161,7 +181,10 @@ impl Change {
     /// The id the change concerns.
     pub fn id(&self) -> &str {
         match self {
-            Change::Archive { id, .. } | Change::Renew { id, .. } | Change::Lift { id, .. } => id,
+            Change::Archive { id, .. }
+            | Change::Renew { id, .. }
+            | Change::Lift { id, .. }
+            | Change::Save { id, .. } => id,
         }
     }
 }
@@ -386,7 +409,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
                     text: lose.text.clone(),
                     kind: ArchiveKind::Conflict,
                     reason: format!("in conflict with {}; {evidence}", keep.id),
-                    into: None,
+                    into: Some(keep.id.clone()),
                 });
             }
             Err(why) => out.unsettled.push(Unsettled {
@@ -407,6 +430,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
                 id: f.id.clone(),
                 scope: f.scope,
                 expires: now + Duration::days(i64::from(days)),
+                previous: f.meta.expires,
                 reason: format!(
                     "expired {}, recalled in the last {RECALL_WINDOW_DAYS} days",
                     when.unwrap_or_default()
@@ -527,12 +551,14 @@ pub struct StoreEdit {
 }
 
 /// Applies `plan`'s changes of store `scope` to its text `src`: archived
-/// facts removed, renewed ones given their new `expires` and `review=ID`,
-/// lifted ones appended with `created`, `expires` (`lift_days`), `agent`,
-/// the line's `run` and `task`, `lifted=DATE` and `review=ID`. A lift that
-/// would take the store past `limit` characters (and past what it uses
-/// now) is left out, as a save would be refused. Byte ranges are spliced;
-/// nothing else changes.
+/// facts removed (the fact a settled conflict keeps loses its `conflict=`),
+/// renewed ones given their new `expires`, `renewed_from` (the old expiry)
+/// and `review=ID`, lifted and saved ones appended with `created`,
+/// `expires` (`save_days`, the store's expiry), `agent`, `review=ID` and,
+/// for a lift, the line's `run` and `task` and `lifted=DATE` (a save that
+/// replaces a fact: `supersedes`). A lift or save that would take the store
+/// past `limit` characters (and past what it uses now) is left out, as a
+/// save would be refused. Byte ranges are spliced; nothing else changes.
 #[allow(clippy::too_many_arguments)]
 pub fn apply_to_store(
     src: &str,
@@ -541,7 +567,7 @@ pub fn apply_to_store(
     review: &str,
     agent: Option<&str>,
     now: DateTime<Utc>,
-    lift_days: Option<u32>,
+    save_days: Option<u32>,
     limit: usize,
 ) -> Result<StoreEdit, String> {
     let mut cur = src.to_owned();
@@ -549,12 +575,32 @@ pub fn apply_to_store(
     let unplaceable = |e: splice::Unplaceable| e.0;
     for c in &plan.changes {
         match c {
-            Change::Archive { id, scope: s, .. } if *s == scope => {
+            Change::Archive {
+                id,
+                scope: s,
+                kind,
+                into,
+                ..
+            } if *s == scope => {
                 let doc = parse(scope, &cur);
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
                     cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
                     if parse(scope, &cur).entries.iter().any(|e| &e.id == id) {
                         return Err(format!("{id} is in the store more than once"));
+                    }
+                }
+                // The kept side of a settled conflict is no longer in one.
+                if *kind == ArchiveKind::Conflict
+                    && let Some(keep) = into
+                {
+                    let doc = parse(scope, &cur);
+                    if let Some(i) = doc.entries.iter().position(|e| &e.id == keep) {
+                        let mut m = doc.entries[i].metadata(&cur);
+                        if m.conflict.take().is_some() {
+                            cur = splice::set_meta(&cur, &doc, i, &m.render())
+                                .map_err(unplaceable)?
+                                .0;
+                        }
                     }
                 }
             }
@@ -567,6 +613,7 @@ pub fn apply_to_store(
                 let doc = parse(scope, &cur);
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
                     let mut m = doc.entries[i].metadata(&cur);
+                    m.renewed_from = m.expires.or(m.renewed_from);
                     m.expires = Some(*expires);
                     m.updated = Some(now);
                     m.review = Some(review.to_owned());
@@ -582,13 +629,9 @@ pub fn apply_to_store(
                 run,
                 task,
             } if scope == Scope::Memory => {
-                let doc = parse(scope, &cur);
-                if doc.entries.iter().any(|e| &e.id == id) {
-                    continue;
-                }
                 let meta = Meta {
                     created: Some(now),
-                    expires: lift_days
+                    expires: save_days
                         .filter(|d| *d > 0)
                         .map(|d| now + Duration::days(i64::from(d))),
                     agent: agent.map(str::to_owned),
@@ -598,25 +641,26 @@ pub fn apply_to_store(
                     review: Some(review.to_owned()),
                     ..Meta::default()
                 };
-                let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
-                let Ok((next, next_doc)) =
-                    splice::append(&cur, &doc, (text, id), Some(&meta.render()))
-                else {
-                    skipped.push(Skipped {
-                        what: text.clone(),
-                        why: "memory_unplaceable".into(),
-                    });
-                    continue;
+                append_checked(&mut cur, scope, (text, id), &meta, limit, &mut skipped)?;
+            }
+            Change::Save {
+                id,
+                scope: s,
+                text,
+                supersedes,
+                ..
+            } if *s == scope => {
+                let meta = Meta {
+                    created: Some(now),
+                    expires: save_days
+                        .filter(|d| *d > 0)
+                        .map(|d| now + Duration::days(i64::from(d))),
+                    agent: agent.map(str::to_owned),
+                    supersedes: supersedes.clone(),
+                    review: Some(review.to_owned()),
+                    ..Meta::default()
                 };
-                let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
-                if after > limit && after > before {
-                    skipped.push(Skipped {
-                        what: text.clone(),
-                        why: "memory_over_budget".into(),
-                    });
-                    continue;
-                }
-                cur = next;
+                append_checked(&mut cur, scope, (text, id), &meta, limit, &mut skipped)?;
             }
             _ => {}
         }
@@ -625,4 +669,39 @@ pub fn apply_to_store(
         src: (cur != src).then_some(cur),
         skipped,
     })
+}
+
+/// Appends `(text, id)` with `meta` to `cur` unless the id is there; left
+/// out (in `skipped`) when it cannot be placed or would take the store past
+/// `limit` characters and past what it uses now.
+fn append_checked(
+    cur: &mut String,
+    scope: Scope,
+    (text, id): (&String, &String),
+    meta: &Meta,
+    limit: usize,
+    skipped: &mut Vec<Skipped>,
+) -> Result<(), String> {
+    let doc = parse(scope, cur);
+    if doc.entries.iter().any(|e| &e.id == id) {
+        return Ok(());
+    }
+    let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
+    let Ok((next, next_doc)) = splice::append(cur, &doc, (text, id), Some(&meta.render())) else {
+        skipped.push(Skipped {
+            what: text.clone(),
+            why: "memory_unplaceable".into(),
+        });
+        return Ok(());
+    };
+    let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
+    if after > limit && after > before {
+        skipped.push(Skipped {
+            what: text.clone(),
+            why: "memory_over_budget".into(),
+        });
+        return Ok(());
+    }
+    *cur = next;
+    Ok(())
 }

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Caller, Origin, Scope};
 use crate::review::routine::{self, Due, LastReview};
-use crate::review::{self, Change, DayLine, Fact, Plan};
+use crate::review::{self, Change, DayLine, Fact, Plan, reviewer};
 
 /// The folder of review records in `.memdir/`.
 const REVIEWS_DIR: &str = "reviews";
@@ -41,6 +41,140 @@ pub struct ReviewReport {
     pub diffs: Vec<(String, String)>,
     /// Notes, such as a commit that failed.
     pub warnings: Vec<String>,
+    /// The reviewer's part, when one is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<ReviewerRun>,
+}
+
+/// What the reviewer did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewerRun {
+    /// The command.
+    pub command: String,
+    /// Why it gave nothing (did not start, timed out, printed too much,
+    /// failed, printed no valid document); the rest of the review applies.
+    pub error: Option<String>,
+    /// Its proposals applied (their changes are in the plan).
+    pub accepted: usize,
+    /// Its proposals not applied, with why.
+    pub rejected: Vec<crate::review::reviewer::Rejected>,
+}
+
+/// The reviewer's default timeout.
+const REVIEWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// The most the reviewer may print, in bytes.
+pub const REVIEWER_OUTPUT_BYTES: u64 = 1024 * 1024;
+/// The most result text sent per run, in bytes.
+const RESULT_TEXT_BYTES: usize = 16 * 1024;
+
+/// The reviewer command: `--reviewer`, else the machine-local
+/// configuration's; with its timeout.
+fn reviewer_command(
+    owner: &Owner,
+    opts: &ReviewOptions,
+) -> Result<Option<(String, std::time::Duration)>> {
+    let machine = owner.store().machine_config()?;
+    let timeout = machine
+        .reviewer_timeout_secs
+        .map_or(REVIEWER_TIMEOUT, std::time::Duration::from_secs);
+    Ok(opts
+        .reviewer
+        .clone()
+        .or(machine.reviewer)
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| (c, timeout)))
+}
+
+/// Runs the reviewer on the owner's files as `at` shows them: its
+/// proposals (JSON values), or why there are none.
+fn ask_reviewer(
+    at: At<'_>,
+    command: &str,
+    timeout: std::time::Duration,
+    now: DateTime<Utc>,
+) -> Result<std::result::Result<Vec<serde_json::Value>, String>> {
+    let (facts, yesterday, mut evidence) = gather(at, now)?;
+    let days = |s: Scope| at.settings.expiry_days.days(s);
+    let plan = review::plan(&review::Input {
+        facts: &facts,
+        yesterday: &yesterday,
+        evidence: &evidence,
+        renew_days: &days,
+        now,
+    });
+    let pairs = reviewer::candidate_pairs(&facts, now);
+    for (ids, _, _) in &pairs {
+        for id in ids {
+            if let Some(run) = facts
+                .iter()
+                .find(|f| &f.id == id)
+                .and_then(|f| f.meta.run.clone())
+                && !evidence.contains_key(&run)
+                && let Some(texts) = results::texts(at, &run)?
+            {
+                evidence.insert(run, texts);
+            }
+        }
+    }
+    for texts in evidence.values_mut() {
+        let mut left = RESULT_TEXT_BYTES;
+        for t in texts.iter_mut() {
+            let mut cut = t.len().min(left);
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t.truncate(cut);
+            left -= cut;
+        }
+        texts.retain(|t| !t.is_empty());
+    }
+    let date = (now - Duration::days(1)).date_naive();
+    let doc = reviewer::document(
+        at.owner.id(),
+        &facts,
+        (date, &yesterday),
+        &plan,
+        pairs,
+        &evidence,
+        now,
+    );
+    let input = serde_json::to_vec(&doc).map_err(|e| Error::Encode {
+        what: "the reviewer's document",
+        source: e,
+    })?;
+    Ok(
+        crate::program::run_shell(command, &input, timeout, REVIEWER_OUTPUT_BYTES)
+            .and_then(|out| reviewer::parse_output(&out))
+            .map(|o| o.proposals),
+    )
+}
+
+/// Adds the reviewer's valid proposals to `plan`.
+fn merge_reviewer(
+    plan: &mut Plan,
+    facts: &[Fact],
+    (command, asked): &(String, std::result::Result<Vec<serde_json::Value>, String>),
+    at: At<'_>,
+    now: DateTime<Utc>,
+) -> ReviewerRun {
+    match asked {
+        Ok(proposals) => {
+            let days = |s: Scope| at.settings.expiry_days.days(s);
+            let rejected = reviewer::merge(plan, facts, proposals, &days, now);
+            ReviewerRun {
+                command: command.clone(),
+                error: None,
+                accepted: proposals.len() - rejected.len(),
+                rejected,
+            }
+        }
+        Err(e) => ReviewerRun {
+            command: command.clone(),
+            error: Some(e.clone()),
+            accepted: 0,
+            rejected: Vec::new(),
+        },
+    }
 }
 
 /// What an undo did.
@@ -50,8 +184,11 @@ pub struct UndoReport {
     pub review_id: String,
     /// Facts brought back from archive.md.
     pub restored: Vec<String>,
-    /// Lifted facts taken out of MEMORY.md.
+    /// Facts the review added (lifted, or saved on the reviewer's
+    /// proposal) taken out.
     pub removed: Vec<String>,
+    /// Renewed facts given their old expiry back.
+    pub renewals_undone: Vec<String>,
     /// Entries left as they are because they changed since (with
     /// `--partial`).
     pub left: Vec<String>,
@@ -265,7 +402,7 @@ fn store_text(
         id,
         agent,
         now,
-        at.settings.expiry_days.days(Scope::Memory),
+        at.settings.expiry_days.days(l.scope),
         limit,
     )
     .map_err(|reason| Error::Unplaceable {
@@ -329,7 +466,7 @@ fn records(
                 text,
                 kind,
                 reason,
-                ..
+                into,
             } => {
                 let meta = facts
                     .iter()
@@ -338,6 +475,9 @@ fn records(
                     .unwrap_or_default();
                 let mut m = record_meta(meta, Origin::from(*scope), *kind, reason.clone(), now, by);
                 m.review = Some(id.to_owned());
+                if *kind == ArchiveKind::Superseded {
+                    m.superseded_by = into.clone();
+                }
                 Some((text.clone(), m))
             }
             _ => None,
@@ -359,10 +499,23 @@ pub(crate) fn run(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Re
 /// Plans and (unless a dry run) applies a review; `None` when
 /// `opts.due` and, under the lock, none is due.
 fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Option<ReviewReport>> {
+    // The reviewer runs before the lock (it may take minutes); its
+    // proposals are checked against the files as they are under the lock.
+    let asked = match reviewer_command(owner, opts)? {
+        Some((command, timeout)) => {
+            let view = owner.view()?;
+            let answer = ask_reviewer(view.at(), &command, timeout, now)?;
+            Some((command, answer))
+        }
+        None => None,
+    };
     if opts.dry_run {
         let view = owner.view()?;
         let at = view.at();
         let (mut plan, facts) = make_plan(at, now)?;
+        let reviewer = asked
+            .as_ref()
+            .map(|a| merge_reviewer(&mut plan, &facts, a, at, now));
         let id = review_id(now, &plan);
         let mut diffs = Vec::new();
         let recs = records(&plan, &facts, &id, now, owner.caller());
@@ -393,6 +546,7 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
             plan,
             diffs,
             warnings: Vec::new(),
+            reviewer,
         }));
     }
     let locked = owner.lock()?;
@@ -402,6 +556,9 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         return Ok(None);
     }
     let (mut plan, facts) = make_plan(at, now)?;
+    let reviewer = asked
+        .as_ref()
+        .map(|a| merge_reviewer(&mut plan, &facts, a, at, now));
     let id = review_id(now, &plan);
     let dir = locked.dir();
     let mut changes: Vec<DiskChange<'_>> = Vec::new();
@@ -424,7 +581,7 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         let base = l.base();
         let (plan, id) = (frozen.clone(), id.clone());
         let limit = l.budget(at)?.limit;
-        let days = at.settings.expiry_days.days(Scope::Memory);
+        let days = at.settings.expiry_days.days(l.scope);
         let agent = match owner.caller() {
             Caller::Agent(a) => Some(a.clone()),
             Caller::Person(_) => None,
@@ -474,8 +631,9 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         .iter()
         .filter(|c| matches!(c, Change::Renew { .. }))
         .count();
+    let proposed = reviewer.as_ref().map_or(0, |r| r.accepted);
     let summary = format!(
-        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled",
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed",
         count(ArchiveKind::Merged),
         count(ArchiveKind::Expired),
         count(ArchiveKind::Conflict),
@@ -526,6 +684,7 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         plan,
         diffs: Vec::new(),
         warnings,
+        reviewer,
     }))
 }
 
@@ -544,7 +703,13 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         .filter(|r| {
             matches!(
                 r.meta.kind,
-                Some(ArchiveKind::Merged | ArchiveKind::Expired | ArchiveKind::Conflict)
+                Some(
+                    ArchiveKind::Merged
+                        | ArchiveKind::Expired
+                        | ArchiveKind::Conflict
+                        | ArchiveKind::Reviewed
+                        | ArchiveKind::Superseded
+                )
             )
         })
         .collect();
@@ -553,13 +718,27 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         loaded.push(stores::load(at, scope, true, STORE_EDIT_BYTES)?);
     }
     let mut lifted = Vec::new();
+    let mut renewed = Vec::new();
     let mut left = Vec::new();
     let mut live_ids = Vec::new();
+    let ran = routine::review_time(id);
     for l in &loaded {
         for e in &l.doc.entries {
             live_ids.push(e.id.clone());
             let m = e.metadata(&l.src);
-            if m.review.as_deref() == Some(id) && m.lifted.is_some() {
+            if m.review.as_deref() != Some(id) {
+                continue;
+            }
+            if let Some(old) = m.renewed_from {
+                // Renewed: the renewal set `updated` to the review's time.
+                if m.updated.is_some_and(|u| ran.is_some_and(|r| u > r)) {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    renewed.push((l.scope, e.id.clone(), old));
+                }
+            } else if m.lifted.is_some() || (m.created.is_some() && m.created == ran) {
+                // Added by the review: lifted, or saved on the reviewer's
+                // proposal (created at the review's time).
                 if m.updated.is_some() {
                     left.push(format!("{} (edited after the review)", e.id));
                 } else {
@@ -576,7 +755,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             restore.push(r);
         }
     }
-    if restore.is_empty() && lifted.is_empty() && left.is_empty() {
+    if restore.is_empty() && lifted.is_empty() && renewed.is_empty() && left.is_empty() {
         return Err(Error::ReviewNotFound { id: id.to_owned() });
     }
     if !left.is_empty() && !partial {
@@ -611,6 +790,22 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             let doc = parse(scope, &cur);
             if let Some(a) = edit::restore(&cur, &doc, &r.text, &m.render(), &cx)? {
                 cur = a.src;
+            }
+        }
+        for (_, rid, old) in renewed.iter().filter(|(s, _, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == rid) {
+                let mut m = doc.entries[i].metadata(&cur);
+                m.expires = Some(*old);
+                m.renewed_from = None;
+                m.review = None;
+                m.updated = Some(now);
+                cur = splice::set_meta(&cur, &doc, i, &m.render())
+                    .map_err(|e| Error::Unplaceable {
+                        path: l.path.clone(),
+                        reason: e.0,
+                    })?
+                    .0;
             }
         }
         for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
@@ -675,6 +870,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         review_id: id.to_owned(),
         restored,
         removed: lifted.into_iter().map(|(_, i)| i).collect(),
+        renewals_undone: renewed.into_iter().map(|(_, i, _)| i).collect(),
         left,
         warnings: locked
             .written(&names, &format!("undo review {id}"))
