@@ -343,27 +343,38 @@ pub fn plan(input: &Input<'_>) -> Plan {
             .then(b.created().cmp(&a.created()))
             .then(a.id.cmp(&b.id))
     });
-    let terms: BTreeMap<&str, Vec<String>> = order
+    // What duplicates compare, computed once per fact (not once per pair).
+    struct Key {
+        folded: String,
+        numbers: Vec<String>,
+        negations: usize,
+        terms: Vec<String>,
+    }
+    let keys: Vec<Key> = order
         .iter()
-        .map(|f| (f.id.as_str(), term_set(&f.text)))
+        .map(|f| Key {
+            folded: folded(&f.text),
+            numbers: numbers(&f.text),
+            negations: negations(&f.text),
+            terms: term_set(&f.text),
+        })
         .collect();
-    let empty = Vec::new();
     for (i, keep) in order.iter().enumerate() {
         if gone.contains(&keep.id) {
             continue;
         }
-        for other in &order[i + 1..] {
+        let k = &keys[i];
+        for (j, other) in order.iter().enumerate().skip(i + 1) {
             if gone.contains(&other.id) || other.meta.conflict.is_some() {
                 continue;
             }
-            let exact = folded(&keep.text) == folded(&other.text);
-            let near = keep.scope == other.scope
-                && numbers(&keep.text) == numbers(&other.text)
-                && negations(&keep.text) == negations(&other.text)
-                && jaccard(
-                    terms.get(keep.id.as_str()).unwrap_or(&empty),
-                    terms.get(other.id.as_str()).unwrap_or(&empty),
-                ) >= NEAR_DUPLICATE;
+            let o = &keys[j];
+            let exact = k.folded == o.folded;
+            let near = !exact
+                && keep.scope == other.scope
+                && k.numbers == o.numbers
+                && k.negations == o.negations
+                && jaccard(&k.terms, &o.terms) >= NEAR_DUPLICATE;
             if exact || near {
                 gone.insert(other.id.clone());
                 out.recalls_moved.push((keep.id.clone(), other.id.clone()));
@@ -571,6 +582,8 @@ pub fn apply_to_store(
     limit: usize,
 ) -> Result<StoreEdit, String> {
     let mut cur = src.to_owned();
+    // Each splice gives the new text's parse: the store is parsed once.
+    let mut doc = parse(scope, src);
     let mut skipped = Vec::new();
     let unplaceable = |e: splice::Unplaceable| e.0;
     for c in &plan.changes {
@@ -582,25 +595,21 @@ pub fn apply_to_store(
                 into,
                 ..
             } if *s == scope => {
-                let doc = parse(scope, &cur);
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
-                    cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
-                    if parse(scope, &cur).entries.iter().any(|e| &e.id == id) {
+                    (cur, doc) = splice::remove(&cur, &doc, i).map_err(unplaceable)?;
+                    if doc.entries.iter().any(|e| &e.id == id) {
                         return Err(format!("{id} is in the store more than once"));
                     }
                 }
                 // The kept side of a settled conflict is no longer in one.
                 if *kind == ArchiveKind::Conflict
                     && let Some(keep) = into
+                    && let Some(i) = doc.entries.iter().position(|e| &e.id == keep)
                 {
-                    let doc = parse(scope, &cur);
-                    if let Some(i) = doc.entries.iter().position(|e| &e.id == keep) {
-                        let mut m = doc.entries[i].metadata(&cur);
-                        if m.conflict.take().is_some() {
-                            cur = splice::set_meta(&cur, &doc, i, &m.render())
-                                .map_err(unplaceable)?
-                                .0;
-                        }
+                    let mut m = doc.entries[i].metadata(&cur);
+                    if m.conflict.take().is_some() {
+                        (cur, doc) =
+                            splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
                     }
                 }
             }
@@ -610,16 +619,14 @@ pub fn apply_to_store(
                 expires,
                 ..
             } if *s == scope => {
-                let doc = parse(scope, &cur);
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
                     let mut m = doc.entries[i].metadata(&cur);
                     m.renewed_from = m.expires.or(m.renewed_from);
                     m.expires = Some(*expires);
                     m.updated = Some(now);
                     m.review = Some(review.to_owned());
-                    cur = splice::set_meta(&cur, &doc, i, &m.render())
-                        .map_err(unplaceable)?
-                        .0;
+                    (cur, doc) =
+                        splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
                 }
             }
             Change::Lift {
@@ -641,7 +648,7 @@ pub fn apply_to_store(
                     review: Some(review.to_owned()),
                     ..Meta::default()
                 };
-                append_checked(&mut cur, scope, (text, id), &meta, limit, &mut skipped)?;
+                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
             }
             Change::Save {
                 id,
@@ -660,7 +667,7 @@ pub fn apply_to_store(
                     review: Some(review.to_owned()),
                     ..Meta::default()
                 };
-                append_checked(&mut cur, scope, (text, id), &meta, limit, &mut skipped)?;
+                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
             }
             _ => {}
         }
@@ -676,23 +683,22 @@ pub fn apply_to_store(
 /// `limit` characters and past what it uses now.
 fn append_checked(
     cur: &mut String,
-    scope: Scope,
+    doc: &mut crate::markdown::Document,
     (text, id): (&String, &String),
     meta: &Meta,
     limit: usize,
     skipped: &mut Vec<Skipped>,
-) -> Result<(), String> {
-    let doc = parse(scope, cur);
+) {
     if doc.entries.iter().any(|e| &e.id == id) {
-        return Ok(());
+        return;
     }
     let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
-    let Ok((next, next_doc)) = splice::append(cur, &doc, (text, id), Some(&meta.render())) else {
+    let Ok((next, next_doc)) = splice::append(cur, doc, (text, id), Some(&meta.render())) else {
         skipped.push(Skipped {
             what: text.clone(),
             why: "memory_unplaceable".into(),
         });
-        return Ok(());
+        return;
     };
     let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
     if after > limit && after > before {
@@ -700,8 +706,8 @@ fn append_checked(
             what: text.clone(),
             why: "memory_over_budget".into(),
         });
-        return Ok(());
+        return;
     }
     *cur = next;
-    Ok(())
+    *doc = next_doc;
 }
