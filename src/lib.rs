@@ -80,6 +80,7 @@ pub mod journal;
 pub mod markdown;
 pub mod merge;
 pub mod model;
+mod program;
 pub mod recall;
 pub mod review;
 pub mod scan;

@@ -220,6 +220,22 @@ pub enum Request {
         /// Plan and show the plan; change nothing.
         #[serde(default)]
         dry_run: bool,
+        /// Only when the routine says a review is due.
+        #[serde(default)]
+        due: bool,
+        /// The reviewer command (`--reviewer`): never read from a request's
+        /// JSON (a client must not choose a program this machine runs); the
+        /// command line sets it, else the machine-local configuration.
+        #[serde(skip)]
+        reviewer: Option<String>,
+    },
+    /// The routine's state: its setting, whether a review is due, the last
+    /// review.
+    ReviewStatus,
+    /// Pause (`true`) or resume the routine.
+    ReviewPause {
+        /// Pause or resume.
+        paused: bool,
     },
     /// Undo a review.
     UndoReview {
@@ -343,6 +359,10 @@ pub enum Response {
     Review(crate::store::ReviewReport),
     /// A review undone.
     Undone(crate::store::UndoReport),
+    /// `review --due`: the review if one was due, and the routine.
+    ReviewDue(crate::store::DueOutcome),
+    /// The routine's state.
+    Routine(crate::store::RoutineStatus),
     /// A skill learned or forgotten.
     Skill(SkillOutcome),
     /// The owner's skills.
@@ -669,7 +689,24 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             replace,
         )?),
         Request::SkillList => Response::Skills(owner()?.skills()?),
-        Request::Review { dry_run } => Response::Review(owner()?.review(dry_run)?),
+        Request::Review {
+            dry_run,
+            due,
+            reviewer,
+        } => {
+            let opts = crate::store::ReviewOptions {
+                dry_run,
+                due,
+                reviewer,
+            };
+            if due && !dry_run {
+                Response::ReviewDue(owner()?.review_due(&opts)?)
+            } else {
+                Response::Review(owner()?.review(&opts)?)
+            }
+        }
+        Request::ReviewStatus => Response::Routine(owner()?.review_status()?),
+        Request::ReviewPause { paused } => Response::Routine(owner()?.pause_review(paused)?),
         Request::UndoReview { id, partial } => {
             Response::Undone(owner()?.undo_review(&id, partial)?)
         }
@@ -731,6 +768,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::Veto { .. }
         | Request::Review { .. }
         | Request::UndoReview { .. }
+        | Request::ReviewStatus
+        | Request::ReviewPause { .. }
         | Request::SkillList
         | Request::SkillShow { .. }
         | Request::SkillForget { .. }

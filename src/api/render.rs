@@ -507,6 +507,12 @@ pub fn render(response: &Response, json: bool) -> Rendered {
         .with_warnings(&g.warnings),
         Response::Rows { rows, total, limit } => text(list(rows, *total, *limit, json)),
         Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
+        Response::ReviewDue(d) => match &d.ran {
+            Some(r) => text(review(r, json)).with_warnings(&r.warnings),
+            None if json => text(line(&json!({"ran": false, "status": d.status}))),
+            None => text(format!("no review due\n{}", routine(&d.status))),
+        },
+        Response::Routine(s) => text(if json { line(s) } else { routine(s) }),
         Response::Undone(u) => text(if json {
             line(u)
         } else {
@@ -590,6 +596,36 @@ pub fn render(response: &Response, json: bool) -> Rendered {
     }
 }
 
+/// The routine's state, one fact a line.
+fn routine(s: &crate::store::RoutineStatus) -> String {
+    use crate::model::fmt_time;
+    use crate::review::routine::Due;
+    let mut out = match &s.at {
+        None => {
+            "routine: none (an agent's first save creates it; `memdir review resume` adds it)\n"
+                .to_owned()
+        }
+        Some(at) if s.paused => format!("routine: daily at {at} UTC, paused\n"),
+        Some(at) => format!("routine: daily at {at} UTC\n"),
+    };
+    match &s.last {
+        Some(l) => out.push_str(&format!(
+            "last run: {} ({})\nlast report: {}\n",
+            fmt_time(l.at),
+            l.id,
+            l.report
+        )),
+        None => out.push_str("last run: never\n"),
+    }
+    out.push_str(&match &s.due {
+        Due::Due { since } => format!("next due: now (due since {})\n", fmt_time(*since)),
+        Due::NotDue { next } => format!("next due: {}\n", fmt_time(*next)),
+        Due::Paused => "next due: never while paused\n".to_owned(),
+        Due::NoRoutine => "next due: never (no routine)\n".to_owned(),
+    });
+    out
+}
+
 /// A review's plan: each change with its reason, what is left and listed,
 /// and (dry run) a diff of each file.
 fn review(r: &crate::store::ReviewReport, json: bool) -> String {
@@ -606,6 +642,7 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             "skipped": r.plan.skipped,
             "diffs": diffs,
             "warnings": r.warnings,
+            "reviewer": r.reviewer,
         }));
     }
     let mut out = if r.applied {
@@ -627,6 +664,9 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             Change::Lift { id, text, date, .. } => {
                 format!("  lift {id} from {date}: {text}\n")
             }
+            Change::Save {
+                id, text, reason, ..
+            } => format!("  save {id} (reviewer): {text} ({reason})\n"),
         });
     }
     if r.plan.changes.is_empty() {
@@ -646,6 +686,22 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             "  not recalled in 30 days: {}\n",
             r.plan.unrecalled.join(", ")
         ));
+    }
+    if let Some(rv) = &r.reviewer {
+        match &rv.error {
+            Some(e) => out.push_str(&format!("  reviewer failed: {e}\n")),
+            None => out.push_str(&format!(
+                "  reviewer: {} proposals applied, {} not\n",
+                rv.accepted,
+                rv.rejected.len()
+            )),
+        }
+        for x in &rv.rejected {
+            out.push_str(&format!(
+                "  rejected #{}: {} ({})\n",
+                x.index, x.proposal, x.why
+            ));
+        }
     }
     for (_, d) in &r.diffs {
         out.push_str(d);

@@ -327,6 +327,12 @@ pub enum Command {
         /// Print the plan (each change, its reason, a diff of each file); change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Review only when the routine says one is due (cheap when none is: for cron and timers).
+        #[arg(long)]
+        due: bool,
+        /// The reviewer command, run with `sh -c` (default: `reviewer` in the machine-local config.yaml).
+        #[arg(long, value_name = "CMD")]
+        reviewer: Option<String>,
     },
     /// Learned skills, private to the owner: learn, list, show, forget.
     Skill {
@@ -383,7 +389,7 @@ pub enum KeyCommand {
     },
 }
 
-/// `memdir review undo`.
+/// `memdir review undo|pause|resume|status`.
 #[derive(Debug, Subcommand)]
 pub enum ReviewCommand {
     /// Bring back what review ID archived and take out what it lifted, from the files alone.
@@ -394,6 +400,12 @@ pub enum ReviewCommand {
         #[arg(long)]
         partial: bool,
     },
+    /// Pause the routine (`paused: true` in the owner's memdir.yaml).
+    Pause,
+    /// Resume the routine (adds it when there is none).
+    Resume,
+    /// The routine: last run, next due, last report.
+    Status,
 }
 
 /// `memdir skill learn|list|show|forget`.
@@ -780,7 +792,25 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
         Command::Review {
             command: None,
             dry_run,
-        } => Request::Review { dry_run },
+            due,
+            reviewer,
+        } => Request::Review {
+            dry_run,
+            due,
+            reviewer,
+        },
+        Command::Review {
+            command: Some(ReviewCommand::Pause),
+            ..
+        } => Request::ReviewPause { paused: true },
+        Command::Review {
+            command: Some(ReviewCommand::Resume),
+            ..
+        } => Request::ReviewPause { paused: false },
+        Command::Review {
+            command: Some(ReviewCommand::Status),
+            ..
+        } => Request::ReviewStatus,
         Command::Review {
             command: Some(ReviewCommand::Undo { id, partial }),
             ..

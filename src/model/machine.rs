@@ -23,6 +23,12 @@ pub struct MachineConfig {
     /// it, the command line believes `--person` as given, as git believes an
     /// author name.
     pub persons: Option<BTreeMap<String, Vec<u32>>>,
+    /// The daily review's reviewer: a command run with `sh -c` that reads
+    /// the review's document on standard input and prints proposals
+    /// (docs/REVIEW.md).
+    pub reviewer: Option<String>,
+    /// How long the reviewer may run, in seconds (default 120).
+    pub reviewer_timeout_secs: Option<u64>,
 }
 
 impl MachineConfig {

@@ -31,6 +31,9 @@ pub enum ArchiveKind {
     /// Archived by a review as the side of a conflict its run's results do
     /// not support (the evidence named in the reason).
     Conflict,
+    /// Archived by a review on its reviewer's proposal (the reviewer's
+    /// reason).
+    Reviewed,
 }
 
 impl ArchiveKind {
@@ -43,6 +46,7 @@ impl ArchiveKind {
             ArchiveKind::Merged => "merged",
             ArchiveKind::Expired => "expired",
             ArchiveKind::Conflict => "conflict",
+            ArchiveKind::Reviewed => "reviewed",
         }
     }
 
@@ -54,6 +58,7 @@ impl ArchiveKind {
             "merged" => Some(ArchiveKind::Merged),
             "expired" => Some(ArchiveKind::Expired),
             "conflict" => Some(ArchiveKind::Conflict),
+            "reviewed" => Some(ArchiveKind::Reviewed),
             _ => None,
         }
     }
@@ -103,6 +108,9 @@ pub struct Meta {
     pub review: Option<String>,
     /// For a fact a review lifted out of a day log: that day's date.
     pub lifted: Option<NaiveDate>,
+    /// For a fact a review renewed: its expiry before (`memdir review undo`
+    /// puts it back).
+    pub renewed_from: Option<DateTime<Utc>>,
     /// Keys this version does not know, kept as they were.
     pub other: Vec<(String, String)>,
 }
@@ -231,7 +239,9 @@ pub fn bad_values(comment: &str) -> Vec<BadValue> {
     pairs(comment_body(comment))
         .into_iter()
         .filter(|(k, v)| match k.as_str() {
-            "created" | "updated" | "expires" | "archived" => parse_time(v).is_none(),
+            "created" | "updated" | "expires" | "archived" | "renewed_from" => {
+                parse_time(v).is_none()
+            }
             "date" | "lifted" => NaiveDate::parse_from_str(v, "%Y-%m-%d").is_err(),
             "kind" => ArchiveKind::parse(v).is_none(),
             "scope" => Origin::parse(v).is_none(),
@@ -294,6 +304,7 @@ impl Meta {
                 "id" => m.id = Some(v),
                 "review" => m.review = Some(v),
                 "lifted" => m.lifted = NaiveDate::parse_from_str(&v, "%Y-%m-%d").ok(),
+                "renewed_from" => m.renewed_from = time(),
                 _ => m.other.push((k, v)),
             }
         }
@@ -325,6 +336,7 @@ impl Meta {
             ("conflict", self.conflict.clone()),
             ("lifted", self.lifted.map(|d| d.to_string())),
             ("review", self.review.clone()),
+            ("renewed_from", t(&self.renewed_from)),
             ("archived", t(&self.archived)),
             ("kind", self.kind.map(|k| k.name().to_owned())),
             ("archived_by", self.archived_by.clone()),

@@ -19,4 +19,6 @@ pub use meta::{
     parse_time,
 };
 pub use scope::{Origin, Scope};
-pub use settings::{Budgets, Curation, ExpiryDays, FORMAT, GitSettings, Settings};
+pub use settings::{
+    Budgets, Curation, ExpiryDays, FORMAT, GitSettings, REVIEW_AT, ReviewSettings, Settings,
+};

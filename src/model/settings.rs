@@ -49,6 +49,9 @@ pub struct Settings {
     /// How memdir works with the git repository the folder is in.
     #[serde(default)]
     pub git: GitSettings,
+    /// The daily review's routine ("Memory dreaming"): when it is due, and
+    /// whether it is paused. Absent: no routine (`review --due` never runs).
+    pub review: Option<ReviewSettings>,
     /// After [`Settings::overlay`]: the budgets the more specific file set,
     /// so a resolved budget can say where it came from.
     #[serde(skip)]
@@ -77,6 +80,32 @@ pub struct GitSettings {
     #[serde(flatten)]
     unknown: Unknown,
 }
+
+/// The `review:` setting: the daily review's routine.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ReviewSettings {
+    /// The time of day (UTC, `HH:MM`) a review is due (default `04:00`).
+    pub at: Option<String>,
+    /// A paused routine is never due.
+    pub paused: Option<bool>,
+    #[serde(flatten)]
+    unknown: Unknown,
+}
+
+impl ReviewSettings {
+    /// The time of day a review is due, `HH:MM` UTC.
+    pub fn at(&self) -> &str {
+        self.at.as_deref().unwrap_or(REVIEW_AT)
+    }
+
+    /// Whether the routine is paused.
+    pub fn paused(&self) -> bool {
+        self.paused.unwrap_or(false)
+    }
+}
+
+/// The time of day a new routine's review is due (UTC).
+pub const REVIEW_AT: &str = "04:00";
 
 /// Days until a saved fact expires, per store; `0` means never.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -221,11 +250,13 @@ impl Settings {
                 ),
             });
         }
+        let empty = Unknown::new();
         let nested = [
             ("", &s.unknown),
             ("budgets.", &s.budgets.unknown),
             ("expiry_days.", &s.expiry_days.unknown),
             ("git.", &s.git.unknown),
+            ("review.", s.review.as_ref().map_or(&empty, |r| &r.unknown)),
         ];
         s.unknown_keys = nested
             .iter()
@@ -286,6 +317,7 @@ impl Settings {
         self.expiry_days.user = other.expiry_days.user.or(self.expiry_days.user);
         self.curation = other.curation.or(self.curation);
         self.max_result_bytes = other.max_result_bytes.or(self.max_result_bytes);
+        self.review = other.review.clone().or(self.review.take());
         self
     }
 }

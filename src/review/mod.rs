@@ -24,6 +24,8 @@ use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
 use crate::recall::terms;
 
+pub mod reviewer;
+pub mod routine;
 #[cfg(test)]
 mod tests;
 
@@ -124,7 +126,8 @@ pub enum Change {
         kind: ArchiveKind,
         /// Why.
         reason: String,
-        /// For a merge: the survivor.
+        /// For a merge: the survivor; for a conflict: the fact kept; for a
+        /// supersede: the new fact.
         #[serde(skip_serializing_if = "Option::is_none")]
         into: Option<String>,
     },
@@ -136,8 +139,26 @@ pub enum Change {
         scope: Scope,
         /// The new expiry.
         expires: DateTime<Utc>,
+        /// The expiry before (kept as `renewed_from`, so an undo puts it
+        /// back).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous: Option<DateTime<Utc>>,
         /// Why.
         reason: String,
+    },
+    /// Save a fact the reviewer proposed (alone, or replacing one).
+    Save {
+        /// The new fact's id.
+        id: String,
+        /// Its store.
+        scope: Scope,
+        /// Its text.
+        text: String,
+        /// Why (the reviewer's).
+        reason: String,
+        /// The fact it replaces (archived as superseded by the same plan).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        supersedes: Option<String>,
     },
     /// Save a fact marked in a day log.
     Lift {
@@ -160,7 +181,10 @@ impl Change {
     /// The id the change concerns.
     pub fn id(&self) -> &str {
         match self {
-            Change::Archive { id, .. } | Change::Renew { id, .. } | Change::Lift { id, .. } => id,
+            Change::Archive { id, .. }
+            | Change::Renew { id, .. }
+            | Change::Lift { id, .. }
+            | Change::Save { id, .. } => id,
         }
     }
 }
@@ -319,27 +343,38 @@ pub fn plan(input: &Input<'_>) -> Plan {
             .then(b.created().cmp(&a.created()))
             .then(a.id.cmp(&b.id))
     });
-    let terms: BTreeMap<&str, Vec<String>> = order
+    // What duplicates compare, computed once per fact (not once per pair).
+    struct Key {
+        folded: String,
+        numbers: Vec<String>,
+        negations: usize,
+        terms: Vec<String>,
+    }
+    let keys: Vec<Key> = order
         .iter()
-        .map(|f| (f.id.as_str(), term_set(&f.text)))
+        .map(|f| Key {
+            folded: folded(&f.text),
+            numbers: numbers(&f.text),
+            negations: negations(&f.text),
+            terms: term_set(&f.text),
+        })
         .collect();
-    let empty = Vec::new();
     for (i, keep) in order.iter().enumerate() {
         if gone.contains(&keep.id) {
             continue;
         }
-        for other in &order[i + 1..] {
+        let k = &keys[i];
+        for (j, other) in order.iter().enumerate().skip(i + 1) {
             if gone.contains(&other.id) || other.meta.conflict.is_some() {
                 continue;
             }
-            let exact = folded(&keep.text) == folded(&other.text);
-            let near = keep.scope == other.scope
-                && numbers(&keep.text) == numbers(&other.text)
-                && negations(&keep.text) == negations(&other.text)
-                && jaccard(
-                    terms.get(keep.id.as_str()).unwrap_or(&empty),
-                    terms.get(other.id.as_str()).unwrap_or(&empty),
-                ) >= NEAR_DUPLICATE;
+            let o = &keys[j];
+            let exact = k.folded == o.folded;
+            let near = !exact
+                && keep.scope == other.scope
+                && k.numbers == o.numbers
+                && k.negations == o.negations
+                && jaccard(&k.terms, &o.terms) >= NEAR_DUPLICATE;
             if exact || near {
                 gone.insert(other.id.clone());
                 out.recalls_moved.push((keep.id.clone(), other.id.clone()));
@@ -385,7 +420,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
                     text: lose.text.clone(),
                     kind: ArchiveKind::Conflict,
                     reason: format!("in conflict with {}; {evidence}", keep.id),
-                    into: None,
+                    into: Some(keep.id.clone()),
                 });
             }
             Err(why) => out.unsettled.push(Unsettled {
@@ -406,6 +441,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
                 id: f.id.clone(),
                 scope: f.scope,
                 expires: now + Duration::days(i64::from(days)),
+                previous: f.meta.expires,
                 reason: format!(
                     "expired {}, recalled in the last {RECALL_WINDOW_DAYS} days",
                     when.unwrap_or_default()
@@ -526,12 +562,14 @@ pub struct StoreEdit {
 }
 
 /// Applies `plan`'s changes of store `scope` to its text `src`: archived
-/// facts removed, renewed ones given their new `expires` and `review=ID`,
-/// lifted ones appended with `created`, `expires` (`lift_days`), `agent`,
-/// the line's `run` and `task`, `lifted=DATE` and `review=ID`. A lift that
-/// would take the store past `limit` characters (and past what it uses
-/// now) is left out, as a save would be refused. Byte ranges are spliced;
-/// nothing else changes.
+/// facts removed (the fact a settled conflict keeps loses its `conflict=`),
+/// renewed ones given their new `expires`, `renewed_from` (the old expiry)
+/// and `review=ID`, lifted and saved ones appended with `created`,
+/// `expires` (`save_days`, the store's expiry), `agent`, `review=ID` and,
+/// for a lift, the line's `run` and `task` and `lifted=DATE` (a save that
+/// replaces a fact: `supersedes`). A lift or save that would take the store
+/// past `limit` characters (and past what it uses now) is left out, as a
+/// save would be refused. Byte ranges are spliced; nothing else changes.
 #[allow(clippy::too_many_arguments)]
 pub fn apply_to_store(
     src: &str,
@@ -540,20 +578,38 @@ pub fn apply_to_store(
     review: &str,
     agent: Option<&str>,
     now: DateTime<Utc>,
-    lift_days: Option<u32>,
+    save_days: Option<u32>,
     limit: usize,
 ) -> Result<StoreEdit, String> {
     let mut cur = src.to_owned();
+    // Each splice gives the new text's parse: the store is parsed once.
+    let mut doc = parse(scope, src);
     let mut skipped = Vec::new();
     let unplaceable = |e: splice::Unplaceable| e.0;
     for c in &plan.changes {
         match c {
-            Change::Archive { id, scope: s, .. } if *s == scope => {
-                let doc = parse(scope, &cur);
+            Change::Archive {
+                id,
+                scope: s,
+                kind,
+                into,
+                ..
+            } if *s == scope => {
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
-                    cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
-                    if parse(scope, &cur).entries.iter().any(|e| &e.id == id) {
+                    (cur, doc) = splice::remove(&cur, &doc, i).map_err(unplaceable)?;
+                    if doc.entries.iter().any(|e| &e.id == id) {
                         return Err(format!("{id} is in the store more than once"));
+                    }
+                }
+                // The kept side of a settled conflict is no longer in one.
+                if *kind == ArchiveKind::Conflict
+                    && let Some(keep) = into
+                    && let Some(i) = doc.entries.iter().position(|e| &e.id == keep)
+                {
+                    let mut m = doc.entries[i].metadata(&cur);
+                    if m.conflict.take().is_some() {
+                        (cur, doc) =
+                            splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
                     }
                 }
             }
@@ -563,15 +619,14 @@ pub fn apply_to_store(
                 expires,
                 ..
             } if *s == scope => {
-                let doc = parse(scope, &cur);
                 if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
                     let mut m = doc.entries[i].metadata(&cur);
+                    m.renewed_from = m.expires.or(m.renewed_from);
                     m.expires = Some(*expires);
                     m.updated = Some(now);
                     m.review = Some(review.to_owned());
-                    cur = splice::set_meta(&cur, &doc, i, &m.render())
-                        .map_err(unplaceable)?
-                        .0;
+                    (cur, doc) =
+                        splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
                 }
             }
             Change::Lift {
@@ -581,13 +636,9 @@ pub fn apply_to_store(
                 run,
                 task,
             } if scope == Scope::Memory => {
-                let doc = parse(scope, &cur);
-                if doc.entries.iter().any(|e| &e.id == id) {
-                    continue;
-                }
                 let meta = Meta {
                     created: Some(now),
-                    expires: lift_days
+                    expires: save_days
                         .filter(|d| *d > 0)
                         .map(|d| now + Duration::days(i64::from(d))),
                     agent: agent.map(str::to_owned),
@@ -597,25 +648,26 @@ pub fn apply_to_store(
                     review: Some(review.to_owned()),
                     ..Meta::default()
                 };
-                let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
-                let Ok((next, next_doc)) =
-                    splice::append(&cur, &doc, (text, id), Some(&meta.render()))
-                else {
-                    skipped.push(Skipped {
-                        what: text.clone(),
-                        why: "memory_unplaceable".into(),
-                    });
-                    continue;
+                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
+            }
+            Change::Save {
+                id,
+                scope: s,
+                text,
+                supersedes,
+                ..
+            } if *s == scope => {
+                let meta = Meta {
+                    created: Some(now),
+                    expires: save_days
+                        .filter(|d| *d > 0)
+                        .map(|d| now + Duration::days(i64::from(d))),
+                    agent: agent.map(str::to_owned),
+                    supersedes: supersedes.clone(),
+                    review: Some(review.to_owned()),
+                    ..Meta::default()
                 };
-                let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
-                if after > limit && after > before {
-                    skipped.push(Skipped {
-                        what: text.clone(),
-                        why: "memory_over_budget".into(),
-                    });
-                    continue;
-                }
-                cur = next;
+                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
             }
             _ => {}
         }
@@ -624,4 +676,38 @@ pub fn apply_to_store(
         src: (cur != src).then_some(cur),
         skipped,
     })
+}
+
+/// Appends `(text, id)` with `meta` to `cur` unless the id is there; left
+/// out (in `skipped`) when it cannot be placed or would take the store past
+/// `limit` characters and past what it uses now.
+fn append_checked(
+    cur: &mut String,
+    doc: &mut crate::markdown::Document,
+    (text, id): (&String, &String),
+    meta: &Meta,
+    limit: usize,
+    skipped: &mut Vec<Skipped>,
+) {
+    if doc.entries.iter().any(|e| &e.id == id) {
+        return;
+    }
+    let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
+    let Ok((next, next_doc)) = splice::append(cur, doc, (text, id), Some(&meta.render())) else {
+        skipped.push(Skipped {
+            what: text.clone(),
+            why: "memory_unplaceable".into(),
+        });
+        return;
+    };
+    let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
+    if after > limit && after > before {
+        skipped.push(Skipped {
+            what: text.clone(),
+            why: "memory_over_budget".into(),
+        });
+        return;
+    }
+    *cur = next;
+    *doc = next_doc;
 }

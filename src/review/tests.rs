@@ -260,7 +260,7 @@ fn applying_a_plan_splices_and_keeps_the_rest() {
     )
     .unwrap();
     let text = out.src.unwrap();
-    assert!(text.starts_with("# Notes\n\nKept prose.\n\n- The staging deploy needs the VPN on\n- Old one <!-- memdir created=2026-01-01T00:00:00Z updated=2026-11-30T04:00:00Z expires=2027-02-28T04:00:00Z review=rv-1 -->\n"), "{text}");
+    assert!(text.starts_with("# Notes\n\nKept prose.\n\n- The staging deploy needs the VPN on\n- Old one <!-- memdir created=2026-01-01T00:00:00Z updated=2026-11-30T04:00:00Z expires=2027-02-28T04:00:00Z review=rv-1 renewed_from=2026-11-01T00:00:00Z -->\n"), "{text}");
     assert!(text.ends_with("- The deploy needs a kubeconfig <!-- memdir created=2026-11-30T04:00:00Z expires=2027-02-28T04:00:00Z agent=agt run=run-x lifted=2026-11-30 review=rv-1 -->\n"), "{text}");
     // The same plan on USER.md changes nothing; a tight budget skips the lift.
     assert_eq!(
@@ -335,4 +335,50 @@ fn the_near_duplicate_threshold_is_calibrated() {
         .filter(|(a, b)| jaccard(&term_set(a), &term_set(b)) >= NEAR_DUPLICATE)
         .count();
     println!("look-alikes over the threshold without the gates: {ungated}");
+}
+
+#[test]
+fn reviewer_proposals_are_checked_then_merged() {
+    use serde_json::json;
+    let mut old = fact("Runners use Docker 19");
+    old.meta.expires = Some(now() - Duration::days(3));
+    let keep = fact("The cache lives on the scratch disk");
+    let facts = vec![old.clone(), keep.clone()];
+    let mut p = plan_of(&facts, &[], &BTreeMap::new());
+    assert_eq!(archived(&p), vec![(old.id.clone(), ArchiveKind::Expired)]);
+    let proposals = vec![
+        json!({"action": "renew", "id": old.id, "days": 30}),
+        json!({"action": "supersede", "id": keep.id, "text": "The cache lives on the fast disk", "reason": "moved"}),
+        json!({"action": "archive", "id": keep.id, "reason": "twice"}),
+        json!({"action": "save", "text": "The cache lives on the fast disk"}),
+        json!({"action": "save", "text": "Deploys need the VPN", "store": "user"}),
+        json!({"action": "renew", "id": "mem_000000000000"}),
+        json!({"action": "archive", "id": old.id, "reason": "x".repeat(501)}),
+    ];
+    let rejected = reviewer::merge(&mut p, &facts, &proposals, &no_days, now());
+    let why: Vec<(usize, &str)> = rejected.iter().map(|r| (r.index, r.why.as_str())).collect();
+    assert_eq!(why.len(), 4, "{why:?}");
+    assert!(why[0].0 == 2 && why[0].1.contains("changed by this review already"));
+    assert!(why[1].0 == 3 && why[1].1 == "already stored");
+    assert!(why[2].0 == 5 && why[2].1.contains("not a fact of this owner"));
+    assert!(why[3].0 == 6 && why[3].1.contains("over 500"), "{why:?}");
+    // The renewal replaced the expired archive, keeping the old expiry.
+    assert!(!archived(&p).contains(&(old.id.clone(), ArchiveKind::Expired)));
+    assert!(p.changes.iter().any(|c| matches!(c,
+        Change::Renew { id, previous, expires, .. }
+            if *id == old.id && *previous == old.meta.expires && *expires == now() + Duration::days(30))));
+    assert!(archived(&p).contains(&(keep.id.clone(), ArchiveKind::Superseded)));
+    assert!(p.changes.iter().any(|c| matches!(c,
+        Change::Save { scope: Scope::User, text, .. } if text == "Deploys need the VPN")));
+    assert!(p.changes.iter().any(|c| matches!(c,
+        Change::Save { supersedes: Some(s), .. } if *s == keep.id)));
+    // Candidate pairs: alike but not duplicates.
+    let a = fact("The build cache lives on the staging disk");
+    let b = fact("The build cache lives on the scratch disk");
+    let c = fact("Completely unrelated words here");
+    let pairs = reviewer::candidate_pairs(&[a.clone(), b.clone(), c], now());
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0].0, [a.id, b.id]);
+    assert!(reviewer::parse_output(br#"{"version":2,"proposals":[]}"#).is_err());
+    assert!(reviewer::parse_output(br#"{"version":1}"#).is_ok());
 }

@@ -135,7 +135,10 @@ fn archive_locked(
             ArchiveKind::Plain => "archived",
             ArchiveKind::Vetoed => "vetoed",
             ArchiveKind::Superseded => "superseded",
-            ArchiveKind::Merged | ArchiveKind::Expired | ArchiveKind::Conflict => "archived",
+            ArchiveKind::Merged
+            | ArchiveKind::Expired
+            | ArchiveKind::Conflict
+            | ArchiveKind::Reviewed => "archived",
         },
         warnings,
     })

@@ -66,7 +66,7 @@ pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
 pub use results::{PutOutcome, PutStatus, ResultsGc, ResultsRemoved};
-pub use review::{ReviewReport, UndoReport};
+pub use review::{DueOutcome, ReviewOptions, ReviewReport, RoutineStatus, UndoReport};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::{MERGED_FILES, Setup};
@@ -319,13 +319,36 @@ impl Owner {
     /// renews or archives expired facts, lifts yesterday's marked day
     /// lines, settles conflicts by their runs' results, lists unrecalled
     /// facts. With `dry_run`, only plans (with a diff of each file).
-    pub fn review(&self, dry_run: bool) -> Result<ReviewReport> {
-        review::run(self, dry_run, Utc::now())
+    pub fn review(&self, opts: &ReviewOptions) -> Result<ReviewReport> {
+        review::run(self, opts, Utc::now())
     }
 
     /// [`Owner::review`] as of `now`.
-    pub fn review_at(&self, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
-        review::run(self, dry_run, now)
+    pub fn review_at(&self, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<ReviewReport> {
+        review::run(self, opts, now)
+    }
+
+    /// Runs a review only when the routine (`review:` in memdir.yaml) says
+    /// one is due: the last review the owner's journal records is older
+    /// than the latest scheduled time. When none is due it reads
+    /// memdir.yaml and episodes.md, takes no lock and writes nothing.
+    pub fn review_due(&self, opts: &ReviewOptions) -> Result<DueOutcome> {
+        review::run_due(self, opts, Utc::now())
+    }
+
+    /// [`Owner::review_due`] as of `now`.
+    pub fn review_due_at(&self, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<DueOutcome> {
+        review::run_due(self, opts, now)
+    }
+
+    /// The routine: its setting, whether a review is due, the last review.
+    pub fn review_status(&self) -> Result<RoutineStatus> {
+        review::status(self, Utc::now())
+    }
+
+    /// Pauses (`true`) or resumes the routine, in the owner's memdir.yaml.
+    pub fn pause_review(&self, paused: bool) -> Result<RoutineStatus> {
+        review::set_paused(self, paused, Utc::now())
     }
 
     /// Undoes a review from the files alone: what it archived comes back,

@@ -13,16 +13,17 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::files::archive::{self, record_meta};
-use super::files::{episodes, results, stats, stores};
+use super::files::{config, episodes, results, stats, stores};
 use super::limits::STORE_EDIT_BYTES;
 use super::owner::{At, Owner};
-use super::root::DERIVED_DIR;
+use super::root::{CONFIG_FILE, DERIVED_DIR};
 use crate::disk::{Change as DiskChange, decode_limited};
 use crate::edit;
 use crate::error::{Error, Result};
 use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Caller, Origin, Scope};
-use crate::review::{self, Change, DayLine, Fact, Plan};
+use crate::review::routine::{self, Due, LastReview};
+use crate::review::{self, Change, DayLine, Fact, Plan, reviewer};
 
 /// The folder of review records in `.memdir/`.
 const REVIEWS_DIR: &str = "reviews";
@@ -40,6 +41,140 @@ pub struct ReviewReport {
     pub diffs: Vec<(String, String)>,
     /// Notes, such as a commit that failed.
     pub warnings: Vec<String>,
+    /// The reviewer's part, when one is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<ReviewerRun>,
+}
+
+/// What the reviewer did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewerRun {
+    /// The command.
+    pub command: String,
+    /// Why it gave nothing (did not start, timed out, printed too much,
+    /// failed, printed no valid document); the rest of the review applies.
+    pub error: Option<String>,
+    /// Its proposals applied (their changes are in the plan).
+    pub accepted: usize,
+    /// Its proposals not applied, with why.
+    pub rejected: Vec<crate::review::reviewer::Rejected>,
+}
+
+/// The reviewer's default timeout.
+const REVIEWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// The most the reviewer may print, in bytes.
+pub const REVIEWER_OUTPUT_BYTES: u64 = 1024 * 1024;
+/// The most result text sent per run, in bytes.
+const RESULT_TEXT_BYTES: usize = 16 * 1024;
+
+/// The reviewer command: `--reviewer`, else the machine-local
+/// configuration's; with its timeout.
+fn reviewer_command(
+    owner: &Owner,
+    opts: &ReviewOptions,
+) -> Result<Option<(String, std::time::Duration)>> {
+    let machine = owner.store().machine_config()?;
+    let timeout = machine
+        .reviewer_timeout_secs
+        .map_or(REVIEWER_TIMEOUT, std::time::Duration::from_secs);
+    Ok(opts
+        .reviewer
+        .clone()
+        .or(machine.reviewer)
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| (c, timeout)))
+}
+
+/// Runs the reviewer on the owner's files as `at` shows them: its
+/// proposals (JSON values), or why there are none.
+fn ask_reviewer(
+    at: At<'_>,
+    command: &str,
+    timeout: std::time::Duration,
+    now: DateTime<Utc>,
+) -> Result<std::result::Result<Vec<serde_json::Value>, String>> {
+    let (facts, yesterday, mut evidence) = gather(at, now)?;
+    let days = |s: Scope| at.settings.expiry_days.days(s);
+    let plan = review::plan(&review::Input {
+        facts: &facts,
+        yesterday: &yesterday,
+        evidence: &evidence,
+        renew_days: &days,
+        now,
+    });
+    let pairs = reviewer::candidate_pairs(&facts, now);
+    for (ids, _, _) in &pairs {
+        for id in ids {
+            if let Some(run) = facts
+                .iter()
+                .find(|f| &f.id == id)
+                .and_then(|f| f.meta.run.clone())
+                && !evidence.contains_key(&run)
+                && let Some(texts) = results::texts(at, &run)?
+            {
+                evidence.insert(run, texts);
+            }
+        }
+    }
+    for texts in evidence.values_mut() {
+        let mut left = RESULT_TEXT_BYTES;
+        for t in texts.iter_mut() {
+            let mut cut = t.len().min(left);
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t.truncate(cut);
+            left -= cut;
+        }
+        texts.retain(|t| !t.is_empty());
+    }
+    let date = (now - Duration::days(1)).date_naive();
+    let doc = reviewer::document(
+        at.owner.id(),
+        &facts,
+        (date, &yesterday),
+        &plan,
+        pairs,
+        &evidence,
+        now,
+    );
+    let input = serde_json::to_vec(&doc).map_err(|e| Error::Encode {
+        what: "the reviewer's document",
+        source: e,
+    })?;
+    Ok(
+        crate::program::run_shell(command, &input, timeout, REVIEWER_OUTPUT_BYTES)
+            .and_then(|out| reviewer::parse_output(&out))
+            .map(|o| o.proposals),
+    )
+}
+
+/// Adds the reviewer's valid proposals to `plan`.
+fn merge_reviewer(
+    plan: &mut Plan,
+    facts: &[Fact],
+    (command, asked): &(String, std::result::Result<Vec<serde_json::Value>, String>),
+    at: At<'_>,
+    now: DateTime<Utc>,
+) -> ReviewerRun {
+    match asked {
+        Ok(proposals) => {
+            let days = |s: Scope| at.settings.expiry_days.days(s);
+            let rejected = reviewer::merge(plan, facts, proposals, &days, now);
+            ReviewerRun {
+                command: command.clone(),
+                error: None,
+                accepted: proposals.len() - rejected.len(),
+                rejected,
+            }
+        }
+        Err(e) => ReviewerRun {
+            command: command.clone(),
+            error: Some(e.clone()),
+            accepted: 0,
+            rejected: Vec::new(),
+        },
+    }
 }
 
 /// What an undo did.
@@ -49,13 +184,124 @@ pub struct UndoReport {
     pub review_id: String,
     /// Facts brought back from archive.md.
     pub restored: Vec<String>,
-    /// Lifted facts taken out of MEMORY.md.
+    /// Facts the review added (lifted, or saved on the reviewer's
+    /// proposal) taken out.
     pub removed: Vec<String>,
+    /// Renewed facts given their old expiry back.
+    pub renewals_undone: Vec<String>,
     /// Entries left as they are because they changed since (with
     /// `--partial`).
     pub left: Vec<String>,
     /// Notes.
     pub warnings: Vec<String>,
+}
+
+/// How a review runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewOptions {
+    /// Plan only; change nothing.
+    pub dry_run: bool,
+    /// Run only when the routine says a review is due (checked again under
+    /// the lock).
+    pub due: bool,
+    /// The reviewer command (run with `sh -c`); `None`: the machine-local
+    /// configuration's `reviewer`, if any.
+    pub reviewer: Option<String>,
+}
+
+/// The routine's state: its setting, whether a review is due, the last
+/// review the journal records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoutineStatus {
+    /// The time of day a review is due (UTC), when there is a routine.
+    pub at: Option<String>,
+    /// Whether the routine is paused.
+    pub paused: bool,
+    /// Whether a review is due now, and since or until when.
+    pub due: Due,
+    /// The next time a review is due (now or earlier when one is due).
+    pub next_due: Option<DateTime<Utc>>,
+    /// The last review the owner's journal records.
+    pub last: Option<LastReview>,
+}
+
+/// What `review --due` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DueOutcome {
+    /// The review, when one was due.
+    pub ran: Option<ReviewReport>,
+    /// The routine as it stood before.
+    pub status: RoutineStatus,
+}
+
+/// The routine's state as the owner's files (memdir.yaml, episodes.md)
+/// record it: reads two files, parses neither store, takes no lock.
+pub(crate) fn status_at(at: At<'_>, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let (_, episodes) = episodes::read(at)?;
+    let last = routine::last_review(&episodes);
+    let r = at.settings.review.as_ref();
+    let due = routine::due(r, last.as_ref().map(|l| l.at), now).map_err(|message| {
+        Error::InvalidConfig {
+            path: at.owner.dir().join(CONFIG_FILE),
+            message,
+        }
+    })?;
+    let next_due = match &due {
+        Due::Due { since } => Some(*since),
+        Due::NotDue { next } => Some(*next),
+        Due::NoRoutine | Due::Paused => None,
+    };
+    Ok(RoutineStatus {
+        at: r.map(|r| r.at().to_owned()),
+        paused: r.is_some_and(|r| r.paused()),
+        due,
+        next_due,
+        last,
+    })
+}
+
+/// The routine's state (`memdir review status`).
+pub(crate) fn status(owner: &Owner, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let view = owner.view()?;
+    status_at(view.at(), now)
+}
+
+/// `memdir review --due`: a review when one is due, else nothing written
+/// and no lock taken.
+pub(crate) fn run_due(
+    owner: &Owner,
+    opts: &ReviewOptions,
+    now: DateTime<Utc>,
+) -> Result<DueOutcome> {
+    let status = status(owner, now)?;
+    if !matches!(status.due, Due::Due { .. }) {
+        return Ok(DueOutcome { ran: None, status });
+    }
+    let opts = ReviewOptions {
+        due: true,
+        dry_run: false,
+        ..opts.clone()
+    };
+    let ran = apply(owner, &opts, now)?;
+    Ok(DueOutcome { ran, status })
+}
+
+/// Pauses or resumes the routine: `paused:` edited in place in the owner's
+/// memdir.yaml (the routine added when it has none).
+pub(crate) fn set_paused(owner: &Owner, paused: bool, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let locked = owner.lock()?;
+    let (held, _) = config::read(locked.at())?;
+    let change = config::edit(locked.dir(), held, move |src| {
+        let next = routine::set_paused(src, paused);
+        (next != src).then_some(next)
+    });
+    let name = change.name;
+    owner.disk().replace_in_order(vec![change])?;
+    let what = if paused { "pause" } else { "resume" };
+    // A commit that fails leaves the setting written; status says it.
+    let _ = locked.written(&[name], &format!("{what} the daily review"));
+    drop(locked);
+    status(owner, now)
 }
 
 /// A review id: `review-` + the UTC time + 8 hex digits of the plan's hash.
@@ -156,7 +402,7 @@ fn store_text(
         id,
         agent,
         now,
-        at.settings.expiry_days.days(Scope::Memory),
+        at.settings.expiry_days.days(l.scope),
         limit,
     )
     .map_err(|reason| Error::Unplaceable {
@@ -220,7 +466,7 @@ fn records(
                 text,
                 kind,
                 reason,
-                ..
+                into,
             } => {
                 let meta = facts
                     .iter()
@@ -229,6 +475,9 @@ fn records(
                     .unwrap_or_default();
                 let mut m = record_meta(meta, Origin::from(*scope), *kind, reason.clone(), now, by);
                 m.review = Some(id.to_owned());
+                if *kind == ArchiveKind::Superseded {
+                    m.superseded_by = into.clone();
+                }
                 Some((text.clone(), m))
             }
             _ => None,
@@ -237,11 +486,36 @@ fn records(
 }
 
 /// Reviews the owner: plans, and unless `dry_run` applies the plan.
-pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<ReviewReport> {
-    if dry_run {
+pub(crate) fn run(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<ReviewReport> {
+    let opts = ReviewOptions {
+        due: false,
+        ..opts.clone()
+    };
+    apply(owner, &opts, now)?.ok_or_else(|| Error::ReviewNotFound {
+        id: "(none was due)".into(),
+    })
+}
+
+/// Plans and (unless a dry run) applies a review; `None` when
+/// `opts.due` and, under the lock, none is due.
+fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Option<ReviewReport>> {
+    // The reviewer runs before the lock (it may take minutes); its
+    // proposals are checked against the files as they are under the lock.
+    let asked = match reviewer_command(owner, opts)? {
+        Some((command, timeout)) => {
+            let view = owner.view()?;
+            let answer = ask_reviewer(view.at(), &command, timeout, now)?;
+            Some((command, answer))
+        }
+        None => None,
+    };
+    if opts.dry_run {
         let view = owner.view()?;
         let at = view.at();
         let (mut plan, facts) = make_plan(at, now)?;
+        let reviewer = asked
+            .as_ref()
+            .map(|a| merge_reviewer(&mut plan, &facts, a, at, now));
         let id = review_id(now, &plan);
         let mut diffs = Vec::new();
         let recs = records(&plan, &facts, &id, now, owner.caller());
@@ -266,17 +540,25 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
                 diffs.push((name.to_owned(), unified_diff(name, &l.src, &new)));
             }
         }
-        return Ok(ReviewReport {
+        return Ok(Some(ReviewReport {
             review_id: id,
             applied: false,
             plan,
             diffs,
             warnings: Vec::new(),
-        });
+            reviewer,
+        }));
     }
     let locked = owner.lock()?;
     let at = locked.at();
+    // Another process may have run the due review while this one waited.
+    if opts.due && !matches!(status_at(at, now)?.due, Due::Due { .. }) {
+        return Ok(None);
+    }
     let (mut plan, facts) = make_plan(at, now)?;
+    let reviewer = asked
+        .as_ref()
+        .map(|a| merge_reviewer(&mut plan, &facts, a, at, now));
     let id = review_id(now, &plan);
     let dir = locked.dir();
     let mut changes: Vec<DiskChange<'_>> = Vec::new();
@@ -299,7 +581,7 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
         let base = l.base();
         let (plan, id) = (frozen.clone(), id.clone());
         let limit = l.budget(at)?.limit;
-        let days = at.settings.expiry_days.days(Scope::Memory);
+        let days = at.settings.expiry_days.days(l.scope);
         let agent = match owner.caller() {
             Caller::Agent(a) => Some(a.clone()),
             Caller::Person(_) => None,
@@ -349,8 +631,9 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
         .iter()
         .filter(|c| matches!(c, Change::Renew { .. }))
         .count();
+    let proposed = reviewer.as_ref().map_or(0, |r| r.accepted);
     let summary = format!(
-        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled",
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed",
         count(ArchiveKind::Merged),
         count(ArchiveKind::Expired),
         count(ArchiveKind::Conflict),
@@ -395,13 +678,14 @@ pub(crate) fn run(owner: &Owner, dry_run: bool, now: DateTime<Utc>) -> Result<Re
     }
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     warnings.extend(locked.written(&names, &format!("review {id}")));
-    Ok(ReviewReport {
+    Ok(Some(ReviewReport {
         review_id: id,
         applied: true,
         plan,
         diffs: Vec::new(),
         warnings,
-    })
+        reviewer,
+    }))
 }
 
 /// Undoes review `id`: archived facts (merged, expired, conflict) back into
@@ -419,7 +703,13 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         .filter(|r| {
             matches!(
                 r.meta.kind,
-                Some(ArchiveKind::Merged | ArchiveKind::Expired | ArchiveKind::Conflict)
+                Some(
+                    ArchiveKind::Merged
+                        | ArchiveKind::Expired
+                        | ArchiveKind::Conflict
+                        | ArchiveKind::Reviewed
+                        | ArchiveKind::Superseded
+                )
             )
         })
         .collect();
@@ -428,13 +718,27 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         loaded.push(stores::load(at, scope, true, STORE_EDIT_BYTES)?);
     }
     let mut lifted = Vec::new();
+    let mut renewed = Vec::new();
     let mut left = Vec::new();
     let mut live_ids = Vec::new();
+    let ran = routine::review_time(id);
     for l in &loaded {
         for e in &l.doc.entries {
             live_ids.push(e.id.clone());
             let m = e.metadata(&l.src);
-            if m.review.as_deref() == Some(id) && m.lifted.is_some() {
+            if m.review.as_deref() != Some(id) {
+                continue;
+            }
+            if let Some(old) = m.renewed_from {
+                // Renewed: the renewal set `updated` to the review's time.
+                if m.updated.is_some_and(|u| ran.is_some_and(|r| u > r)) {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    renewed.push((l.scope, e.id.clone(), old));
+                }
+            } else if m.lifted.is_some() || (m.created.is_some() && m.created == ran) {
+                // Added by the review: lifted, or saved on the reviewer's
+                // proposal (created at the review's time).
                 if m.updated.is_some() {
                     left.push(format!("{} (edited after the review)", e.id));
                 } else {
@@ -451,7 +755,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             restore.push(r);
         }
     }
-    if restore.is_empty() && lifted.is_empty() && left.is_empty() {
+    if restore.is_empty() && lifted.is_empty() && renewed.is_empty() && left.is_empty() {
         return Err(Error::ReviewNotFound { id: id.to_owned() });
     }
     if !left.is_empty() && !partial {
@@ -486,6 +790,22 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             let doc = parse(scope, &cur);
             if let Some(a) = edit::restore(&cur, &doc, &r.text, &m.render(), &cx)? {
                 cur = a.src;
+            }
+        }
+        for (_, rid, old) in renewed.iter().filter(|(s, _, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == rid) {
+                let mut m = doc.entries[i].metadata(&cur);
+                m.expires = Some(*old);
+                m.renewed_from = None;
+                m.review = None;
+                m.updated = Some(now);
+                cur = splice::set_meta(&cur, &doc, i, &m.render())
+                    .map_err(|e| Error::Unplaceable {
+                        path: l.path.clone(),
+                        reason: e.0,
+                    })?
+                    .0;
             }
         }
         for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
@@ -550,6 +870,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         review_id: id.to_owned(),
         restored,
         removed: lifted.into_iter().map(|(_, i)| i).collect(),
+        renewals_undone: renewed.into_iter().map(|(_, i, _)| i).collect(),
         left,
         warnings: locked
             .written(&names, &format!("undo review {id}"))

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::files::archive::{self, record_meta};
+use super::files::config;
 use super::files::locate::{self, Found};
 use super::files::stats;
 use super::files::stores::{self, Loaded};
@@ -27,7 +28,8 @@ use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Applied, OpFailed, OpOutcome, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::splice::normalize_text;
-use crate::model::{ArchiveKind, Curation, Meta, Origin, Scope, entry_id, is_live};
+use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
+use crate::review::routine;
 
 /// What a write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,6 +415,11 @@ fn write(
     let at = locked.at();
     // An editor's save met by a swap makes a store's edit run again; its
     // outcome replaces the plan's.
+    // An agent's first save (one that creates a store) creates the daily
+    // review's routine in the owner's memdir.yaml, unless it has one.
+    let first_save = plans
+        .iter()
+        .any(|p| !p.loaded.exists && p.applied.as_ref().is_some_and(|a| a.changed(&p.loaded.src)));
     let mut redone: Vec<Option<Applied>> = plans.iter().map(|_| None).collect();
     let mut changes: Vec<Change<'_>> = Vec::new();
     if !records.is_empty() {
@@ -460,6 +467,14 @@ fn write(
                 Ok(out)
             }),
         });
+    }
+    if first_save && matches!(locked.owner().caller(), Caller::Agent(_)) {
+        let (held, text) = config::read(at)?;
+        if routine::add_routine(&text, false).is_some() {
+            changes.push(config::edit(locked.dir(), held, |src| {
+                routine::add_routine(src, false)
+            }));
+        }
     }
     let written: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     locked.owner().disk().replace_in_order(changes)?;

@@ -5,6 +5,7 @@
 //! ```text
 //! MEMORY.md, USER.md   stores      load (with the parse cache), edit context
 //! archive.md           archive     records, appending and taking them out
+//! memdir.yaml          config      the routine's `review:` line, edited in place
 //! episodes.md          episodes    the journal, day rows, day-line appends
 //! .memdir/stats.json   stats       recall counts, first-seen times, sessions
 //! .memdir/scan-cache   scan_cache  scanner verdicts for snapshots
@@ -15,6 +16,7 @@
 //! ```
 
 pub(crate) mod archive;
+pub(crate) mod config;
 pub(crate) mod episodes;
 pub(crate) mod locate;
 pub(crate) mod results;
