@@ -306,6 +306,8 @@ fn pause_and_resume_edit_the_routine_in_place() {
     assert_eq!(s.read_text(A, "memdir.yaml"), yaml);
     // Resume on an owner without a routine adds it.
     let n = Sandbox::new();
+    // (An owner the root holds, with a hand-written store: no routine yet.)
+    n.write(A, "MEMORY.md", "- A hand-written fact\n");
     let st = n.json_ok(&["--owner", A, "review", "resume"]);
     assert_eq!(st["at"], "04:00", "{st}");
     assert!(
