@@ -8,7 +8,7 @@
 //! lowercased, stop words dropped, lightly stemmed, identifiers kept whole
 //! and in parts). Positions and times play no part.
 
-use crate::recall::terms;
+use crate::recall::{jaccard, term_set};
 
 /// The least similarity at which a removed entry and a new entry of the
 /// same side count as one entry edited. Chosen on the labelled pairs of
@@ -20,37 +20,6 @@ pub const EDIT_SIMILARITY: f64 = 0.4;
 /// once, or a hostile file) nothing is paired: each edit counts as a
 /// removal and an add, which loses no entry.
 pub const MAX_PAIRS: usize = 1_000_000;
-
-/// A text's distinct terms, sorted.
-pub fn term_set(text: &str) -> Vec<String> {
-    let mut t = terms(text);
-    t.sort_unstable();
-    t.dedup();
-    t
-}
-
-/// The Jaccard index of two sorted term sets: shared terms over all terms
-/// (0 when both are empty).
-pub fn jaccard(a: &[String], b: &[String]) -> f64 {
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let all = a.len() + b.len() - shared;
-    if all == 0 {
-        0.0
-    } else {
-        shared as f64 / all as f64
-    }
-}
 
 /// The similarity of two entry texts: [`jaccard`] of their [`term_set`]s.
 pub fn similarity(a: &str, b: &str) -> f64 {

@@ -5,6 +5,7 @@
 
 mod score;
 pub(crate) mod select;
+mod similarity;
 
 pub use score::{
     Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms,
@@ -13,3 +14,4 @@ pub use select::{
     MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,
     RecalledDayLine, RecalledFact,
 };
+pub use similarity::{jaccard, term_set};

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::edit::{check_text, used_chars};
 use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
-use crate::recall::terms;
+use crate::recall::{jaccard, term_set};
 
 pub mod reviewer;
 pub mod routine;
@@ -221,36 +221,6 @@ pub struct Plan {
     pub skipped: Vec<Skipped>,
     /// Recall counts to add to survivors: (survivor, merged id).
     pub recalls_moved: Vec<(String, String)>,
-}
-
-/// A text's distinct recall terms, sorted.
-fn term_set(text: &str) -> Vec<String> {
-    let mut t = terms(text);
-    t.sort_unstable();
-    t.dedup();
-    t
-}
-
-/// The Jaccard index of two sorted term sets (0 when both are empty).
-fn jaccard(a: &[String], b: &[String]) -> f64 {
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let all = a.len() + b.len() - shared;
-    if all == 0 {
-        0.0
-    } else {
-        shared as f64 / all as f64
-    }
 }
 
 /// The numbers a text holds (runs of digits, with `.` `,` inside), sorted.
