@@ -25,21 +25,7 @@ pub(crate) fn check_text(text: &str) -> Result<String> {
         });
     }
     check_controls(&text)?;
-    let findings = scan::scan(&text);
-    let of = |family| {
-        let f: Vec<_> = findings
-            .iter()
-            .filter(|f| f.family == family)
-            .cloned()
-            .collect();
-        (!f.is_empty()).then(|| scan::pattern_list(&f))
-    };
-    if let Some(patterns) = of(Family::Threat) {
-        return Err(Error::ThreatBlocked { patterns });
-    }
-    if let Some(patterns) = of(Family::Secret) {
-        return Err(Error::SecretInMemory { patterns });
-    }
+    refuse_flagged(&text)?;
     Ok(text)
 }
 
@@ -165,4 +151,25 @@ pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
             })
         }
     }
+}
+
+/// Refuses text the scanner flags: a threat (`memory_threat_blocked`)
+/// before a secret (`secret_in_memory`), each naming its patterns.
+pub(crate) fn refuse_flagged(text: &str) -> Result<()> {
+    let findings = scan::scan(text);
+    let of = |family| {
+        let f: Vec<_> = findings
+            .iter()
+            .filter(|f| f.family == family)
+            .cloned()
+            .collect();
+        (!f.is_empty()).then(|| scan::pattern_list(&f))
+    };
+    if let Some(patterns) = of(Family::Threat) {
+        return Err(Error::ThreatBlocked { patterns });
+    }
+    if let Some(patterns) = of(Family::Secret) {
+        return Err(Error::SecretInMemory { patterns });
+    }
+    Ok(())
 }

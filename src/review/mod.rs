@@ -556,6 +556,16 @@ pub fn apply_to_store(
     let mut doc = parse(scope, src);
     let mut skipped = Vec::new();
     let unplaceable = |e: splice::Unplaceable| e.0;
+    // What every fact the review saves carries.
+    let saved = || Meta {
+        created: Some(now),
+        expires: save_days
+            .filter(|d| *d > 0)
+            .map(|d| now + Duration::days(i64::from(d))),
+        agent: agent.map(str::to_owned),
+        review: Some(review.to_owned()),
+        ..Meta::default()
+    };
     for c in &plan.changes {
         match c {
             Change::Archive {
@@ -607,16 +617,10 @@ pub fn apply_to_store(
                 task,
             } if scope == Scope::Memory => {
                 let meta = Meta {
-                    created: Some(now),
-                    expires: save_days
-                        .filter(|d| *d > 0)
-                        .map(|d| now + Duration::days(i64::from(d))),
-                    agent: agent.map(str::to_owned),
                     run: run.clone(),
                     task: task.clone(),
                     lifted: Some(*date),
-                    review: Some(review.to_owned()),
-                    ..Meta::default()
+                    ..saved()
                 };
                 append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
             }
@@ -628,14 +632,8 @@ pub fn apply_to_store(
                 ..
             } if *s == scope => {
                 let meta = Meta {
-                    created: Some(now),
-                    expires: save_days
-                        .filter(|d| *d > 0)
-                        .map(|d| now + Duration::days(i64::from(d))),
-                    agent: agent.map(str::to_owned),
                     supersedes: supersedes.clone(),
-                    review: Some(review.to_owned()),
-                    ..Meta::default()
+                    ..saved()
                 };
                 append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
             }

@@ -5,11 +5,10 @@
 use std::path::Path;
 
 use crate::disk::{Dir, decode};
-use crate::edit::check_controls;
+use crate::edit::{check_controls, refuse_flagged};
 use crate::error::{Error, Result};
 use crate::model::settings::{MAX_FRONT_MATTER_BYTES, check_yaml_bounds};
 use crate::model::{fold_whitespace, validate_id};
-use crate::scan::{self, Family};
 use crate::store::limits::{SKILL_BODY_BYTES, SKILL_FILE_BYTES};
 use crate::store::owner::At;
 
@@ -117,27 +116,6 @@ pub(crate) struct Checked {
     pub(crate) description: String,
     /// The body (the source without any front matter of its own).
     pub(crate) body: String,
-}
-
-/// Refuses text the scanner flags: a threat (`memory_threat_blocked`)
-/// before a secret (`secret_in_memory`).
-fn refuse_flagged(text: &str) -> Result<()> {
-    let findings = scan::scan(text);
-    let of = |family| {
-        let f: Vec<_> = findings
-            .iter()
-            .filter(|f| f.family == family)
-            .cloned()
-            .collect();
-        (!f.is_empty()).then(|| scan::pattern_list(&f))
-    };
-    if let Some(patterns) = of(Family::Threat) {
-        return Err(Error::ThreatBlocked { patterns });
-    }
-    if let Some(patterns) = of(Family::Secret) {
-        return Err(Error::SecretInMemory { patterns });
-    }
-    Ok(())
 }
 
 /// Checks a skill to learn: the name is an id; the source (CRLF read as LF)
