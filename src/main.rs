@@ -223,6 +223,7 @@ fn servers(
             listen,
             keys,
             timeout,
+            review_every,
         } => {
             let keys = memdir::store::keys::keys_path(store, keys.as_deref())?;
             http::run(http::Config {
@@ -230,6 +231,8 @@ fn servers(
                 listen: *listen,
                 keys,
                 timeout: std::time::Duration::from_secs(*timeout),
+                review_every: (*review_every > 0)
+                    .then(|| std::time::Duration::from_secs(*review_every)),
             })
             .map_err(Failure::Usage)?;
             Ok(Some(0))

@@ -13,7 +13,7 @@ use super::Who;
 use crate::error::{EntryBrief, Error, Result};
 use crate::model::{Caller, Scope, is_entry_id};
 use crate::recall::{Bm25Scorer, Scorer};
-use crate::store::{Store, WriteOutcome};
+use crate::store::{DueOutcome, ReviewOptions, Store, WriteOutcome};
 
 /// How a server opens the store: afresh for every call (so that
 /// `memdir.yaml`, `config.yaml` and the files are read as they are now, not
@@ -40,6 +40,29 @@ impl Opener {
         }
         Ok(store)
     }
+}
+
+/// One pass of the review routine ("Memory dreaming") over every owner
+/// under the root, as `memdir serve` makes it every few minutes: each
+/// owner's `review --due` (a review only where the owner's files say one is
+/// due, with the machine-local reviewer if one is configured; reading two
+/// files and taking no lock where none is). Each owner's outcome apart, so
+/// one owner's failure stops no other's review.
+pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutcome>)>> {
+    let store = opener.open()?;
+    let opts = ReviewOptions {
+        dry_run: false,
+        due: true,
+        reviewer: None,
+    };
+    Ok(store
+        .owners()?
+        .into_iter()
+        .map(|id| {
+            let done = store.owner(&id).and_then(|o| o.review_due(&opts));
+            (id, done)
+        })
+        .collect())
 }
 
 /// A store rendered for a reader: its entries as a markdown list, each

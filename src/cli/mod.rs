@@ -359,6 +359,10 @@ pub enum Command {
         /// How long one request may take, in seconds.
         #[arg(long, value_name = "S", default_value_t = 30)]
         timeout: u64,
+        /// Every this many seconds, run the review of each owner one is due
+        /// for (`review --due`, the routine "Memory dreaming"); 0: never.
+        #[arg(long, value_name = "S", default_value_t = 300)]
+        review_every: u64,
     },
     /// The keys of `memdir serve`: create (shown once), list, revoke.
     Key {

@@ -46,6 +46,8 @@ pub struct Config {
     pub keys: PathBuf,
     /// How long one request may take.
     pub timeout: Duration,
+    /// How often to run the reviews that are due (the routine), if at all.
+    pub review_every: Option<Duration>,
 }
 
 /// How a call failed: an operation's error, or the transport's.
@@ -230,6 +232,41 @@ async fn stop_signal() {
     eprintln!("memdir serve: stopping; finishing the requests in flight");
 }
 
+/// The review routine of every owner, one pass at start and one every
+/// `every` after the previous pass ended: each pass on the blocking pool,
+/// so no request waits for it; what each review did, or why it failed, on
+/// standard error. A stop lets a review under way finish (its writes are
+/// durable either way).
+async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let o = opener.clone();
+        let pass = tokio::task::spawn_blocking(move || memdir::api::servers::review_due_owners(&o));
+        match pass.await {
+            Ok(Ok(owners)) => {
+                for (owner, done) in owners {
+                    match done {
+                        Ok(d) => {
+                            if let Some(r) = d.ran {
+                                eprintln!(
+                                    "memdir serve: reviewed {owner}: {} ({} changes)",
+                                    r.review_id,
+                                    r.plan.changes.len()
+                                );
+                            }
+                        }
+                        Err(e) => eprintln!("memdir serve: the review of {owner} failed: {e}"),
+                    }
+                }
+            }
+            Ok(Err(e)) => eprintln!("memdir serve: cannot list the owners to review: {e}"),
+            Err(e) => eprintln!("memdir serve: the review pass failed: {e}"),
+        }
+    }
+}
+
 /// Serves until ctrl-c or SIGTERM, then finishes the requests in flight.
 pub fn run(cfg: Config) -> Result<(), String> {
     let store = cfg.opener.open().map_err(|e| e.to_string())?;
@@ -262,6 +299,9 @@ pub fn run(cfg: Config) -> Result<(), String> {
             "memdir serve: listening on http://{addr} (root {})",
             cfg.opener.root.display()
         );
+        if let Some(every) = cfg.review_every {
+            tokio::spawn(reviews(cfg.opener.clone(), every));
+        }
         let app = App { cfg: Arc::new(cfg) };
         axum::serve(listener, router(app))
             .with_graceful_shutdown(stop_signal())

@@ -29,5 +29,6 @@ mod results;
 mod review;
 mod scan_corpus;
 mod schema;
+mod serve_review;
 mod skills;
 mod snapshot_golden;

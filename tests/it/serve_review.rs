@@ -1,0 +1,113 @@
+//! `memdir serve` runs the review routine itself: a spawned server on a
+//! loopback port reviews the owners one is due for, once, and leaves paused
+//! and not-due owners alone.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::util::Sandbox;
+
+const DUE: &str = "agt_due";
+const PAUSED: &str = "agt_paused";
+const MEMORY: &str = "- The staging deploy needs the VPN on <!-- memdir created=2026-01-01T00:00:00Z -->\n\
+- Staging deploys need the VPN on <!-- memdir created=2026-02-01T00:00:00Z -->\n";
+
+#[test]
+fn serve_runs_due_reviews_once_and_leaves_paused_owners() {
+    let s = Sandbox::new();
+    s.write(
+        DUE,
+        "memdir.yaml",
+        "review: {at: \"04:00\", paused: false}\n",
+    );
+    s.write(DUE, "MEMORY.md", MEMORY);
+    s.write(
+        PAUSED,
+        "memdir.yaml",
+        "review: {at: \"04:00\", paused: true}\n",
+    );
+    s.write(PAUSED, "MEMORY.md", MEMORY);
+    let keys = s.dir.path().join("conf/keys.yaml");
+    let mut cmd = s.cmd(&["serve", "--listen", "127.0.0.1:0", "--review-every", "1"]);
+    cmd.arg("--keys").arg(&keys);
+    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn memdir serve");
+    let (tx, rx) = mpsc::channel::<String>();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // The first pass runs at start; wait for it, then for two more passes.
+    let mut seen = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            seen.push(line);
+        }
+        if seen.iter().any(|l| l.contains("reviewed")) && start.elapsed() > Duration::from_secs(3) {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    while let Ok(line) = rx.try_recv() {
+        seen.push(line);
+    }
+    let reviewed: Vec<&String> = seen.iter().filter(|l| l.contains("reviewed")).collect();
+    assert_eq!(reviewed.len(), 1, "{seen:#?}");
+    assert!(
+        reviewed[0].starts_with(&format!("memdir serve: reviewed {DUE}: review-")),
+        "{seen:#?}"
+    );
+    // The review is in the owner's files: the duplicate archived, the
+    // journal line that makes the next pass see it done.
+    let archive = s.read_text(DUE, "archive.md");
+    assert!(archive.contains("kind=merged"), "{archive}");
+    assert_eq!(s.read_text(DUE, "MEMORY.md").lines().count(), 1);
+    let id = reviewed[0]
+        .split(": ")
+        .nth(2)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert!(s.read_text(DUE, "episodes.md").contains(id));
+    let v = s.json_ok(&["--owner", DUE, "review", "status"]);
+    assert_eq!(v["last"]["id"], id, "{v}");
+    // The paused owner is as it was.
+    assert_eq!(s.read_text(PAUSED, "MEMORY.md"), MEMORY);
+    assert!(!s.path(PAUSED, "archive.md").exists());
+    assert!(!s.path(PAUSED, "episodes.md").exists());
+}
+
+#[test]
+fn serve_review_every_zero_runs_none() {
+    let s = Sandbox::new();
+    s.write(
+        DUE,
+        "memdir.yaml",
+        "review: {at: \"04:00\", paused: false}\n",
+    );
+    s.write(DUE, "MEMORY.md", MEMORY);
+    let keys = s.dir.path().join("conf/keys.yaml");
+    let mut cmd = s.cmd(&["serve", "--listen", "127.0.0.1:0", "--review-every", "0"]);
+    cmd.arg("--keys").arg(&keys);
+    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn memdir serve");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    // Listening means the start-up pass would have been spawned by now.
+    for line in lines.by_ref().map_while(Result::ok) {
+        if line.contains("listening on") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(s.read_text(DUE, "MEMORY.md"), MEMORY);
+    assert!(!s.path(DUE, "episodes.md").exists());
+}
