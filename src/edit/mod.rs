@@ -187,10 +187,10 @@ pub(crate) fn apply(
         outcomes.push(outcome);
     }
     let after = used_live(cx, &cur, &now);
-    if cur != src {
+    if after > budget.limit && cur != src {
         // Over the limit, an edit may still shrink the store.
         let before = used_live(cx, src, doc);
-        if after > budget.limit && after > before {
+        if after > before {
             let index = used_after
                 .iter()
                 .find(|(_, u)| *u > budget.limit && *u > before)

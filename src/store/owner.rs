@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings};
+use super::root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store, read_settings_cached};
 use crate::disk::{Dir, Disk, Lock};
 use crate::git::Identity;
 
@@ -180,7 +180,11 @@ impl Owner {
     fn settings_in(&self, dir: Option<&Dir>) -> Result<Settings> {
         let root = self.store.settings().clone();
         Ok(match dir {
-            Some(dir) => root.overlay(&read_settings(self.disk(), dir)?),
+            Some(dir) => root.overlay(&read_settings_cached(
+                self.disk(),
+                dir,
+                self.store.parsed(),
+            )?),
             None => root,
         })
     }

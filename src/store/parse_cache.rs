@@ -1,5 +1,6 @@
 //! The store's memory of its latest parses, so that a file read back with the
-//! very bytes it had when last parsed (or written) is not parsed again.
+//! very bytes it had when last parsed (or written) is not parsed again: the
+//! stores' markdown, and the `memdir.yaml` every write reads.
 //!
 //! In memory only, per [`Store`](crate::Store) value. An answer is given only
 //! for the same path *and* the same text, compared in full, so it can never
@@ -9,7 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::error::Result;
 use crate::markdown::Document;
+use crate::model::Settings;
 
 /// How many parses are kept (two stores a owner, a few owners a process).
 const SLOTS: usize = 8;
@@ -24,10 +27,19 @@ struct Parsed {
     ids: bool,
 }
 
+/// One remembered `memdir.yaml`.
+#[derive(Debug)]
+struct Read {
+    path: PathBuf,
+    text: String,
+    settings: Settings,
+}
+
 /// Recent parses, most recent last.
 #[derive(Debug, Default)]
 pub(crate) struct ParseCache {
     slots: Mutex<Vec<Parsed>>,
+    settings: Mutex<Vec<Read>>,
 }
 
 impl ParseCache {
@@ -56,6 +68,33 @@ impl ParseCache {
             doc,
             ids,
         });
+    }
+}
+
+impl ParseCache {
+    /// The settings `text` (read from `path`) gives: remembered when it is
+    /// the same path and text, else `parse`d (and remembered when read).
+    pub(crate) fn settings(
+        &self,
+        path: &Path,
+        text: &str,
+        parse: impl FnOnce() -> Result<Settings>,
+    ) -> Result<Settings> {
+        let mut slots = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(r) = slots.iter().find(|r| r.path == path && r.text == text) {
+            return Ok(r.settings.clone());
+        }
+        let settings = parse()?;
+        slots.retain(|r| r.path != path);
+        if slots.len() >= SLOTS {
+            slots.remove(0);
+        }
+        slots.push(Read {
+            path: path.to_owned(),
+            text: text.to_owned(),
+            settings: settings.clone(),
+        });
+        Ok(settings)
     }
 }
 
@@ -101,5 +140,44 @@ mod tests {
         );
         assert_eq!(cache.get(&path(SLOTS), src, true), None, "replaced");
         assert_eq!(cache.slots.lock().map(|s| s.len()).unwrap_or(0), SLOTS);
+    }
+
+    #[test]
+    fn settings_are_parsed_again_for_other_bytes_only() {
+        let cache = ParseCache::default();
+        let p = Path::new("/r/o/memdir.yaml");
+        let parses = std::cell::Cell::new(0);
+        let read = |text: &str| {
+            cache
+                .settings(p, text, || {
+                    parses.set(parses.get() + 1);
+                    Settings::from_yaml(text, p)
+                })
+                .unwrap()
+        };
+        let a = read("budgets:\n  memory: 3000\n");
+        assert_eq!(a.budgets.memory, Some(3000));
+        assert_eq!(read("budgets:\n  memory: 3000\n"), a);
+        assert_eq!(parses.get(), 1);
+        // A hand edit: parsed afresh, and what it says counts.
+        assert_eq!(
+            read("budgets:\n  memory: 4000\n").budgets.memory,
+            Some(4000)
+        );
+        assert_eq!(parses.get(), 2);
+        // A file memdir cannot read is refused every time, never remembered.
+        let bad = "budgets: [\n";
+        for _ in 0..2 {
+            assert!(
+                cache
+                    .settings(p, bad, || Settings::from_yaml(bad, p))
+                    .is_err()
+            );
+        }
+        assert_eq!(
+            read("budgets:\n  memory: 4000\n").budgets.memory,
+            Some(4000)
+        );
+        assert_eq!(parses.get(), 2);
     }
 }

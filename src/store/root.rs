@@ -311,3 +311,15 @@ pub(crate) fn read_settings(disk: &Disk, dir: &Dir) -> Result<Settings> {
         None => Ok(Settings::default()),
     }
 }
+
+/// [`read_settings`], parsing the file only when its bytes are not those
+/// `cache` last saw for it.
+pub(crate) fn read_settings_cached(disk: &Disk, dir: &Dir, cache: &ParseCache) -> Result<Settings> {
+    match disk.read_text(dir, CONFIG_FILE, CONFIG_BYTES)? {
+        Some(text) => {
+            let path = dir.join(CONFIG_FILE);
+            cache.settings(&path, &text, || Settings::from_yaml(&text, &path))
+        }
+        None => Ok(Settings::default()),
+    }
+}
