@@ -335,10 +335,33 @@ pub fn append(src: &str, journal: &Journal, date: NaiveDate, line: &str) -> Stri
 }
 
 /// Removes `date`'s whole section (heading to the next heading of level 1 or
-/// 2); `None` if there is none.
-pub fn remove_section(src: &str, journal: &Journal, date: NaiveDate) -> Option<String> {
-    let sec = journal.section(date)?;
-    Some(format!("{}{}", &src[..sec.heading.start], &src[sec.end..]))
+/// 2); `None` if there is none. Every other section must read back as it
+/// was: when taking the bytes out would join what precedes to what follows
+/// (a list item or paragraph before, a setext heading or lazy line after),
+/// a blank line stays in their place; when even that would change another
+/// day, `memory_unplaceable` and nothing changes.
+pub fn remove_section(src: &str, journal: &Journal, date: NaiveDate) -> Option<Result<String>> {
+    let i = journal.sections.iter().position(|s| s.date == date)?;
+    let sec = &journal.sections[i];
+    let days = |j: &Journal| -> Vec<(NaiveDate, Vec<String>)> {
+        j.sections
+            .iter()
+            .map(|s| (s.date, s.lines.iter().map(|(_, l)| l.raw.clone()).collect()))
+            .collect()
+    };
+    let mut want = days(journal);
+    want.remove(i);
+    let (before, after) = (&src[..sec.heading.start], &src[sec.end..]);
+    for gap in ["", "\n"] {
+        let out = format!("{before}{gap}{after}");
+        if days(&parse(&out)) == want {
+            return Some(Ok(out));
+        }
+    }
+    Some(Err(Error::Unplaceable {
+        path: PathBuf::from("episodes.md"),
+        reason: format!("removing the log of {date} would change how another day's log reads"),
+    }))
 }
 
 fn splice(src: &str, at: usize, with: &str) -> String {
@@ -355,6 +378,31 @@ mod tests {
 
     fn d(s: &str) -> NaiveDate {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn removing_a_day_never_joins_its_neighbours() {
+        // Found by the `journal` fuzz target: a list item before the day and
+        // a setext heading after it would have become one list item.
+        let src = "- 16:40 first\n## 2029-11-06\n2-11-29\n-\n- 09:00 kept\n";
+        let j = parse(src);
+        let kept = NaiveDate::from_ymd_opt(2, 11, 29).unwrap();
+        assert!(j.section(kept).is_some(), "{j:?}");
+        let out = remove_section(src, &j, d("2029-11-06")).unwrap().unwrap();
+        assert_eq!(out, "- 16:40 first\n\n2-11-29\n-\n- 09:00 kept\n");
+        let after = parse(&out);
+        assert!(after.section(d("2029-11-06")).is_none());
+        assert_eq!(
+            after.section(kept).map(|s| s.text()),
+            j.section(kept).map(|s| s.text())
+        );
+        // Where nothing joins, only the section's bytes go.
+        let src = "## 2026-11-29\n\n- 09:00 a\n\n## 2026-11-30\n\n- 10:00 b\n";
+        let out = remove_section(src, &parse(src), d("2026-11-29"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(out, "## 2026-11-30\n\n- 10:00 b\n");
+        assert!(remove_section(src, &parse(src), d("2026-01-01")).is_none());
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub(crate) fn append_line(
 /// The change that takes the log of `date` out of episodes.md.
 pub(crate) fn remove_day(dir: &Dir, held: Option<Held>, date: NaiveDate) -> Change<'_> {
     super::rewrite(dir, EPISODES_FILE, EPISODES_BYTES, held, move |src| {
-        Ok(journal::remove_section(src, &journal::parse(src), date))
+        journal::remove_section(src, &journal::parse(src), date).transpose()
     })
 }
 
