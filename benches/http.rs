@@ -13,6 +13,8 @@
 //!   the key check and JSON).
 //! * `*_kept`: the library with one `Store` kept across calls (an embedded
 //!   user's way, with its parse cache), for reference.
+//! * healthz: `GET /healthz` (no key, no store): the loopback round trip
+//!   and the framework alone, the floor under the routes' overhead.
 //!
 //! After criterion, a timed loop of 64 threads, each with its own
 //! keep-alive connection, calls recall for a few seconds and prints the
@@ -166,6 +168,18 @@ impl Calls {
         r.body_mut().read_to_string().expect("body").len()
     }
 
+    /// `GET /healthz`: no key, no store: the loopback round trip and the
+    /// server's framework alone, the floor under every route.
+    fn healthz_http(&self) -> usize {
+        let mut r = self
+            .http
+            .get(format!("{}/healthz", self.srv.base))
+            .call()
+            .expect("healthz");
+        assert_eq!(r.status().as_u16(), 200);
+        r.body_mut().read_to_string().expect("body").len()
+    }
+
     fn recall_lib(&self) -> usize {
         let store = Store::open(&self.root).expect("open");
         recall_entries(&store, &who(), Some("deploy"), None)
@@ -275,6 +289,7 @@ fn main() {
         g.bench_function("recall_http", |b| b.iter(|| c.recall_http(&c.http)));
         g.bench_function("recall_lib", |b| b.iter(|| c.recall_lib()));
         g.bench_function("recall_lib_kept", |b| b.iter(|| c.recall_kept()));
+        g.bench_function("healthz_http", |b| b.iter(|| c.healthz_http()));
         g.finish();
     }
     crit.final_summary();
@@ -284,6 +299,7 @@ fn main() {
     let rounds = 15;
     let per = 20u64;
     let (mut rem_http, mut rem_lib, mut rec_http, mut rec_lib) = (vec![], vec![], vec![], vec![]);
+    let mut health = vec![];
     let us = |d: Duration, n: u64| d.as_secs_f64() * 1e6 / n as f64;
     for _ in 0..rounds {
         rem_http.push(us(timed_writes(&calls, per, Calls::remember_http), per));
@@ -298,9 +314,15 @@ fn main() {
             calls.recall_lib();
         }
         rec_lib.push(us(t.elapsed(), per));
+        let t = Instant::now();
+        for _ in 0..per {
+            calls.healthz_http();
+        }
+        health.push(us(t.elapsed(), per));
     }
     let (rh, rl) = (median(&mut rem_http), median(&mut rem_lib));
     let (ch, cl) = (median(&mut rec_http), median(&mut rec_lib));
+    let hz = median(&mut health);
     let (rps, n) = load(&calls);
     let mut r = String::new();
     r.push_str(&format!(
@@ -313,6 +335,9 @@ fn main() {
     r.push_str(&format!(
         "  recall:   http {ch:.0} µs, library {cl:.0} µs: +{:.0} µs (target <= 100 µs)\n",
         ch - cl
+    ));
+    r.push_str(&format!(
+        "  healthz:  http {hz:.0} µs (the round trip alone: no key, no store)\n"
     ));
     r.push_str(&format!(
         "  recall at {CLIENTS} keep-alive connections: {rps:.0} requests/s ({n} in {LOAD_SECS} s)\n"
