@@ -490,6 +490,20 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// `import hermes`: the folder holds neither MEMORY.md nor USER.md (or
+    /// is not there).
+    #[error("{}: no MEMORY.md or USER.md to import", path.display())]
+    ImportNothing {
+        /// The folder named.
+        path: PathBuf,
+    },
+    /// `export --format hermes`: a file of the folder exists; it is replaced
+    /// only with `--force`.
+    #[error("{} exists; pass --force to overwrite it, or name another folder", path.display())]
+    ExportExists {
+        /// The file.
+        path: PathBuf,
+    },
     /// No learned skill of the owner has this name.
     #[error("No skill named {name}. Use `memdir skill list` to see yours.")]
     SkillNotFound {
@@ -659,6 +673,8 @@ impl Error {
             Error::ThreatBlocked { .. } => "memory_threat_blocked",
             Error::SecretInMemory { .. } => "secret_in_memory",
             Error::SkillNotFound { .. } => "skill_not_found",
+            Error::ImportNothing { .. } => "import_nothing",
+            Error::ExportExists { .. } => "export_exists",
             Error::SkillExists { .. } => "skill_exists",
             Error::SkillTooLarge { .. } => "skill_too_large",
             Error::ReviewNotFound { .. } => "review_not_found",

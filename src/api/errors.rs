@@ -204,7 +204,8 @@ pub fn status(e: &Error) -> u16 {
         Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
         Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
         Error::ReviewChanged { .. } => 409,
-        Error::SkillExists { .. } => 409,
+        Error::SkillExists { .. } | Error::ExportExists { .. } => 409,
+        Error::ImportNothing { .. } => 404,
         Error::UnsafePath { .. } => 403,
         Error::NotFound { .. } => 404,
         Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
@@ -243,7 +244,9 @@ pub fn details(e: &Error) -> Value {
         | Error::NotInGit { path }
         | Error::Malformed { path, .. }
         | Error::ResultCorrupt { path, .. }
-        | Error::Unplaceable { path, .. } => json!({"path": path}),
+        | Error::Unplaceable { path, .. }
+        | Error::ImportNothing { path }
+        | Error::ExportExists { path } => json!({"path": path}),
         Error::NotFound {
             file,
             entries,

@@ -269,6 +269,30 @@ pub enum Request {
         /// Its name.
         name: String,
     },
+    /// Import a Hermes-style memories folder (`import hermes DIR`).
+    ImportHermes {
+        /// The folder holding MEMORY.md and/or USER.md.
+        dir: std::path::PathBuf,
+        /// Import what fits and list the rest (default: all or none per
+        /// file).
+        #[serde(default)]
+        partial: bool,
+        /// Plan and report; write nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// Write the owner's live entries as a Hermes-style memories folder
+    /// (`export --format hermes DIR`).
+    ExportHermes {
+        /// The folder to write MEMORY.md and USER.md in.
+        dir: std::path::PathBuf,
+        /// Replace files that are there.
+        #[serde(default)]
+        force: bool,
+        /// Report what would be written; write nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
     /// What a recall would pick, counted as a recall.
     Recall {
         /// The task or message to score against.
@@ -369,6 +393,10 @@ pub enum Response {
     Skills(Vec<SkillRow>),
     /// One skill.
     SkillShown(Skill),
+    /// What `import hermes` did.
+    Imported(crate::store::HermesImport),
+    /// What `export --format hermes` did.
+    Exported(crate::store::HermesExport),
 }
 
 /// Lints `owners` (all owners of the root when empty), as `memdir check`
@@ -712,6 +740,18 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         }
         Request::SkillShow { name } => Response::SkillShown(owner()?.skill(&name)?),
         Request::SkillForget { name } => Response::Skill(owner()?.forget_skill(&name)?),
+        Request::ImportHermes {
+            dir,
+            partial,
+            dry_run,
+        } => Response::Imported(
+            owner()?.import_hermes(&dir, crate::store::ImportOptions { partial, dry_run })?,
+        ),
+        Request::ExportHermes {
+            dir,
+            force,
+            dry_run,
+        } => Response::Exported(owner()?.export_hermes(&dir, force, dry_run)?),
         Request::Recall {
             query,
             session,
@@ -747,7 +787,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::BeginRun { .. }
         | Request::Day { .. }
         | Request::PutResult { .. }
-        | Request::SkillLearn { .. } => true,
+        | Request::SkillLearn { .. }
+        | Request::ImportHermes { .. } => true,
         // Everything else needs the owner's folder to be there.
         Request::Write { .. }
         | Request::Show { .. }
@@ -773,6 +814,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::SkillList
         | Request::SkillShow { .. }
         | Request::SkillForget { .. }
+        | Request::ExportHermes { .. }
         | Request::Recall { .. } => false,
         Request::List { .. } => return None,
     })

@@ -334,6 +334,26 @@ pub enum Command {
         #[arg(long, value_name = "CMD")]
         reviewer: Option<String>,
     },
+    /// Move in from another tool: read its memory files into the owner's stores.
+    Import {
+        /// Where from.
+        #[command(subcommand)]
+        command: ImportCommand,
+    },
+    /// Write the owner's live entries in another tool's format (--format hermes DIR).
+    Export {
+        /// The format to write.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The folder to write MEMORY.md and USER.md in (created if missing).
+        dir: PathBuf,
+        /// Replace MEMORY.md or USER.md when the folder holds them (default: refuse, export_exists).
+        #[arg(long)]
+        force: bool,
+        /// Say what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Learned skills, private to the owner: learn, list, show, forget.
     Skill {
         /// What to do with skills.
@@ -410,6 +430,33 @@ pub enum ReviewCommand {
     Resume,
     /// The routine: last run, next due, last report.
     Status,
+}
+
+/// `memdir import hermes`.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// A Hermes-style memories folder: MEMORY.md and USER.md whose entries are
+    /// separated by a line holding only `§`. Each entry is checked and scanned
+    /// as `add` does; each file goes in whole or not at all (see --partial);
+    /// entries already stored are skipped, so importing twice changes nothing.
+    Hermes {
+        /// The folder holding MEMORY.md and/or USER.md.
+        dir: PathBuf,
+        /// Import what fits and list the rest (default: a file with any
+        /// refused entry, or past the budget, is not imported at all).
+        #[arg(long)]
+        partial: bool,
+        /// Say what would be imported and refused; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+/// The formats `memdir export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// MEMORY.md and USER.md, entries separated by a line holding only `§`.
+    Hermes,
 }
 
 /// `memdir skill learn|list|show|forget`.
@@ -842,6 +889,28 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             task,
             skills,
             workflow,
+        },
+        Command::Import {
+            command:
+                ImportCommand::Hermes {
+                    dir,
+                    partial,
+                    dry_run,
+                },
+        } => Request::ImportHermes {
+            dir,
+            partial,
+            dry_run,
+        },
+        Command::Export {
+            format: ExportFormat::Hermes,
+            dir,
+            force,
+            dry_run,
+        } => Request::ExportHermes {
+            dir,
+            force,
+            dry_run,
         },
         Command::Skill { command } => match command {
             SkillCommand::Learn {

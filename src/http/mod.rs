@@ -1,6 +1,6 @@
 //! `memdir serve`: the HTTP API (axum on tokio) over the interface layer.
 //! The One API of the first seed under `/v1/` (recall, remember, forget,
-//! SharedMemory results, the snapshot) and the facts of the second seed
+//! SharedMemory results, the snapshot, learned skills) and the facts of the second seed
 //! under `/api/v1/memories`, every answer JSON (or YAML, markdown or text
 //! where the One API takes `format`), every failure `{"error":{"code",
 //! "status","message",…}}` with the registry's status, the framework's

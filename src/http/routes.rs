@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, patch, post, put};
+use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use memdir::api::errors::Transport;
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
@@ -130,6 +130,26 @@ pub const ROUTES: &[Route] = &[
         "Bring an archived memory back",
     ),
     r("POST", "/api/v1/memories/{id}/veto", "A person's veto"),
+    r(
+        "GET",
+        "/v1/skills",
+        "The learned skills: {skills: [{name, description}], count}",
+    ),
+    r(
+        "POST",
+        "/v1/skills",
+        "Learn {name, content, description, replace}: 201 saved or replaced, 200 already stored, 409 skill_exists",
+    ),
+    r(
+        "GET",
+        "/v1/skills/{name}",
+        "One skill: {name, description, body, text, path}; 404 skill_not_found",
+    ),
+    r(
+        "DELETE",
+        "/v1/skills/{name}",
+        "Forget a skill: {name, message: forgot, path}; 404 skill_not_found",
+    ),
 ];
 
 /// The handler of one route of [`ROUTES`].
@@ -154,6 +174,10 @@ fn handler(route: &Route) -> MethodRouter<App> {
         ("POST", "/api/v1/memories/{id}/archive") => post(archive),
         ("POST", "/api/v1/memories/{id}/unarchive") => post(unarchive),
         ("POST", "/api/v1/memories/{id}/veto") => post(veto),
+        ("GET", "/v1/skills") => get(skills),
+        ("POST", "/v1/skills") => post(learn),
+        ("GET", "/v1/skills/{name}") => get(skill),
+        ("DELETE", "/v1/skills/{name}") => delete(forget_skill),
         // A row without a handler is served as 404 (the route test fails).
         _ => get(missing),
     }
@@ -582,6 +606,113 @@ async fn put_result(
         })
         .await?;
     formatted(status, &v, fq.format.as_deref())
+}
+
+// ---- learned skills (the seed's `/v1/skills`) ----
+
+async fn skills(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(q): Query<Common>,
+) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, q.agent_id, |store, who| {
+            Ok(answer_json(&api::execute(store, who, Request::SkillList)?))
+        })
+        .await?;
+    formatted(200, &v, q.format.as_deref())
+}
+
+#[derive(Debug, Deserialize)]
+struct LearnBody {
+    name: Option<String>,
+    /// The skill's markdown (`source`, as the seed's tool calls it, too).
+    #[serde(alias = "source")]
+    content: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    replace: bool,
+    #[serde(flatten)]
+    common: Common,
+}
+
+async fn learn(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(fq): Query<FormatQuery>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: LearnBody = parse(&body)?;
+    let format = b.common.format.or(fq.format);
+    let name = b.name.ok_or(Error::Required {
+        what: "name",
+        action: "learn",
+    })?;
+    let source = b.content.ok_or(Error::Required {
+        what: "content",
+        action: "learn",
+    })?;
+    let (description, replace) = (b.description, b.replace);
+    let (status, v) = app
+        .call(
+            headers,
+            b.common.agent_id.or(fq.agent_id),
+            move |store, who| {
+                let r = api::execute(
+                    store,
+                    who,
+                    Request::SkillLearn {
+                        name,
+                        source,
+                        description,
+                        replace,
+                    },
+                )?;
+                let status = match &r {
+                    Answer::Skill(o) if o.message == "already stored" => 200,
+                    _ => 201,
+                };
+                Ok((status, answer_json(&r)))
+            },
+        )
+        .await?;
+    formatted(status, &v, format.as_deref())
+}
+
+async fn skill(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    Query(q): Query<Common>,
+) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, q.agent_id, move |store, who| {
+            Ok(answer_json(&api::execute(
+                store,
+                who,
+                Request::SkillShow { name },
+            )?))
+        })
+        .await?;
+    formatted(200, &v, q.format.as_deref())
+}
+
+async fn forget_skill(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    Query(q): Query<Common>,
+) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, q.agent_id, move |store, who| {
+            Ok(answer_json(&api::execute(
+                store,
+                who,
+                Request::SkillForget { name },
+            )?))
+        })
+        .await?;
+    formatted(200, &v, q.format.as_deref())
 }
 
 // ---- facts (the second seed) ----

@@ -1,6 +1,7 @@
 //! Markdown, pure: parsing a store into entries with byte ranges
 //! ([`parse`]), splicing edits into its bytes (`splice`), and the front
-//! matter's settings ([`FileSettings`]). No I/O.
+//! matter's settings ([`FileSettings`]); the `§`-separated memory files
+//! of Hermes-style agents ([`hermes`]). No I/O.
 //!
 //! Structure comes from pulldown-cmark's offset iterator; text is cut from
 //! the source bytes and edits splice byte ranges, so nothing a person wrote
@@ -8,6 +9,7 @@
 
 mod conflict;
 mod front_matter;
+pub mod hermes;
 mod parse;
 pub(crate) mod splice;
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `memdir mcp`: a stdio MCP server (the official Rust SDK, `rmcp`) over the
-//! interface layer. Three tools, shaped like the seed's `plungeai_memory`
-//! and `plungeai_get_result`: `memory` (one tool with actions, so the tool
-//! list stays small), `get_result` and `put_result`; the snapshot and the
+//! interface layer. Four tools, shaped like the seed's `plungeai_memory`,
+//! `plungeai_get_result` and `plungeai_learn`: `memory` (one tool with
+//! actions, so the tool list stays small), `get_result`, `put_result` and
+//! `learn` (learned skills: learn, list, show, forget); the snapshot and the
 //! two stores as resources. The identity is fixed when the server starts
 //! (an agent, or a person); every call opens the store afresh and runs its
 //! file work off the async workers. Protocol on standard output, logs on
@@ -161,6 +162,52 @@ pub struct PutResultArgs {
     /// A person's server: the agent whose results to write.
     #[serde(rename = "agentId", alias = "agent_id")]
     pub agent_id: Option<String>,
+}
+
+/// The `learn` tool's actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LearnAction {
+    /// Save `content` as the skill `name` (the default action).
+    Learn,
+    /// List the learned skills: `- name — description`.
+    List,
+    /// One skill's SKILL.md: needs `name`.
+    Show,
+    /// Delete the skill `name`.
+    Forget,
+}
+
+/// The `learn` tool's arguments.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct LearnArgs {
+    /// What to do (default `learn`).
+    pub action: Option<LearnAction>,
+    /// The skill's name, an id such as `cnl-debugging` (`learn`, `show`,
+    /// `forget`; `forget` takes the name `list` shows).
+    pub name: Option<String>,
+    /// `learn`: the skill's markdown: distilled, reusable steps and facts
+    /// (pasted text, or what was just worked out in this chat). Also
+    /// accepted as `source`.
+    #[serde(alias = "source")]
+    pub content: Option<String>,
+    /// `learn`: one line on what the skill is for (default: the content's
+    /// front matter, else its first line).
+    pub description: Option<String>,
+    /// `learn`: replace a different skill of the same name.
+    pub replace: Option<bool>,
+    /// A person's server: the agent whose skills to use.
+    #[serde(rename = "agentId", alias = "agent_id")]
+    pub agent_id: Option<String>,
+    /// Honoured only when it names this server's own identity; anything
+    /// else is ignored with a warning.
+    pub memory_owner: Option<String>,
+    /// Same as `memory_owner`.
+    pub owner: Option<String>,
+    /// The user's words, for the record (accepted as the seed's examples
+    /// send it; not used).
+    #[allow(dead_code)]
+    pub user_request: Option<String>,
 }
 
 /// A tool's answer: text, marked as an error or not.
@@ -403,6 +450,98 @@ impl Server {
             .await?;
         Ok(with_warnings(result, &warnings))
     }
+
+    #[tool(
+        description = "Learned skills, private to this memory's owner: reusable procedures a future run can inject (`run begin --skill NAME`). Actions: learn (name, content: the skill's markdown, description, replace: true to overwrite a different skill of that name) — use it to distill what a session worked out (\"save this as a skill\"); list (your skills: - name — description); show (name); forget (name, from list). Skills are scanned like memory: instructions aimed at future agents or secrets are refused; store procedures and facts. A failed call answers with the error and your current skills.",
+        annotations(
+            title = "memdir learn",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn learn(
+        &self,
+        Parameters(args): Parameters<LearnArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let (who, warnings) = self.who(&[
+            args.memory_owner.as_ref(),
+            args.owner.as_ref(),
+            args.agent_id.as_ref(),
+        ]);
+        let result = self
+            .blocking(move |store| learn_action(store, &who, args))
+            .await?;
+        Ok(with_warnings(result, &warnings))
+    }
+}
+
+/// One call of the `learn` tool, on a store opened for it: through
+/// `api::execute` as the command line's `skill` commands; a failure
+/// answers with the error (worded for this tool) and the current skills.
+fn learn_action(store: &Store, who: &Who, a: LearnArgs) -> CallToolResult {
+    let action = a.action.unwrap_or(LearnAction::Learn);
+    let name = a.name.filter(|n| !n.trim().is_empty());
+    let request = match (action, name) {
+        (LearnAction::List, _) => Request::SkillList,
+        (LearnAction::Forget, None) => {
+            return answer(
+                "forget needs name (the skill id from action: list).".into(),
+                true,
+            );
+        }
+        (LearnAction::Show | LearnAction::Learn, None) => {
+            return required("name", "learn and show");
+        }
+        (LearnAction::Show, Some(name)) => Request::SkillShow { name },
+        (LearnAction::Forget, Some(name)) => Request::SkillForget { name },
+        (LearnAction::Learn, Some(name)) => match a.content {
+            Some(source) if !source.trim().is_empty() => Request::SkillLearn {
+                name,
+                source,
+                description: a.description,
+                replace: a.replace.unwrap_or(false),
+            },
+            _ => return required("content (the skill's markdown)", "learn"),
+        },
+    };
+    match api::execute(store, who, request) {
+        Ok(Response::Skill(o)) if o.message != "forgot" => {
+            let mut text = match o.message {
+                "already stored" => format!("Skill {} is already stored ({}).\n", o.name, o.path),
+                m => format!(
+                    "{} skill {} ({}, {} bytes); a run injects it with `run begin --skill {}`.\n",
+                    if m == "replaced" { "Replaced" } else { "Saved" },
+                    o.name,
+                    o.path,
+                    o.bytes.unwrap_or(0),
+                    o.name
+                ),
+            };
+            for w in &o.warnings {
+                text.push_str(&format!("warning: {w}\n"));
+            }
+            answer(text, false)
+        }
+        Ok(r) => answer(rendered(&r), false),
+        Err(e) => {
+            let mut text = match &e {
+                Error::SkillNotFound { name } => format!(
+                    "error[skill_not_found]: No skill named {name}. Use action: list to see yours.\n"
+                ),
+                Error::SkillExists { name } => format!(
+                    "error[skill_exists]: a skill named {name} exists; pass replace: true to overwrite it, or pick another name.\n"
+                ),
+                e => render::error_text(e),
+            };
+            if let Ok(r) = api::execute(store, who, Request::SkillList) {
+                text.push_str("Your skills:\n");
+                text.push_str(&rendered(&r));
+            }
+            answer(text, true)
+        }
+    }
 }
 
 /// One call of the `memory` tool, on a store opened for it.
@@ -604,7 +743,7 @@ impl ServerHandler for Server {
         )
         .with_server_info(Implementation::new("memdir", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
-            "memdir: long-term markdown memory, acting as {me}. Call memory {{action: \"recall\"}} to read what you know; memory {{action: \"remember\", ...}} when the user says to remember something; get_result / put_result for task results."
+            "memdir: long-term markdown memory, acting as {me}. Call memory {{action: \"recall\"}} to read what you know; memory {{action: \"remember\", ...}} when the user says to remember something; get_result / put_result for task results; learn to save a reusable procedure as a skill."
         ))
     }
 

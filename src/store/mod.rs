@@ -7,7 +7,8 @@
 //! * the features, side by side, none importing another: `curated` (show,
 //!   write, batch), `lifecycle` (archive, veto, unarchive), `list`,
 //!   `daylog`, `runs` (snapshot, begin), `lookup` (search runs, show one),
-//!   `recall`, `results` (SharedMemory), `skills` (learned skills), `merge_file` (git's merge driver,
+//!   `recall`, `results` (SharedMemory), `skills` (learned skills), `hermes`
+//!   (import and export of Hermes-style memory folders), `merge_file` (git's merge driver,
 //!   on three files anywhere: no owner);
 //! * the shared steps they use: `write` (the write path of the curated
 //!   stores) and `files` (one module per file of an owner's folder);
@@ -18,6 +19,7 @@ mod check;
 mod curated;
 mod daylog;
 pub(crate) mod files;
+mod hermes;
 mod history;
 pub mod keys;
 mod lifecycle;
@@ -58,6 +60,9 @@ pub use files::results::{
 pub use files::runs::RunRecord;
 pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
+pub use hermes::{
+    ExportedFile, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile, LeftOut,
+};
 pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
 pub use lifecycle::{MAX_REASON_CHARS, Renewed, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
@@ -356,6 +361,31 @@ impl Owner {
     /// (`review_changed` lists what changed since).
     pub fn undo_review(&self, id: &str, partial: bool) -> Result<UndoReport> {
         review::undo(self, id, partial)
+    }
+
+    // ---- moving in from another tool ----
+
+    /// Imports a Hermes-style memories folder (`MEMORY.md`, `USER.md`,
+    /// entries separated by a line holding only `§`) into this owner's
+    /// stores through the write path of `add`: each file all or none (or
+    /// what fits, with `partial`); entries already stored are skipped.
+    pub fn import_hermes(
+        &self,
+        dir: &std::path::Path,
+        opts: ImportOptions,
+    ) -> Result<HermesImport> {
+        hermes::import(self, dir, opts)
+    }
+
+    /// Writes this owner's live entries to `dir` as a Hermes-style
+    /// memories folder; an existing file is replaced only with `force`.
+    pub fn export_hermes(
+        &self,
+        dir: &std::path::Path,
+        force: bool,
+        dry_run: bool,
+    ) -> Result<HermesExport> {
+        hermes::export(self, dir, force, dry_run)
     }
 
     // ---- learned skills ----

@@ -23,7 +23,7 @@ use super::files::stats;
 use super::files::stores::{self, Loaded};
 use super::limits::STORE_BYTES;
 use super::limits::STORE_EDIT_BYTES;
-use super::owner::Locked;
+use super::owner::{At, Locked};
 use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Applied, OpFailed, OpOutcome, Usage};
 use crate::error::{Error, Result};
@@ -67,10 +67,70 @@ struct Plan<'o> {
 pub(crate) fn commit(
     locked: &Locked<'_>,
     ops: &[edit::Op],
-    mut records: Vec<(String, Meta)>,
+    records: Vec<(String, Meta)>,
     batch: bool,
 ) -> Result<Written> {
-    let at = locked.at();
+    let p = plan(locked.at(), ops, records, batch)?;
+    write(
+        locked,
+        p.plans,
+        p.records,
+        p.now,
+        batch,
+        ops.len(),
+        p.archived,
+    )
+}
+
+/// What [`plan`] made: each store's checked edit, the archive records and
+/// the facts archived on the way; nothing written yet.
+pub(crate) struct Planned<'o> {
+    plans: Vec<Plan<'o>>,
+    records: Vec<(String, Meta)>,
+    archived: Vec<String>,
+    now: DateTime<Utc>,
+    asked: usize,
+}
+
+impl Planned<'_> {
+    /// What [`commit`] would answer for this plan, without writing it (a
+    /// dry run): each operation's outcome, each store's usage after it.
+    pub(crate) fn outcome(&self, at: At<'_>) -> Written {
+        let mut results: Vec<Option<OpOutcome>> = vec![None; self.asked];
+        let mut usage = Vec::new();
+        let mut warnings = at.settings.warnings();
+        for plan in &self.plans {
+            let Some(applied) = &plan.applied else {
+                continue;
+            };
+            warnings.extend(applied.budget.warning(plan.scope.file_name()));
+            usage.push((plan.scope, applied.usage.clone()));
+            for (it, outcome) in plan.items.iter().zip(&applied.outcomes) {
+                if it.asked
+                    && let Some(slot) = results.get_mut(it.origin)
+                {
+                    *slot = Some(outcome.clone());
+                }
+            }
+        }
+        Written {
+            results: results.into_iter().flatten().collect(),
+            usage,
+            warnings,
+            archived: self.archived.clone(),
+        }
+    }
+}
+
+/// Plans `ops` (and, first, the archive `records`) as [`commit`] does,
+/// checked whole (under the owner's lock, or on a reader's view for a dry
+/// run), and writes nothing.
+pub(crate) fn plan<'o>(
+    at: At<'_>,
+    ops: &'o [edit::Op],
+    mut records: Vec<(String, Meta)>,
+    batch: bool,
+) -> Result<Planned<'o>> {
     let now = Utc::now();
     let wrap = |index: usize, e: Error| {
         if batch {
@@ -85,7 +145,7 @@ pub(crate) fn commit(
     let mut archived = Vec::new();
     let mut items: Vec<(Scope, Item<'_>)> = Vec::with_capacity(ops.len());
     for (i, op) in ops.iter().enumerate() {
-        let op = in_its_store(locked, op)?;
+        let op = in_its_store(at, op)?;
         items.push((
             op.scope(),
             Item {
@@ -102,7 +162,7 @@ pub(crate) fn commit(
         } = &*op
         {
             let new_id = entry_id(scope.name(), &normalize_text(text));
-            let (s, record) = superseded(locked, old, &new_id, now).map_err(|e| wrap(i, e))?;
+            let (s, record) = superseded(at, old, &new_id, now).map_err(|e| wrap(i, e))?;
             records.push(record);
             archived.push(old.clone());
             items.push((
@@ -133,7 +193,7 @@ pub(crate) fn commit(
             loaded: stores::load(at, scope, true, STORE_EDIT_BYTES)?,
             applied: None,
         };
-        let applied = match plan_apply(&plan, locked, now) {
+        let applied = match plan_apply(&plan, at, now) {
             Ok(a) => a,
             // A store grown past what memdir writes can only shrink: that
             // comes before its budget.
@@ -148,16 +208,16 @@ pub(crate) fn commit(
                 });
             }
             Err(f) => {
-                let curating = locked.settings().curation == Some(Curation::Auto);
+                let curating = at.settings.curation == Some(Curation::Auto);
                 let adds = plan
                     .items
                     .iter()
                     .any(|it| matches!(*it.op, edit::Op::Add { .. }));
                 if !(curating && adds && matches!(f.error, Error::OverBudget { .. })) {
                     let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
-                    return Err(wrap(origin, found_elsewhere(locked, scope, f.error)?));
+                    return Err(wrap(origin, found_elsewhere(at, scope, f.error)?));
                 }
-                match curate(&mut plan, locked, now, &mut records, &mut archived)? {
+                match curate(&mut plan, at, now, &mut records, &mut archived)? {
                     Some(a) => a,
                     None => {
                         let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
@@ -170,13 +230,19 @@ pub(crate) fn commit(
         plan.applied = Some(applied);
         plans.push(plan);
     }
-    write(locked, plans, records, now, batch, ops.len(), archived)
+    Ok(Planned {
+        plans,
+        records,
+        archived,
+        now,
+        asked: ops.len(),
+    })
 }
 
 /// `op` aimed at the store that holds the entry it names by id: an id
 /// lookup finds the entry in whichever store holds it, whatever store the
 /// operation says.
-fn in_its_store<'o>(locked: &Locked<'_>, op: &'o edit::Op) -> Result<Cow<'o, edit::Op>> {
+fn in_its_store<'o>(at: At<'_>, op: &'o edit::Op) -> Result<Cow<'o, edit::Op>> {
     let (old, scope) = match op {
         edit::Op::Replace { old, scope, .. } | edit::Op::Remove { old, scope } => (old, *scope),
         edit::Op::Add { .. } => return Ok(Cow::Borrowed(op)),
@@ -185,7 +251,7 @@ fn in_its_store<'o>(locked: &Locked<'_>, op: &'o edit::Op) -> Result<Cow<'o, edi
         return Ok(Cow::Borrowed(op));
     }
     let holds = |s: Scope| -> Result<bool> {
-        let l = stores::load(locked.at(), s, true, STORE_EDIT_BYTES)?;
+        let l = stores::load(at, s, true, STORE_EDIT_BYTES)?;
         Ok(l.doc.entries.iter().any(|e| e.id == *old))
     };
     if holds(scope)? {
@@ -209,7 +275,7 @@ fn in_its_store<'o>(locked: &Locked<'_>, op: &'o edit::Op) -> Result<Cow<'o, edi
 /// A substring that matches no entry of `scope` but exactly one of the
 /// other store: `memory_not_found` says where (`found in USER.md; pass --in
 /// user`).
-fn found_elsewhere(locked: &Locked<'_>, scope: Scope, e: Error) -> Result<Error> {
+fn found_elsewhere(at: At<'_>, scope: Scope, e: Error) -> Result<Error> {
     let Error::NotFound {
         file,
         query,
@@ -222,7 +288,7 @@ fn found_elsewhere(locked: &Locked<'_>, scope: Scope, e: Error) -> Result<Error>
     let mut elsewhere = None;
     if !crate::model::is_entry_id(&query) && !query.trim().is_empty() {
         for other in Scope::ALL.into_iter().filter(|s| *s != scope) {
-            let l = stores::load(locked.at(), other, true, STORE_EDIT_BYTES)?;
+            let l = stores::load(at, other, true, STORE_EDIT_BYTES)?;
             if edit::find(&l.doc, other, &query).is_ok() {
                 elsewhere = Some(other.file_name());
             }
@@ -239,11 +305,11 @@ fn found_elsewhere(locked: &Locked<'_>, scope: Scope, e: Error) -> Result<Error>
 /// Applies a store's plan to its loaded text.
 fn plan_apply(
     plan: &Plan<'_>,
-    locked: &Locked<'_>,
+    at: At<'_>,
     now: DateTime<Utc>,
 ) -> std::result::Result<Applied, OpFailed> {
     let refs: Vec<&edit::Op> = plan.items.iter().map(|it| &*it.op).collect();
-    let cx = plan.loaded.context(locked.at(), now);
+    let cx = plan.loaded.context(at, now);
     edit::apply(&plan.loaded.src, &plan.loaded.doc, &refs, &cx)
 }
 
@@ -267,12 +333,11 @@ pub(crate) fn fits(path: &std::path::Path, before: usize, after: &str) -> Result
 /// and its archive record; refused for a day row, an archived fact, an
 /// unknown id or another agent's.
 fn superseded(
-    locked: &Locked<'_>,
+    at: At<'_>,
     old: &str,
     new_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(Scope, (String, Meta))> {
-    let at = locked.at();
     if old == new_id {
         return Err(Error::SelfSupersede { id: old.to_owned() });
     }
@@ -312,12 +377,11 @@ struct Candidate {
 /// candidate does not make room.
 fn curate(
     plan: &mut Plan<'_>,
-    locked: &Locked<'_>,
+    at: At<'_>,
     now: DateTime<Utc>,
     records: &mut Vec<(String, Meta)>,
     archived: &mut Vec<String>,
 ) -> Result<Option<Applied>> {
-    let at = locked.at();
     let stats = stats::load(at);
     let l = &plan.loaded;
     let new_texts: Vec<String> = plan
@@ -375,7 +439,7 @@ fn curate(
             },
         );
         picked.push(c);
-        match plan_apply(plan, locked, now) {
+        match plan_apply(plan, at, now) {
             Ok(a) => {
                 for c in picked {
                     let meta = record_meta(

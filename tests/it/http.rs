@@ -658,7 +658,8 @@ fn the_openapi_document_matches_the_router() {
         let concrete = path
             .replace("{workflowId}", "wf-1")
             .replace("{taskId}", "t-1")
-            .replace("{id}", "mem_000000000000");
+            .replace("{id}", "mem_000000000000")
+            .replace("{name}", "some-skill");
         let methods = methods.as_object().unwrap();
         for m in methods.keys() {
             ops += 1;
@@ -678,14 +679,122 @@ fn the_openapi_document_matches_the_router() {
         }
     }
     // Every route of docs/SERVERS.md.
-    assert_eq!(ops, 18, "{doc}");
+    assert_eq!(ops, 22, "{doc}");
     for p in [
         "/v1/memory/recall",
+        "/v1/skills",
+        "/v1/skills/{name}",
         "/api/v1/memories/{id}/veto",
         "/v1/agents/results/{workflowId}/{taskId}",
     ] {
         assert!(paths.contains_key(p), "{p}");
     }
+}
+
+/// The seed's `/v1/skills`: list, learn (201, 200 already stored, 409
+/// skill_exists, 400 for a secret or a missing field), show and forget
+/// (404 skill_not_found), the file on disk; a person's key names the agent
+/// with `agentId`, an agent's key cannot name another agent.
+#[test]
+fn the_skills_routes_answer_every_status() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_s"]);
+    let ann = make_key(&s, &["--person", "ann"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+
+    assert_eq!(
+        srv.get(k, "/v1/skills").json(),
+        json!({"skills": [], "count": 0})
+    );
+    let body = json!({"name": "deploy", "content": "# Deploy\nRun the pipeline, then check the canary.\n",
+                      "description": "Deploying safely"});
+    let r = srv.post(k, "/v1/skills", body.clone());
+    assert_eq!(r.status, 201, "{r:?}");
+    let v = r.json();
+    assert_eq!(
+        (&v["name"], &v["message"], &v["path"]),
+        (
+            &json!("deploy"),
+            &json!("saved"),
+            &json!("skills/deploy/SKILL.md")
+        )
+    );
+    let file = s.read_text("agt_s", "skills/deploy/SKILL.md");
+    assert!(
+        file.contains("Run the pipeline, then check the canary."),
+        "{file}"
+    );
+    let again = srv.post(k, "/v1/skills", body);
+    assert_eq!(
+        (again.status, again.json()["message"].clone()),
+        (200, json!("already stored"))
+    );
+    let e = srv
+        .post(
+            k,
+            "/v1/skills",
+            json!({"name": "deploy", "content": "Other steps"}),
+        )
+        .error("skill_exists", 409);
+    assert_eq!(e["name"], "deploy");
+    let r = srv.post(
+        k,
+        "/v1/skills",
+        json!({"name": "deploy", "source": "Other steps", "replace": true}),
+    );
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (201, json!("replaced"))
+    );
+    srv.post(
+        k,
+        "/v1/skills",
+        json!({"name": "aws", "content": "Use the key AKIAQ7X3LM9PZ2RT4VWY"}),
+    )
+    .error("secret_in_memory", 400);
+    assert!(!s.path("agt_s", "skills/aws").exists());
+    srv.post(k, "/v1/skills", json!({"content": "No name"}))
+        .error("invalid_request", 400);
+    srv.post(k, "/v1/skills", json!({"name": "Bad/Name", "content": "x"}))
+        .error("invalid_id", 400);
+
+    let list = srv.get(k, "/v1/skills").json();
+    assert_eq!(list["count"], 1);
+    assert_eq!(list["skills"][0]["name"], "deploy");
+    let shown = srv.get(k, "/v1/skills/deploy");
+    assert_eq!(shown.status, 200);
+    let shown = shown.json();
+    assert_eq!(shown["path"], "skills/deploy/SKILL.md");
+    assert_eq!(
+        shown["text"].as_str().unwrap(),
+        s.read_text("agt_s", "skills/deploy/SKILL.md")
+    );
+    let text = srv.get(k, "/v1/skills?format=text");
+    assert!(text.ctype.starts_with("text/plain"), "{text:?}");
+    assert!(text.body.contains("deploy"), "{text:?}");
+    srv.get(k, "/v1/skills/nothing")
+        .error("skill_not_found", 404);
+
+    // Keys: none, a person without and with agentId, an agent naming another.
+    srv.get(None, "/v1/skills").error("unauthorized", 401);
+    srv.get(Some(&ann), "/v1/skills")
+        .error("memory_agent_required", 400);
+    let theirs = srv.get(Some(&ann), "/v1/skills?agentId=agt_s").json();
+    assert_eq!(theirs["count"], 1, "{theirs}");
+    srv.get(k, "/v1/skills?agentId=agt_other")
+        .error("memory_not_own", 403);
+
+    let gone = srv.any(&key, "DELETE", "/v1/skills/deploy");
+    assert_eq!(gone.status, 200, "{gone:?}");
+    assert_eq!(gone.json()["message"], "forgot");
+    assert!(!s.path("agt_s", "skills/deploy/SKILL.md").exists());
+    let e = srv
+        .any(&key, "DELETE", "/v1/skills/deploy")
+        .error("skill_not_found", 404);
+    assert_eq!(e["name"], "deploy");
+    srv.any(&key, "PATCH", "/v1/skills/deploy")
+        .error("method_not_allowed", 405);
 }
 
 /// SIGTERM stops the server cleanly: a request in flight (a result whose

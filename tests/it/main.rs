@@ -14,6 +14,7 @@ mod bounded;
 mod cli;
 mod contract;
 mod git;
+mod hermes;
 mod hostile;
 mod http;
 mod journal;

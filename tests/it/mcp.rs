@@ -79,11 +79,11 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     let info = c.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().unwrap().name, "memdir");
 
-    // Three tools, with annotations true of each.
+    // Four tools, with annotations true of each.
     let tools = c.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort();
-    assert_eq!(names, ["get_result", "memory", "put_result"]);
+    assert_eq!(names, ["get_result", "learn", "memory", "put_result"]);
     let ann = |n: &str| {
         tools
             .iter()
@@ -97,7 +97,7 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     assert_eq!(ann("memory").destructive_hint, Some(true));
     assert_eq!(ann("put_result").destructive_hint, Some(false));
     let schema = serde_json::to_string(&tools[0].input_schema).unwrap();
-    assert!(schema.contains("search_runs") || names.len() == 3);
+    assert!(schema.contains("search_runs") || names.len() == 4);
 
     // recall on an empty store, then remember, visible at once.
     let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
@@ -397,4 +397,149 @@ async fn a_run_server_serves_the_frozen_snapshot_and_a_person_names_the_agent() 
     assert!(v.contains("vetoed") || v.contains("archived"), "{v}");
     assert!(p.list_all_resources().await.unwrap().is_empty());
     p.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_learn_tool_learns_lists_shows_and_forgets_skills() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_learn"], &[]).await;
+    let tools = c.list_all_tools().await.unwrap();
+    let learn = tools
+        .iter()
+        .find(|t| t.name == "learn")
+        .expect("a learn tool");
+    let ann = learn.annotations.clone().expect("annotations");
+    assert_eq!(ann.read_only_hint, Some(false));
+    assert_eq!(ann.destructive_hint, Some(true));
+    assert_eq!(ann.idempotent_hint, Some(false));
+    let schema = serde_json::to_string(&learn.input_schema).unwrap();
+    for word in ["forget", "list", "content", "replace", "description"] {
+        assert!(schema.contains(word), "{word}: {schema}");
+    }
+
+    let none = ok(call(&c, "learn", json!({"action": "list"})).await);
+    assert_eq!(none, "No learned skills yet.\n");
+    // The seed's example: `source` and `name`, no action (learn is the default).
+    let saved = ok(call(
+        &c,
+        "learn",
+        json!({"user_request": "save what we learned about CNL debugging as a skill",
+               "name": "cnl-debugging",
+               "source": "# CNL debugging\nCheck the parser's trace first, then the grammar.\n",
+               "description": "Debugging CNL parses"}),
+    )
+    .await);
+    assert!(
+        saved.starts_with("Saved skill cnl-debugging (skills/cnl-debugging/SKILL.md, "),
+        "{saved}"
+    );
+    let file = s.read_text("agt_learn", "skills/cnl-debugging/SKILL.md");
+    assert!(
+        file.contains("Check the parser's trace first, then the grammar."),
+        "{file}"
+    );
+    assert!(
+        file.contains("description: \"Debugging CNL parses\""),
+        "{file}"
+    );
+    let list = ok(call(&c, "learn", json!({"action": "list"})).await);
+    assert_eq!(list, "- cnl-debugging — Debugging CNL parses\n");
+    let shown = ok(call(
+        &c,
+        "learn",
+        json!({"action": "show", "name": "cnl-debugging"}),
+    )
+    .await);
+    assert_eq!(shown, file);
+    let again = ok(call(
+        &c,
+        "learn",
+        json!({"action": "learn", "name": "cnl-debugging",
+               "content": "# CNL debugging\nCheck the parser's trace first, then the grammar.\n",
+               "description": "Debugging CNL parses"}),
+    )
+    .await);
+    assert!(
+        again.starts_with("Skill cnl-debugging is already stored"),
+        "{again}"
+    );
+
+    // A different skill under the same name: skill_exists, with the skills.
+    let e = err(call(
+        &c,
+        "learn",
+        json!({"name": "cnl-debugging", "content": "Something else"}),
+    )
+    .await);
+    assert!(e.starts_with("error[skill_exists]"), "{e}");
+    assert!(e.contains("replace: true"), "{e}");
+    assert!(e.contains("Your skills:\n- cnl-debugging — "), "{e}");
+    let replaced = ok(call(
+        &c,
+        "learn",
+        json!({"name": "cnl-debugging", "content": "Something else", "replace": true}),
+    )
+    .await);
+    assert!(
+        replaced.starts_with("Replaced skill cnl-debugging"),
+        "{replaced}"
+    );
+    assert!(
+        s.read_text("agt_learn", "skills/cnl-debugging/SKILL.md")
+            .contains("Something else")
+    );
+
+    // A secret in the body is refused and nothing is written.
+    let e = err(call(
+        &c,
+        "learn",
+        json!({"name": "aws", "content": "Use the key AKIAQ7X3LM9PZ2RT4VWY for deploys"}),
+    )
+    .await);
+    assert!(e.starts_with("error[secret_in_memory]"), "{e}");
+    assert!(!s.path("agt_learn", "skills/aws").exists());
+    // Missing arguments name what is missing.
+    let e = err(call(&c, "learn", json!({"action": "forget"})).await);
+    assert_eq!(e, "forget needs name (the skill id from action: list).");
+    let e = err(call(&c, "learn", json!({"name": "empty"})).await);
+    assert!(e.contains("is required for learn"), "{e}");
+
+    // Another owner named is ignored with a warning: the call uses our own.
+    let warned = ok(call(
+        &c,
+        "learn",
+        json!({"action": "list", "memory_owner": "agt_other"}),
+    )
+    .await);
+    assert!(
+        warned.starts_with("warning: owner \"agt_other\" ignored"),
+        "{warned}"
+    );
+    assert!(warned.contains("- cnl-debugging"), "{warned}");
+
+    let forgot = ok(call(
+        &c,
+        "learn",
+        json!({"action": "forget", "name": "cnl-debugging"}),
+    )
+    .await);
+    assert_eq!(forgot, "Forgot skill cnl-debugging.\n");
+    assert!(
+        !s.path("agt_learn", "skills/cnl-debugging/SKILL.md")
+            .exists()
+    );
+    let e = err(call(
+        &c,
+        "learn",
+        json!({"action": "forget", "name": "cnl-debugging"}),
+    )
+    .await);
+    assert!(
+        e.starts_with(
+            "error[skill_not_found]: No skill named cnl-debugging. Use action: list to see yours."
+        ),
+        "{e}"
+    );
+    assert!(e.contains("Your skills:\nNo learned skills yet."), "{e}");
+    c.cancel().await.unwrap();
 }

@@ -355,6 +355,26 @@ fn every_json_answer_validates_against_its_schema() {
         );
     }
 
+    // Moving in from another tool.
+    let hermes = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        hermes.path().join("MEMORY.md"),
+        "Hermes fact one\n§\nHermes fact two\n",
+    )
+    .expect("write");
+    let hdir = hermes.path().to_str().expect("utf-8");
+    c.ok("import", me(&["import", "hermes", hdir, "--dry-run"]));
+    c.ok("import", me(&["import", "hermes", hdir]));
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hermes");
+    let refused = me(&["import", "hermes", fixture.to_str().expect("utf-8")]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    c.value("import", &refused.json());
+    c.fails(me(&["import", "hermes", "/nonexistent"]), "import_nothing");
+    let out = s.dir.path().join("hermes-out");
+    let out = out.to_str().expect("utf-8");
+    c.ok("export", me(&["export", "--format", "hermes", out]));
+    c.fails(me(&["export", "--format", "hermes", out]), "export_exists");
+
     // The keys of `memdir serve`, in a configuration folder of the test's.
     let cfg = tempfile::tempdir().expect("tmp");
     let keys = |args: &[&str]| {
@@ -426,6 +446,8 @@ fn every_json_answer_validates_against_its_schema() {
         "review",
         "skill",
         "key",
+        "import",
+        "export",
     ];
     let help = String::from_utf8(
         Command::new(BIN)
