@@ -242,7 +242,7 @@ pub(super) fn merge(rules: Rules, base: &str, ours: &str, theirs: &str) -> Merge
         Side::new(rules, ours),
         Side::new(rules, theirs),
     ) else {
-        return text_merge(base, ours, theirs);
+        return last_resort(rules, base, ours, theirs);
     };
     let (plan, mut conflicts) = plan(rules, &b, &o, &t);
     let skel = text::merge(&b.skeleton, &o.skeleton, &t.skeleton);
@@ -282,14 +282,60 @@ pub(super) fn merge(rules: Rules, base: &str, ours: &str, theirs: &str) -> Merge
             let meta = p.meta_at.and_then(|m| p.content.get(m..));
             match splice::append(&cur, &doc, (&p.text, id), meta) {
                 Ok((next, _)) => cur = next,
-                Err(_) => return text_merge(base, ours, theirs),
+                Err(_) => return last_resort(rules, base, ours, theirs),
             }
         }
         if checks_ids(rules, &cur, &plan) {
             return done(cur);
         }
     }
-    text_merge(base, ours, theirs)
+    last_resort(rules, base, ours, theirs)
+}
+
+/// The last resort: the files merged as plain text. A text merge knows no
+/// entries, so a clean one can still read back as other entries (a line
+/// joined to the list item before it, a list hidden or revealed by what the
+/// other side changed): then nothing is merged by guess and the whole file
+/// is left in conflict, both sides between markers, for a person.
+pub(super) fn last_resort(rules: Rules, base: &str, ours: &str, theirs: &str) -> Merged {
+    let m = text_merge(base, ours, theirs);
+    if !m.is_clean() || reads_back(rules, base, ours, theirs, &m.text) {
+        return m;
+    }
+    let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
+    let side = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_owned()
+        } else {
+            format!("{s}{eol}")
+        }
+    };
+    let text = format!(
+        "<<<<<<< ours{eol}{}======={eol}{}>>>>>>> theirs{eol}",
+        side(ours),
+        side(theirs)
+    );
+    let conflicts = text_conflicts(&text, &[0..text.len()]);
+    Merged { text, conflicts }
+}
+
+/// Whether `out`, a merge of the three versions, holds entries as a merge
+/// of entries may: each one ours or theirs has, no more often than the side
+/// that has it most, and every entry both sides kept from the base.
+fn reads_back(rules: Rules, base: &str, ours: &str, theirs: &str, out: &str) -> bool {
+    let count = |s: &str| {
+        let mut n: HashMap<String, usize> = HashMap::new();
+        for id in entries(rules, s).1 {
+            *n.entry(id).or_default() += 1;
+        }
+        n
+    };
+    let (b, o, t, r) = (count(base), count(ours), count(theirs), count(out));
+    let most = |id: &String| o.get(id).copied().max(t.get(id).copied()).unwrap_or(0);
+    r.iter().all(|(id, n)| *n <= most(id))
+        && b.keys()
+            .filter(|id| o.contains_key(*id) && t.contains_key(*id))
+            .all(|id| r.contains_key(id))
 }
 
 /// The entries of the result, in order, and the entries left in conflict.

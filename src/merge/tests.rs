@@ -268,3 +268,34 @@ proptest! {
         let _ = merge(&b, &o, &t);
     }
 }
+
+/// Found by the `merge` fuzz target: the plain-text last resort of a store
+/// merge can be clean and still read back as entries no side had as often.
+/// Then the whole file is left in conflict instead.
+#[test]
+fn a_last_resort_text_merge_that_reads_back_as_other_entries_is_a_conflict() {
+    let rules = store::Rules::Store(Scope::Memory);
+    let base = "intro\n";
+    let ours = "- dup\n\nintro\n";
+    let theirs = "intro\n\n- dup\n";
+    // As plain text the two insertions merge cleanly, into two entries.
+    assert!(text_merge(base, ours, theirs).is_clean());
+    let m = store::last_resort(rules, base, ours, theirs);
+    assert!(!m.is_clean());
+    assert_eq!(
+        m.text,
+        "<<<<<<< ours\n- dup\n\nintro\n=======\nintro\n\n- dup\n>>>>>>> theirs\n"
+    );
+    assert_eq!(
+        m.conflicts,
+        vec![Conflict::Text {
+            first_line: 1,
+            last_line: 9
+        }]
+    );
+    // A clean text merge that reads back as the sides' entries stands.
+    let (base, ours, theirs) = ("- a\n\nnote\n", "- a\n\nnote, ours\n", "- a\n- b\n\nnote\n");
+    let m = store::last_resort(rules, base, ours, theirs);
+    assert!(m.is_clean(), "{m:?}");
+    assert_eq!(m.text, "- a\n- b\n\nnote, ours\n");
+}

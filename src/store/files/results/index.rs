@@ -88,7 +88,12 @@ fn read_index(disk: &Disk, dir: &Dir, workflow_id: &str) -> Result<IndexState> {
 
 /// Reads the bytes of `workflow_id`'s `index.json`: valid, or bad and why.
 pub(crate) fn parse_index(bytes: &[u8], workflow_id: &str) -> IndexState {
-    let index: Index = match serde_json::from_slice(bytes) {
+    // JSON is UTF-8 throughout: parsing bytes, serde_json does not check the
+    // strings of fields it skips.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return IndexState::Bad("not a valid index (not UTF-8)".into());
+    };
+    let index: Index = match serde_json::from_str(text) {
         Ok(i) => i,
         Err(e) => return IndexState::Bad(format!("not a valid index ({e})")),
     };
@@ -237,7 +242,10 @@ mod tests {
         let steps = vec![step("b"), step("a")];
         let bytes = encode_index("wf-1", &steps).unwrap();
         assert!(bytes.ends_with(b"\n"));
-        assert_eq!(parse_index(&bytes, "wf-1"), IndexState::Valid(steps));
+        assert_eq!(
+            parse_index(&bytes, "wf-1"),
+            IndexState::Valid(steps.clone())
+        );
         assert!(matches!(parse_index(&bytes, "wf-2"), IndexState::Bad(_)));
         assert!(matches!(parse_index(b"{", "wf-1"), IndexState::Bad(_)));
         let other = String::from_utf8(bytes).unwrap().replace(
@@ -248,6 +256,23 @@ mod tests {
             parse_index(other.as_bytes(), "wf-1"),
             IndexState::Bad("unknown index version 999".to_owned())
         );
+        // Found by the `result_index` fuzz target: a byte that is not UTF-8
+        // in a field the index does not read made no difference to serde.
+        let mut junk = bytes_with_field(&steps, "\"note\": \"x\",");
+        let at = junk.iter().position(|&b| b == b'x').unwrap();
+        junk[at] = 0xb0;
+        assert_eq!(
+            parse_index(&junk, "wf-1"),
+            IndexState::Bad("not a valid index (not UTF-8)".to_owned())
+        );
+        junk[at] = b'x';
+        assert_eq!(parse_index(&junk, "wf-1"), IndexState::Valid(steps));
+    }
+
+    /// The encoded index of `steps` with `field` added to its object.
+    fn bytes_with_field(steps: &[ResultStep], field: &str) -> Vec<u8> {
+        let text = String::from_utf8(encode_index("wf-1", steps).unwrap()).unwrap();
+        text.replacen('{', &format!("{{ {field}"), 1).into_bytes()
     }
 
     #[test]
