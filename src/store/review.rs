@@ -321,17 +321,17 @@ struct Gathered {
     yesterday: Vec<DayLine>,
     evidence: BTreeMap<String, Vec<String>>,
     archived: Vec<review::Record>,
-    budgets: [usize; 2],
+    budgets: Vec<(Scope, usize)>,
 }
 
 /// What a plan is made from, as `at` shows the owner's files.
 fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
     let st = stats::load(at);
     let mut facts = Vec::new();
-    let mut budgets = [0; 2];
-    for (k, scope) in Scope::ALL.into_iter().enumerate() {
+    let mut budgets = Vec::new();
+    for scope in Scope::ALL {
         let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
-        budgets[k] = l.budget(at)?.limit;
+        budgets.push((scope, l.budget(at)?.limit));
         for e in &l.doc.entries {
             if l.doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
                 continue;
@@ -397,9 +397,11 @@ fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
 /// The plan for what `g` gathered.
 fn plan_of(at: At<'_>, g: &Gathered, now: DateTime<Utc>) -> Plan {
     let days = |s: Scope| at.settings.expiry_days.days(s);
-    let budget = |s: Scope| match s {
-        Scope::Memory => g.budgets[0],
-        Scope::User => g.budgets[1],
+    let budget = |s: Scope| {
+        g.budgets
+            .iter()
+            .find(|(b, _)| *b == s)
+            .map_or(usize::MAX, |(_, l)| *l)
     };
     review::plan(&review::Input {
         facts: &g.facts,
@@ -903,6 +905,13 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             path: l.path.clone(),
             reason: e.0,
         };
+        // What the review added goes first.
+        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
+                cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
+            }
+        }
         for r in restore.iter().chain(&twins).filter(|r| {
             r.meta
                 .scope
@@ -921,10 +930,17 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             m.review = None;
             m.settled = None;
             m.updated = Some(now);
-            let cx = stores::context(at, scope, &l.path, now);
+            // Back as it was before the review, even past the budget (the
+            // review may have archived it because the store was over).
             let doc = parse(scope, &cur);
-            if let Some(a) = edit::restore(&cur, &doc, &r.text, &m.render(), &cx)? {
-                cur = a.src;
+            if let Some(e) = edit::conflicted(scope.file_name(), &doc.conflicts) {
+                return Err(e);
+            }
+            let rid = crate::model::entry_id(scope.name(), &r.text);
+            if !doc.entries.iter().any(|e| e.id == rid) {
+                cur = splice::append(&cur, &doc, (&r.text, &rid), Some(&m.render()))
+                    .map_err(unplaceable)?
+                    .0;
             }
         }
         for (_, rid, old) in renewed.iter().filter(|(s, _, _)| *s == scope) {
@@ -950,12 +966,6 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
                 cur = splice::set_meta(&cur, &doc, i, &m.render())
                     .map_err(unplaceable)?
                     .0;
-            }
-        }
-        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
-            let doc = parse(scope, &cur);
-            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
-                cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
             }
         }
         if cur != l.src {
