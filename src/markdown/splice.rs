@@ -653,6 +653,42 @@ mod tests {
         append(src, &parse(M, src), (text, &id), None).unwrap().0
     }
 
+    #[test]
+    fn many_edits_at_once_give_the_bytes_of_one_by_one() {
+        let srcs = [
+            "- a\n- b <!-- memdir created=2026-01-01T00:00:00Z -->\n- c\n- d\n",
+            "# T\n\n- a\n\n- b\n\n- c <!-- memdir x=1 -->\n\n- d\n",
+            "- a\r\n- b\r\n- c\r\n- d",
+            "1. a\n2. b\n3. c\n4. d\n",
+        ];
+        for src in srcs {
+            let doc = parse(M, src);
+            let metas = vec![(2, "<!-- memdir review=r -->".to_owned())];
+            let (many, many_doc) = edit_many(src, &doc, &[0, 3], &metas).unwrap();
+            let (mut one, mut d) = set_meta(src, &doc, 2, &metas[0].1).unwrap();
+            for i in [3, 0] {
+                (one, d) = remove(&one, &d, i).unwrap();
+            }
+            assert_eq!(many, one, "{src:?}");
+            assert_eq!(many_doc, d);
+            let items = [
+                ("new x", "mem_x", Some("<!-- memdir a=1 -->")),
+                ("new\ny", "mem_y", None),
+            ];
+            let (all, all_doc) = append_many(&many, &many_doc, &items).unwrap();
+            let (mut seq, mut sd) = (many.clone(), many_doc.clone());
+            for (t, i, m) in items {
+                (seq, sd) = append(&seq, &sd, (t, i), m).unwrap();
+            }
+            assert_eq!(all, seq, "{src:?}");
+            assert_eq!(all_doc, sd);
+        }
+        // Edits that touch each other are left to the one-by-one path.
+        let src = "- a\n- b\n";
+        let doc = parse(M, src);
+        assert!(edit_many(src, &doc, &[0], &[(0, "<!-- memdir -->".into())]).is_none());
+    }
+
     fn rm_last(src: &str) -> String {
         let d = parse(M, src);
         remove(src, &d, d.entries.len() - 1).unwrap().0
