@@ -520,7 +520,7 @@ pub(crate) fn rotation(src: &str, rotate: u64, keep: u64) -> Vec<Rotated> {
             (m.archived, i, m)
         })
         .collect();
-    order.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    order.sort_by_key(|(t, i, _)| (*t, *i));
     let mut size = src.len() as u64;
     let mut out = Vec::new();
     for (_, i, meta) in order {
