@@ -22,7 +22,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::edit::{check_text, used_chars};
-use crate::markdown::{parse, splice};
+use crate::markdown::{Document, parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
 use crate::recall::{jaccard, term_set};
 
@@ -735,6 +735,23 @@ pub fn apply_to_store(
     limit: usize,
 ) -> Result<StoreEdit, String> {
     let doc = parse(scope, src);
+    apply_to_doc(src, &doc, scope, plan, review, agent, now, save_days, limit)
+}
+
+/// [`apply_to_store`] on a store already parsed (`doc`, with ids, the parse
+/// of `src`).
+#[allow(clippy::too_many_arguments)]
+pub fn apply_to_doc(
+    src: &str,
+    doc: &Document,
+    scope: Scope,
+    plan: &Plan,
+    review: &str,
+    agent: Option<&str>,
+    now: DateTime<Utc>,
+    save_days: Option<u32>,
+    limit: usize,
+) -> Result<StoreEdit, String> {
     let unplaceable = |e: splice::Unplaceable| e.0;
     // 1. What leaves the store and which metadata changes.
     let mut remove: Vec<usize> = Vec::new();
@@ -807,8 +824,8 @@ pub fn apply_to_store(
     metas.retain(|i, m| !remove.contains(i) && doc.entries[*i].metadata(src) != *m);
     let metas: Vec<(usize, String)> = metas.into_iter().map(|(i, m)| (i, m.render())).collect();
     let (mut cur, mut doc) = if remove.is_empty() && metas.is_empty() {
-        (src.to_owned(), doc)
-    } else if let Some(done) = splice::edit_many(src, &doc, &remove, &metas) {
+        (src.to_owned(), doc.clone())
+    } else if let Some(done) = splice::edit_many(src, doc, &remove, &metas) {
         done
     } else {
         // One by one, each with its fallbacks: metadata first (indexes

@@ -436,8 +436,17 @@ fn store_text(
         Caller::Agent(a) => Some(a.as_str()),
         Caller::Person(_) => None,
     };
-    let out = review::apply_to_store(
+    // The store's own parse (from the parse cache) when `src` is its text.
+    let parsed;
+    let doc: &crate::markdown::Document = if src == l.src {
+        &l.doc
+    } else {
+        parsed = parse(l.scope, src);
+        &parsed
+    };
+    let out = review::apply_to_doc(
         src,
+        doc,
         l.scope,
         plan,
         id,
