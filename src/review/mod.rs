@@ -391,12 +391,33 @@ pub fn plan(input: &Input<'_>) -> Plan {
             terms: term_set(&f.text),
         })
         .collect();
+    // Blocking: only facts with the same folded text (exact) or of the same
+    // store with the same numbers and negations (near) can be duplicates,
+    // so each fact is compared with those only, not with every other.
+    let mut by_text: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_shape: BTreeMap<(Scope, &[String], usize), Vec<usize>> = BTreeMap::new();
+    for (j, (f, k)) in order.iter().zip(&keys).enumerate() {
+        by_text.entry(k.folded.as_str()).or_default().push(j);
+        by_shape
+            .entry((f.scope, k.numbers.as_slice(), k.negations))
+            .or_default()
+            .push(j);
+    }
     for (i, keep) in order.iter().enumerate() {
         if gone.contains(&keep.id) {
             continue;
         }
         let k = &keys[i];
-        for (j, other) in order.iter().enumerate().skip(i + 1) {
+        let mut near: Vec<usize> = by_text[k.folded.as_str()]
+            .iter()
+            .chain(&by_shape[&(keep.scope, k.numbers.as_slice(), k.negations)])
+            .copied()
+            .filter(|&j| j > i)
+            .collect();
+        near.sort_unstable();
+        near.dedup();
+        for j in near {
+            let other = order[j];
             if gone.contains(&other.id) || other.meta.conflict.is_some() {
                 continue;
             }
@@ -889,24 +910,27 @@ pub fn apply_to_doc(
         }
     }
     // Which fit: counted as the budget counts, without placing them.
-    let mut texts: Vec<&str> = doc.entries.iter().map(|e| e.text.as_str()).collect();
+    // (The budget rule adds up: an entry more adds its own count and the
+    // line feed before it.)
+    let mut used = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
+    let mut count = doc.entries.len();
     let mut ids: BTreeSet<&str> = doc.entries.iter().map(|e| e.id.as_str()).collect();
     let mut fitting = Vec::new();
     for (text, id, meta) in &adds {
         if !ids.insert(id.as_str()) {
             continue;
         }
-        let before = used_chars(texts.iter().copied());
-        texts.push(text);
-        let after = used_chars(texts.iter().copied());
+        let before = used;
+        let after = used + usize::from(count > 0) + used_chars([text.as_str()]);
         if after > limit && after > before {
-            texts.pop();
             skipped.push(Skipped {
                 what: (*text).clone(),
                 why: "memory_over_budget".into(),
             });
             continue;
         }
+        used = after;
+        count += 1;
         fitting.push((text.as_str(), id.as_str(), meta.render()));
     }
     let items: Vec<(&str, &str, Option<&str>)> = fitting

@@ -466,11 +466,25 @@ fn store_text(
 /// A unified diff of `old` and `new` (line-wise, longest common
 /// subsequence; files of more than 4,000 lines are summarised).
 pub(crate) fn unified_diff(name: &str, old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
+    let a_all: Vec<&str> = old.lines().collect();
+    let b_all: Vec<&str> = new.lines().collect();
     let mut out = format!("--- a/{name}\n+++ b/{name}\n");
+    // The lines both start and end with take no part in the table.
+    let head = a_all.iter().zip(&b_all).take_while(|(x, y)| x == y).count();
+    let tail = a_all[head..]
+        .iter()
+        .rev()
+        .zip(b_all[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let a = &a_all[head..a_all.len() - tail];
+    let b = &b_all[head..b_all.len() - tail];
     if a.len() > 4_000 || b.len() > 4_000 {
-        out.push_str(&format!("@@ {} lines -> {} lines @@\n", a.len(), b.len()));
+        out.push_str(&format!(
+            "@@ {} lines -> {} lines @@\n",
+            a_all.len(),
+            b_all.len()
+        ));
         return out;
     }
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
@@ -489,10 +503,10 @@ pub(crate) fn unified_diff(name: &str, old: &str, new: &str) -> String {
             i += 1;
             j += 1;
         } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("@@ +{} @@\n+{}\n", j + 1, b[j]));
+            out.push_str(&format!("@@ +{} @@\n+{}\n", head + j + 1, b[j]));
             j += 1;
         } else {
-            out.push_str(&format!("@@ -{} @@\n-{}\n", i + 1, a[i]));
+            out.push_str(&format!("@@ -{} @@\n-{}\n", head + i + 1, a[i]));
             i += 1;
         }
     }
