@@ -672,6 +672,15 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             Change::Lift { id, text, date, .. } => {
                 format!("  lift {id} from {date}: {text}\n")
             }
+            Change::Settle {
+                id, kept, reason, ..
+            } => format!(
+                "  settle {id} (keep the {} one): {reason}\n",
+                match kept {
+                    crate::review::Kept::Live => "live",
+                    crate::review::Kept::Archived => "archived",
+                }
+            ),
             Change::Save {
                 id, text, reason, ..
             } => format!("  save {id} (reviewer): {text} ({reason})\n"),

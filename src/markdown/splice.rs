@@ -339,6 +339,36 @@ pub(crate) fn remove(
     doc: &Document,
     index: usize,
 ) -> Result<(String, Document), Unplaceable> {
+    let (cut, lines) = removal_cut(src, doc, index)?;
+    let out = splice(src, cut.clone(), "");
+    if let Some(d) = parses_to(&out, kept(doc, Some(index), &cut, 0)) {
+        return Ok((out, d));
+    }
+    // Taking the lines away can join what stood around the entry (a paragraph
+    // above and an item that may not interrupt one below); a blank line in
+    // their place keeps them apart.
+    // Where the next item would then nest in the one before (`- a`, ` - b`,
+    // `  - c`: without `b`, `c` is under `a`), the separator comment in their
+    // place ends the list before it.
+    let eol = &src[lines.end - eol_len_at_end(&src[..lines.end])..lines.end];
+    for with in [eol.to_owned(), format!("{SEPARATOR}{eol}")] {
+        let out = splice(src, lines.clone(), &with);
+        if let Some(d) = parses_to(&out, kept(doc, Some(index), &lines, with.len())) {
+            return Ok((out, d));
+        }
+    }
+    Err(Unplaceable(
+        "removing the entry would change the entries around it".into(),
+    ))
+}
+
+/// What [`remove`] takes away first for entry `index`: the bytes cut (its
+/// lines and the blank line that goes with them) and its lines alone.
+fn removal_cut(
+    src: &str,
+    doc: &Document,
+    index: usize,
+) -> Result<(Range<usize>, Range<usize>), Unplaceable> {
     let entry = entry_at(doc, index)?;
     let body_start = doc.body_start(src);
     let mut cut_start = entry.item.start;
@@ -382,27 +412,133 @@ pub(crate) fn remove(
     if !has_eol && cut_start > 0 {
         cut_start -= eol_len_at_end(&src[..cut_start]);
     }
-    let cut = cut_start..cut_end;
-    let out = splice(src, cut.clone(), "");
-    if let Some(d) = parses_to(&out, kept(doc, Some(index), &cut, 0)) {
-        return Ok((out, d));
+    Ok((cut_start..cut_end, lines))
+}
+
+/// Removes the entries `remove` and gives the entries of `metas` their new
+/// metadata comments, all at once: each edit as [`remove`] and [`set_meta`]
+/// make it first, checked by one parse of the result (every other entry
+/// keeps its text and bytes). `None` where the edits touch each other or
+/// the result does not read back so: the caller then makes them one by one
+/// (with their fallbacks).
+pub(crate) fn edit_many(
+    src: &str,
+    doc: &Document,
+    remove: &[usize],
+    metas: &[(usize, String)],
+) -> Option<(String, Document)> {
+    // (cut, replacement, the entry whose comment it is)
+    let mut edits: Vec<(Range<usize>, Cow<'_, str>, Option<usize>)> = Vec::new();
+    for &i in remove {
+        let (cut, _) = removal_cut(src, doc, i).ok()?;
+        edits.push((cut, Cow::Borrowed(""), None));
     }
-    // Taking the lines away can join what stood around the entry (a paragraph
-    // above and an item that may not interrupt one below); a blank line in
-    // their place keeps them apart.
-    // Where the next item would then nest in the one before (`- a`, ` - b`,
-    // `  - c`: without `b`, `c` is under `a`), the separator comment in their
-    // place ends the list before it.
-    let eol = &src[lines.end - eol_len_at_end(&src[..lines.end])..lines.end];
-    for with in [eol.to_owned(), format!("{SEPARATOR}{eol}")] {
-        let out = splice(src, lines.clone(), &with);
-        if let Some(d) = parses_to(&out, kept(doc, Some(index), &lines, with.len())) {
-            return Ok((out, d));
+    for (i, meta) in metas {
+        let entry = doc.entries.get(*i)?;
+        let (cut, with) = match &entry.meta {
+            Some(r) => (r.clone(), Cow::Borrowed(meta.as_str())),
+            None => (
+                entry.item.end..entry.item.end,
+                Cow::Owned(format!(" {meta}")),
+            ),
+        };
+        edits.push((cut, with, Some(*i)));
+    }
+    edits.sort_by_key(|(r, _, _)| (r.start, r.end));
+    if edits
+        .windows(2)
+        .any(|w| w[0].0.end > w[1].0.start || w[0].0 == w[1].0)
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut at = 0;
+    for (r, with, _) in &edits {
+        out.push_str(&src[at..r.start]);
+        out.push_str(with);
+        at = r.end;
+    }
+    out.push_str(&src[at..]);
+    // Where a position of `src` lies in `out`: shifted by the edits before it.
+    let shift = |p: usize| {
+        let mut q = p as isize;
+        for (r, with, _) in &edits {
+            if r.end <= p && !(r.is_empty() && r.start == p) {
+                q += with.len() as isize - r.len() as isize;
+            }
         }
+        q as usize
+    };
+    let mut want = Vec::with_capacity(doc.entries.len());
+    for (i, e) in doc.entries.iter().enumerate() {
+        if remove.contains(&i) {
+            continue;
+        }
+        let own = edits.iter().find(|(_, _, of)| *of == Some(i));
+        let (item, meta) = match own {
+            Some((r, with, _)) => {
+                let end = shift(r.start) + with.len();
+                let m = metas.iter().find(|(j, _)| *j == i).map(|(_, m)| m.len())?;
+                (shift(e.item.start)..end, Some(end - m..end))
+            }
+            None => (
+                shift(e.item.start)..shift(e.item.end),
+                e.meta.as_ref().map(|m| shift(m.start)..shift(m.end)),
+            ),
+        };
+        want.push(Want {
+            id: Cow::Borrowed(&e.id),
+            text: &e.text,
+            item,
+            meta,
+        });
     }
-    Err(Unplaceable(
-        "removing the entry would change the entries around it".into(),
-    ))
+    parses_to(&out, want).map(|d| (out, d))
+}
+
+/// Appends several entries after the last one at once, as [`append`] would
+/// one by one when each goes right after the entry before it (its first
+/// choice), checked by one parse of the result. `None` where there is no
+/// entry yet or the result does not read back so: the caller then appends
+/// them one by one (with [`append`]'s fallbacks).
+pub(crate) fn append_many(
+    src: &str,
+    doc: &Document,
+    items: &[(&str, &str, Option<&str>)],
+) -> Option<(String, Document)> {
+    let last = doc.entries.last()?;
+    let eol = doc.eol;
+    let line = &src[last.item.start..];
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let line_end = line_end_with_eol(src, last.item.end);
+    let (at, pre, post) = if ends_with_eol(&src[..line_end]) {
+        (line_end, "", eol)
+    } else {
+        (src.len(), eol, "")
+    };
+    let mut with = String::from(pre);
+    let mut news = Vec::with_capacity(items.len());
+    let mut marker = last.marker;
+    for (k, &(text, id, meta)) in items.iter().enumerate() {
+        marker = marker.next();
+        let item = render_item(lead, marker, text, meta, eol);
+        let start = at + with.len();
+        news.push(Want {
+            id: Cow::Borrowed(id),
+            text,
+            item: start..start + item.len(),
+            meta: meta.map(|m| start + item.len() - m.len()..start + item.len()),
+        });
+        with.push_str(&item);
+        with.push_str(if k + 1 < items.len() { eol } else { post });
+    }
+    if joins_crlf(src, &(at..at), &with) {
+        return None;
+    }
+    let out = splice(src, at..at, &with);
+    let mut want = kept(doc, None, &(at..at), with.len());
+    want.extend(news);
+    parses_to(&out, want).map(|d| (out, d))
 }
 
 fn entry_at(doc: &Document, index: usize) -> Result<&Entry, Unplaceable> {
@@ -515,6 +651,42 @@ mod tests {
     fn add(src: &str, text: &str) -> String {
         let id = entry_id("memory", text);
         append(src, &parse(M, src), (text, &id), None).unwrap().0
+    }
+
+    #[test]
+    fn many_edits_at_once_give_the_bytes_of_one_by_one() {
+        let srcs = [
+            "- a\n- b <!-- memdir created=2026-01-01T00:00:00Z -->\n- c\n- d\n",
+            "# T\n\n- a\n\n- b\n\n- c <!-- memdir x=1 -->\n\n- d\n",
+            "- a\r\n- b\r\n- c\r\n- d",
+            "1. a\n2. b\n3. c\n4. d\n",
+        ];
+        for src in srcs {
+            let doc = parse(M, src);
+            let metas = vec![(2, "<!-- memdir review=r -->".to_owned())];
+            let (many, many_doc) = edit_many(src, &doc, &[0, 3], &metas).unwrap();
+            let (mut one, mut d) = set_meta(src, &doc, 2, &metas[0].1).unwrap();
+            for i in [3, 0] {
+                (one, d) = remove(&one, &d, i).unwrap();
+            }
+            assert_eq!(many, one, "{src:?}");
+            assert_eq!(many_doc, d);
+            let items = [
+                ("new x", "mem_x", Some("<!-- memdir a=1 -->")),
+                ("new\ny", "mem_y", None),
+            ];
+            let (all, all_doc) = append_many(&many, &many_doc, &items).unwrap();
+            let (mut seq, mut sd) = (many.clone(), many_doc.clone());
+            for (t, i, m) in items {
+                (seq, sd) = append(&seq, &sd, (t, i), m).unwrap();
+            }
+            assert_eq!(all, seq, "{src:?}");
+            assert_eq!(all_doc, sd);
+        }
+        // Edits that touch each other are left to the one-by-one path.
+        let src = "- a\n- b\n";
+        let doc = parse(M, src);
+        assert!(edit_many(src, &doc, &[0], &[(0, "<!-- memdir -->".into())]).is_none());
     }
 
     fn rm_last(src: &str) -> String {

@@ -48,7 +48,12 @@ impl Kind {
     /// The kind of a file by its name (the last component of `path`, `/` or
     /// `\` separated); `None` for a name memdir does not own.
     pub fn of_path(path: &str) -> Option<Kind> {
-        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let mut parts = path.rsplit(['/', '\\']);
+        let name = parts.next().unwrap_or(path);
+        // A part of an owner's `archive/` (`archive/2025.md`): an archive.
+        if parts.next() == Some("archive") && is_archive_part(name) {
+            return Some(Kind::Archive);
+        }
         match name {
             "MEMORY.md" => Some(Kind::Store(Scope::Memory)),
             "USER.md" => Some(Kind::Store(Scope::User)),
@@ -75,6 +80,22 @@ impl Kind {
             Kind::Text
         }
     }
+}
+
+/// Whether `name` is a part of an owner's `archive/` folder: `YYYY.md`,
+/// `undated.md`, or a later part `YYYY-N.md`.
+fn is_archive_part(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".md") else {
+        return false;
+    };
+    let key = stem.split_once('-').map_or(stem, |(k, n)| {
+        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            k
+        } else {
+            ""
+        }
+    });
+    key == "undated" || (key.len() == 4 && key.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Something a merge left for a person.

@@ -34,6 +34,9 @@ pub enum ArchiveKind {
     /// Archived by a review on its reviewer's proposal (the reviewer's
     /// reason).
     Reviewed,
+    /// Archived by a review under `curation: auto`: the store was over its
+    /// budget and the fact had not been recalled in 30 days.
+    Unrecalled,
 }
 
 impl ArchiveKind {
@@ -47,6 +50,7 @@ impl ArchiveKind {
             ArchiveKind::Expired => "expired",
             ArchiveKind::Conflict => "conflict",
             ArchiveKind::Reviewed => "reviewed",
+            ArchiveKind::Unrecalled => "unrecalled",
         }
     }
 
@@ -59,6 +63,7 @@ impl ArchiveKind {
             "expired" => Some(ArchiveKind::Expired),
             "conflict" => Some(ArchiveKind::Conflict),
             "reviewed" => Some(ArchiveKind::Reviewed),
+            "unrecalled" => Some(ArchiveKind::Unrecalled),
             _ => None,
         }
     }
@@ -111,6 +116,12 @@ pub struct Meta {
     /// For a fact a review renewed: its expiry before (`memdir review undo`
     /// puts it back).
     pub renewed_from: Option<DateTime<Utc>>,
+    /// For the fact a review kept when it settled a `conflict=` pair: the
+    /// `conflict` value it had (`memdir review undo` puts it back).
+    pub resolved: Option<String>,
+    /// In an archive: the review that settled this record's fact, which was
+    /// also live (after a merge); `memdir review undo` takes it away again.
+    pub settled: Option<String>,
     /// Keys this version does not know, kept as they were.
     pub other: Vec<(String, String)>,
 }
@@ -305,6 +316,8 @@ impl Meta {
                 "review" => m.review = Some(v),
                 "lifted" => m.lifted = NaiveDate::parse_from_str(&v, "%Y-%m-%d").ok(),
                 "renewed_from" => m.renewed_from = time(),
+                "resolved" => m.resolved = Some(v),
+                "settled" => m.settled = Some(v),
                 _ => m.other.push((k, v)),
             }
         }
@@ -337,6 +350,8 @@ impl Meta {
             ("lifted", self.lifted.map(|d| d.to_string())),
             ("review", self.review.clone()),
             ("renewed_from", t(&self.renewed_from)),
+            ("resolved", self.resolved.clone()),
+            ("settled", self.settled.clone()),
             ("archived", t(&self.archived)),
             ("kind", self.kind.map(|k| k.name().to_owned())),
             ("archived_by", self.archived_by.clone()),

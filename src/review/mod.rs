@@ -11,8 +11,10 @@
 //! day log (`fact: …`) are lifted into MEMORY.md; two live facts a merge
 //! left in conflict (`conflict=` in their metadata) are settled by their
 //! runs' results when exactly one is supported; facts not recalled in 30
-//! days are listed. A review never deletes: what leaves a store is
-//! archived with a reason.
+//! days are listed, and with `curation: auto` the oldest of them are
+//! archived while a store is over its budget; a fact both live and archived
+//! (after a git merge) is settled ([`settle_twin`]). A review never
+//! deletes: what leaves a store is archived with a reason.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,7 +22,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::edit::{check_text, used_chars};
-use crate::markdown::{parse, splice};
+use crate::markdown::{Document, parse, splice};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id, fold_whitespace};
 use crate::recall::{jaccard, term_set};
 
@@ -93,6 +95,26 @@ pub struct DayLine {
     pub task: Option<String>,
 }
 
+/// An archive record whose fact is also live (a merge of an archive on one
+/// branch and a change on the other leaves this).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The fact's id.
+    pub id: String,
+    /// The record's metadata (the fact's, with the archive fields).
+    pub meta: Meta,
+}
+
+/// Which side of a fact both live and archived a review keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kept {
+    /// The archive record stands: the live copy leaves its store.
+    Archived,
+    /// The live fact stands: the archive record is marked settled.
+    Live,
+}
+
 /// What a plan is made of.
 #[derive(Clone, Copy)]
 pub struct Input<'a> {
@@ -106,6 +128,14 @@ pub struct Input<'a> {
     /// The expiry a renewal gives, per store, in days (`None` or 0: the
     /// default, [`DEFAULT_RENEW_DAYS`]).
     pub renew_days: &'a dyn Fn(Scope) -> Option<u32>,
+    /// Archive records (of archive.md and `archive/*.md`); only those of a
+    /// live fact's id matter.
+    pub archived: &'a [Record],
+    /// `curation: auto`: archive unrecalled facts, oldest first, while a
+    /// store is over its budget.
+    pub curation: bool,
+    /// Each store's budget, in characters.
+    pub budget: &'a dyn Fn(Scope) -> usize,
     /// The time of the review.
     pub now: DateTime<Utc>,
 }
@@ -160,6 +190,17 @@ pub enum Change {
         #[serde(skip_serializing_if = "Option::is_none")]
         supersedes: Option<String>,
     },
+    /// Settle a fact both live and archived: keep one side.
+    Settle {
+        /// The fact's id (the same on both sides).
+        id: String,
+        /// Its store.
+        scope: Scope,
+        /// The side kept.
+        kept: Kept,
+        /// Why.
+        reason: String,
+    },
     /// Save a fact marked in a day log.
     Lift {
         /// The new fact's id.
@@ -184,6 +225,7 @@ impl Change {
             Change::Archive { id, .. }
             | Change::Renew { id, .. }
             | Change::Lift { id, .. }
+            | Change::Settle { id, .. }
             | Change::Save { id, .. } => id,
         }
     }
@@ -303,6 +345,26 @@ pub fn plan(input: &Input<'_>) -> Plan {
         .iter()
         .filter(|f| seen.insert(f.id.clone()))
         .collect();
+    // 0. Facts both live and archived (after a merge): one side is kept.
+    for f in &facts {
+        let Some(r) = input.archived.iter().find(|r| r.id == f.id) else {
+            continue;
+        };
+        let (kept, reason) = settle_twin(f, &r.meta);
+        if kept == Kept::Archived {
+            gone.insert(f.id.clone());
+        }
+        out.changes.push(Change::Settle {
+            id: f.id.clone(),
+            scope: f.scope,
+            kept,
+            reason,
+        });
+    }
+    let facts: Vec<&Fact> = facts
+        .into_iter()
+        .filter(|f| !gone.contains(&f.id))
+        .collect();
     let live: Vec<&Fact> = facts.iter().copied().filter(|f| !f.expired(now)).collect();
 
     // 1. Duplicates: survivors first (most recalled, then newest, then id).
@@ -329,12 +391,33 @@ pub fn plan(input: &Input<'_>) -> Plan {
             terms: term_set(&f.text),
         })
         .collect();
+    // Blocking: only facts with the same folded text (exact) or of the same
+    // store with the same numbers and negations (near) can be duplicates,
+    // so each fact is compared with those only, not with every other.
+    let mut by_text: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_shape: BTreeMap<(Scope, &[String], usize), Vec<usize>> = BTreeMap::new();
+    for (j, (f, k)) in order.iter().zip(&keys).enumerate() {
+        by_text.entry(k.folded.as_str()).or_default().push(j);
+        by_shape
+            .entry((f.scope, k.numbers.as_slice(), k.negations))
+            .or_default()
+            .push(j);
+    }
     for (i, keep) in order.iter().enumerate() {
         if gone.contains(&keep.id) {
             continue;
         }
         let k = &keys[i];
-        for (j, other) in order.iter().enumerate().skip(i + 1) {
+        let mut near: Vec<usize> = by_text[k.folded.as_str()]
+            .iter()
+            .chain(&by_shape[&(keep.scope, k.numbers.as_slice(), k.negations)])
+            .copied()
+            .filter(|&j| j > i)
+            .collect();
+        near.sort_unstable();
+        near.dedup();
+        for j in near {
+            let other = order[j];
             if gone.contains(&other.id) || other.meta.conflict.is_some() {
                 continue;
             }
@@ -371,6 +454,16 @@ pub fn plan(input: &Input<'_>) -> Plan {
             groups.entry(c.as_str()).or_default().push(f);
         }
     }
+    // Each run's results as a term set, once per run (not once per fact).
+    let mut found: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for f in groups.values().flatten() {
+        if let Some(run) = f.meta.run.as_deref()
+            && !found.contains_key(run)
+            && let Some(results) = input.evidence.get(run)
+        {
+            found.insert(run, results.iter().flat_map(|r| term_set(r)).collect());
+        }
+    }
     for group in groups.values() {
         let [a, b] = group.as_slice() else {
             if group.len() > 2 {
@@ -381,7 +474,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
             }
             continue;
         };
-        match settle(a, b, input.evidence) {
+        match settle(a, b, &found) {
             Ok((keep, lose, evidence)) => {
                 gone.insert(lose.id.clone());
                 out.changes.push(Change::Archive {
@@ -401,9 +494,11 @@ pub fn plan(input: &Input<'_>) -> Plan {
     }
 
     // 3. Expired facts: renewed when recalled lately, else archived.
+    let mut renewed = BTreeSet::new();
     for f in facts.iter().filter(|f| f.expired(now)) {
         let when = f.meta.expires.map(|e| e.date_naive().to_string());
         if f.recalled_within(now) {
+            renewed.insert(f.id.clone());
             let days = (input.renew_days)(f.scope)
                 .filter(|d| *d > 0)
                 .unwrap_or(DEFAULT_RENEW_DAYS);
@@ -485,7 +580,113 @@ pub fn plan(input: &Input<'_>) -> Plan {
         })
         .map(|f| f.id.clone())
         .collect();
+
+    // 6. `curation: auto`: while a store would be over its budget after the
+    // plan (lifted facts included), its unrecalled facts are archived,
+    // oldest first, before anything is lifted.
+    if input.curation {
+        let mut curated = Vec::new();
+        for scope in Scope::ALL {
+            let limit = (input.budget)(scope);
+            let mut held: Vec<(&str, &str)> = facts
+                .iter()
+                .filter(|f| f.scope == scope && !gone.contains(&f.id))
+                .filter(|f| !f.expired(now) || renewed.contains(&f.id))
+                .map(|f| (f.id.as_str(), f.text.as_str()))
+                .collect();
+            for c in &out.changes {
+                if let Change::Lift { id, text, .. } = c
+                    && scope == Scope::Memory
+                {
+                    held.push((id, text));
+                }
+            }
+            let used = |held: &[(&str, &str)]| used_chars(held.iter().map(|(_, t)| *t));
+            let mut now_used = used(&held);
+            if now_used <= limit {
+                continue;
+            }
+            let mut cands: Vec<&Fact> = live
+                .iter()
+                .copied()
+                .filter(|f| f.scope == scope && out.unrecalled.contains(&f.id))
+                .collect();
+            cands.sort_by(|a, b| a.created().cmp(&b.created()).then(a.id.cmp(&b.id)));
+            for f in cands {
+                if now_used <= limit {
+                    break;
+                }
+                let before = now_used;
+                held.retain(|(id, _)| *id != f.id);
+                now_used = used(&held);
+                gone.insert(f.id.clone());
+                curated.push(Change::Archive {
+                    id: f.id.clone(),
+                    scope,
+                    text: f.text.clone(),
+                    kind: ArchiveKind::Unrecalled,
+                    reason: format!(
+                        "curated: {} over its budget ({before}/{limit} chars), not recalled in the last {RECALL_WINDOW_DAYS} days",
+                        scope.file_name()
+                    ),
+                    into: None,
+                });
+            }
+        }
+        out.unrecalled.retain(|id| !gone.contains(id));
+        let at = out
+            .changes
+            .iter()
+            .position(|c| matches!(c, Change::Lift { .. }))
+            .unwrap_or(out.changes.len());
+        out.changes.splice(at..at, curated);
+    }
     out
+}
+
+/// Which side of a fact both live and archived (the same id in a store and
+/// in an archive, as a git merge of an archive on one branch and a change
+/// on the other leaves it) a review keeps, and why. The archive is a
+/// decision that was taken: it stands, unless the live fact changed after
+/// it (`updated` or `created` later than `archived`). A person's veto and a
+/// supersede stand whatever the live side did: only a person brings back a
+/// vetoed fact, and a superseded one never comes back.
+pub fn settle_twin(live: &Fact, record: &Meta) -> (Kept, String) {
+    let when = record
+        .archived
+        .map(|t| t.date_naive().to_string())
+        .unwrap_or_else(|| "at an unrecorded time".into());
+    match record.kind {
+        Some(ArchiveKind::Vetoed) => {
+            return (
+                Kept::Archived,
+                format!("live and archived: vetoed {when}; a person's veto stands"),
+            );
+        }
+        Some(ArchiveKind::Superseded) => {
+            return (
+                Kept::Archived,
+                format!(
+                    "live and archived: superseded by {} {when}; a superseded fact never comes back",
+                    record.superseded_by.as_deref().unwrap_or("another fact")
+                ),
+            );
+        }
+        _ => {}
+    }
+    let changed = live.meta.updated.max(live.meta.created);
+    match record.archived {
+        Some(a) if changed.is_some_and(|c| c > a) => (
+            Kept::Live,
+            format!(
+                "live and archived: changed after it was archived {when}; the live fact stands"
+            ),
+        ),
+        _ => (
+            Kept::Archived,
+            format!("live and archived: archived {when} and not changed since; the archive stands"),
+        ),
+    }
 }
 
 /// Which of two facts in conflict the runs' results support: `(kept,
@@ -495,13 +696,12 @@ pub fn plan(input: &Input<'_>) -> Plan {
 fn settle<'f>(
     a: &'f Fact,
     b: &'f Fact,
-    evidence: &BTreeMap<String, Vec<String>>,
+    evidence: &BTreeMap<&str, BTreeSet<String>>,
 ) -> Result<(&'f Fact, &'f Fact, String), String> {
     let (ta, tb) = (term_set(&a.text), term_set(&b.text));
     let supported = |f: &Fact, own: &[String], other: &[String]| -> Option<bool> {
-        let run = f.meta.run.as_ref()?;
-        let results = evidence.get(run)?;
-        let found: BTreeSet<String> = results.iter().flat_map(|r| term_set(r)).collect();
+        let run = f.meta.run.as_deref()?;
+        let found = evidence.get(run)?;
         let distinct: Vec<&String> = own.iter().filter(|t| !other.contains(t)).collect();
         Some(!distinct.is_empty() && distinct.iter().all(|t| found.contains(*t)))
     };
@@ -532,14 +732,18 @@ pub struct StoreEdit {
 }
 
 /// Applies `plan`'s changes of store `scope` to its text `src`: archived
-/// facts removed (the fact a settled conflict keeps loses its `conflict=`),
-/// renewed ones given their new `expires`, `renewed_from` (the old expiry)
-/// and `review=ID`, lifted and saved ones appended with `created`,
-/// `expires` (`save_days`, the store's expiry), `agent`, `review=ID` and,
-/// for a lift, the line's `run` and `task` and `lifted=DATE` (a save that
-/// replaces a fact: `supersedes`). A lift or save that would take the store
-/// past `limit` characters (and past what it uses now) is left out, as a
-/// save would be refused. Byte ranges are spliced; nothing else changes.
+/// facts removed (the fact a settled conflict keeps loses its `conflict=`,
+/// kept as `resolved=` with `review=ID`), a live copy whose archive record
+/// stands removed, renewed ones given their new `expires`, `renewed_from`
+/// (the old expiry) and `review=ID`, lifted and saved ones appended with
+/// `created`, `expires` (`save_days`, the store's expiry), `agent`,
+/// `review=ID` and, for a lift, the line's `run` and `task` and
+/// `lifted=DATE` (a save that replaces a fact: `supersedes`). A lift or save
+/// that would take the store past `limit` characters (and past what it uses
+/// now) is left out, as a save would be refused. Byte ranges are spliced;
+/// nothing else changes. The removals and metadata changes are spliced
+/// together and checked by one parse, then the additions (one by one, each
+/// checked, only where that fails).
 #[allow(clippy::too_many_arguments)]
 pub fn apply_to_store(
     src: &str,
@@ -551,20 +755,35 @@ pub fn apply_to_store(
     save_days: Option<u32>,
     limit: usize,
 ) -> Result<StoreEdit, String> {
-    let mut cur = src.to_owned();
-    // Each splice gives the new text's parse: the store is parsed once.
-    let mut doc = parse(scope, src);
-    let mut skipped = Vec::new();
+    let doc = parse(scope, src);
+    apply_to_doc(src, &doc, scope, plan, review, agent, now, save_days, limit)
+}
+
+/// [`apply_to_store`] on a store already parsed (`doc`, with ids, the parse
+/// of `src`).
+#[allow(clippy::too_many_arguments)]
+pub fn apply_to_doc(
+    src: &str,
+    doc: &Document,
+    scope: Scope,
+    plan: &Plan,
+    review: &str,
+    agent: Option<&str>,
+    now: DateTime<Utc>,
+    save_days: Option<u32>,
+    limit: usize,
+) -> Result<StoreEdit, String> {
     let unplaceable = |e: splice::Unplaceable| e.0;
-    // What every fact the review saves carries.
-    let saved = || Meta {
-        created: Some(now),
-        expires: save_days
-            .filter(|d| *d > 0)
-            .map(|d| now + Duration::days(i64::from(d))),
-        agent: agent.map(str::to_owned),
-        review: Some(review.to_owned()),
-        ..Meta::default()
+    // 1. What leaves the store and which metadata changes.
+    let mut remove: Vec<usize> = Vec::new();
+    let mut metas: BTreeMap<usize, Meta> = BTreeMap::new();
+    let position = |id: &str| -> Result<Option<usize>, String> {
+        let mut at = doc.entries.iter().enumerate().filter(|(_, e)| e.id == id);
+        let first = at.next().map(|(i, _)| i);
+        if at.next().is_some() {
+            return Err(format!("{id} is in the store more than once"));
+        }
+        Ok(first)
     };
     for c in &plan.changes {
         match c {
@@ -575,22 +794,31 @@ pub fn apply_to_store(
                 into,
                 ..
             } if *s == scope => {
-                if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
-                    (cur, doc) = splice::remove(&cur, &doc, i).map_err(unplaceable)?;
-                    if doc.entries.iter().any(|e| &e.id == id) {
-                        return Err(format!("{id} is in the store more than once"));
-                    }
+                if let Some(i) = position(id)? {
+                    remove.push(i);
                 }
                 // The kept side of a settled conflict is no longer in one.
                 if *kind == ArchiveKind::Conflict
                     && let Some(keep) = into
-                    && let Some(i) = doc.entries.iter().position(|e| &e.id == keep)
+                    && let Some(i) = position(keep)?
                 {
-                    let mut m = doc.entries[i].metadata(&cur);
-                    if m.conflict.take().is_some() {
-                        (cur, doc) =
-                            splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
+                    let m = metas
+                        .entry(i)
+                        .or_insert_with(|| doc.entries[i].metadata(src));
+                    if let Some(c) = m.conflict.take() {
+                        m.resolved = Some(c);
+                        m.review = Some(review.to_owned());
                     }
+                }
+            }
+            Change::Settle {
+                id,
+                scope: s,
+                kept: Kept::Archived,
+                ..
+            } if *s == scope => {
+                if let Some(i) = position(id)? {
+                    remove.push(i);
                 }
             }
             Change::Renew {
@@ -599,83 +827,135 @@ pub fn apply_to_store(
                 expires,
                 ..
             } if *s == scope => {
-                if let Some(i) = doc.entries.iter().position(|e| &e.id == id) {
-                    let mut m = doc.entries[i].metadata(&cur);
+                if let Some(i) = position(id)? {
+                    let m = metas
+                        .entry(i)
+                        .or_insert_with(|| doc.entries[i].metadata(src));
                     m.renewed_from = m.expires.or(m.renewed_from);
                     m.expires = Some(*expires);
                     m.updated = Some(now);
                     m.review = Some(review.to_owned());
-                    (cur, doc) =
-                        splice::set_meta(&cur, &doc, i, &m.render()).map_err(unplaceable)?;
                 }
             }
+            _ => {}
+        }
+    }
+    remove.sort_unstable();
+    remove.dedup();
+    metas.retain(|i, m| !remove.contains(i) && doc.entries[*i].metadata(src) != *m);
+    let metas: Vec<(usize, String)> = metas.into_iter().map(|(i, m)| (i, m.render())).collect();
+    let (mut cur, mut doc) = if remove.is_empty() && metas.is_empty() {
+        (src.to_owned(), doc.clone())
+    } else if let Some(done) = splice::edit_many(src, doc, &remove, &metas) {
+        done
+    } else {
+        // One by one, each with its fallbacks: metadata first (indexes
+        // stand), then removals from the last.
+        let (mut cur, mut d) = (src.to_owned(), doc.clone());
+        for (i, m) in &metas {
+            (cur, d) = splice::set_meta(&cur, &d, *i, m).map_err(unplaceable)?;
+        }
+        for i in remove.iter().rev() {
+            (cur, d) = splice::remove(&cur, &d, *i).map_err(unplaceable)?;
+        }
+        (cur, d)
+    };
+
+    // 2. What is added, within the budget.
+    let mut skipped = Vec::new();
+    // What every fact the review saves carries.
+    let saved = || Meta {
+        created: Some(now),
+        expires: save_days
+            .filter(|d| *d > 0)
+            .map(|d| now + Duration::days(i64::from(d))),
+        agent: agent.map(str::to_owned),
+        review: Some(review.to_owned()),
+        ..Meta::default()
+    };
+    let mut adds: Vec<(&String, &String, Meta)> = Vec::new();
+    for c in &plan.changes {
+        match c {
             Change::Lift {
                 id,
                 text,
                 date,
                 run,
                 task,
-            } if scope == Scope::Memory => {
-                let meta = Meta {
+            } if scope == Scope::Memory => adds.push((
+                text,
+                id,
+                Meta {
                     run: run.clone(),
                     task: task.clone(),
                     lifted: Some(*date),
                     ..saved()
-                };
-                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
-            }
+                },
+            )),
             Change::Save {
                 id,
                 scope: s,
                 text,
                 supersedes,
                 ..
-            } if *s == scope => {
-                let meta = Meta {
+            } if *s == scope => adds.push((
+                text,
+                id,
+                Meta {
                     supersedes: supersedes.clone(),
                     ..saved()
-                };
-                append_checked(&mut cur, &mut doc, (text, id), &meta, limit, &mut skipped);
-            }
+                },
+            )),
             _ => {}
+        }
+    }
+    // Which fit: counted as the budget counts, without placing them.
+    // (The budget rule adds up: an entry more adds its own count and the
+    // line feed before it.)
+    let mut used = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
+    let mut count = doc.entries.len();
+    let mut ids: BTreeSet<&str> = doc.entries.iter().map(|e| e.id.as_str()).collect();
+    let mut fitting = Vec::new();
+    for (text, id, meta) in &adds {
+        if !ids.insert(id.as_str()) {
+            continue;
+        }
+        let before = used;
+        let after = used + usize::from(count > 0) + used_chars([text.as_str()]);
+        if after > limit && after > before {
+            skipped.push(Skipped {
+                what: (*text).clone(),
+                why: "memory_over_budget".into(),
+            });
+            continue;
+        }
+        used = after;
+        count += 1;
+        fitting.push((text.as_str(), id.as_str(), meta.render()));
+    }
+    let items: Vec<(&str, &str, Option<&str>)> = fitting
+        .iter()
+        .map(|(t, i, m)| (*t, *i, Some(m.as_str())))
+        .collect();
+    match splice::append_many(&cur, &doc, &items) {
+        Some((next, _)) if !items.is_empty() => cur = next,
+        _ => {
+            for (text, id, meta) in &items {
+                match splice::append(&cur, &doc, (text, id), *meta) {
+                    Ok((next, next_doc)) => {
+                        cur = next;
+                        doc = next_doc;
+                    }
+                    Err(_) => skipped.push(Skipped {
+                        what: (*text).to_owned(),
+                        why: "memory_unplaceable".into(),
+                    }),
+                }
+            }
         }
     }
     Ok(StoreEdit {
         src: (cur != src).then_some(cur),
         skipped,
     })
-}
-
-/// Appends `(text, id)` with `meta` to `cur` unless the id is there; left
-/// out (in `skipped`) when it cannot be placed or would take the store past
-/// `limit` characters and past what it uses now.
-fn append_checked(
-    cur: &mut String,
-    doc: &mut crate::markdown::Document,
-    (text, id): (&String, &String),
-    meta: &Meta,
-    limit: usize,
-    skipped: &mut Vec<Skipped>,
-) {
-    if doc.entries.iter().any(|e| &e.id == id) {
-        return;
-    }
-    let before = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
-    let Ok((next, next_doc)) = splice::append(cur, doc, (text, id), Some(&meta.render())) else {
-        skipped.push(Skipped {
-            what: text.clone(),
-            why: "memory_unplaceable".into(),
-        });
-        return;
-    };
-    let after = used_chars(next_doc.entries.iter().map(|e| e.text.as_str()));
-    if after > limit && after > before {
-        skipped.push(Skipped {
-            what: text.clone(),
-            why: "memory_over_budget".into(),
-        });
-        return;
-    }
-    *cur = next;
-    *doc = next_doc;
 }

@@ -41,6 +41,9 @@ fn plan_of(
         yesterday,
         evidence,
         renew_days: &no_days,
+        archived: &[],
+        curation: false,
+        budget: &|_| 2200,
         now: now(),
     })
 }
@@ -126,6 +129,9 @@ fn expired_facts_are_renewed_when_recalled_else_archived() {
         yesterday: &[],
         evidence: &BTreeMap::new(),
         renew_days: &seven,
+        archived: &[],
+        curation: false,
+        budget: &|_| 2200,
         now: now(),
     });
     assert!(
@@ -271,6 +277,174 @@ fn applying_a_plan_splices_and_keeps_the_rest() {
     );
     let tight = apply_to_store(src, Scope::Memory, &p, "rv-1", None, now(), None, 10).unwrap();
     assert_eq!(tight.skipped[0].why, "memory_over_budget");
+}
+
+#[test]
+fn the_kept_side_of_a_settled_conflict_keeps_its_conflict_as_resolved() {
+    let src = "- The API gateway times out after 30 seconds <!-- memdir run=run-a conflict=mem_000000000000 -->\n- The API gateway times out after 60 seconds <!-- memdir run=run-b conflict=mem_000000000000 -->\n- Unrelated\n";
+    let facts = facts_of(src);
+    let mut ev = BTreeMap::new();
+    ev.insert("run-b".to_owned(), vec!["observed: 60 s".to_owned()]);
+    let p = plan_of(&facts, &[], &ev);
+    let out = apply_to_store(src, Scope::Memory, &p, "rv-1", None, now(), None, 2200)
+        .unwrap()
+        .src
+        .unwrap();
+    assert_eq!(
+        out,
+        "- The API gateway times out after 60 seconds <!-- memdir run=run-b review=rv-1 resolved=mem_000000000000 -->\n- Unrelated\n"
+    );
+}
+
+fn facts_of(src: &str) -> Vec<Fact> {
+    parse(Scope::Memory, src)
+        .entries
+        .iter()
+        .map(|e| Fact {
+            id: e.id.clone(),
+            scope: Scope::Memory,
+            text: e.text.clone(),
+            meta: e.metadata(src),
+            first_seen: None,
+            recall_count: 0,
+            last_recalled: None,
+        })
+        .collect()
+}
+
+fn twin_plan(facts: &[Fact], archived: &[Record]) -> Plan {
+    plan(&Input {
+        facts,
+        yesterday: &[],
+        evidence: &BTreeMap::new(),
+        renew_days: &no_days,
+        archived,
+        curation: false,
+        budget: &|_| 2200,
+        now: now(),
+    })
+}
+
+fn record_of(f: &Fact, kind: ArchiveKind, archived: DateTime<Utc>) -> Record {
+    Record {
+        id: f.id.clone(),
+        meta: Meta {
+            scope: Some(crate::model::Origin::Memory),
+            archived: Some(archived),
+            kind: Some(kind),
+            ..f.meta.clone()
+        },
+    }
+}
+
+#[test]
+fn a_fact_both_live_and_archived_is_settled_by_the_rule() {
+    let f = fact("The runner image is Ubuntu 24.04"); // created 5 days ago
+    let settled = |f: &Fact, r: Record| -> Vec<(Kept, bool)> {
+        twin_plan(std::slice::from_ref(f), &[r])
+            .changes
+            .iter()
+            .map(|c| match c {
+                Change::Settle { kept, .. } => (*kept, true),
+                _ => (Kept::Live, false),
+            })
+            .collect()
+    };
+    // Archived after its last change: the archive stands.
+    let r = record_of(&f, ArchiveKind::Plain, now() - Duration::days(1));
+    assert_eq!(settled(&f, r), vec![(Kept::Archived, true)]);
+    // Changed after the archiving: the live fact stands.
+    let mut edited = f.clone();
+    edited.meta.updated = Some(now() - Duration::hours(1));
+    let r = record_of(&f, ArchiveKind::Plain, now() - Duration::days(1));
+    assert_eq!(settled(&edited, r), vec![(Kept::Live, true)]);
+    // A person's veto and a supersede stand whatever the live side did.
+    for kind in [ArchiveKind::Vetoed, ArchiveKind::Superseded] {
+        let r = record_of(&f, kind, now() - Duration::days(1));
+        let (kept, reason) = settle_twin(&edited, &r.meta);
+        assert_eq!(kept, Kept::Archived, "{kind:?}");
+        assert!(reason.contains(kind.name()), "{reason}");
+    }
+    // No archive time: the archive stands.
+    let mut r = record_of(&f, ArchiveKind::Merged, now());
+    r.meta.archived = None;
+    assert_eq!(settle_twin(&edited, &r.meta).0, Kept::Archived);
+    // A settled copy takes no further part: not merged, not listed.
+    let mut twin = fact("The runner image is Ubuntu 24.04 ");
+    twin.id = "mem_other".into();
+    let r = record_of(&f, ArchiveKind::Plain, now() - Duration::days(1));
+    let p = twin_plan(&[f.clone(), twin], &[r]);
+    assert_eq!(p.changes.len(), 1, "{:?}", p.changes);
+    // Applied: the live copy leaves the store, nothing else changes.
+    let src = "- The runner image is Ubuntu 24.04\n- Other\n";
+    let facts = facts_of(src);
+    let r = record_of(&facts[0], ArchiveKind::Plain, now());
+    let p = twin_plan(&facts, &[r]);
+    let out = apply_to_store(src, Scope::Memory, &p, "rv-1", None, now(), None, 2200).unwrap();
+    assert_eq!(out.src.as_deref(), Some("- Other\n"));
+}
+
+#[test]
+fn curation_auto_archives_the_oldest_unrecalled_until_the_store_fits() {
+    let mut facts = Vec::new();
+    for (i, age) in [(0, 50), (1, 90), (2, 40), (3, 60)] {
+        let mut f = fact(&format!("Fact number {i} with some words to take room"));
+        f.meta.created = Some(now() - Duration::days(age));
+        facts.push(f);
+    }
+    // Recalled lately: never curated, however old.
+    facts[1].last_recalled = Some(now() - Duration::days(1));
+    let used = used_chars(facts.iter().map(|f| f.text.as_str()));
+    let day = DayLine {
+        date: (now() - Duration::days(1)).date_naive(),
+        text: "fact: A lifted fact".into(),
+        run: None,
+        task: None,
+    };
+    let run = |curation: bool, limit: usize| {
+        plan(&Input {
+            facts: &facts,
+            yesterday: std::slice::from_ref(&day),
+            evidence: &BTreeMap::new(),
+            renew_days: &no_days,
+            archived: &[],
+            curation,
+            budget: &|_| limit,
+            now: now(),
+        })
+    };
+    // Within the budget with the lift: nothing archived.
+    let p = run(true, used + 100);
+    assert!(archived(&p).is_empty());
+    assert_eq!(p.unrecalled.len(), 3);
+    // Over it once the day's fact is lifted: the oldest unrecalled (fact 3,
+    // 60 days) goes first, then fact 0 (50 days); fact 1 was recalled.
+    let one = 3 + facts[0].text.chars().count();
+    let p = run(true, used + 20 - one);
+    assert_eq!(
+        archived(&p),
+        vec![(facts[3].id.clone(), ArchiveKind::Unrecalled)]
+    );
+    let p = run(true, used + 20 - 2 * one);
+    assert_eq!(
+        archived(&p),
+        vec![
+            (facts[3].id.clone(), ArchiveKind::Unrecalled),
+            (facts[0].id.clone(), ArchiveKind::Unrecalled)
+        ]
+    );
+    // Archived before the lift, and no longer listed as candidates.
+    assert!(matches!(p.changes.last(), Some(Change::Lift { .. })));
+    assert_eq!(p.unrecalled, vec![facts[2].id.clone()]);
+    assert!(
+        matches!(&p.changes[0], Change::Archive { reason, .. } if reason.starts_with("curated: MEMORY.md over its budget")),
+        "{:?}",
+        p.changes[0]
+    );
+    // Manual curation (the default): listed, never archived.
+    let p = run(false, 10);
+    assert!(archived(&p).is_empty());
+    assert_eq!(p.unrecalled.len(), 3);
 }
 
 /// Pairs of texts.

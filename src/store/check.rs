@@ -382,33 +382,41 @@ fn budget_finding(lint: &mut Lint<'_>, at: At<'_>, l: &stores::Loaded, now: Date
     }
 }
 
-/// archive.md: readable, no conflict markers; no fact both archived and live.
+/// archive.md and the parts of `archive/`: readable, no conflict markers;
+/// no fact both archived and live (but one a review settled: its record
+/// carries `settled=`).
 fn archive_findings(
     lint: &mut Lint<'_>,
     at: At<'_>,
     live: &BTreeMap<String, (&'static str, usize)>,
 ) {
-    let file = archive::ARCHIVE_FILE;
-    let src = match archive::read(at) {
-        Ok((_, src)) => src,
-        Err(e) => return lint.unreadable(file, &e),
+    let archives = match archive::read_all(at) {
+        Ok(a) => a,
+        Err(e) => return lint.unreadable(archive::ARCHIVE_FILE, &e),
     };
-    lint.conflicts(file, &crate::markdown::conflicts(&src));
     let mut reported = BTreeSet::new();
-    for r in archive::records(&src) {
-        if let Some((store, line)) = live.get(&r.id)
-            && reported.insert(r.id.clone())
-        {
-            lint.push(
-                Severity::Warning,
-                "live_and_archived",
-                (store, Some(*line), Some(&r.id)),
-                "live here and archived in archive.md (a merge of an archive on one side and an \
-                 edit on the other leaves this)"
-                    .into(),
-                "archive it again (`memdir archive ID --reason …`) or remove its archive record \
-                 by hand; the daily review settles it otherwise",
-            );
+    for f in &archives.files {
+        let file = f.rel();
+        lint.conflicts(&file, &crate::markdown::conflicts(&f.src));
+        for r in archive::records(&f.src) {
+            if r.meta.settled.is_some() {
+                continue;
+            }
+            if let Some((store, line)) = live.get(&r.id)
+                && reported.insert(r.id.clone())
+            {
+                lint.push(
+                    Severity::Warning,
+                    "live_and_archived",
+                    (store, Some(*line), Some(&r.id)),
+                    format!(
+                        "live here and archived in {file} (a merge of an archive on one side and \
+                         an edit on the other leaves this)"
+                    ),
+                    "archive it again (`memdir archive ID --reason …`) or remove its archive record \
+                     by hand; the daily review settles it otherwise",
+                );
+            }
         }
     }
 }

@@ -4,6 +4,8 @@
 //! bytes; a memory moves into archive.md before it leaves its file, and back
 //! into its file before it leaves archive.md.
 
+use std::collections::BTreeSet;
+
 use chrono::Utc;
 use serde::Serialize;
 
@@ -108,16 +110,15 @@ fn archive_locked(
                 date: Some(date),
                 ..record_meta(Meta::default(), Origin::Day, kind, reason, now, caller)
             };
-            let (archive_held, _) = archive::read(at)?;
+            let (change, parts) = archive::append_rotating(locked, vec![(text, meta)], None)?;
             let (episodes_held, _) = episodes::read(at)?;
             locked.owner().disk().replace_in_order(vec![
-                archive::append(locked.dir(), archive_held, vec![(text, meta)]),
+                change,
                 episodes::remove_day(locked.dir(), episodes_held, date),
             ])?;
-            warnings.extend(locked.written(
-                &[archive::ARCHIVE_FILE, episodes::EPISODES_FILE],
-                &format!("{} {id}", kind.name()),
-            ));
+            let mut names = vec![archive::ARCHIVE_FILE, episodes::EPISODES_FILE];
+            names.extend(parts.iter().map(String::as_str));
+            warnings.extend(locked.written(&names, &format!("{} {id}", kind.name())));
         }
         Found::Archived => {
             return Err(Error::WrongState {
@@ -138,7 +139,8 @@ fn archive_locked(
             ArchiveKind::Merged
             | ArchiveKind::Expired
             | ArchiveKind::Conflict
-            | ArchiveKind::Reviewed => "archived",
+            | ArchiveKind::Reviewed
+            | ArchiveKind::Unrecalled => "archived",
         },
         warnings,
     })
@@ -150,9 +152,10 @@ fn archive_locked(
 pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
     let locked = owner.lock()?;
     let at = locked.at();
-    // The archive first: an archived day row shares its id with a live log
-    // of the same date.
-    let record = match archive::find(at, id)? {
+    // The archive first (archive.md and its parts in `archive/`): an
+    // archived day row shares its id with a live log of the same date.
+    let mut archives = archive::read_all(at)?;
+    let record = match archives.records().into_iter().find(|r| r.id == id) {
         Some(r) => r,
         None => match locate::locate(at, id)? {
             Found::Nowhere => return Err(locate::unknown(at, id, false)?),
@@ -238,9 +241,20 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
             });
         }
     }
-    let (held, _) = archive::read(at)?;
-    changes.push(archive::take_out(dir, held, id.to_owned()));
-    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    let mut names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    // Out of every archive file that holds it (a rotation cut short leaves
+    // a record in two).
+    let ids = BTreeSet::from([id.to_owned()]);
+    let holds = |f: &archive::ArchiveFile| archive::records(&f.src).iter().any(|r| r.id == id);
+    for (rel, change) in archives.changes(dir, holds, move |src| {
+        archive::without(src, &ids).map_err(|reason| Error::Unplaceable {
+            path: dir.join(archive::ARCHIVE_FILE),
+            reason,
+        })
+    }) {
+        names.push(rel);
+        changes.push(change);
+    }
     locked.owner().disk().replace_in_order(changes)?;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     Ok(Transition {

@@ -11,8 +11,18 @@ pub const STORE_BYTES: u64 = 1024 * 1024;
 /// past [`STORE_BYTES`] by hand can still be curated back with `remove` and
 /// `archive` (a write to it must leave it smaller).
 pub const STORE_EDIT_BYTES: u64 = 16 * 1024 * 1024;
-/// archive.md.
+/// archive.md, and each part of `archive/` (`archive/YYYY.md`).
 pub const ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
+/// archive.md past this size is rotated by the write that archives: its
+/// oldest records move to `archive/YYYY.md` (docs/FORMAT.md, "Rotation").
+pub const ARCHIVE_ROTATE_BYTES: u64 = 256 * 1024;
+/// What a rotation leaves in archive.md, at most (so that it does not
+/// rotate again at the next write).
+pub const ARCHIVE_KEEP_BYTES: u64 = 128 * 1024;
+/// A part of `archive/` takes rotated records while it holds less than
+/// this; then the next part of its year (`YYYY-2.md`, …). Well under
+/// [`ARCHIVE_BYTES`], so every part stays readable.
+pub const ARCHIVE_PART_BYTES: u64 = 4 * 1024 * 1024;
 /// episodes.md (it grows by day; it is never injected).
 pub const EPISODES_BYTES: u64 = 64 * 1024 * 1024;
 /// `memdir.yaml`, at the root or in an owner's folder.

@@ -200,8 +200,8 @@ pub(crate) fn list(
         }
     }
     if archived {
-        let (_, src) = archive::read(at)?;
-        for a in archive::records(&src) {
+        // archive.md and the parts of `archive/` it rotated into.
+        for a in archive::read_all(at)?.records() {
             let m = &a.meta;
             let is_day = m.scope == Some(Origin::Day);
             if !want_kind(if is_day {

@@ -380,7 +380,9 @@ impl Locked<'_> {
             .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
-        for name in names {
+        // The watcher watches the owner's own files (a part of `archive/`
+        // is not one: its name is not a single component).
+        for name in names.iter().filter(|n| !n.contains('/')) {
             if let Ok(Some(bytes)) = disk.read_bytes(&self.dir, name, WRITTEN_READ_BYTES) {
                 hashes.insert((*name).to_owned(), hex::encode(Sha256::digest(&bytes)));
             }

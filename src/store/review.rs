@@ -5,7 +5,7 @@
 //! out what it lifted, from the files alone (`review=ID` in the metadata).
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use chrono::{DateTime, Duration, Utc};
@@ -21,7 +21,7 @@ use crate::disk::{Change as DiskChange, decode_limited};
 use crate::edit;
 use crate::error::{Error, Result};
 use crate::markdown::{parse, splice};
-use crate::model::{ArchiveKind, Caller, Origin, Scope};
+use crate::model::{ArchiveKind, Caller, Curation, Origin, Scope};
 use crate::review::routine::{self, Due, LastReview};
 use crate::review::{self, Change, DayLine, Fact, Plan, reviewer};
 
@@ -93,15 +93,14 @@ fn ask_reviewer(
     timeout: std::time::Duration,
     now: DateTime<Utc>,
 ) -> Result<std::result::Result<Vec<serde_json::Value>, String>> {
-    let (facts, yesterday, mut evidence) = gather(at, now)?;
-    let days = |s: Scope| at.settings.expiry_days.days(s);
-    let plan = review::plan(&review::Input {
-        facts: &facts,
-        yesterday: &yesterday,
-        evidence: &evidence,
-        renew_days: &days,
-        now,
-    });
+    let g = gather(at, now)?;
+    let plan = plan_of(at, &g, now);
+    let Gathered {
+        facts,
+        yesterday,
+        mut evidence,
+        ..
+    } = g;
     let pairs = reviewer::candidate_pairs(&facts, now);
     for (ids, _, _) in &pairs {
         for id in ids {
@@ -314,15 +313,25 @@ fn review_id(now: DateTime<Utc>, plan: &Plan) -> String {
     format!("review-{}-{}", now.format("%Y%m%dT%H%M%SZ"), &hex[..8])
 }
 
-/// The facts, yesterday's day lines and the conflict runs' results.
-type Gathered = (Vec<Fact>, Vec<DayLine>, BTreeMap<String, Vec<String>>);
+/// What a plan is made from: the facts, yesterday's day lines, the
+/// conflict runs' results, the archive records of live facts, and each
+/// store's budget.
+struct Gathered {
+    facts: Vec<Fact>,
+    yesterday: Vec<DayLine>,
+    evidence: BTreeMap<String, Vec<String>>,
+    archived: Vec<review::Record>,
+    budgets: Vec<(Scope, usize)>,
+}
 
-/// The facts, yesterday's day lines and the conflict runs' results.
+/// What a plan is made from, as `at` shows the owner's files.
 fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
     let st = stats::load(at);
     let mut facts = Vec::new();
+    let mut budgets = Vec::new();
     for scope in Scope::ALL {
         let l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
+        budgets.push((scope, l.budget(at)?.limit));
         for e in &l.doc.entries {
             if l.doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
                 continue;
@@ -364,21 +373,53 @@ fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
             evidence.insert(run.clone(), texts);
         }
     }
-    Ok((facts, lines, evidence))
+    // Archive records of live facts (after a merge), but those a review
+    // settled already.
+    let ids: BTreeSet<&str> = facts.iter().map(|f| f.id.as_str()).collect();
+    let archived = archive::read_all(at)?
+        .records()
+        .into_iter()
+        .filter(|r| ids.contains(r.id.as_str()) && r.meta.settled.is_none())
+        .map(|r| review::Record {
+            id: r.id,
+            meta: r.meta,
+        })
+        .collect();
+    Ok(Gathered {
+        facts,
+        yesterday: lines,
+        evidence,
+        archived,
+        budgets,
+    })
+}
+
+/// The plan for what `g` gathered.
+fn plan_of(at: At<'_>, g: &Gathered, now: DateTime<Utc>) -> Plan {
+    let days = |s: Scope| at.settings.expiry_days.days(s);
+    let budget = |s: Scope| {
+        g.budgets
+            .iter()
+            .find(|(b, _)| *b == s)
+            .map_or(usize::MAX, |(_, l)| *l)
+    };
+    review::plan(&review::Input {
+        facts: &g.facts,
+        yesterday: &g.yesterday,
+        evidence: &g.evidence,
+        renew_days: &days,
+        archived: &g.archived,
+        curation: at.settings.curation == Some(Curation::Auto),
+        budget: &budget,
+        now,
+    })
 }
 
 /// The plan for the owner's files as `at` shows them.
 fn make_plan(at: At<'_>, now: DateTime<Utc>) -> Result<(Plan, Vec<Fact>)> {
-    let (facts, yesterday, evidence) = gather(at, now)?;
-    let days = |s: Scope| at.settings.expiry_days.days(s);
-    let plan = review::plan(&review::Input {
-        facts: &facts,
-        yesterday: &yesterday,
-        evidence: &evidence,
-        renew_days: &days,
-        now,
-    });
-    Ok((plan, facts))
+    let g = gather(at, now)?;
+    let plan = plan_of(at, &g, now);
+    Ok((plan, g.facts))
 }
 
 /// The new text of one store under `plan`, or `None`.
@@ -395,8 +436,17 @@ fn store_text(
         Caller::Agent(a) => Some(a.as_str()),
         Caller::Person(_) => None,
     };
-    let out = review::apply_to_store(
+    // The store's own parse (from the parse cache) when `src` is its text.
+    let parsed;
+    let doc: &crate::markdown::Document = if src == l.src {
+        &l.doc
+    } else {
+        parsed = parse(l.scope, src);
+        &parsed
+    };
+    let out = review::apply_to_doc(
         src,
+        doc,
         l.scope,
         plan,
         id,
@@ -416,11 +466,25 @@ fn store_text(
 /// A unified diff of `old` and `new` (line-wise, longest common
 /// subsequence; files of more than 4,000 lines are summarised).
 pub(crate) fn unified_diff(name: &str, old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
+    let a_all: Vec<&str> = old.lines().collect();
+    let b_all: Vec<&str> = new.lines().collect();
     let mut out = format!("--- a/{name}\n+++ b/{name}\n");
+    // The lines both start and end with take no part in the table.
+    let head = a_all.iter().zip(&b_all).take_while(|(x, y)| x == y).count();
+    let tail = a_all[head..]
+        .iter()
+        .rev()
+        .zip(b_all[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let a = &a_all[head..a_all.len() - tail];
+    let b = &b_all[head..b_all.len() - tail];
     if a.len() > 4_000 || b.len() > 4_000 {
-        out.push_str(&format!("@@ {} lines -> {} lines @@\n", a.len(), b.len()));
+        out.push_str(&format!(
+            "@@ {} lines -> {} lines @@\n",
+            a_all.len(),
+            b_all.len()
+        ));
         return out;
     }
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
@@ -439,14 +503,28 @@ pub(crate) fn unified_diff(name: &str, old: &str, new: &str) -> String {
             i += 1;
             j += 1;
         } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("@@ +{} @@\n+{}\n", j + 1, b[j]));
+            out.push_str(&format!("@@ +{} @@\n+{}\n", head + j + 1, b[j]));
             j += 1;
         } else {
-            out.push_str(&format!("@@ -{} @@\n-{}\n", i + 1, a[i]));
+            out.push_str(&format!("@@ -{} @@\n-{}\n", head + i + 1, a[i]));
             i += 1;
         }
     }
     out
+}
+
+/// The facts a plan settles as both live and archived, with the review's
+/// id: their archive records get `settled=ID`.
+fn settled(plan: &Plan, id: &str) -> archive::Settle {
+    let ids: BTreeSet<String> = plan
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Settle { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    (!ids.is_empty()).then(|| (ids, id.to_owned()))
 }
 
 /// Archive records of the plan's archived facts, each with `review=ID`.
@@ -519,15 +597,16 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         let id = review_id(now, &plan);
         let mut diffs = Vec::new();
         let recs = records(&plan, &facts, &id, now, owner.caller());
-        if !recs.is_empty() {
+        let settle = settled(&plan, &id);
+        if !recs.is_empty() || settle.is_some() {
             let (_, src) = archive::read(at)?;
-            let mut cur = src.clone();
-            for (text, m) in &recs {
-                let doc = crate::markdown::parse_without_ids(&cur);
-                if let Ok((next, _)) = splice::append(&cur, &doc, (text, ""), Some(&m.render())) {
-                    cur = next;
-                }
-            }
+            let cur =
+                archive::next_text(&src, &recs, &BTreeSet::new(), &settle).map_err(|reason| {
+                    Error::Unplaceable {
+                        path: owner.dir().join(archive::ARCHIVE_FILE),
+                        reason,
+                    }
+                })?;
             diffs.push((
                 archive::ARCHIVE_FILE.to_owned(),
                 unified_diff(archive::ARCHIVE_FILE, &src, &cur),
@@ -561,11 +640,43 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         .map(|a| merge_reviewer(&mut plan, &facts, a, at, now));
     let id = review_id(now, &plan);
     let dir = locked.dir();
-    let mut changes: Vec<DiskChange<'_>> = Vec::new();
     let recs = records(&plan, &facts, &id, now, owner.caller());
-    if !recs.is_empty() {
-        let (held, _) = archive::read(at)?;
-        changes.push(archive::append(dir, held, recs));
+    let settle = settled(&plan, &id);
+    let mut archives = match &settle {
+        Some(_) => Some(archive::read_all(at)?),
+        None => None,
+    };
+    let mut changes: Vec<DiskChange<'_>> = Vec::new();
+    let mut parts = Vec::new();
+    // Records of facts settled as both live and archived are marked
+    // (`settled=`): in the parts of `archive/` first, then archive.md.
+    if let (Some(archives), Some((ids, rid))) = (archives.as_mut(), settle.clone()) {
+        let holds = ids.clone();
+        for (rel, change) in archives.changes(
+            dir,
+            move |f| {
+                f.part.is_some()
+                    && archive::records(&f.src)
+                        .iter()
+                        .any(|r| holds.contains(&r.id))
+            },
+            move |src| {
+                archive::with_meta(src, &ids, |m| m.settled = Some(rid.clone())).map_err(|reason| {
+                    Error::Unplaceable {
+                        path: dir.join(archive::ARCHIVE_DIR),
+                        reason,
+                    }
+                })
+            },
+        ) {
+            parts.push(rel);
+            changes.push(change);
+        }
+    }
+    if !recs.is_empty() || settle.is_some() {
+        let (change, rotated) = archive::append_rotating(&locked, recs, settle)?;
+        changes.push(change);
+        parts.extend(rotated);
     }
     let mut loaded = Vec::new();
     for scope in Scope::ALL {
@@ -632,13 +743,19 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         .filter(|c| matches!(c, Change::Renew { .. }))
         .count();
     let proposed = reviewer.as_ref().map_or(0, |r| r.accepted);
+    let twins = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Settle { .. }))
+        .count();
     let summary = format!(
-        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed",
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed, {} curated, {twins} live and archived settled",
         count(ArchiveKind::Merged),
         count(ArchiveKind::Expired),
         count(ArchiveKind::Conflict),
         plan.unsettled.len(),
-        plan.unrecalled.len()
+        plan.unrecalled.len(),
+        count(ArchiveKind::Unrecalled)
     );
     let line =
         crate::journal::render_line(&now.format("%H:%M").to_string(), None, &summary, Some(&id));
@@ -650,8 +767,13 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
         line,
         Rc::new(Cell::new(0)),
     ));
-    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    let mut names: Vec<String> = changes
+        .iter()
+        .filter(|c| std::ptr::eq(c.dir, dir))
+        .map(|c| c.name.to_owned())
+        .collect();
     owner.disk().replace_in_order(changes)?;
+    names.extend(parts);
     let mut warnings = Vec::new();
     // Recall counts add up on the survivor (this machine's counts).
     if !plan.recalls_moved.is_empty()
@@ -688,17 +810,21 @@ fn apply(owner: &Owner, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<Opti
     }))
 }
 
-/// Undoes review `id`: archived facts (merged, expired, conflict) back into
-/// their stores, lifted facts out of MEMORY.md; all or nothing unless
-/// `partial` when entries changed since.
+/// Undoes review `id`: archived facts (merged, expired, conflict,
+/// unrecalled, …) back into their stores from archive.md or the part of
+/// `archive/` that holds them, lifted facts out of MEMORY.md, renewals
+/// back to their old expiry, the kept side of a settled conflict back in
+/// conflict, and facts settled as both live and archived back to both; all
+/// or nothing unless `partial` when entries changed since.
 pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport> {
     crate::model::validate_id("review", id)?;
     let locked = owner.lock()?;
     let at = locked.at();
     let now = Utc::now();
-    let (_, archive_src) = archive::read(at)?;
-    let recs: Vec<archive::Archived> = archive::records(&archive_src)
-        .into_iter()
+    let mut archives = archive::read_all(at)?;
+    let all = archives.records();
+    let recs: Vec<archive::Archived> = all
+        .iter()
         .filter(|r| r.meta.review.as_deref() == Some(id))
         .filter(|r| {
             matches!(
@@ -709,9 +835,16 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
                         | ArchiveKind::Conflict
                         | ArchiveKind::Reviewed
                         | ArchiveKind::Superseded
+                        | ArchiveKind::Unrecalled
                 )
             )
         })
+        .cloned()
+        .collect();
+    // Records of facts the review settled as both live and archived.
+    let settled: Vec<archive::Archived> = all
+        .into_iter()
+        .filter(|r| r.meta.settled.as_deref() == Some(id))
         .collect();
     let mut loaded = Vec::new();
     for scope in Scope::ALL {
@@ -719,9 +852,12 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
     }
     let mut lifted = Vec::new();
     let mut renewed = Vec::new();
+    let mut resolved = Vec::new();
     let mut left = Vec::new();
     let mut live_ids = Vec::new();
     let ran = routine::review_time(id);
+    let edited_after =
+        |m: &crate::model::Meta| m.updated.is_some_and(|u| ran.is_some_and(|r| u > r));
     for l in &loaded {
         for e in &l.doc.entries {
             live_ids.push(e.id.clone());
@@ -731,10 +867,17 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             }
             if let Some(old) = m.renewed_from {
                 // Renewed: the renewal set `updated` to the review's time.
-                if m.updated.is_some_and(|u| ran.is_some_and(|r| u > r)) {
+                if edited_after(&m) {
                     left.push(format!("{} (edited after the review)", e.id));
                 } else {
                     renewed.push((l.scope, e.id.clone(), old));
+                }
+            } else if let Some(c) = m.resolved.clone() {
+                // The kept side of a conflict the review settled.
+                if edited_after(&m) {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    resolved.push((l.scope, e.id.clone(), c));
                 }
             } else if m.lifted.is_some() || (m.created.is_some() && m.created == ran) {
                 // Added by the review: lifted, or saved on the reviewer's
@@ -755,7 +898,19 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             restore.push(r);
         }
     }
-    if restore.is_empty() && lifted.is_empty() && renewed.is_empty() && left.is_empty() {
+    // A settled fact whose live copy left comes back beside its record.
+    let twins: Vec<archive::Archived> = settled
+        .iter()
+        .filter(|r| !live_ids.contains(&r.id))
+        .cloned()
+        .collect();
+    if restore.is_empty()
+        && lifted.is_empty()
+        && renewed.is_empty()
+        && resolved.is_empty()
+        && settled.is_empty()
+        && left.is_empty()
+    {
         return Err(Error::ReviewNotFound { id: id.to_owned() });
     }
     if !left.is_empty() && !partial {
@@ -769,7 +924,18 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
     for mut l in loaded {
         let scope = l.scope;
         let mut cur = l.src.clone();
-        for r in restore.iter().filter(|r| {
+        let unplaceable = |e: splice::Unplaceable| Error::Unplaceable {
+            path: l.path.clone(),
+            reason: e.0,
+        };
+        // What the review added goes first.
+        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
+                cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
+            }
+        }
+        for r in restore.iter().chain(&twins).filter(|r| {
             r.meta
                 .scope
                 .and_then(Origin::store)
@@ -785,11 +951,19 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             m.kind = None;
             m.date = None;
             m.review = None;
+            m.settled = None;
             m.updated = Some(now);
-            let cx = stores::context(at, scope, &l.path, now);
+            // Back as it was before the review, even past the budget (the
+            // review may have archived it because the store was over).
             let doc = parse(scope, &cur);
-            if let Some(a) = edit::restore(&cur, &doc, &r.text, &m.render(), &cx)? {
-                cur = a.src;
+            if let Some(e) = edit::conflicted(scope.file_name(), &doc.conflicts) {
+                return Err(e);
+            }
+            let rid = crate::model::entry_id(scope.name(), &r.text);
+            if !doc.entries.iter().any(|e| e.id == rid) {
+                cur = splice::append(&cur, &doc, (&r.text, &rid), Some(&m.render()))
+                    .map_err(unplaceable)?
+                    .0;
             }
         }
         for (_, rid, old) in renewed.iter().filter(|(s, _, _)| *s == scope) {
@@ -801,21 +975,19 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
                 m.review = None;
                 m.updated = Some(now);
                 cur = splice::set_meta(&cur, &doc, i, &m.render())
-                    .map_err(|e| Error::Unplaceable {
-                        path: l.path.clone(),
-                        reason: e.0,
-                    })?
+                    .map_err(unplaceable)?
                     .0;
             }
         }
-        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
+        for (_, rid, conflict) in resolved.iter().filter(|(s, _, _)| *s == scope) {
             let doc = parse(scope, &cur);
-            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
-                cur = splice::remove(&cur, &doc, i)
-                    .map_err(|e| Error::Unplaceable {
-                        path: l.path.clone(),
-                        reason: e.0,
-                    })?
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == rid) {
+                let mut m = doc.entries[i].metadata(&cur);
+                m.conflict = Some(conflict.clone());
+                m.resolved = None;
+                m.review = None;
+                cur = splice::set_meta(&cur, &doc, i, &m.render())
+                    .map_err(unplaceable)?
                     .0;
             }
         }
@@ -836,36 +1008,46 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
             });
         }
     }
+    let mut names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     let restored: Vec<String> = restore.iter().map(|r| r.id.clone()).collect();
-    let (held, _) = archive::read(at)?;
-    let ids = restored.clone();
-    changes.push(crate::store::files::rewrite(
-        dir,
-        archive::ARCHIVE_FILE,
-        super::limits::ARCHIVE_BYTES,
-        held,
-        move |src| {
-            let mut cur = src.to_owned();
-            for rid in &ids {
-                let doc = crate::markdown::parse_without_ids(&cur);
-                if let Some(i) = doc.entries.iter().position(|e| {
-                    let m = e.metadata(&cur);
-                    m.archived_id(&e.text) == *rid && m.review.is_some()
-                }) {
-                    cur = splice::remove(&cur, &doc, i)
-                        .map_err(|e| Error::Unplaceable {
-                            path: std::path::PathBuf::from(archive::ARCHIVE_FILE),
-                            reason: e.0,
-                        })?
-                        .0;
-                }
+    // Then the archive: restored records out of every file that holds one,
+    // settled ones unmarked.
+    let out: BTreeSet<String> = restored.iter().cloned().collect();
+    let unmark: BTreeSet<String> = settled.iter().map(|r| r.id.clone()).collect();
+    let touched = |f: &archive::ArchiveFile| {
+        archive::records(&f.src).iter().any(|r| {
+            (out.contains(&r.id) && r.meta.review.is_some())
+                || (unmark.contains(&r.id) && r.meta.settled.is_some())
+        })
+    };
+    let (out2, unmark2, review) = (out.clone(), unmark.clone(), id.to_owned());
+    for (rel, change) in archives.changes(dir, touched, move |src| {
+        let unplaceable = |reason| Error::Unplaceable {
+            path: std::path::PathBuf::from(archive::ARCHIVE_FILE),
+            reason,
+        };
+        let mut cur = src.to_owned();
+        if let Some(next) = archive::without(&cur, &out2).map_err(unplaceable)? {
+            cur = next;
+        }
+        if let Some(next) = archive::with_meta(&cur, &unmark2, |m| {
+            if m.settled.as_deref() == Some(review.as_str()) {
+                m.settled = None;
             }
-            Ok((cur != src).then_some(cur))
-        },
-    ));
-    let names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+        })
+        .map_err(unplaceable)?
+        {
+            cur = next;
+        }
+        Ok((cur != src).then_some(cur))
+    }) {
+        names.push(rel);
+        changes.push(change);
+    }
     owner.disk().replace_in_order(changes)?;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut restored = restored;
+    restored.extend(twins.iter().map(|r| r.id.clone()));
     Ok(UndoReport {
         review_id: id.to_owned(),
         restored,

@@ -22,6 +22,10 @@ use crate::model::FORMAT;
 /// The files the merge driver merges.
 pub use super::files::MEMORY_FILES as MERGED_FILES;
 
+/// The `.gitattributes` pattern of the parts of an owner's `archive/`
+/// (relative to the root, which holds `.gitattributes`).
+pub const ARCHIVE_PARTS: &str = "*/archive/*.md";
+
 /// The pre-commit hook's file name in git's hooks folder.
 const HOOK_FILE: &str = "pre-commit";
 /// A line of the hook that says memdir wrote it.
@@ -69,7 +73,9 @@ pub(crate) fn setup(store: &Store, hook: bool) -> Result<Setup> {
     }
     let repo = Repo::find(root_path);
     if let Some(repo) = &repo {
-        for file in MERGED_FILES {
+        // The memory files by name, and the parts archive.md rotates into
+        // (`<owner>/archive/YYYY.md`), which merge as archive.md does.
+        for file in MERGED_FILES.into_iter().chain([ARCHIVE_PARTS]) {
             let line = format!("{file} merge=memdir");
             if add_line(
                 disk,

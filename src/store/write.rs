@@ -486,9 +486,11 @@ fn write(
         .any(|p| !p.loaded.exists && p.applied.as_ref().is_some_and(|a| a.changed(&p.loaded.src)));
     let mut redone: Vec<Option<Applied>> = plans.iter().map(|_| None).collect();
     let mut changes: Vec<Change<'_>> = Vec::new();
+    let mut parts = Vec::new();
     if !records.is_empty() {
-        let (held, _) = archive::read(at)?;
-        changes.push(archive::append(locked.dir(), held, records));
+        let (change, rotated) = archive::append_rotating(locked, records, None)?;
+        changes.push(change);
+        parts = rotated;
     }
     for (plan, slot) in plans.iter_mut().zip(redone.iter_mut()) {
         let Some(applied) = &plan.applied else {
@@ -540,8 +542,9 @@ fn write(
             }));
         }
     }
-    let written: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    let mut written: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     locked.owner().disk().replace_in_order(changes)?;
+    written.extend(parts);
     let mut results: Vec<Option<OpOutcome>> = vec![None; asked];
     let mut usage = Vec::new();
     let mut warnings = locked.settings().warnings();

@@ -287,6 +287,12 @@ fn init_in_a_work_tree_readies_git_and_says_what_it_changed_once() {
         git(&top, &["check-attr", "merge", "mem/agt_a/MEMORY.md"]).trim(),
         "mem/agt_a/MEMORY.md: merge: memdir"
     );
+    // The parts archive.md rotates into merge as archive.md does.
+    assert!(attrs.contains("*/archive/*.md merge=memdir"), "{attrs}");
+    assert_eq!(
+        git(&top, &["check-attr", "merge", "mem/agt_a/archive/2025.md"]).trim(),
+        "mem/agt_a/archive/2025.md: merge: memdir"
+    );
     // Idempotent: a second run changes nothing and says so.
     let again = memdir_in(&top, &["--json", "git", "setup"]).ok().json();
     assert_eq!(again["changes"], serde_json::json!([]), "{again}");

@@ -126,6 +126,13 @@ fn a_review_applies_and_its_undo_brings_everything_back() {
         assert!(memory.contains(text), "{text}: {memory}");
     }
     assert!(!memory.contains("fresh kubeconfig"), "{memory}");
+    // The kept side of the settled conflict is in conflict again.
+    assert_eq!(
+        memory.matches("conflict=mem_000000000000").count(),
+        2,
+        "{memory}"
+    );
+    assert!(!memory.contains("resolved="), "{memory}");
     assert!(!s.read_text(A, "archive.md").contains(&id));
     s.json_fail(
         &["--owner", A, "review", "undo", &id],
@@ -501,4 +508,312 @@ fn a_failing_or_slow_reviewer_is_reported_and_the_rest_applies() {
     let s = Sandbox::new();
     s.write(A, "memdir.yaml", "reviewer: \"rm -rf /\"\n");
     s.json_fail(&["--owner", A, "review"], "invalid_config", 422);
+}
+
+/// An archive record of `text` archived at `archived` (RFC 3339), padded
+/// with a reason of about 300 characters.
+fn record(text: &str, archived: &str) -> String {
+    format!(
+        "- {text} <!-- memdir scope=memory created=2020-01-01T00:00:00Z archived={archived} kind=plain archived_by=agent:agt_a reason=\"{}\" -->\n",
+        "no longer needed ".repeat(18)
+    )
+}
+
+/// archive.md past the rotation size: 400 records archived in 2024, 400 in
+/// 2025 (each about 400 bytes), and `extra` after them.
+fn big_archive(extra: &str) -> String {
+    let mut a = String::from("# Archive\n\n");
+    for i in 0..800 {
+        let year = if i < 400 { 2024 } else { 2025 };
+        a.push_str(&record(
+            &format!("Old fact number {i}"),
+            &format!("{year}-03-01T00:00:{:02}Z", i % 60),
+        ));
+    }
+    a.push_str(extra);
+    assert!(a.len() > 256 * 1024, "{}", a.len());
+    a
+}
+
+fn mem_id(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(format!("memory\n{text}").as_bytes());
+    format!("mem_{}", &hex::encode(h)[..12])
+}
+
+#[test]
+fn an_archive_past_its_size_rotates_its_oldest_records_into_year_files() {
+    let s = Sandbox::new();
+    s.write(A, "archive.md", big_archive(""));
+    s.run_as(A, &["add", "A fact to archive now"]).ok();
+    // No write fails because the archive is large: an archiving write
+    // rotates it.
+    s.run_as(
+        A,
+        &[
+            "archive",
+            &mem_id("A fact to archive now"),
+            "--reason",
+            "done",
+        ],
+    )
+    .ok();
+    let archive = s.read_text(A, "archive.md");
+    assert!(archive.len() <= 128 * 1024, "{}", archive.len());
+    assert!(archive.contains("A fact to archive now"));
+    let y2024 = s.read_text(A, "archive/2024.md");
+    assert!(y2024.starts_with("# Archive: 2024\n"), "{}", &y2024[..100]);
+    // The oldest first: every 2024 record left archive.md for 2024.md.
+    assert_eq!(y2024.matches("\n- Old fact number").count(), 400);
+    assert!(!archive.contains("archived=2024"));
+    let y2025 = s.read_text(A, "archive/2025.md");
+    let moved_2025 = y2025.matches("\n- Old fact number").count();
+    assert!(moved_2025 > 0 && moved_2025 < 400, "{moved_2025}");
+    assert_eq!(
+        archive.matches("\n- Old fact number").count() + moved_2025,
+        400
+    );
+    // Records keep their text and metadata.
+    assert!(y2024.contains(&record("Old fact number 0", "2024-03-01T00:00:00Z")));
+    // Listed from both.
+    let rows = s.json_ok(&[
+        "--owner", A, "list", "--status", "archived", "--limit", "500",
+    ]);
+    let ids: Vec<&str> = rows["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&mem_id("A fact to archive now").as_str()),
+        "{rows}"
+    );
+    assert!(ids.contains(&mem_id("Old fact number 799").as_str()));
+    assert_eq!(rows["total"], 801, "{}", rows["total"]);
+    // `check` reads the parts too, and finds nothing wrong.
+    s.run(&["check", A]).ok();
+    // Unarchive a rotated record: it leaves 2024.md and is live again.
+    let old = mem_id("Old fact number 7");
+    s.run_as(A, &["unarchive", &old]).ok();
+    assert!(
+        !s.read_text(A, "archive/2024.md")
+            .contains("Old fact number 7 ")
+    );
+    assert!(s.read_text(A, "MEMORY.md").contains("Old fact number 7"));
+    s.run_as(A, &["unarchive", &old])
+        .text_error("memory_wrong_state");
+}
+
+#[test]
+fn a_record_left_in_both_files_by_a_crash_is_read_once() {
+    let s = Sandbox::new();
+    let rec = record("Twice archived", "2024-01-01T00:00:00Z");
+    s.write(A, "archive.md", format!("# Archive\n\n{rec}"));
+    s.write(A, "archive/2024.md", format!("# Archive: 2024\n\n{rec}"));
+    let rows = s.json_ok(&["--owner", A, "list", "--status", "archived"]);
+    assert_eq!(rows["total"], 1, "{rows}");
+    // Unarchived, it leaves both.
+    s.run_as(A, &["unarchive", &mem_id("Twice archived")]).ok();
+    assert!(!s.read_text(A, "archive.md").contains("Twice archived"));
+    assert!(!s.read_text(A, "archive/2024.md").contains("Twice archived"));
+}
+
+#[test]
+fn a_part_that_is_a_symlink_is_refused() {
+    let s = Sandbox::new();
+    s.write(A, "archive.md", "# Archive\n");
+    let outside = s.write(
+        "elsewhere",
+        "secret.md",
+        "- x <!-- memdir scope=memory kind=plain -->\n",
+    );
+    std::fs::create_dir_all(s.path(A, "archive")).unwrap();
+    std::os::unix::fs::symlink(&outside, s.path(A, "archive/2024.md")).unwrap();
+    s.run_as(A, &["list", "--status", "archived"])
+        .text_error("unsafe_path");
+}
+
+#[test]
+fn a_review_undo_finds_its_records_after_a_rotation() {
+    let s = Sandbox::new();
+    s.write(
+        A,
+        "MEMORY.md",
+        "- Old fact nobody recalls <!-- memdir created=2020-01-01T00:00:00Z expires=2020-06-01T00:00:00Z -->\n- Another old one <!-- memdir created=2020-01-01T00:00:00Z expires=2020-07-01T00:00:00Z -->\n- Kept <!-- memdir created=2026-01-01T00:00:00Z -->\n",
+    );
+    let id = s.json_ok(&["--owner", A, "review"])["review_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        s.read_text(A, "archive.md")
+            .contains(&format!("review={id}"))
+    );
+    // Records archived later (in 2099) make archive.md large: the next
+    // archiving write rotates the oldest, the review's among them.
+    let mut later = String::new();
+    for i in 0..700 {
+        later.push_str(&record(&format!("Later fact {i}"), "2099-01-01T00:00:00Z"));
+    }
+    let mut archive = s.read_text(A, "archive.md");
+    archive.push_str(&later);
+    s.write(A, "archive.md", &archive);
+    s.run_as(A, &["archive", &mem_id("Kept"), "--reason", "to rotate"])
+        .ok();
+    let year = chrono::Utc::now().format("%Y").to_string();
+    let part = s.read_text(A, &format!("archive/{year}.md"));
+    assert!(part.contains(&format!("review={id}")), "{part}");
+    assert!(
+        !s.read_text(A, "archive.md")
+            .contains(&format!("review={id}"))
+    );
+    // The undo finds them there and takes them out of it.
+    let u = s.json_ok(&["--owner", A, "review", "undo", &id]);
+    assert_eq!(u["restored"].as_array().unwrap().len(), 2, "{u}");
+    let memory = s.read_text(A, "MEMORY.md");
+    assert!(memory.contains("Old fact nobody recalls") && memory.contains("Another old one"));
+    let part = s.read_text(A, &format!("archive/{year}.md"));
+    assert!(!part.contains(&format!("review={id}")), "{part}");
+}
+
+#[test]
+fn curation_auto_archives_unrecalled_facts_first_and_undo_brings_them_back() {
+    let s = Sandbox::new();
+    s.write(A, "memdir.yaml", "budgets: {memory: 500}\ncuration: auto\n");
+    let mut memory = String::new();
+    for i in 0..8 {
+        memory.push_str(&format!(
+            "- Unrecalled fact {i} about the build cache and its many settings <!-- memdir created=2025-0{}-01T00:00:00Z -->\n",
+            i + 1
+        ));
+    }
+    s.write(A, "MEMORY.md", &memory);
+    s.write(
+        A,
+        "episodes.md",
+        format!(
+            "## {}\n\n- 10:05 fact: The deploy needs a fresh kubeconfig (run run-c)\n",
+            yesterday()
+        ),
+    );
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let id = v["review_id"].as_str().unwrap().to_owned();
+    let curated: Vec<&serde_json::Value> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "unrecalled")
+        .collect();
+    // 8 facts of 62 characters (+3 each: 519) and the lift (38) do not fit
+    // in 500; without the oldest they do.
+    assert_eq!(curated.len(), 1, "{v}");
+    assert_eq!(
+        curated[0]["id"],
+        mem_id("Unrecalled fact 0 about the build cache and its many settings")
+    );
+    assert!(
+        curated[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("curated: MEMORY.md over its budget")
+    );
+    let memory = s.read_text(A, "MEMORY.md");
+    assert!(memory.contains("fresh kubeconfig"), "{memory}");
+    assert!(!memory.contains("Unrecalled fact 0 "), "{memory}");
+    assert!(s.read_text(A, "archive.md").contains("kind=unrecalled"));
+    let shown = s.json_ok(&["--owner", A, "show"]);
+    assert!(
+        shown["stores"][0]["usage"]["used"].as_u64().unwrap() <= 500,
+        "{shown}"
+    );
+    assert!(
+        s.read_text(A, "episodes.md")
+            .contains(&format!("{} curated", curated.len()))
+    );
+    // Undone: every curated fact is back, the lifted one gone.
+    let u = s.json_ok(&["--owner", A, "review", "undo", &id]);
+    assert_eq!(
+        u["restored"].as_array().unwrap().len(),
+        curated.len(),
+        "{u}"
+    );
+    let memory = s.read_text(A, "MEMORY.md");
+    assert_eq!(memory.matches("Unrecalled fact").count(), 8, "{memory}");
+    assert!(!memory.contains("fresh kubeconfig"));
+}
+
+#[test]
+fn a_fact_live_and_archived_after_a_merge_is_settled_and_undone() {
+    let s = Sandbox::new();
+    s.write(
+        A,
+        "MEMORY.md",
+        "- The runner image is Ubuntu 24.04 <!-- memdir created=2026-01-01T00:00:00Z -->\n- Vetoed but live <!-- memdir created=2026-01-01T00:00:00Z updated=2026-03-01T00:00:00Z -->\n- Edited after the archive <!-- memdir created=2026-01-01T00:00:00Z updated=2026-03-01T00:00:00Z -->\n",
+    );
+    s.write(
+        A,
+        "archive.md",
+        "# Archive\n\n\
+- The runner image is Ubuntu 24.04 <!-- memdir scope=memory created=2026-01-01T00:00:00Z archived=2026-02-01T00:00:00Z kind=plain archived_by=agent:agt_a reason=old -->\n\
+- Vetoed but live <!-- memdir scope=memory created=2026-01-01T00:00:00Z archived=2026-02-01T00:00:00Z kind=vetoed archived_by=person:ann reason=wrong -->\n\
+- Edited after the archive <!-- memdir scope=memory created=2026-01-01T00:00:00Z archived=2026-02-01T00:00:00Z kind=plain archived_by=agent:agt_a reason=old -->\n",
+    );
+    let warned = s.run(&["--json", "check", A]).json();
+    assert_eq!(
+        warned.to_string().matches("live_and_archived").count(),
+        3,
+        "{warned}"
+    );
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let id = v["review_id"].as_str().unwrap().to_owned();
+    let settle: Vec<(String, String)> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["change"] == "settle")
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_owned(),
+                c["kept"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        settle,
+        vec![
+            (
+                mem_id("The runner image is Ubuntu 24.04"),
+                "archived".to_owned()
+            ),
+            (mem_id("Vetoed but live"), "archived".to_owned()),
+            (mem_id("Edited after the archive"), "live".to_owned()),
+        ]
+    );
+    let memory = s.read_text(A, "MEMORY.md");
+    assert!(
+        !memory.contains("Ubuntu") && !memory.contains("Vetoed"),
+        "{memory}"
+    );
+    assert!(memory.contains("Edited after the archive"));
+    let archive = s.read_text(A, "archive.md");
+    assert_eq!(
+        archive.matches(&format!("settled={id}")).count(),
+        3,
+        "{archive}"
+    );
+    // Settled: check finds nothing left to say.
+    let after = s.run(&["--json", "check", A]).json();
+    assert!(!after.to_string().contains("live_and_archived"), "{after}");
+    // A second review leaves them be.
+    let again = s.json_ok(&["--owner", A, "review"]);
+    assert!(!again["changes"].to_string().contains("settle"), "{again}");
+    // Undone: both sides again.
+    s.json_ok(&["--owner", A, "review", "undo", &id]);
+    let memory = s.read_text(A, "MEMORY.md");
+    assert!(
+        memory.contains("Ubuntu") && memory.contains("Vetoed but live"),
+        "{memory}"
+    );
+    assert!(!s.read_text(A, "archive.md").contains("settled="));
 }
