@@ -678,7 +678,7 @@ fn the_openapi_document_matches_the_router() {
                 .error("method_not_allowed", 405);
         }
     }
-    // Every route of docs/SERVERS.md.
+    // Every route of docs/API.md.
     assert_eq!(ops, 22, "{doc}");
     for p in [
         "/v1/memory/recall",
@@ -688,6 +688,24 @@ fn the_openapi_document_matches_the_router() {
         "/v1/agents/results/{workflowId}/{taskId}",
     ] {
         assert!(paths.contains_key(p), "{p}");
+    }
+    // docs/API.md documents every operation the router serves (the
+    // results' PUT in the row "`PUT` on the same paths" after their GET).
+    let md =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md")).unwrap();
+    for (path, methods) in paths {
+        for m in methods.as_object().unwrap().keys() {
+            let m = m.to_uppercase();
+            let named =
+                md.contains(&format!("`{m} {path}")) || md.contains(&format!(", {m} {path}"));
+            let put_row = m == "PUT"
+                && md.contains("| `PUT` on the same paths |")
+                && md.contains(&format!("GET {path}"));
+            assert!(
+                named || put_row,
+                "docs/API.md does not document {m} {path}"
+            );
+        }
     }
 }
 

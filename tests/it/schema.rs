@@ -417,7 +417,7 @@ fn every_json_answer_validates_against_its_schema() {
     // Commands whose answer is not one JSON object: `watch` prints one
     // line per change while it runs; `completions` and `man` print text;
     // `mcp` and `serve` are servers (their answers: tests/it/mcp.rs and
-    // tests/it/http.rs, docs/SERVERS.md).
+    // tests/it/http.rs, docs/API.md).
     let no_json = ["watch", "completions", "man", "help", "mcp", "serve"];
     let covered = [
         "add",
