@@ -691,8 +691,7 @@ fn the_openapi_document_matches_the_router() {
     }
     // docs/API.md documents every operation the router serves (the
     // results' PUT in the row "`PUT` on the same paths" after their GET).
-    let md =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md")).unwrap();
+    let md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md")).unwrap();
     for (path, methods) in paths {
         for m in methods.as_object().unwrap().keys() {
             let m = m.to_uppercase();
@@ -701,10 +700,7 @@ fn the_openapi_document_matches_the_router() {
             let put_row = m == "PUT"
                 && md.contains("| `PUT` on the same paths |")
                 && md.contains(&format!("GET {path}"));
-            assert!(
-                named || put_row,
-                "docs/API.md does not document {m} {path}"
-            );
+            assert!(named || put_row, "docs/API.md does not document {m} {path}");
         }
     }
 }
