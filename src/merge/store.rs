@@ -315,7 +315,8 @@ pub(super) fn last_resort(rules: Rules, base: &str, ours: &str, theirs: &str) ->
         side(ours),
         side(theirs)
     );
-    let conflicts = text_conflicts(&text, &[0..text.len()]);
+    let whole = std::slice::from_ref(&(0..text.len()));
+    let conflicts = text_conflicts(&text, whole);
     Merged { text, conflicts }
 }
 
