@@ -315,8 +315,8 @@ pub(super) fn last_resort(rules: Rules, base: &str, ours: &str, theirs: &str) ->
         side(ours),
         side(theirs)
     );
-    let whole = std::slice::from_ref(&(0..text.len()));
-    let conflicts = text_conflicts(&text, whole);
+    let whole = 0..text.len();
+    let conflicts = text_conflicts(&text, std::slice::from_ref(&whole));
     Merged { text, conflicts }
 }
 
