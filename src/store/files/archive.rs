@@ -8,10 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Datelike, Utc};
 
-use crate::disk::{Base, Change, Dir, Held, decode, decode_limited};
-use crate::edit::conflicted;
+use crate::disk::{Change, Dir, Held, decode};
 use crate::error::{Error, Result};
-use crate::markdown::{Document, conflicts, parse_without_ids, splice};
+use crate::markdown::{Document, parse_without_ids, splice};
 use crate::model::{ArchiveKind, Caller, Meta, Origin};
 use crate::store::limits::{
     ARCHIVE_BYTES, ARCHIVE_KEEP_BYTES, ARCHIVE_PART_BYTES, ARCHIVE_ROTATE_BYTES,
@@ -265,23 +264,7 @@ fn part_change<'a>(
     held: Option<Held>,
     edit: impl Fn(&str) -> Result<Option<String>> + 'a,
 ) -> Change<'a> {
-    let path = dir.join(name);
-    Change {
-        dir,
-        name,
-        base: held.map(Base::from),
-        planned: None,
-        redo: Box::new(move |cur| {
-            let src = match cur {
-                Some(b) => decode_limited(&path, b.to_vec(), ARCHIVE_BYTES)?,
-                None => String::new(),
-            };
-            if let Some(e) = conflicted(PARTS, &conflicts(&src)) {
-                return Err(e);
-            }
-            Ok(edit(&src)?.map(String::into_bytes))
-        }),
-    }
+    super::rewrite_as(dir, name, PARTS, ARCHIVE_BYTES, held, edit)
 }
 
 /// The archived memory `id`, if it is archived (in archive.md or a part).

@@ -59,6 +59,19 @@ pub(crate) fn rewrite<'a>(
     name: &'static str,
     limit: u64,
     held: Option<Held>,
+    edit: impl FnMut(&str) -> Result<Option<String>> + 'a,
+) -> Change<'a> {
+    rewrite_as(dir, name, name, limit, held, edit)
+}
+
+/// [`rewrite`] of a file whose name is not fixed (a part of `archive/`),
+/// its conflicts reported as in `label`.
+pub(crate) fn rewrite_as<'a>(
+    dir: &'a Dir,
+    name: &'a str,
+    label: &'static str,
+    limit: u64,
+    held: Option<Held>,
     mut edit: impl FnMut(&str) -> Result<Option<String>> + 'a,
 ) -> Change<'a> {
     let path = dir.join(name);
@@ -72,7 +85,7 @@ pub(crate) fn rewrite<'a>(
                 Some(b) => decode_limited(&path, b.to_vec(), limit)?,
                 None => String::new(),
             };
-            if let Some(e) = conflicted(name, &conflicts(&src)) {
+            if let Some(e) = conflicted(label, &conflicts(&src)) {
                 return Err(e);
             }
             Ok(edit(&src)?.map(String::into_bytes))
