@@ -615,9 +615,20 @@ async fn skills(
     headers: HeaderMap,
     Query(q): Query<Common>,
 ) -> Result<Response, Fail> {
+    run_200(app, headers, q, Request::SkillList).await
+}
+
+/// Runs `request` for the caller (a person naming `q`'s agent) and answers
+/// 200 with it, in `q`'s format.
+async fn run_200(
+    app: App,
+    headers: HeaderMap,
+    q: Common,
+    request: Request,
+) -> Result<Response, Fail> {
     let v = app
-        .call(headers, q.agent_id, |store, who| {
-            Ok(answer_json(&api::execute(store, who, Request::SkillList)?))
+        .call(headers, q.agent_id, move |store, who| {
+            Ok(answer_json(&api::execute(store, who, request)?))
         })
         .await?;
     formatted(200, &v, q.format.as_deref())
@@ -685,16 +696,7 @@ async fn skill(
     Path(name): Path<String>,
     Query(q): Query<Common>,
 ) -> Result<Response, Fail> {
-    let v = app
-        .call(headers, q.agent_id, move |store, who| {
-            Ok(answer_json(&api::execute(
-                store,
-                who,
-                Request::SkillShow { name },
-            )?))
-        })
-        .await?;
-    formatted(200, &v, q.format.as_deref())
+    run_200(app, headers, q, Request::SkillShow { name }).await
 }
 
 async fn forget_skill(
@@ -703,16 +705,7 @@ async fn forget_skill(
     Path(name): Path<String>,
     Query(q): Query<Common>,
 ) -> Result<Response, Fail> {
-    let v = app
-        .call(headers, q.agent_id, move |store, who| {
-            Ok(answer_json(&api::execute(
-                store,
-                who,
-                Request::SkillForget { name },
-            )?))
-        })
-        .await?;
-    formatted(200, &v, q.format.as_deref())
+    run_200(app, headers, q, Request::SkillForget { name }).await
 }
 
 // ---- facts (the second seed) ----
