@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use super::conflict::may_have_markers;
 use super::parse::{
     Document, Entry, Marker, ends_with_eol, eol_len_at_end, line_end_with_eol, line_start, lines,
     parse_without_ids, trim_md_end,
@@ -141,7 +142,7 @@ fn place(
         let mut want = kept(doc, None, &(at..at), added);
         let first = doc.entries.first().is_some_and(|e| e.item.start >= at);
         want.insert(if first { 0 } else { want.len() }, new);
-        parses_to(&out, want).map(|d| (out, d))
+        parses_to((src, doc), at, &out, want).map(|d| (out, d))
     };
 
     if let Some(last) = doc.entries.last() {
@@ -237,7 +238,7 @@ pub(crate) fn replace(
             },
             meta: entry.meta.as_ref().map(|m| shift(m.start)..shift(m.end)),
         };
-        if let Some(d) = parses_to(&out, want) {
+        if let Some(d) = parses_to((src, doc), body.start, &out, want) {
             return Ok((out, d));
         }
     }
@@ -320,9 +321,11 @@ pub(crate) fn set_meta(
     let end = cut.start + with.len();
     want[index].item.end = end;
     want[index].meta = Some(end - meta.len()..end);
-    parses_to(&out, want).map(|d| (out, d)).ok_or_else(|| {
-        Unplaceable("the metadata comment would not read back as the entry's".into())
-    })
+    parses_to((src, doc), cut.start, &out, want)
+        .map(|d| (out, d))
+        .ok_or_else(|| {
+            Unplaceable("the metadata comment would not read back as the entry's".into())
+        })
 }
 
 /// Removes `entry`: its lines with their line ending, and one blank line where
@@ -341,7 +344,7 @@ pub(crate) fn remove(
 ) -> Result<(String, Document), Unplaceable> {
     let (cut, lines) = removal_cut(src, doc, index)?;
     let out = splice(src, cut.clone(), "");
-    if let Some(d) = parses_to(&out, kept(doc, Some(index), &cut, 0)) {
+    if let Some(d) = parses_to((src, doc), cut.start, &out, kept(doc, Some(index), &cut, 0)) {
         return Ok((out, d));
     }
     // Taking the lines away can join what stood around the entry (a paragraph
@@ -353,7 +356,8 @@ pub(crate) fn remove(
     let eol = &src[lines.end - eol_len_at_end(&src[..lines.end])..lines.end];
     for with in [eol.to_owned(), format!("{SEPARATOR}{eol}")] {
         let out = splice(src, lines.clone(), &with);
-        if let Some(d) = parses_to(&out, kept(doc, Some(index), &lines, with.len())) {
+        let want = kept(doc, Some(index), &lines, with.len());
+        if let Some(d) = parses_to((src, doc), lines.start, &out, want) {
             return Ok((out, d));
         }
     }
@@ -459,6 +463,7 @@ pub(crate) fn edit_many(
         at = r.end;
     }
     out.push_str(&src[at..]);
+    let from = edits.first().map_or(src.len(), |(r, _, _)| r.start);
     // Where a position of `src` lies in `out`: shifted by the edits before it.
     let shift = |p: usize| {
         let mut q = p as isize;
@@ -493,7 +498,7 @@ pub(crate) fn edit_many(
             meta,
         });
     }
-    parses_to(&out, want).map(|d| (out, d))
+    parses_to((src, doc), from, &out, want).map(|d| (out, d))
 }
 
 /// Appends several entries after the last one at once, as [`append`] would
@@ -538,7 +543,7 @@ pub(crate) fn append_many(
     let out = splice(src, at..at, &with);
     let mut want = kept(doc, None, &(at..at), with.len());
     want.extend(news);
-    parses_to(&out, want).map(|d| (out, d))
+    parses_to((src, doc), at, &out, want).map(|d| (out, d))
 }
 
 fn entry_at(doc: &Document, index: usize) -> Result<&Entry, Unplaceable> {
@@ -623,9 +628,16 @@ fn kept<'a>(
 
 /// `out`'s parse if it holds exactly the entries `want` (by text and
 /// bytes), with their ids (the check parses without ids: an entry that reads
-/// back with the same text has the same id).
-fn parses_to(out: &str, want: Vec<Want>) -> Option<Document> {
-    let mut doc = parse_without_ids(out);
+/// back with the same text has the same id). `out` is `src` (parsed as
+/// `doc`) with bytes changed from `from` on; see [`parse_after`] for how
+/// much of it is parsed.
+fn parses_to(
+    (src, doc): (&str, &Document),
+    from: usize,
+    out: &str,
+    want: Vec<Want>,
+) -> Option<Document> {
+    let mut doc = parse_after(src, doc, from, out);
     let same = doc.entries.len() == want.len()
         && doc
             .entries
@@ -639,6 +651,80 @@ fn parses_to(out: &str, want: Vec<Want>) -> Option<Document> {
         e.id = w.id.into_owned();
     }
     Some(doc)
+}
+
+/// Whether `s` holds a line that pulldown-cmark may take for the start of a
+/// metadata block (`---` and nothing but whitespace after it): whether one
+/// is depends on a closing line anywhere after it, so a change far below can
+/// turn it into one (or back).
+fn may_open_metadata(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memmem::find_iter(b, b"---").any(|i| {
+        b.get(i.wrapping_sub(1)) != Some(&b'-')
+            && b[i + 3..]
+                .iter()
+                .take_while(|&&c| c != b'\n' && c != b'\r')
+                .all(u8::is_ascii_whitespace)
+    })
+}
+
+/// The parse (without ids) of `out`: `src`, parsed as `doc`, with bytes
+/// changed from `from` on.
+///
+/// Block structure is read line by line, and where a line starts a
+/// top-level list item, the lines before it are closed for good: nothing
+/// after can change them, and the item and what follows parse as they would
+/// at the top of a document of their own (the list's tightness and start
+/// number differ, which no entry reads; a link definition before it can
+/// change which brackets are links, never where an item or an HTML comment
+/// is). So where the edit begins after the first line of an entry, only
+/// `out` from that entry on is parsed, and the entries before it are
+/// `doc`'s. pulldown-cmark's block parser looks ahead once: `---` opens a
+/// metadata block only where a closing line follows, however far below.
+/// The whole of `out` is parsed where a line before the entry may open
+/// one, where no entry's first line ends before `from` (front matter and a
+/// byte-order mark lie before the first entry), and where either text holds
+/// conflict markers. The property test
+/// `parsing_from_an_entry_on_is_parsing_the_whole` and the fuzz target
+/// `markdown_splice` hold this to the whole parse.
+pub(crate) fn parse_after(src: &str, doc: &Document, from: usize, out: &str) -> Document {
+    let body_start = doc.body_start(src);
+    let resume = doc.entries.iter().rposition(|e| {
+        let first_line = line_end_with_eol(src, e.item.start);
+        e.item.start > body_start && first_line <= from && ends_with_eol(&src[..first_line])
+    });
+    let whole = || parse_without_ids(out);
+    let Some(k) = resume else {
+        return whole();
+    };
+    let s = doc.entries[k].item.start;
+    if !doc.conflicts.is_empty() || may_have_markers(out) || may_open_metadata(&src[body_start..s])
+    {
+        return whole();
+    }
+    let Some(tail) = out.get(s..) else {
+        return whole();
+    };
+    let tail = parse_without_ids(tail);
+    if tail.bom || tail.front_matter.is_some() || !tail.conflicts.is_empty() {
+        return whole();
+    }
+    let shift = |r: Range<usize>| r.start + s..r.end + s;
+    let mut entries = Vec::with_capacity(k + tail.entries.len());
+    entries.extend_from_slice(&doc.entries[..k]);
+    entries.extend(tail.entries.into_iter().map(|e| Entry {
+        item: shift(e.item),
+        body: shift(e.body),
+        meta: e.meta.map(shift),
+        ..e
+    }));
+    Document {
+        bom: doc.bom,
+        front_matter: doc.front_matter.clone(),
+        entries,
+        eol: doc.eol,
+        conflicts: Vec::new(),
+    }
 }
 
 #[cfg(test)]

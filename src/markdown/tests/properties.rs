@@ -504,3 +504,55 @@ proptest! {
         prop_assert_eq!(crate::edit::used_chars(texts.iter().map(String::as_str)), rendered.chars().count());
     }
 }
+
+/// A change to make after an entry's first line: bytes that matter to
+/// markdown structure, inserted, or a stretch of the source taken away.
+fn change() -> impl Strategy<Value = (u16, u16, String)> {
+    (
+        any::<u16>(),
+        prop_oneof![3 => Just(0u16), 1 => 0u16..40],
+        prop_oneof![
+            1 => Just(String::new()),
+            4 => prop::collection::vec(line(), 1..4).prop_map(|l| l.join("\n")),
+            2 => prop::sample::select(vec![
+                "\n", "\r\n", "\r", "\n\n", "- x\n", "\n- y", "    ", "```\n", "~~~", "<!--",
+                "-->", " <!-- memdir a=1 -->", "[a]: /b\n", "[a]\n", "\n===\n", "---\n",
+                "> ", "1. ", "2) ", "<div>\n", "\n</div>\n", "<<<<<<< ours\n", "\n>>>>>>> theirs\n",
+                "\u{feff}", "\t", "*", "+++\n", "\"", "'", ")", "[a]: /b \"t\n", "\n...\n",
+                "`", "\n    ", "\n\n    x", "<pre>", "</pre>\n",
+            ])
+            .prop_map(str::to_owned),
+        ],
+    )
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The claim the edits' check stands on (`splice::parse_after`): after a
+    /// change that begins past an entry's first line, parsing from that
+    /// entry on, with the entries before it kept, gives exactly the entries
+    /// of a parse of the whole result, whatever the change is.
+    #[test]
+    fn parsing_from_an_entry_on_is_parsing_the_whole(src in any_source(), pick in any::<u16>(), (at, cut, with) in change()) {
+        let doc = crate::markdown::parse_without_ids(&src);
+        // Mostly past the first line of an entry (where the parse may start
+        // there), else anywhere.
+        let after = match doc.entries.len() {
+            0 => 0,
+            n => crate::markdown::line_end_with_eol(&src, doc.entries[usize::from(pick) % n].item.start),
+        };
+        let mut from = after + usize::from(at) % (src.len() - after + 1);
+        while !src.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (from + usize::from(cut)).min(src.len());
+        while !src.is_char_boundary(to) {
+            to -= 1;
+        }
+        let out = format!("{}{with}{}", &src[..from], &src[to..]);
+        let fast = crate::markdown::splice::parse_after(&src, &doc, from, &out);
+        let whole = crate::markdown::parse_without_ids(&out);
+        prop_assert_eq!(fast, whole, "from {} cut {} with {:?} into {:?}", from, to - from, with, src);
+    }
+}
