@@ -274,6 +274,7 @@ impl Owner {
         Ok(Locked {
             owner: self,
             dir: folders.dir,
+            derived: folders.derived,
             settings,
             _lock: lock,
         })
@@ -316,6 +317,8 @@ pub(crate) struct Folders {
 pub(crate) struct Locked<'o> {
     owner: &'o Owner,
     dir: Dir,
+    /// Its `.memdir/`, as opened for the lock.
+    derived: Dir,
     settings: Settings,
     _lock: Lock,
 }
@@ -368,14 +371,12 @@ impl Locked<'_> {
     /// memdir's own.
     fn note_written(&self, names: &[&str]) {
         let disk = self.owner.disk();
-        let Ok(Some(derived)) = disk.open_dir(&self.dir, DERIVED_DIR) else {
-            return;
-        };
-        if !matches!(disk.stat(&derived, WATCH_MARKER), Ok(Some(_))) {
+        let derived = &self.derived;
+        if !matches!(disk.stat(derived, WATCH_MARKER), Ok(Some(_))) {
             return;
         }
         let mut hashes: BTreeMap<String, String> = disk
-            .read_bytes(&derived, WRITTEN_FILE, WRITTEN_BYTES)
+            .read_bytes(derived, WRITTEN_FILE, WRITTEN_BYTES)
             .ok()
             .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -388,7 +389,7 @@ impl Locked<'_> {
             }
         }
         if let Ok(json) = serde_json::to_vec(&hashes) {
-            let _ = disk.write_atomic_volatile(&derived, WRITTEN_FILE, &json);
+            let _ = disk.write_atomic_volatile(derived, WRITTEN_FILE, &json);
         }
     }
 

@@ -6,10 +6,20 @@
 //! for the same path *and* the same text, compared in full, so it can never
 //! stand for other bytes: a hand edit, another process's write or a `git
 //! checkout` changes the text and the file is parsed afresh.
+//!
+//! `memdir.yaml` is not even read again while its stat is the one it had when
+//! it was read (device, inode, size, modification and status-change times)
+//! and it had not changed for [`RACY_SECS`] by then. The kernel sets a file's
+//! status-change time to the clock at every change (a write, a rename over
+//! it, `touch -d`), and no caller can set it back; a change within the same
+//! clock tick as the read could leave every field as it was, which the
+//! two-second rule leaves out (git's rule for "racily clean" index entries).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::disk::{Kind, Stat};
 use crate::error::Result;
 use crate::markdown::Document;
 use crate::model::Settings;
@@ -27,12 +37,26 @@ struct Parsed {
     ids: bool,
 }
 
+/// How long a `memdir.yaml` must have been unchanged when it was read for
+/// its stat to stand for its bytes.
+const RACY_SECS: i64 = 2;
+
 /// One remembered `memdir.yaml`.
 #[derive(Debug)]
 struct Read {
     path: PathBuf,
     text: String,
     settings: Settings,
+    /// The file's stat when it was read, if it had not changed for
+    /// [`RACY_SECS`] by then.
+    settled: Option<StatKey>,
+}
+
+/// The fields of a stat that change with a file's bytes.
+type StatKey = (u64, u64, u64, (i64, i64), (i64, i64));
+
+fn stat_key(s: &Stat) -> StatKey {
+    (s.dev, s.ino, s.len, s.mtime, s.ctime)
 }
 
 /// Recent parses, most recent last.
@@ -78,10 +102,18 @@ impl ParseCache {
         &self,
         path: &Path,
         text: &str,
+        stat: Option<&Stat>,
         parse: impl FnOnce() -> Result<Settings>,
     ) -> Result<Settings> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let settled = stat
+            .filter(|s| s.ctime.0.saturating_add(RACY_SECS) <= now)
+            .map(stat_key);
         let mut slots = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(r) = slots.iter().find(|r| r.path == path && r.text == text) {
+        if let Some(r) = slots.iter_mut().find(|r| r.path == path && r.text == text) {
+            r.settled = settled;
             return Ok(r.settings.clone());
         }
         let settings = parse()?;
@@ -93,8 +125,24 @@ impl ParseCache {
             path: path.to_owned(),
             text: text.to_owned(),
             settings: settings.clone(),
+            settled,
         });
         Ok(settings)
+    }
+
+    /// The settings last read from `path`, where `stat` (called only when
+    /// there are some) finds the file as it was then and it had settled
+    /// (see the module's text).
+    pub(crate) fn settings_unchanged(
+        &self,
+        path: &Path,
+        stat: impl FnOnce() -> Option<Stat>,
+    ) -> Option<Settings> {
+        let slots = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
+        let r = slots.iter().find(|r| r.path == path)?;
+        let settled = r.settled?;
+        let now = stat().filter(|s| s.kind == Kind::File)?;
+        (stat_key(&now) == settled).then(|| r.settings.clone())
     }
 }
 
@@ -149,7 +197,7 @@ mod tests {
         let parses = std::cell::Cell::new(0);
         let read = |text: &str| {
             cache
-                .settings(p, text, || {
+                .settings(p, text, None, || {
                     parses.set(parses.get() + 1);
                     Settings::from_yaml(text, p)
                 })
@@ -170,7 +218,7 @@ mod tests {
         for _ in 0..2 {
             assert!(
                 cache
-                    .settings(p, bad, || Settings::from_yaml(bad, p))
+                    .settings(p, bad, None, || Settings::from_yaml(bad, p))
                     .is_err()
             );
         }
@@ -179,5 +227,60 @@ mod tests {
             Some(4000)
         );
         assert_eq!(parses.get(), 2);
+    }
+
+    fn stat(ino: u64, len: u64, ctime: i64) -> Stat {
+        Stat {
+            kind: Kind::File,
+            len,
+            mode: 0o644,
+            ino,
+            dev: 1,
+            uid: 0,
+            mtime: (ctime, 0),
+            ctime: (ctime, 0),
+        }
+    }
+
+    /// A stat stands for the bytes only once the file had settled when it
+    /// was read: then the same stat answers without a read, and any other
+    /// stat (or none, or not a file) does not.
+    #[test]
+    fn settings_stand_by_stat_only_once_settled() {
+        let cache = ParseCache::default();
+        let p = Path::new("/r/o/memdir.yaml");
+        let text = "budgets:\n  memory: 3000\n";
+        let parse = || Settings::from_yaml(text, p);
+        let old = stat(7, text.len() as u64, 1_000);
+        // Nothing read yet: no answer, and the stat is not even taken.
+        assert!(
+            cache
+                .settings_unchanged(p, || panic!("stat taken with nothing remembered"))
+                .is_none()
+        );
+        cache.settings(p, text, Some(&old), parse).unwrap();
+        let same = cache.settings_unchanged(p, || Some(old));
+        assert_eq!(same.and_then(|s| s.budgets.memory), Some(3000));
+        for other in [
+            stat(8, text.len() as u64, 1_000),
+            stat(7, text.len() as u64 + 1, 1_000),
+            stat(7, text.len() as u64, 1_001),
+            Stat {
+                kind: Kind::Symlink,
+                ..old
+            },
+        ] {
+            assert!(cache.settings_unchanged(p, || Some(other)).is_none());
+        }
+        assert!(cache.settings_unchanged(p, || None).is_none());
+        // Read within the same second as its last change: the stat could
+        // stay as it is through another change, so it never answers.
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap();
+        let fresh = stat(9, text.len() as u64, now);
+        cache.settings(p, text, Some(&fresh), parse).unwrap();
+        assert!(cache.settings_unchanged(p, || Some(fresh)).is_none());
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
-use crate::disk::{Dir, DirStamp, Disk, Kind};
+use crate::disk::{Dir, DirStamp, Disk, Kind, decode};
 use crate::error::{Error, Result};
 use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id};
 
@@ -313,12 +313,21 @@ pub(crate) fn read_settings(disk: &Disk, dir: &Dir) -> Result<Settings> {
 }
 
 /// [`read_settings`], parsing the file only when its bytes are not those
-/// `cache` last saw for it.
+/// `cache` last saw for it, and reading it only when its stat is not the
+/// one it had then (see [`ParseCache`]).
 pub(crate) fn read_settings_cached(disk: &Disk, dir: &Dir, cache: &ParseCache) -> Result<Settings> {
-    match disk.read_text(dir, CONFIG_FILE, CONFIG_BYTES)? {
-        Some(text) => {
-            let path = dir.join(CONFIG_FILE);
-            cache.settings(&path, &text, || Settings::from_yaml(&text, &path))
+    let path = dir.join(CONFIG_FILE);
+    if let Some(settings) =
+        cache.settings_unchanged(&path, || disk.stat(dir, CONFIG_FILE).ok().flatten())
+    {
+        return Ok(settings);
+    }
+    match disk.read(dir, CONFIG_FILE, CONFIG_BYTES)? {
+        Some(held) => {
+            let text = decode(&path, held.bytes)?;
+            cache.settings(&path, &text, Some(&held.stat), || {
+                Settings::from_yaml(&text, &path)
+            })
         }
         None => Ok(Settings::default()),
     }

@@ -223,6 +223,27 @@ fn config_and_front_matter_budgets_with_clamp_warning() {
     assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 9000);
 }
 
+/// An owner's `memdir.yaml` remembered by its stat (read once it had
+/// settled) is read again after a change in place that keeps its size.
+#[test]
+fn an_owner_settings_change_in_place_is_seen_by_the_same_store() {
+    use std::io::Write;
+    let (d, s) = store();
+    let o = s.owner("o").unwrap();
+    o.add(Scope::Memory, "a fact").unwrap();
+    let yaml = d.path().join("o/memdir.yaml");
+    std::fs::write(&yaml, "budgets:\n  memory: 3000\n").unwrap();
+    assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 3000);
+    // Read again once settled: from then on its stat stands for it.
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 3000);
+    assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 3000);
+    let mut f = std::fs::OpenOptions::new().write(true).open(&yaml).unwrap();
+    f.write_all(b"budgets:\n  memory: 4000\n").unwrap();
+    drop(f);
+    assert_eq!(o.show(Scope::Memory).unwrap().budget.limit, 4000);
+}
+
 #[test]
 fn a_new_owner_folder_is_synced_into_the_root() {
     // Step 1 creates the owner's folder, step 2 syncs the root.

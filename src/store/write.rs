@@ -144,8 +144,10 @@ pub(crate) fn plan<'o>(
     };
     let mut archived = Vec::new();
     let mut items: Vec<(Scope, Item<'_>)> = Vec::with_capacity(ops.len());
+    // Each store is read once: the lookups of ids and the plan share it.
+    let mut loads: Vec<Loaded> = Vec::with_capacity(Scope::ALL.len());
     for (i, op) in ops.iter().enumerate() {
-        let op = in_its_store(at, op)?;
+        let op = in_its_store(at, op, &mut loads)?;
         items.push((
             op.scope(),
             Item {
@@ -190,7 +192,10 @@ pub(crate) fn plan<'o>(
         let mut plan = Plan {
             scope,
             items: mine,
-            loaded: stores::load(at, scope, true, STORE_EDIT_BYTES)?,
+            loaded: match loads.iter().position(|l| l.scope == scope) {
+                Some(i) => loads.swap_remove(i),
+                None => stores::load(at, scope, true, STORE_EDIT_BYTES)?,
+            },
             applied: None,
         };
         let applied = match plan_apply(&plan, at, now) {
@@ -241,8 +246,12 @@ pub(crate) fn plan<'o>(
 
 /// `op` aimed at the store that holds the entry it names by id: an id
 /// lookup finds the entry in whichever store holds it, whatever store the
-/// operation says.
-fn in_its_store<'o>(at: At<'_>, op: &'o edit::Op) -> Result<Cow<'o, edit::Op>> {
+/// operation says. The stores it reads are kept in `loads`.
+fn in_its_store<'o>(
+    at: At<'_>,
+    op: &'o edit::Op,
+    loads: &mut Vec<Loaded>,
+) -> Result<Cow<'o, edit::Op>> {
     let (old, scope) = match op {
         edit::Op::Replace { old, scope, .. } | edit::Op::Remove { old, scope } => (old, *scope),
         edit::Op::Add { .. } => return Ok(Cow::Borrowed(op)),
@@ -250,9 +259,15 @@ fn in_its_store<'o>(at: At<'_>, op: &'o edit::Op) -> Result<Cow<'o, edit::Op>> {
     if !crate::model::is_entry_id(old) {
         return Ok(Cow::Borrowed(op));
     }
-    let holds = |s: Scope| -> Result<bool> {
-        let l = stores::load(at, s, true, STORE_EDIT_BYTES)?;
-        Ok(l.doc.entries.iter().any(|e| e.id == *old))
+    let mut holds = |s: Scope| -> Result<bool> {
+        let i = match loads.iter().position(|l| l.scope == s) {
+            Some(i) => i,
+            None => {
+                loads.push(stores::load(at, s, true, STORE_EDIT_BYTES)?);
+                loads.len() - 1
+            }
+        };
+        Ok(loads[i].doc.entries.iter().any(|e| e.id == *old))
     };
     if holds(scope)? {
         return Ok(Cow::Borrowed(op));
