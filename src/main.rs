@@ -11,7 +11,7 @@ mod http;
 #[cfg(feature = "servers")]
 mod mcp;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::CommandFactory;
 use memdir::api::{self, render};
 use memdir::{Error, Store};
 
@@ -37,12 +37,7 @@ fn main() -> ExitCode {
         .skip(1)
         .take_while(|a| a != "--")
         .any(|a| a == "--json");
-    // The command tree is built once and not dropped: freeing its hundreds
-    // of allocations would cost a one-shot process more than parsing.
-    let mut command = std::mem::ManuallyDrop::new(cli::Cli::command());
-    let parsed = command
-        .try_get_matches_from_mut(std::env::args_os())
-        .and_then(|m| cli::Cli::from_arg_matches(&m));
+    let parsed = cli::parse(std::env::args_os().collect());
     let mut cli = match parsed {
         Ok(c) => c,
         Err(e) => return clap_failure(e, json),

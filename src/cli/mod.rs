@@ -53,6 +53,119 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The options of [`Global`] that take a value (the others are flags).
+const GLOBAL_VALUES: [&str; 6] = [
+    "--root",
+    "--owner",
+    "--lock-timeout-ms",
+    "--person",
+    "--agent",
+    "--config-dir",
+];
+
+/// Parses the command line `args` (the program's name first).
+///
+/// The global options are global to one command only: the one this
+/// command line names. clap copies a global option into every command of
+/// the tree when the tree is built (seven options into some fifty commands:
+/// a third of what a short-lived `memdir` process spends before its work),
+/// and a command line uses one command. Where the command cannot be told
+/// from the words before it (help, an unknown word, an option clap must
+/// reject), the whole tree takes them, as clap makes it.
+pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut command = Cli::command();
+    let name = match named_command(&command, &args) {
+        Named::Command(name) => Some(name),
+        Named::None => None,
+        Named::Unknown => return parse_whole(command, args),
+    };
+    let globals: Vec<clap::Arg> = command
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
+    for a in &globals {
+        command = command.mut_arg(a.get_id().clone(), |a| a.global(false));
+    }
+    // The tree is never dropped: freeing its hundreds of allocations would
+    // cost a one-shot process more than parsing.
+    if let Some(name) = &name {
+        command = command.mut_subcommand(name, |sub| sub.args(globals));
+    }
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command.try_get_matches_from_mut(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let Some((_, sub)) = matches.subcommand() {
+        // The values given after the command (clap has gathered those of
+        // its own subcommands into it) win over those before it.
+        let after = Global::from_arg_matches(sub)?;
+        let g = &mut cli.global;
+        g.root = after.root.or(g.root.take());
+        g.owner = after.owner.or(g.owner.take());
+        g.json |= after.json;
+        g.lock_timeout_ms = after.lock_timeout_ms.or(g.lock_timeout_ms);
+        g.person = after.person.or(g.person.take());
+        g.agent = after.agent.or(g.agent.take());
+        g.config_dir = after.config_dir.or(g.config_dir.take());
+    }
+    Ok(cli)
+}
+
+/// [`parse`] with the global options in the whole tree, as clap makes it.
+pub fn parse_whole(
+    command: clap::Command,
+    args: Vec<std::ffi::OsString>,
+) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// What the words before the first one that is not a global option say.
+enum Named {
+    /// A command (an alias resolved to its name).
+    Command(String),
+    /// No command: the words are global options, help or the version.
+    None,
+    /// Something [`parse`] leaves to the whole tree.
+    Unknown,
+}
+
+/// The command `args` names, where the words before it are global options
+/// only.
+fn named_command(command: &clap::Command, args: &[std::ffi::OsString]) -> Named {
+    let mut words = args.iter().skip(1);
+    while let Some(w) = words.next() {
+        let Some(w) = w.to_str() else {
+            return Named::Unknown;
+        };
+        let valued = |w: &str| {
+            GLOBAL_VALUES
+                .iter()
+                .any(|o| w.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+        };
+        if matches!(w, "--json" | "--help" | "-h" | "--version" | "-V") || valued(w) {
+            continue;
+        }
+        if GLOBAL_VALUES.contains(&w) {
+            if words.next().is_none() {
+                return Named::Unknown;
+            }
+            continue;
+        }
+        if w.starts_with('-') {
+            return Named::Unknown;
+        }
+        return match command.find_subcommand(w) {
+            Some(c) => Named::Command(c.get_name().to_owned()),
+            None => Named::Unknown,
+        };
+    }
+    Named::None
+}
+
 /// Options every command takes.
 #[derive(Debug, Args)]
 pub struct Global {
@@ -107,6 +220,7 @@ impl Global {
 
 /// Every command.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Append an entry.
     #[command(visible_aliases = ["save", "remember"])]
@@ -397,6 +511,7 @@ pub enum Command {
 
 /// `memdir key create|list|revoke`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum KeyCommand {
     /// Make a key for --owner AGENT or --person ID and print it (only now).
     Create {
@@ -415,6 +530,7 @@ pub enum KeyCommand {
 
 /// `memdir review undo|pause|resume|status`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ReviewCommand {
     /// Bring back what review ID archived and take out what it lifted, from the files alone.
     Undo {
@@ -434,6 +550,7 @@ pub enum ReviewCommand {
 
 /// `memdir import hermes`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ImportCommand {
     /// A Hermes-style memories folder: MEMORY.md and USER.md whose entries are
     /// separated by a line holding only `§`. Each entry is checked and scanned
@@ -461,6 +578,7 @@ pub enum ExportFormat {
 
 /// `memdir skill learn|list|show|forget`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SkillCommand {
     /// Save a skill as skills/NAME/SKILL.md (from --from FILE, or `-` for
     /// standard input); scanned like memory, at most 64 KiB of body.
@@ -508,6 +626,7 @@ fn parse_dash(s: &str) -> Result<String, String> {
 
 /// `memdir results gc`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ResultsCommand {
     /// Remove every workflow whose newest result is more than DAYS days old
     /// (each under its workflow's lock; the owner's results only).
@@ -520,6 +639,7 @@ pub enum ResultsCommand {
 
 /// `memdir run begin|finish`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum RunCommand {
     /// Begin a run: print its id and its frozen snapshot.
     Begin {
@@ -547,6 +667,7 @@ pub enum RunCommand {
 
 /// `memdir runs search|show`: the run journal, queried on demand.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum RunsCommand {
     /// Rank the journal's lines against QUERY.
     Search {
@@ -586,6 +707,7 @@ pub enum RunsCommand {
 /// `max_result_bytes` + 1 bytes into memory: past the limit it answers
 /// `result_too_large` with the content's full size.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ResultCommand {
     /// Store a task's result (from --file, else standard input), up to
     /// `max_result_bytes` from memdir.yaml (default 16 MiB).
@@ -701,6 +823,7 @@ pub fn who(g: &Global) -> Result<Option<Who>, String> {
 
 /// `memdir git …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum GitCommand {
     /// Write .gitattributes and .gitignore, register the merge driver, record the format (idempotent).
     Setup {
@@ -1054,4 +1177,99 @@ fn read_content(file: Option<&Path>, limit: u64) -> Result<Vec<u8>, Error> {
         });
     }
     Ok(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn args(line: &str) -> Vec<std::ffi::OsString> {
+        std::iter::once("memdir")
+            .chain(line.split(' ').filter(|w| !w.is_empty()))
+            .map(Into::into)
+            .collect()
+    }
+
+    /// What a parse gives, as text: the command line's meaning, or clap's
+    /// error (kind and message).
+    fn meaning(parsed: Result<Cli, clap::Error>) -> String {
+        match parsed {
+            Ok(cli) => format!("{cli:?}"),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        }
+    }
+
+    /// The global options scoped to the named command mean what clap's
+    /// whole-tree propagation makes of the same command line: values, which
+    /// of two wins, errors and help.
+    #[test]
+    fn narrowed_globals_parse_as_the_whole_tree() {
+        let lines = [
+            "add x",
+            "--json add x",
+            "add x --json",
+            "--root /r --owner a add x --owner b",
+            "--owner a add --owner=b x",
+            "--owner=a --json save x --to user --expires 30d",
+            "remember -x --lock-timeout-ms 5",
+            "--lock-timeout-ms 7 add x --lock-timeout-ms 9",
+            "--person ann --agent agt_x archive mem_0123456789ab --reason old",
+            "result put wf t --json --config-dir /c",
+            "--json result put wf t --owner o",
+            "result --json put wf t",
+            "git setup --json",
+            "--json git --root /r setup",
+            "run begin --owner a",
+            "runs search deploy --json",
+            "review status --json",
+            "skill list --json",
+            "key list --json",
+            "add",
+            "add x --nope",
+            "--json add",
+            "nope",
+            "--owner",
+            "--owner a",
+            "",
+            "--json",
+            "add --help",
+            "result put --help",
+            "--help",
+            "-h",
+            "--version",
+            "-V",
+            "add -V",
+            "help add",
+            "help",
+            "show --json --owner a --owner b",
+        ];
+        for line in lines {
+            let fast = meaning(parse(args(line)));
+            let whole = meaning(parse_whole(Cli::command(), args(line)));
+            assert_eq!(fast, whole, "memdir {line}");
+        }
+    }
+
+    /// Where the command is named, only it takes the global options.
+    #[test]
+    fn only_the_named_command_takes_the_global_options() {
+        let command = Cli::command();
+        assert!(matches!(
+            named_command(&command, &args("--owner a --json save x")),
+            Named::Command(n) if n == "add"
+        ));
+        assert!(matches!(
+            named_command(&command, &args("--json --version")),
+            Named::None
+        ));
+        assert!(matches!(
+            named_command(&command, &args("help add")),
+            Named::Unknown
+        ));
+        assert!(matches!(
+            named_command(&command, &args("--nope add x")),
+            Named::Unknown
+        ));
+    }
 }
