@@ -43,8 +43,12 @@ use memdir::{Owner, Scope, Store};
 /// Characters of MEMORY.md in use before each measured write: 90% of 2,200.
 const FILL_CHARS: usize = 1_980;
 const BUDGET: usize = 2_200;
-const LIBRARY_TARGET: f64 = 1.15;
-const PROCESS_TARGET: f64 = 1.5;
+/// A whole `memdir add` process against `floor_write`'s (issue 10).
+const PROCESS_TARGET: f64 = 1.3;
+/// memdir's own work per library operation (the tmpfs pair, less the
+/// floor's, halved), in parses of the same file (issue 10). The library's
+/// disk pair has no target of its own: a slow sync flatters it.
+const OWN_WORK_TARGET: f64 = 1.5;
 const OWNER: &str = "agt_bench";
 /// Iterations of each untimed-by-criterion probe.
 const PROBE_ITERS: usize = 200;
@@ -202,7 +206,7 @@ struct Pairs {
     what: String,
     memdir_label: &'static str,
     floor_label: &'static str,
-    target: f64,
+    target: Option<f64>,
     pairs: Vec<(Duration, Duration)>,
     /// Criterion samples cut short by [`FUNCTION_BUDGET`].
     cut: usize,
@@ -331,7 +335,7 @@ fn library(c: &mut Criterion) -> Pairs {
         ),
         memdir_label: "memdir add + remove",
         floor_label: "floor: 2 atomic writes",
-        target: LIBRARY_TARGET,
+        target: None,
         pairs,
         cut,
         note: String::new(),
@@ -534,7 +538,7 @@ fn process(c: &mut Criterion, bins: &Bins) -> Pairs {
         ),
         memdir_label: "memdir add (process)",
         floor_label: "floor_write (process)",
-        target: PROCESS_TARGET,
+        target: Some(PROCESS_TARGET),
         pairs,
         cut,
         note: format!(
@@ -549,7 +553,8 @@ fn process(c: &mut Criterion, bins: &Bins) -> Pairs {
 struct Parts {
     /// The first `scan` of a process: builds the pattern table.
     first_scan: Duration,
-    /// `memdir::parse` of the 90% file, median ns.
+    /// `memdir::parse` of the 90% file, median ns (timed between the tmpfs
+    /// library pairs where there is a tmpfs).
     parse_ns: f64,
     /// `memdir::scan` of one entry text, warm, median ns.
     scan_ns: f64,
@@ -579,23 +584,44 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
     let tmpfs_dir = std::env::var_os("MEMDIR_BENCH_TMPFS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/dev/shm"));
-    let (tmpfs, tmpfs_process) = if tmpfs_dir.is_dir() {
-        let lib = with_library(Some(&tmpfs_dir), |step, _| pair_medians(PROBE_ITERS, step));
+    let (tmpfs, tmpfs_process, tmpfs_parse) = if tmpfs_dir.is_dir() {
+        // The parse the own work is weighed against is timed between the
+        // pairs, so that both see the machine in the same state.
+        let (lib, parse) = with_library(Some(&tmpfs_dir), |step, base| {
+            let src = String::from_utf8(base.to_vec()).expect("utf-8");
+            let mut pairs = Vec::with_capacity(PROBE_ITERS);
+            let mut parses = Vec::with_capacity(PROBE_ITERS * 5);
+            for _ in 0..PROBE_ITERS {
+                pairs.push(step());
+                for _ in 0..5 {
+                    let t = Instant::now();
+                    black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
+                    parses.push(t.elapsed().as_nanos() as f64);
+                }
+            }
+            let lib = (
+                quantile(&sorted(pairs.iter().map(|p| p.0.as_nanos() as f64)), 0.5),
+                quantile(&sorted(pairs.iter().map(|p| p.1.as_nanos() as f64)), 0.5),
+            );
+            (lib, quantile(&sorted(parses.into_iter()), 0.5))
+        });
         let (process, _) = with_process(Some(&tmpfs_dir), bins, |step| {
             pair_medians(PROBE_ITERS / 2, step)
         });
-        (Some(lib), Some(process))
+        (Some(lib), Some(process), Some(parse))
     } else {
-        (None, None)
+        (None, None, None)
     };
     let dir = scratch(None);
     let store = Store::open(dir.path()).expect("open store");
     let owner = store.owner(OWNER).expect("owner");
     let src = String::from_utf8(fill(&owner)).expect("utf-8");
-    let parse_ns = median_ns(PROBE_ITERS * 5, || {
-        let t = Instant::now();
-        black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
-        t.elapsed()
+    let parse_ns = tmpfs_parse.unwrap_or_else(|| {
+        median_ns(PROBE_ITERS * 5, || {
+            let t = Instant::now();
+            black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
+            t.elapsed()
+        })
     });
     let text = entry_text(1);
     let scan_ns = median_ns(PROBE_ITERS * 5, || {
@@ -638,6 +664,10 @@ fn us(ns: f64) -> String {
     format!("{:.1} µs", ns / 1e3)
 }
 
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "MISSED" }
+}
+
 /// Pairs per round for the round-to-round spread of the ratio.
 const ROUND: usize = 50;
 
@@ -667,7 +697,7 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
             quantile(&m, 0.5) / quantile(&f, 0.5)
         }));
         let ratio = quantile(&memdir, 0.5) / quantile(&floor, 0.5);
-        let verdict = if ratio <= p.target { "met" } else { "MISSED" };
+
         println!("  pairs (alternating order)   {}", p.pairs.len());
         for (label, v) in [(p.memdir_label, &memdir), (p.floor_label, &floor)] {
             println!(
@@ -678,10 +708,15 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
                 ms(quantile(v, 0.9))
             );
         }
-        println!(
-            "  ratio of medians            {ratio:.2}x   target <= {:.2}x: {verdict}",
-            p.target
-        );
+        match p.target {
+            Some(t) => println!(
+                "  ratio of medians            {ratio:.2}x   target <= {t:.2}x: {}",
+                verdict(ratio <= t)
+            ),
+            None => println!(
+                "  ratio of medians            {ratio:.2}x   (no target: see memdir's own work below)"
+            ),
+        }
         println!(
             "  per-pair ratio              median {:.2}x   (p25 {:.2}x, p75 {:.2}x)",
             quantile(&paired, 0.5),
@@ -718,6 +753,11 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
                 us(m),
                 us(f),
                 us(m - f)
+            );
+            let parses = (m - f) / 2.0 / parts.parse_ns;
+            println!(
+                "  memdir's own work per op     {parses:.2} parses of the file   target <= {OWN_WORK_TARGET:.2}: {}",
+                verdict(parses <= OWN_WORK_TARGET)
             );
         }
         if let Some((m, f)) = parts.tmpfs_process {
