@@ -81,8 +81,14 @@ impl Drop for Turn {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         q.retain(|t| *t != self.ticket);
+        // Every waiter is in the queue before it waits, and one that comes
+        // after this finds itself at the head: with the queue empty, no one
+        // is waiting, and a notification would only cost a system call.
+        let waiting = !q.is_empty();
         drop(q);
-        self.gate.moved.notify_all();
+        if waiting {
+            self.gate.moved.notify_all();
+        }
     }
 }
 
@@ -103,8 +109,11 @@ impl Gates {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 q.retain(|t| *t != ticket);
+                let waiting = !q.is_empty();
                 drop(q);
-                gate.moved.notify_all();
+                if waiting {
+                    gate.moved.notify_all();
+                }
                 return None;
             }
             q = gate
