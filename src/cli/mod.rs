@@ -53,46 +53,37 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The options of [`Global`] that take a value (the others are flags).
-const GLOBAL_VALUES: [&str; 6] = [
-    "--root",
-    "--owner",
-    "--lock-timeout-ms",
-    "--person",
-    "--agent",
-    "--config-dir",
-];
-
 /// Parses the command line `args` (the program's name first).
 ///
 /// The global options are global to one command only: the one this
 /// command line names. clap copies a global option into every command of
-/// the tree when the tree is built (seven options into some fifty commands:
-/// a third of what a short-lived `memdir` process spends before its work),
-/// and a command line uses one command. Where the command cannot be told
-/// from the words before it (help, an unknown word, an option clap must
-/// reject), the whole tree takes them, as clap makes it.
+/// the tree when it builds the tree (seven options into some fifty
+/// commands: most of what a short-lived `memdir` process allocated, and a
+/// fifth of its page faults), and a command line uses one command (or none:
+/// `--version`, `--help`). Where the command cannot be told from the words
+/// before it (`help`, an unknown word, an option clap must reject), the
+/// whole tree takes them, as clap makes it.
 pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let mut command = Cli::command();
-    let name = match named_command(&command, &args) {
-        Named::Command(name) => Some(name),
-        Named::None => None,
-        Named::Unknown => return parse_whole(command, args),
-    };
     let globals: Vec<clap::Arg> = command
         .get_arguments()
         .filter(|a| a.is_global_set())
         .cloned()
         .collect();
+    let name = match named_command(&command, &globals, &args) {
+        Named::Command(name) => Some(name),
+        Named::None => None,
+        Named::Unknown => return parse_whole(command, args),
+    };
     for a in &globals {
         command = command.mut_arg(a.get_id().clone(), |a| a.global(false));
     }
-    // The tree is never dropped: freeing its hundreds of allocations would
-    // cost a one-shot process more than parsing.
     if let Some(name) = &name {
         command = command.mut_subcommand(name, |sub| sub.args(globals));
     }
+    // The tree is never dropped: freeing its hundreds of allocations would
+    // cost a one-shot process more than parsing.
     let mut command = std::mem::ManuallyDrop::new(command);
     let matches = command.try_get_matches_from_mut(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
@@ -133,24 +124,31 @@ enum Named {
     Unknown,
 }
 
-/// The command `args` names, where the words before it are global options
-/// only.
-fn named_command(command: &clap::Command, args: &[std::ffi::OsString]) -> Named {
+/// The command `args` names, where the words before it are the `globals`
+/// (long options, `--name VALUE` or `--name=VALUE` for one that takes a
+/// value), help or the version only.
+fn named_command(
+    command: &clap::Command,
+    globals: &[clap::Arg],
+    args: &[std::ffi::OsString],
+) -> Named {
     let mut words = args.iter().skip(1);
     while let Some(w) = words.next() {
         let Some(w) = w.to_str() else {
             return Named::Unknown;
         };
-        let valued = |w: &str| {
-            GLOBAL_VALUES
-                .iter()
-                .any(|o| w.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
-        };
-        if matches!(w, "--json" | "--help" | "-h" | "--version" | "-V") || valued(w) {
+        if matches!(w, "--help" | "-h" | "--version" | "-V") {
             continue;
         }
-        if GLOBAL_VALUES.contains(&w) {
-            if words.next().is_none() {
+        if let Some(option) = w.strip_prefix("--") {
+            let (name, inline) = match option.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (option, false),
+            };
+            let Some(arg) = globals.iter().find(|a| a.get_long() == Some(name)) else {
+                return Named::Unknown;
+            };
+            if arg.get_action().takes_values() && !inline && words.next().is_none() {
                 return Named::Unknown;
             }
             continue;
@@ -1243,6 +1241,11 @@ mod tests {
             "help add",
             "help",
             "show --json --owner a --owner b",
+            "--json=x add y",
+            "--owner= add x",
+            "--root",
+            "--lock-timeout-ms nope add x",
+            "--config-dir=/c --agent a show",
         ];
         for line in lines {
             let fast = meaning(parse(args(line)));
@@ -1255,20 +1258,26 @@ mod tests {
     #[test]
     fn only_the_named_command_takes_the_global_options() {
         let command = Cli::command();
+        let globals: Vec<clap::Arg> = command
+            .get_arguments()
+            .filter(|a| a.is_global_set())
+            .cloned()
+            .collect();
+        assert_eq!(globals.len(), 7);
         assert!(matches!(
-            named_command(&command, &args("--owner a --json save x")),
+            named_command(&command, &globals, &args("--owner a --json save x")),
             Named::Command(n) if n == "add"
         ));
         assert!(matches!(
-            named_command(&command, &args("--json --version")),
+            named_command(&command, &globals, &args("--json --version")),
             Named::None
         ));
         assert!(matches!(
-            named_command(&command, &args("help add")),
+            named_command(&command, &globals, &args("help add")),
             Named::Unknown
         ));
         assert!(matches!(
-            named_command(&command, &args("--nope add x")),
+            named_command(&command, &globals, &args("--nope add x")),
             Named::Unknown
         ));
     }
