@@ -648,7 +648,10 @@ fn parses_to(
         return None;
     }
     for (e, w) in doc.entries.iter_mut().zip(want) {
-        e.id = w.id.into_owned();
+        // The entries kept from before the edit have their ids already.
+        if e.id != *w.id {
+            e.id = w.id.into_owned();
+        }
     }
     Some(doc)
 }

@@ -89,14 +89,12 @@ impl View {
     /// A secret view: ASCII lower-casing plus `ſ` → `s` and Kelvin `K` → `k`, the only
     /// non-ASCII characters that a Unicode `(?i)` regex matches with an ASCII letter.
     pub fn secret(text: String) -> Self {
-        let folded = text
-            .chars()
-            .map(|c| match c {
-                '\u{017F}' => 's',
-                '\u{212A}' => 'k',
-                c => c.to_ascii_lowercase(),
-            })
-            .collect();
+        let mut folded = String::with_capacity(text.len());
+        folded.extend(text.chars().map(|c| match c {
+            '\u{017F}' => 's',
+            '\u{212A}' => 'k',
+            c => c.to_ascii_lowercase(),
+        }));
         View::new(text, folded)
     }
 
@@ -146,7 +144,13 @@ pub(super) fn views(text: &str) -> Views {
     }
     let squashed = squash(folded.as_deref().unwrap_or(&base));
     let squashed_view = View::threat(squashed.text.clone());
-    let (rot13, blobs) = decode::decodings(&base);
+    // The rot13 view is kept only where it shows a word of `ROT13_WORDS`; in ASCII text (where
+    // rot13, lower-casing and collapsing commute) that needs a rotated word in the text.
+    let rot13_wanted = !base.is_ascii()
+        || decode::ROT13_ROTATED
+            .iter()
+            .any(|w| threat.first().is_some_and(|v| v.has(w)));
+    let (rot13, blobs) = decode::decodings(&base, rot13_wanted);
     let rot13 = rot13
         .map(|r| View::threat(collapse(&r)))
         .filter(|v| decode::ROT13_WORDS.iter().any(|w| v.has(w)));
@@ -240,7 +244,11 @@ pub(super) struct Squashed {
 }
 
 pub(super) fn squash(s: &str) -> Squashed {
-    let (mut text, mut word_start, mut prev_alnum) = (String::new(), Vec::new(), false);
+    let (mut text, mut word_start, mut prev_alnum) = (
+        String::with_capacity(s.len()),
+        Vec::with_capacity(s.len()),
+        false,
+    );
     for c in s.chars() {
         let alnum = c.is_alphanumeric();
         if alnum {

@@ -80,15 +80,23 @@ impl ParseCache {
 
     /// Remembers `doc` as the parse of `src` at `path`, replacing what was
     /// remembered for that path.
-    pub(crate) fn put(&self, path: &Path, src: &str, doc: Arc<Document>, ids: bool) {
+    /// (A `String` is kept as it is, without a copy.)
+    pub(crate) fn put(&self, path: &Path, src: impl Into<String>, doc: Arc<Document>, ids: bool) {
+        let src = src.into();
         let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        slots.retain(|p| p.path != path);
-        if slots.len() >= SLOTS {
-            slots.remove(0);
-        }
+        // The path of a file remembered already is kept (no copy of it).
+        let path = match slots.iter().position(|p| p.path == path) {
+            Some(i) => slots.remove(i).path,
+            None => {
+                if slots.len() >= SLOTS {
+                    slots.remove(0);
+                }
+                path.to_owned()
+            }
+        };
         slots.push(Parsed {
-            path: path.to_owned(),
-            src: src.to_owned(),
+            path,
+            src,
             doc,
             ids,
         });

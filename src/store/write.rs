@@ -570,7 +570,7 @@ fn write(
         if applied.changed(&plan.loaded.src) {
             at.owner.store().parsed().put(
                 &plan.loaded.path,
-                &applied.src,
+                applied.src,
                 Arc::new(applied.doc),
                 true,
             );
