@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
@@ -37,8 +39,12 @@ impl Conflict {
 
 /// Whether `src` may hold a marker at all (the cheap test before a search).
 pub(crate) fn may_have_markers(src: &str) -> bool {
-    memmem::find(src.as_bytes(), b"<<<<<<<").is_some()
-        || memmem::find(src.as_bytes(), b">>>>>>>").is_some()
+    // Built once: every parse and every edit's check asks.
+    static OPEN: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"<<<<<<<"));
+    static CLOSE: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b">>>>>>>"));
+    OPEN.find(src.as_bytes()).is_some() || CLOSE.find(src.as_bytes()).is_some()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

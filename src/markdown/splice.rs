@@ -661,8 +661,10 @@ fn parses_to(
 /// is depends on a closing line anywhere after it, so a change far below can
 /// turn it into one (or back).
 fn may_open_metadata(s: &str) -> bool {
+    static DASHES: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"---"));
     let b = s.as_bytes();
-    memchr::memmem::find_iter(b, b"---").any(|i| {
+    DASHES.find_iter(b).any(|i| {
         b.get(i.wrapping_sub(1)) != Some(&b'-')
             && b[i + 3..]
                 .iter()
