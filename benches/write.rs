@@ -52,6 +52,8 @@ const OWN_WORK_TARGET: f64 = 1.5;
 const OWNER: &str = "agt_bench";
 /// Iterations of each untimed-by-criterion probe.
 const PROBE_ITERS: usize = 200;
+/// Rounds (a pair, five parses) of the own-work probe on tmpfs.
+const OWN_WORK_ITERS: usize = 1_000;
 
 /// What an agent keeps in MEMORY.md: the entries the file is filled with.
 const NOTES: &[&str] = &[
@@ -560,6 +562,8 @@ struct Parts {
     scan_ns: f64,
     /// The library pairs on tmpfs: (memdir, floor) medians in ns.
     tmpfs: Option<(f64, f64)>,
+    /// Own work per operation in parses, round by round (sorted).
+    own_rounds: Option<Vec<f64>>,
     /// The process pairs on tmpfs: (memdir, floor) medians in ns.
     tmpfs_process: Option<(f64, f64)>,
     /// `memdir --version` process, median ns.
@@ -587,28 +591,42 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
     let (tmpfs, tmpfs_process, tmpfs_parse) = if tmpfs_dir.is_dir() {
         // The parse the own work is weighed against is timed between the
         // pairs, so that both see the machine in the same state.
-        let (lib, parse) = with_library(Some(&tmpfs_dir), |step, base| {
+        let (lib, parse, per_op) = with_library(Some(&tmpfs_dir), |step, base| {
             let src = String::from_utf8(base.to_vec()).expect("utf-8");
-            let mut pairs = Vec::with_capacity(PROBE_ITERS);
-            let mut parses = Vec::with_capacity(PROBE_ITERS * 5);
-            for _ in 0..PROBE_ITERS {
-                pairs.push(step());
-                for _ in 0..5 {
-                    let t = Instant::now();
-                    black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
-                    parses.push(t.elapsed().as_nanos() as f64);
-                }
+            let mut pairs = Vec::with_capacity(OWN_WORK_ITERS);
+            let mut parses = Vec::with_capacity(OWN_WORK_ITERS * 5);
+            // Each round: one pair, then five parses; the round's own work
+            // per operation in parses is weighed against its own parses.
+            let mut rounds = Vec::with_capacity(OWN_WORK_ITERS);
+            for _ in 0..OWN_WORK_ITERS {
+                let pair = step();
+                let mut five: Vec<f64> = (0..5)
+                    .map(|_| {
+                        let t = Instant::now();
+                        black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
+                        t.elapsed().as_nanos() as f64
+                    })
+                    .collect();
+                five.sort_by(f64::total_cmp);
+                let own = (pair.0.as_nanos() as f64 - pair.1.as_nanos() as f64) / 2.0;
+                rounds.push(own / five[2]);
+                parses.extend(five);
+                pairs.push(pair);
             }
             let lib = (
                 quantile(&sorted(pairs.iter().map(|p| p.0.as_nanos() as f64)), 0.5),
                 quantile(&sorted(pairs.iter().map(|p| p.1.as_nanos() as f64)), 0.5),
             );
-            (lib, quantile(&sorted(parses.into_iter()), 0.5))
+            (
+                lib,
+                quantile(&sorted(parses.into_iter()), 0.5),
+                sorted(rounds.into_iter()),
+            )
         });
         let (process, _) = with_process(Some(&tmpfs_dir), bins, |step| {
             pair_medians(PROBE_ITERS / 2, step)
         });
-        (Some(lib), Some(process), Some(parse))
+        (Some(lib), Some(process), Some((parse, per_op)))
     } else {
         (None, None, None)
     };
@@ -616,7 +634,8 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
     let store = Store::open(dir.path()).expect("open store");
     let owner = store.owner(OWNER).expect("owner");
     let src = String::from_utf8(fill(&owner)).expect("utf-8");
-    let parse_ns = tmpfs_parse.unwrap_or_else(|| {
+    let own_rounds = tmpfs_parse.as_ref().map(|(_, r)| r.clone());
+    let parse_ns = tmpfs_parse.map(|(p, _)| p).unwrap_or_else(|| {
         median_ns(PROBE_ITERS * 5, || {
             let t = Instant::now();
             black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
@@ -637,6 +656,7 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
         parse_ns,
         scan_ns,
         tmpfs,
+        own_rounds,
         tmpfs_process,
         startup_ns,
     }
@@ -759,6 +779,15 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
                 "  memdir's own work per op     {parses:.2} parses of the file   target <= {OWN_WORK_TARGET:.2}: {}",
                 verdict(parses <= OWN_WORK_TARGET)
             );
+            if let Some(r) = &parts.own_rounds {
+                println!(
+                    "  the same, round by round     median {:.2} (p25 {:.2}, p75 {:.2}; {} rounds of a pair and five parses)",
+                    quantile(r, 0.5),
+                    quantile(r, 0.25),
+                    quantile(r, 0.75),
+                    r.len()
+                );
+            }
         }
         if let Some((m, f)) = parts.tmpfs_process {
             println!(
