@@ -11,8 +11,9 @@
 //! own code and data are not randomised by ASLR (the stack, heap, libraries and mappings still
 //! are); docs/SECURITY.md weighs it. Building with `MEMDIR_PIE=1` keeps a PIE, linked with
 //! packed relative relocations (`-z pack-relative-relocs`, DT_RELR) where the linker and C
-//! library support them (GNU ld 2.38+, glibc 2.36+). Where a probe fails, the binary is linked
-//! as cargo links it.
+//! library support them (GNU ld 2.38+, glibc 2.36+). The unwinder is linked in from
+//! `libgcc_eh.a` instead of loaded from `libgcc_s.so` (`MEMDIR_SHARED_UNWINDER=1` keeps the
+//! shared one). Where a probe fails, the binary is linked as cargo links it.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -33,6 +34,16 @@ fn main() {
     println!("cargo:rerun-if-env-changed=MEMDIR_PIE");
     if os != "linux" || env != "gnu" || host != target {
         return;
+    }
+    // The unwinder linked in (libgcc_eh.a) rather than loaded (libgcc_s.so): one shared object
+    // less to map and relocate at every start, and libgcc_s's constructor runs the `cpuid`
+    // instruction several times, which traps to the hypervisor on a virtual machine
+    // (docs/PERFORMANCE.md). Passed to the library, so every program that links memdir gets it
+    // (the benches' floor does not link memdir). `MEMDIR_SHARED_UNWINDER=1` keeps libgcc_s.
+    println!("cargo:rerun-if-env-changed=MEMDIR_SHARED_UNWINDER");
+    let shared = std::env::var_os("MEMDIR_SHARED_UNWINDER").is_some_and(|v| v != "0");
+    if !shared && links_with(&["-l:libgcc_eh.a"]) {
+        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
     let pie = std::env::var_os("MEMDIR_PIE").is_some_and(|v| v != "0");
     if !pie && links_with(&["-no-pie"]) {
