@@ -232,19 +232,7 @@ fn facts_not_recalled_in_30_days_are_candidates() {
 #[test]
 fn applying_a_plan_splices_and_keeps_the_rest() {
     let src = "# Notes\n\nKept prose.\n\n- The staging deploy needs the VPN on\n- Staging deploys need the VPN on <!-- memdir created=2026-11-01T00:00:00Z -->\n- Old one <!-- memdir created=2026-01-01T00:00:00Z expires=2026-11-01T00:00:00Z -->\n";
-    let mut facts: Vec<Fact> = parse(Scope::Memory, src)
-        .entries
-        .iter()
-        .map(|e| Fact {
-            id: e.id.clone(),
-            scope: Scope::Memory,
-            text: e.text.clone(),
-            meta: e.metadata(src),
-            first_seen: None,
-            recall_count: 0,
-            last_recalled: None,
-        })
-        .collect();
+    let mut facts = facts_of(src);
     facts[0].recall_count = 2;
     facts[2].last_recalled = Some(now());
     let day = DayLine {
