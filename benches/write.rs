@@ -351,7 +351,7 @@ fn binaries() -> (PathBuf, PathBuf) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let built = Command::new(cargo)
         .args(["build", "--release", "--example", "floor_write"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .stdout(Stdio::null())
         .status();
     assert!(
@@ -372,7 +372,8 @@ fn binaries() -> (PathBuf, PathBuf) {
     assert!(memdir.is_file(), "{} not found: {build}", memdir.display());
     assert!(floor.is_file(), "{} not found: {build}", floor.display());
     let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/floor_write.rs");
+    let source =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("examples/floor_write.rs");
     if let (Some(src), Some(bin)) = (modified(&source), modified(&floor)) {
         assert!(
             bin >= src,

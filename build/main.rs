@@ -1,24 +1,15 @@
-//! Generates the scanner's table of ASCII lookalikes (see `lookalikes.rs`), and chooses how
-//! the `memdir` binary is linked on Linux with glibc, where start-up is part of every write
-//! (agents run one `memdir` process per operation; docs/PERFORMANCE.md, start-up).
-//!
-//! A position-independent executable (PIE) of this size carries tens of thousands of pointers
-//! in tables (regex case folding, HTML entities, vtables, the clap command tree) that the dynamic
-//! loader relocates at every start, writing to (and so copying) some 70 pages before `main`
-//! runs. So by default the binary is linked as a fixed-address executable (`-no-pie`): the
-//! objects stay position-independent, the linker resolves their relocations once, and the
-//! loader has about a hundred left (the C library's symbols). The cost is that the binary's
-//! own code and data are not randomised by ASLR (the stack, heap, libraries and mappings still
-//! are); docs/SECURITY.md weighs it. Building with `MEMDIR_PIE=1` keeps a PIE, linked with
-//! packed relative relocations (`-z pack-relative-relocs`, DT_RELR) where the linker and C
-//! library support them (GNU ld 2.38+, glibc 2.36+). The unwinder is linked in from
-//! `libgcc_eh.a` instead of loaded from `libgcc_s.so` (`MEMDIR_SHARED_UNWINDER=1` keeps the
-//! shared one). Where a probe fails, the binary is linked as cargo links it.
+//! Generates the scanner's table of ASCII lookalikes (see `lookalikes.rs`), and links the
+//! unwinder into every program that links memdir on Linux with glibc, where start-up is part of
+//! every write (agents run one `memdir` process per operation; docs/PERFORMANCE.md, start-up).
+//! The unwinder is linked in from `libgcc_eh.a` instead of loaded from `libgcc_s.so`
+//! (`MEMDIR_SHARED_UNWINDER=1` keeps the shared one). How the `memdir` binary itself is linked
+//! (fixed address or PIE) is the binary crate's build script's business (`bin/build.rs`). Where
+//! a probe fails, the library is linked as cargo links it.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
+mod link;
 mod lookalikes;
+
+use link::links_with;
 
 fn main() {
     println!("cargo:rerun-if-changed=build");
@@ -31,7 +22,6 @@ fn main() {
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     let host = std::env::var("HOST").unwrap_or_default();
     let target = std::env::var("TARGET").unwrap_or_default();
-    println!("cargo:rerun-if-env-changed=MEMDIR_PIE");
     if os != "linux" || env != "gnu" || host != target {
         return;
     }
@@ -45,34 +35,4 @@ fn main() {
     if !shared && links_with(&["-l:libgcc_eh.a"]) {
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
-    let pie = std::env::var_os("MEMDIR_PIE").is_some_and(|v| v != "0");
-    if !pie && links_with(&["-no-pie"]) {
-        println!("cargo:rustc-link-arg-bins=-no-pie");
-    } else if links_with(&["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs"]) {
-        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-    }
-}
-
-/// Whether the C toolchain links, and the system runs, a small program with pointers in its
-/// data linked with `flags`.
-fn links_with(flags: &[&str]) -> bool {
-    let out = std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into());
-    let exe = std::path::Path::new(&out).join("link-probe");
-    let Ok(mut cc) = Command::new("cc")
-        .args(["-x", "c", "-", "-o"])
-        .arg(&exe)
-        .args(flags)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
-        return false;
-    };
-    if let Some(mut stdin) = cc.stdin.take() {
-        let _ = stdin.write_all(b"static int x; int *p = &x; int main(void) { return *p; }\n");
-    }
-    let linked = cc.wait().is_ok_and(|s| s.success());
-    // The probe must also run (the loader must know DT_RELR, for one).
-    linked && Command::new(&exe).status().is_ok_and(|s| s.success())
 }

@@ -1,8 +1,10 @@
 //! The layering of `docs/ARCHITECTURE.md`, checked on the source: every
-//! module of `src/` is in the table, every `crate::`, `super::` and (in the
-//! binary) `memdir::` path in code that is not test code names a module of a
-//! lower layer or of the module's own entry, and the imports between modules
-//! have no cycle.
+//! module of the library (`src/`) and of the binary (`bin/src/`) is in the
+//! table, every `crate::`, `super::` and (in the binary) `memdir::` path in
+//! code that is not test code names a module of a lower layer or of the
+//! module's own entry, and the imports between modules have no cycle. That
+//! the binary uses the library's public API only is Cargo's to enforce: it
+//! is a crate of its own (`bin/Cargo.toml`), and the test holds it to that.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -229,34 +231,64 @@ fn check_counting(doc: &str, files: &[(String, String, bool)]) -> (Vec<String>, 
 
 #[test]
 fn the_source_keeps_the_layers_of_architecture_md() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("the doc");
     assert!(
         layers(&doc).len() >= 20,
         "the table is read: {:?}",
         layers(&doc)
     );
-    let src = root.join("src");
+    // The library's modules (`src/`), then the binary's (`bin/src/`: `main`,
+    // `cli`, `mcp`, `http`), whose `memdir::` paths name the library.
     let mut files = Vec::new();
-    for rel in sources(&src) {
-        if is_test_file(&rel) {
-            continue;
+    for (dir, binary) in [(root.join("src"), false), (root.join("bin/src"), true)] {
+        for rel in sources(&dir) {
+            if is_test_file(&rel) {
+                continue;
+            }
+            let module = match module_of(&rel) {
+                Some(m) => m,
+                None => continue,
+            };
+            let text = std::fs::read_to_string(dir.join(&rel)).expect("source");
+            files.push((module, code(&text), binary));
         }
-        let Some(module) = module_of(&rel) else {
-            continue;
-        };
-        let binary = module == "main"
-            || ["cli", "mcp", "http"]
-                .iter()
-                .any(|b| module == *b || module.starts_with(&format!("{b}::")));
-        let text = std::fs::read_to_string(src.join(&rel)).expect("source");
-        files.push((module, code(&text), binary));
     }
+    assert!(
+        files.iter().any(|(m, _, b)| *b && m == "cli"),
+        "the binary's modules are read"
+    );
     assert!(files.len() > 40, "{} source files", files.len());
     let (problems, edges) = check_counting(&doc, &files);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The imports were seen (a broken pattern would see none and pass).
     assert!(edges > 150, "{edges} imports between modules");
+}
+
+/// The binary is a crate of its own that takes the library as a dependency,
+/// so the compiler holds it to the library's public API: no source of the
+/// binary pulls in a library file by path, and the library has no binary.
+#[test]
+fn the_binary_is_a_crate_of_its_own_on_the_library() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let manifest = std::fs::read_to_string(root.join("bin/Cargo.toml")).expect("bin/Cargo.toml");
+    let dep = Regex::new(r#"(?m)^memdir = \{ path = "\.\." \}$"#).expect("regex");
+    assert!(
+        dep.is_match(&manifest),
+        "bin/Cargo.toml takes the library by path"
+    );
+    assert!(manifest.contains("name = \"memdir\"\npath = \"src/main.rs\""));
+    assert!(!root.join("src/main.rs").exists() && !root.join("src/bin").exists());
+    let top = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(!top.contains("[[bin]]"), "the library crate has no binary");
+    for rel in sources(&root.join("bin/src")) {
+        let text = std::fs::read_to_string(root.join("bin/src").join(&rel)).expect("source");
+        assert!(
+            !text.contains("#[path"),
+            "{} includes a file by path",
+            rel.display()
+        );
+    }
 }
 
 /// The checker finds what it is there to find: an upward import, an import

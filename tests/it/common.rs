@@ -15,7 +15,10 @@ pub struct Case {
 
 /// Every case of the fixture.
 pub fn load() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/recall/cases.json");
+    let path = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/fixtures/recall/cases.json"
+    );
     let text = std::fs::read_to_string(path).expect("cases.json is readable");
     serde_json::from_str(&text).expect("cases.json parses")
 }

@@ -13,7 +13,7 @@ use crate::util::{Sandbox, strip_meta};
 const O: &str = "agt_hermes";
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hermes")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("fixtures/hermes")
 }
 
 /// `memdir --json --owner O import hermes DIR EXTRA`: exit status and answer.

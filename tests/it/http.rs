@@ -691,7 +691,11 @@ fn the_openapi_document_matches_the_router() {
     }
     // docs/API.md documents every operation the router serves (the
     // results' PUT in the row "`PUT` on the same paths" after their GET).
-    let md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md")).unwrap();
+    let md = std::fs::read_to_string(concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/docs/API.md"
+    ))
+    .unwrap();
     for (path, methods) in paths {
         for m in methods.as_object().unwrap().keys() {
             let m = m.to_uppercase();

@@ -365,7 +365,10 @@ fn similar_setup(s: &Sandbox) {
 fn the_example_reviewer_from_the_machine_config_proposes_and_undo_takes_it_back() {
     let s = Sandbox::new();
     similar_setup(&s);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/reviewer.py");
+    let script = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/examples/reviewer.py"
+    );
     let cfg = config_with(&format!("reviewer: \"python3 {script}\"\n"));
     let cfg_arg = cfg.path().to_str().unwrap();
     // Dry run: the proposals are in the plan, nothing written.

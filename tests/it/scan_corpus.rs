@@ -11,7 +11,10 @@
 use memdir::scan::{Family, pattern_list, scan};
 
 fn load(name: &str) -> Vec<serde_json::Value> {
-    let path = format!("{}/fixtures/scan/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/fixtures/scan/{name}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/..")
+    );
     let text = std::fs::read_to_string(&path).expect("read corpus");
     serde_json::from_str(&text).expect("parse corpus")
 }

@@ -16,7 +16,7 @@ use crate::util::{BIN, Run, Sandbox, command, run_cmd};
 const O: &str = "agt_1";
 
 fn schema_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schema")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("docs/schema")
 }
 
 /// The schema `name` (`docs/schema/<name>.json`), compiled as draft 2020-12.
@@ -365,7 +365,7 @@ fn every_json_answer_validates_against_its_schema() {
     let hdir = hermes.path().to_str().expect("utf-8");
     c.ok("import", me(&["import", "hermes", hdir, "--dry-run"]));
     c.ok("import", me(&["import", "hermes", hdir]));
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hermes");
+    let fixture = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("fixtures/hermes");
     let refused = me(&["import", "hermes", fixture.to_str().expect("utf-8")]);
     assert_eq!(refused.code, 1, "{refused:?}");
     c.value("import", &refused.json());

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::util::{command, run_at, run_cmd};
 
 fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots");
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("fixtures/snapshots");
     let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -69,7 +69,8 @@ fn golden_snapshots_are_byte_identical_across_processes() {
 
 #[test]
 fn blocked_entries_are_reported_and_raw_text_stays_in_show() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots/blocked/root");
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("fixtures/snapshots/blocked/root");
     let v: serde_json::Value = serde_json::from_slice(&snapshot(&root, true)).unwrap();
     let blocked: Vec<&str> = v["blocked"]
         .as_array()
@@ -89,7 +90,8 @@ fn blocked_entries_are_reported_and_raw_text_stays_in_show() {
 
 #[test]
 fn over_budget_store_is_cut_and_marked() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots/over_budget/root");
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("fixtures/snapshots/over_budget/root");
     let v: serde_json::Value = serde_json::from_slice(&snapshot(&root, true)).unwrap();
     assert_eq!(v["over_budget"][0]["omitted"], 6);
     let text = v["text"].as_str().unwrap();

@@ -1,0 +1,29 @@
+//! The link probe both build scripts use (the library's, `build/main.rs`, and the binary's,
+//! `bin/build.rs`).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Whether the C toolchain links, and the system runs, a small program with pointers in its
+/// data linked with `flags`.
+pub fn links_with(flags: &[&str]) -> bool {
+    let out = std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into());
+    let exe = std::path::Path::new(&out).join("link-probe");
+    let Ok(mut cc) = Command::new("cc")
+        .args(["-x", "c", "-", "-o"])
+        .arg(&exe)
+        .args(flags)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    if let Some(mut stdin) = cc.stdin.take() {
+        let _ = stdin.write_all(b"static int x; int *p = &x; int main(void) { return *p; }\n");
+    }
+    let linked = cc.wait().is_ok_and(|s| s.success());
+    // The probe must also run (the loader must know DT_RELR, for one).
+    linked && Command::new(&exe).status().is_ok_and(|s| s.success())
+}
