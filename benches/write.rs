@@ -193,7 +193,7 @@ fn fill(owner: &Owner) -> Vec<u8> {
     texts.push(pad);
     for t in &texts {
         let out = owner.add(Scope::Memory, t).expect("fill MEMORY.md").outcome;
-        assert_eq!(out.message, "added", "{t}");
+        assert_eq!(out.message.as_str(), "added", "{t}");
     }
     let view = owner.show(Scope::Memory).expect("show");
     let used = used_chars(view.entries.iter().map(|e| e.text.as_str()));
@@ -289,7 +289,7 @@ fn with_library<R>(
             let t = Instant::now();
             let out = owner.add(Scope::Memory, &text).expect("add").outcome;
             let t_add = t.elapsed();
-            assert_eq!(out.message, "added");
+            assert_eq!(out.message.as_str(), "added");
             let added = fs::read(&memory).expect("read");
             let t = Instant::now();
             black_box(owner.remove(Scope::Memory, &out.id).expect("remove"));

@@ -517,7 +517,7 @@ mod tests {
     fn a_line_that_would_land_in_an_open_code_block_is_refused() {
         let src = "# Journal\n\n```\nnotes\n";
         let e = append_line(src, d("2026-11-28"), "08:00 x").unwrap_err();
-        assert_eq!(e.code(), "memory_unplaceable", "{e}");
+        assert_eq!(e.code().as_str(), "memory_unplaceable", "{e}");
         let src = "# Journal\n\n```\nnotes\n```\n";
         let (out, _) = append_line(src, d("2026-11-28"), "08:00 x").unwrap();
         assert!(

@@ -16,7 +16,7 @@
 //! let me = store.owner("agt_docs")?;
 //!
 //! let added = me.add(Scope::User, "Prefers weekly summaries, no emojis")?;
-//! assert_eq!(added.outcome.message, "added");
+//! assert_eq!(added.outcome.message, memdir::Change::Added);
 //! assert!(added.outcome.id.starts_with("mem_"));
 //! assert_eq!(added.usage.text, "2% — 37/1375 chars");
 //!
@@ -87,8 +87,8 @@ pub mod scan;
 pub mod snapshot;
 pub mod store;
 
-pub use edit::{Op, OpOutcome, Usage};
-pub use error::{EntryBrief, Error, Result};
+pub use edit::{Change, Op, OpKind, OpOutcome, Usage};
+pub use error::{EntryBrief, Error, ErrorCode, Result};
 pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;

@@ -60,7 +60,7 @@ fn main() -> ExitCode {
                 let _ = std::io::stderr().write_all(render::error_text(&e).as_bytes());
             }
             // "Not ready" is an answer, not a refusal: scripts poll on 3.
-            ExitCode::from(if e.code() == "not_ready" { 3 } else { 1 })
+            ExitCode::from(e.code().exit())
         }
     }
 }

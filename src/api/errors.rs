@@ -6,14 +6,14 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorCode};
 
 /// An error as every interface presents it: `{"code", "status", "message",
 /// …details}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorBody {
-    /// The stable snake_case code.
-    pub code: &'static str,
+    /// The stable code (serialised as its snake_case word).
+    pub code: ErrorCode,
     /// The HTTP status a server answers with.
     pub status: u16,
     /// The message, for people.
@@ -32,7 +32,7 @@ impl ErrorBody {
         };
         ErrorBody {
             code: e.code(),
-            status: status(e),
+            status: e.code().status(),
             message: e.to_string(),
             details,
         }
@@ -90,31 +90,22 @@ pub enum Transport {
 
 impl Transport {
     /// Its stable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Transport::Unauthorized => "unauthorized",
-            Transport::RouteNotFound { .. } => "route_not_found",
-            Transport::MethodNotAllowed { .. } => "method_not_allowed",
-            Transport::BodyTooLarge { .. } => "request_too_large",
-            Transport::InvalidRequest { .. } => "invalid_request",
-            Transport::PersonOnly { .. } => "person_only",
-            Transport::Timeout { .. } => "request_timeout",
-            Transport::Internal { .. } => "internal_error",
+            Transport::Unauthorized => ErrorCode::Unauthorized,
+            Transport::RouteNotFound { .. } => ErrorCode::RouteNotFound,
+            Transport::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            Transport::BodyTooLarge { .. } => ErrorCode::RequestTooLarge,
+            Transport::InvalidRequest { .. } => ErrorCode::InvalidRequest,
+            Transport::PersonOnly { .. } => ErrorCode::PersonOnly,
+            Transport::Timeout { .. } => ErrorCode::RequestTimeout,
+            Transport::Internal { .. } => ErrorCode::InternalError,
         }
     }
 
     /// The HTTP status.
     pub fn status(&self) -> u16 {
-        match self {
-            Transport::Unauthorized => 401,
-            Transport::RouteNotFound { .. } => 404,
-            Transport::MethodNotAllowed { .. } => 405,
-            Transport::BodyTooLarge { .. } => 413,
-            Transport::InvalidRequest { .. } => 400,
-            Transport::PersonOnly { .. } => 403,
-            Transport::Timeout { .. } => 408,
-            Transport::Internal { .. } => 500,
-        }
+        self.code().status()
     }
 
     /// The body every interface answers with.
@@ -165,63 +156,9 @@ pub fn envelope(body: &ErrorBody) -> Value {
     json!({ "error": body })
 }
 
-/// The HTTP status a server maps an error to.
+/// The HTTP status a server maps an error to (its code's).
 pub fn status(e: &Error) -> u16 {
-    match e {
-        Error::InvalidId { .. }
-        | Error::Usage { .. }
-        | Error::TextInvalid { .. }
-        | Error::TextEmpty
-        | Error::TextTooLong { .. }
-        | Error::InvalidExpiry { .. }
-        | Error::InvalidContentType { .. }
-        | Error::Required { .. }
-        | Error::SelfSupersede { .. }
-        | Error::InvalidBatch { .. }
-        | Error::ThreatBlocked { .. }
-        | Error::SecretInMemory { .. } => 400,
-        Error::RunNotFound { .. }
-        | Error::NotReady { .. }
-        | Error::ResultNotFound { .. }
-        | Error::OwnerNotFound { .. }
-        | Error::RootNotFound { .. } => 404,
-        Error::RunFinished { .. } | Error::RunAmbiguous { .. } => 409,
-        Error::ResultExists { .. } | Error::DayFull { .. } => 409,
-        Error::DayLineTooLong { .. } | Error::DayAppendOnly { .. } => 400,
-        Error::DayAgentOnly { .. } | Error::NotOwn { .. } => 403,
-        Error::AgentRequired { .. }
-        | Error::BadReason { .. }
-        | Error::AgentMismatch { .. }
-        | Error::QueryTooLong { .. } => 400,
-        Error::VetoHumanOnly { .. } | Error::PersonNotAllowed { .. } => 403,
-        Error::WrongState { .. }
-        | Error::FormatTooNew { .. }
-        | Error::NotInGit { .. }
-        | Error::Conflicted { .. }
-        | Error::SupersedeArchived { .. }
-        | Error::Superseded { .. }
-        | Error::DayExists { .. } => 409,
-        Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
-        Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
-        Error::ReviewChanged { .. } => 409,
-        Error::SkillExists { .. } | Error::ExportExists { .. } => 409,
-        Error::ImportNothing { .. } => 404,
-        Error::UnsafePath { .. } => 403,
-        Error::NotFound { .. } => 404,
-        Error::AmbiguousMatch { .. } | Error::OverBudget { .. } | Error::Locked { .. } => 409,
-        Error::InvalidUtf8 { .. }
-        | Error::FileTooLarge { .. }
-        | Error::Unplaceable { .. }
-        | Error::InvalidConfig { .. }
-        | Error::Malformed { .. } => 422,
-        Error::Batch { source, .. } => status(source),
-        Error::Io { .. }
-        | Error::Poisoned { .. }
-        | Error::ResultCorrupt { .. }
-        | Error::SearchFailed { .. }
-        | Error::Git { .. }
-        | Error::Encode { .. } => 500,
-    }
+    e.code().status()
 }
 
 /// Structured details for a JSON error answer (entries, usage, candidates,
@@ -362,7 +299,7 @@ mod tests {
     #[test]
     fn transport_failures_have_codes_statuses_and_the_envelope() {
         let b = Transport::BodyTooLarge { limit: 64 }.body();
-        assert_eq!((b.code, b.status), ("request_too_large", 413));
+        assert_eq!((b.code, b.status), (ErrorCode::RequestTooLarge, 413));
         let v = envelope(&b);
         assert_eq!(v["error"]["code"], "request_too_large");
         assert_eq!(v["error"]["limit"], 64);
@@ -384,7 +321,7 @@ mod tests {
             }),
         };
         let b = ErrorBody::of(&e);
-        assert_eq!((b.code, b.status), ("memory_over_budget", 409));
+        assert_eq!((b.code, b.status), (ErrorCode::MemoryOverBudget, 409));
         assert_eq!(b.details["index"], 2);
         assert_eq!(b.details["usage"]["text"], "80% — 400/500 chars");
         assert_eq!(b.details["usage"]["used"], 400);

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::Response;
 use super::errors::ErrorBody;
+use crate::edit::OpKind;
 use crate::error::Error;
 use crate::journal::MAX_DAY_CHARS;
 use crate::model::time::micros;
@@ -311,13 +312,12 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             for (i, r) in b.results.iter().enumerate() {
                 // A sentence per operation: "added mem_… to MEMORY.md".
                 let (what, prep) = match r.op {
-                    "remove" => ("removed", "from"),
-                    "replace" => ("replaced", "in"),
-                    _ => (r.message, "to"),
+                    OpKind::Remove => ("removed", "from"),
+                    OpKind::Replace => ("replaced", "in"),
+                    OpKind::Add => (r.message.as_str(), "to"),
                 };
-                let what = if r.op == "add" { r.message } else { what };
                 let old = match &r.old_id {
-                    Some(o) if r.op == "replace" => format!("{o} with "),
+                    Some(o) if r.op == OpKind::Replace => format!("{o} with "),
                     _ => String::new(),
                 };
                 s.push_str(&format!(
@@ -730,22 +730,22 @@ fn written(w: &crate::store::WriteOutcome, json: bool) -> String {
     let o = &w.outcome;
     let file = o.scope.file_name();
     match (o.op, json) {
-        ("add", true) => line(&json!({
+        (OpKind::Add, true) => line(&json!({
             "id": o.id, "scope": o.scope, "text": o.text, "usage": w.usage,
             "message": o.message, "archived": w.archived, "warnings": w.warnings,
         })),
-        ("add", false) => {
+        (OpKind::Add, false) => {
             let mut out = format!("{} {} in {file} ({})\n", o.message, o.id, w.usage.text);
             for id in &w.archived {
                 out.push_str(&format!("archived {id}\n"));
             }
             out
         }
-        ("replace", true) => line(&json!({
+        (OpKind::Replace, true) => line(&json!({
             "id": o.id, "old_id": o.old_id, "scope": o.scope, "text": o.text,
             "usage": w.usage, "message": o.message, "warnings": w.warnings,
         })),
-        ("replace", false) => format!(
+        (OpKind::Replace, false) => format!(
             "{} {} -> {} in {file} ({})\n",
             o.message,
             o.old_id.as_deref().unwrap_or_default(),

@@ -353,9 +353,9 @@ mod tests {
             .unwrap();
         owner.add(Scope::Memory, "Staging needs the VPN").unwrap();
         let e = forget(&store, &me, &ForgetKey::Text("ee".into())).unwrap_err();
-        assert_eq!(e.code(), "memory_ambiguous_match");
+        assert_eq!(e.code().as_str(), "memory_ambiguous_match");
         let e = forget(&store, &me, &ForgetKey::Text("nothing".into())).unwrap_err();
-        assert_eq!(e.code(), "memory_not_found");
+        assert_eq!(e.code().as_str(), "memory_not_found");
         let w = forget(&store, &me, &ForgetKey::Text("weekly summ".into())).unwrap();
         assert_eq!(w.outcome.scope, Scope::User);
         let id = owner.show(Scope::Memory).unwrap().entries[1].id.clone();

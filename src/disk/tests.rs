@@ -206,7 +206,7 @@ fn every_failing_step_leaves_the_old_file_and_no_temp() {
                     assert_eq!(content, b"old", "step {fail_at}: {e}");
                 }
                 if op.starts_with("fsync") {
-                    assert_eq!(disk.check().unwrap_err().code(), "store_poisoned");
+                    assert_eq!(disk.check().unwrap_err().code().as_str(), "store_poisoned");
                 }
             }
         }
@@ -263,7 +263,7 @@ fn a_poisoned_handle_refuses_to_write() {
     assert!(err.to_string().contains("fsync"), "{err}");
     assert!(!d.path().join("x").exists());
     let err = disk.write_atomic(&dir, "x", b"x").unwrap_err();
-    assert_eq!(err.code(), "store_poisoned");
+    assert_eq!(err.code().as_str(), "store_poisoned");
 }
 
 #[test]
@@ -285,16 +285,22 @@ fn reads_refuse_bad_files_before_reading_them() {
     let disk = Disk::default();
     let dir = open(&disk, d.path());
     assert_eq!(
-        disk.read_text(&dir, "bad.md", 1000).unwrap_err().code(),
+        disk.read_text(&dir, "bad.md", 1000)
+            .unwrap_err()
+            .code()
+            .as_str(),
         "invalid_utf8"
     );
     let err = disk.read_text(&dir, "big.md", 1000).unwrap_err();
-    assert_eq!(err.code(), "file_too_large");
+    assert_eq!(err.code().as_str(), "file_too_large");
     assert!(err.to_string().contains("1001 bytes"), "{err}");
     let p = Path::new("m.md");
     let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
     assert_eq!(
-        decode_limited(p, big, MAX_FILE_BYTES).unwrap_err().code(),
+        decode_limited(p, big, MAX_FILE_BYTES)
+            .unwrap_err()
+            .code()
+            .as_str(),
         "file_too_large"
     );
 }
@@ -311,21 +317,21 @@ fn symlinks_and_special_files_are_unsafe() {
     let dir = open(&disk, d.path());
     for name in ["MEMORY.md", "folder.md"] {
         assert_eq!(
-            disk.read(&dir, name, u64::MAX).unwrap_err().code(),
+            disk.read(&dir, name, u64::MAX).unwrap_err().code().as_str(),
             "unsafe_path",
             "{name}"
         );
     }
     assert_eq!(
-        disk.open_dir(&dir, "linked").unwrap_err().code(),
+        disk.open_dir(&dir, "linked").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        disk.open_dir(&dir, "real.md").unwrap_err().code(),
+        disk.open_dir(&dir, "real.md").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        disk.ensure_dir(&dir, "linked").unwrap_err().code(),
+        disk.ensure_dir(&dir, "linked").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     assert!(disk.open_dir(&dir, "missing").unwrap().is_none());
@@ -341,7 +347,7 @@ fn a_lock_is_a_guard_that_times_out_with_the_path() {
     let err = disk
         .lock(&dir, "lock", Duration::from_millis(50))
         .unwrap_err();
-    assert_eq!(err.code(), "locked");
+    assert_eq!(err.code().as_str(), "locked");
     let shown = d.path().join("lock").display().to_string();
     assert!(err.to_string().contains(&shown), "{err}");
     drop(held);
@@ -365,7 +371,7 @@ fn new_folders_are_synced_into_their_parent() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(disk.check().unwrap_err().code(), "store_poisoned");
+    assert_eq!(disk.check().unwrap_err().code().as_str(), "store_poisoned");
 }
 
 /// Callers of one process waiting for a lock get it in the order they came,
@@ -394,7 +400,7 @@ fn waiters_of_one_process_take_the_lock_in_turn() {
     let quitter = disk
         .lock(&dir, "lock", Duration::from_millis(20))
         .unwrap_err();
-    assert_eq!(quitter.code(), "locked");
+    assert_eq!(quitter.code().as_str(), "locked");
     drop(held);
     for t in threads {
         t.join().unwrap();

@@ -83,7 +83,7 @@ fn append(src: &str, j: &Journal, parts: u8, date: NaiveDate, text: &str) {
         Err(e) => {
             return expect_code(
                 "day line",
-                e.code(),
+                e.code().as_str(),
                 &[
                     "memory_text_empty",
                     "memory_day_line_too_long",
@@ -108,9 +108,9 @@ fn append(src: &str, j: &Journal, parts: u8, date: NaiveDate, text: &str) {
         // A place inside a block a person left open (a code block, an HTML
         // block or comment): the line would not read back. Nothing is
         // written.
-        Err(e) if e.code() == "memory_unplaceable" => return,
+        Err(e) if e.code() == crate::ErrorCode::MemoryUnplaceable => return,
         Err(e) => {
-            assert_eq!(e.code(), "memory_day_full", "{e}");
+            assert_eq!(e.code().as_str(), "memory_day_full", "{e}");
             assert!(total > MAX_DAY_CHARS, "refused at {total} characters");
             return;
         }
@@ -157,7 +157,7 @@ fn remove(src: &str, j: &Journal, pick: u8) {
     let out = match done {
         Ok(out) => out,
         Err(e) => {
-            expect_code("remove_section", e.code(), &["memory_unplaceable"]);
+            expect_code("remove_section", e.code().as_str(), &["memory_unplaceable"]);
             return;
         }
     };

@@ -138,7 +138,7 @@ fn refused_before_ops(cx: &EditContext<'_>, doc: &Document) -> Option<&'static s
     if !doc.conflicts.is_empty() {
         return Some("memory_conflicted");
     }
-    cx.budget(doc).err().map(|e| e.code())
+    cx.budget(doc).err().map(|e| e.code().as_str())
 }
 
 /// Runs `op` through `edit::apply` and checks what holds for every edit:
@@ -155,7 +155,7 @@ fn run(
     let applied = match edit::apply(src, doc, &[op], cx) {
         Ok(a) => a,
         Err(failed) => {
-            let code = failed.error.code();
+            let code = failed.error.code().as_str();
             assert_eq!(failed.index, 0, "one operation, failed at {}", failed.index);
             if let Some(want) = before_ops {
                 assert_eq!(
@@ -215,8 +215,8 @@ fn checked_text(
             let Err(failed) = got else {
                 panic!("text refused by check_text ({e}) but the edit applied");
             };
-            let want = refused_before_ops(cx, doc).unwrap_or(e.code());
-            assert_eq!(failed.error.code(), want, "{}", failed.error);
+            let want = refused_before_ops(cx, doc).unwrap_or(e.code().as_str());
+            assert_eq!(failed.error.code().as_str(), want, "{}", failed.error);
             None
         }
     }
@@ -237,11 +237,11 @@ fn add(cx: &EditContext<'_>, src: &str, doc: &Document, text: &str) {
     let outcome = single(&applied);
     assert_eq!(outcome.id, id, "outcome id");
     if doc.entries.iter().any(|e| e.id == id) {
-        assert_eq!(outcome.message, "already stored");
+        assert_eq!(outcome.message.as_str(), "already stored");
         assert_eq!(out, src, "an add of a stored text changed the file");
         return;
     }
-    assert_eq!(outcome.message, "added");
+    assert_eq!(outcome.message.as_str(), "added");
     let c = change(src, out);
     assert_eq!(c.start, c.old_end, "an add replaced bytes: {c:?}");
     let new = &applied.doc;
@@ -298,7 +298,7 @@ fn replace(cx: &EditContext<'_>, src: &str, doc: &Document, pick: usize, text: &
     let id = entry_id(cx.scope.name(), &text);
     assert_eq!(outcome.old_id.as_deref(), Some(old.as_str()), "old id");
     assert_eq!(outcome.id, id, "new id");
-    match outcome.message {
+    match outcome.message.as_str() {
         "unchanged" => {
             assert_eq!(e.text, text, "unchanged, but the text differs");
             assert_eq!(out, src, "unchanged, but the file changed");
@@ -346,7 +346,7 @@ fn remove(cx: &EditContext<'_>, src: &str, doc: &Document, pick: usize) {
     let Some(applied) = run(cx, src, doc, &op, &[]) else {
         return;
     };
-    assert_eq!(single(&applied).message, "removed");
+    assert_eq!(single(&applied).message.as_str(), "removed");
     removed(src, doc, i, &applied.src, &applied.doc);
 }
 

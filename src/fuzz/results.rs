@@ -98,7 +98,7 @@ pub fn result_file(data: &[u8]) {
 fn decode(workflow: &str, task: &str, bytes: Vec<u8>) -> crate::error::Result<TaskResult> {
     let got = decode_result(Path::new(PATH), workflow, task, bytes);
     if let Err(e) = &got {
-        assert_eq!(e.code(), "result_corrupt", "{e}");
+        assert_eq!(e.code().as_str(), "result_corrupt", "{e}");
         assert!(
             e.to_string().starts_with(PATH),
             "the error names no path: {e}"

@@ -34,7 +34,7 @@ pub fn settings(data: &[u8]) {
 
 /// A refusal of YAML: `invalid_config`, naming the file.
 fn check_refusal(e: &Error) {
-    assert_eq!(e.code(), "invalid_config", "{e}");
+    assert_eq!(e.code().as_str(), "invalid_config", "{e}");
     assert!(
         e.to_string().starts_with(PATH),
         "the error names no path: {e}"

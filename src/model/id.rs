@@ -185,7 +185,7 @@ mod tests {
             "a..",
         ] {
             let err = validate_id("owner", bad).unwrap_err();
-            assert_eq!(err.code(), "invalid_id", "{bad:?}");
+            assert_eq!(err.code().as_str(), "invalid_id", "{bad:?}");
         }
         // Reserved only as the whole stem.
         for ok in [
@@ -201,7 +201,7 @@ mod tests {
         assert!(validate_new_id("owner", "agt_b", "", names).is_ok());
         assert!(validate_new_id("owner", "agt_a", "", names).is_ok()); // itself
         let e = validate_new_id("owner", "AGT_A", "", names).unwrap_err();
-        assert_eq!(e.code(), "invalid_id");
+        assert_eq!(e.code().as_str(), "invalid_id");
         assert!(e.to_string().contains("\"agt_a\""), "{e}");
         assert!(validate_new_id("task", "T1", ".result", names).is_err());
         assert!(validate_new_id("task", "OTHER", ".result", names).is_ok());

@@ -73,7 +73,8 @@ mod tests {
         assert_eq!(
             MachineConfig::from_yaml("persns: {}\n", p)
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "invalid_config"
         );
     }

@@ -375,10 +375,10 @@ mod tests {
         assert_eq!(s.clone().overlay(&owner).warnings().len(), 4);
         // A value of the wrong type is still an error.
         let err = Settings::from_yaml("budgets:\n  memory: lots\n", p).unwrap_err();
-        assert_eq!(err.code(), "invalid_config");
+        assert_eq!(err.code().as_str(), "invalid_config");
         for key in MACHINE_ONLY_KEYS {
             let err = Settings::from_yaml(&format!("{key}:\n  ann: [1000]\n"), p).unwrap_err();
-            assert_eq!(err.code(), "invalid_config", "{key}");
+            assert_eq!(err.code().as_str(), "invalid_config", "{key}");
             assert!(err.to_string().contains("machine-local"), "{err}");
         }
     }

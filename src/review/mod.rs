@@ -548,7 +548,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
             Err(e) => {
                 out.skipped.push(Skipped {
                     what: rest.trim().to_owned(),
-                    why: e.code().to_owned(),
+                    why: e.code().as_str().to_owned(),
                 });
                 continue;
             }

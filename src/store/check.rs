@@ -100,7 +100,7 @@ impl Lint<'_> {
 
     /// A file that could not be read at all.
     fn unreadable(&mut self, file: &str, e: &Error) {
-        let kind = if e.code() == "format_unsupported" {
+        let kind = if e.code() == crate::error::ErrorCode::FormatUnsupported {
             "format_unsupported"
         } else {
             "unreadable"

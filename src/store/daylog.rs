@@ -174,12 +174,12 @@ mod tests {
             .owner_as(&Caller::Person("dana".into()), Some("agt"))
             .unwrap();
         assert_eq!(
-            p.day("x", None, None).unwrap_err().code(),
+            p.day("x", None, None).unwrap_err().code().as_str(),
             "memory_day_agent_only"
         );
         let long = "x".repeat(301);
         assert_eq!(
-            o.day(&long, None, None).unwrap_err().code(),
+            o.day(&long, None, None).unwrap_err().code().as_str(),
             "memory_day_line_too_long"
         );
         let line = "y".repeat(290);
@@ -191,7 +191,7 @@ mod tests {
                 Err(e) => break e,
             }
         };
-        assert_eq!(err.code(), "memory_day_full");
+        assert_eq!(err.code().as_str(), "memory_day_full");
         // 296 characters a line plus LF between: 26 lines fit in 8,000.
         assert_eq!(n, 26);
     }
@@ -206,7 +206,10 @@ mod tests {
         assert_eq!(out.line.task.as_deref(), Some("PIN-9"));
         assert_eq!(out.line.run.as_deref(), Some(run.id()));
         assert!(o.run_record(run.id()).unwrap().finished_at.is_some());
-        assert_eq!(run.finish("again").unwrap_err().code(), "run_finished");
+        assert_eq!(
+            run.finish("again").unwrap_err().code().as_str(),
+            "run_finished"
+        );
         let wf = o
             .begin_run(RunOptions::default().workflow("crawl-7"))
             .unwrap();

@@ -250,7 +250,8 @@ fn import_file(
             ));
         } else if let Err(e) = edit::check_text(raw) {
             seen.push(norm);
-            file.refused.push(left_out(&s, e.code(), e.to_string()));
+            file.refused
+                .push(left_out(&s, e.code().as_str(), e.to_string()));
         } else {
             seen.push(norm);
             todo.push(s);
@@ -299,7 +300,7 @@ fn import_file(
             Err(Error::Batch { index, source }) if of_an_entry(&source) => {
                 let s = todo.remove(index.min(todo.len() - 1));
                 file.refused
-                    .push(left_out(&s, source.code(), source.to_string()));
+                    .push(left_out(&s, source.code().as_str(), source.to_string()));
                 if !opts.partial {
                     hold_back(&mut file, &todo, "another entry of the file was refused");
                     file.usage = Some(usage_now(at, scope)?);

@@ -347,12 +347,15 @@ mod tests {
         revoke(&store, &path, "ci").unwrap();
         assert_eq!(verify(&store, &path, &key).unwrap(), None);
         assert_eq!(
-            revoke(&store, &path, "ci").unwrap_err().code(),
+            revoke(&store, &path, "ci").unwrap_err().code().as_str(),
             "invalid_id"
         );
         // Open to others: refused.
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert_eq!(check(&store, &path).unwrap_err().code(), "invalid_config");
+        assert_eq!(
+            check(&store, &path).unwrap_err().code().as_str(),
+            "invalid_config"
+        );
     }
 
     #[test]
@@ -362,7 +365,7 @@ mod tests {
         let store = Store::open(dir.path().join("root")).unwrap();
         let path = dir.path().join("root/keys.yaml");
         let e = create(&store, &path, &Caller::Agent("agt_k".into()), None).unwrap_err();
-        assert_eq!(e.code(), "invalid_config");
+        assert_eq!(e.code().as_str(), "invalid_config");
         assert!(!path.exists());
     }
 }

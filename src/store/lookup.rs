@@ -212,7 +212,8 @@ mod tests {
         assert_eq!(
             o.search_runs(" ", &SearchOptions::default())
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "invalid_request"
         );
 
@@ -220,6 +221,9 @@ mod tests {
         assert_eq!(v.journal.len(), 1);
         assert_eq!(v.steps.len(), 1);
         assert_eq!(v.snapshot.as_deref(), Some(run.snapshot().text.as_str()));
-        assert_eq!(o.get_run("run-nope").unwrap_err().code(), "run_not_found");
+        assert_eq!(
+            o.get_run("run-nope").unwrap_err().code().as_str(),
+            "run_not_found"
+        );
     }
 }

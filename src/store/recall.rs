@@ -245,7 +245,10 @@ mod tests {
         assert_eq!(r.facts.len(), 2);
         let long = "q".repeat(4001);
         assert_eq!(
-            o.recall(&RecallOptions::query(long)).unwrap_err().code(),
+            o.recall(&RecallOptions::query(long))
+                .unwrap_err()
+                .code()
+                .as_str(),
             "memory_query_too_long"
         );
     }

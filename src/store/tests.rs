@@ -31,7 +31,7 @@ fn first_write_creates_folders_and_file() {
     let o = s.owner("agt_1").unwrap();
     let w = o.add(Scope::User, "Prefers weekly summaries").unwrap();
     let (out, usage) = (w.outcome, w.usage);
-    assert_eq!(out.message, "added");
+    assert_eq!(out.message.as_str(), "added");
     assert_eq!(usage.text, "1% — 26/1375 chars");
     // The fact carries its metadata: saved now by agent agt_1; USER.md facts do not expire.
     let file = std::fs::read_to_string(d.path().join("agt_1/USER.md")).unwrap();
@@ -48,7 +48,7 @@ fn first_write_creates_folders_and_file() {
         .add(Scope::User, "Prefers  weekly summaries")
         .unwrap()
         .outcome;
-    assert_eq!(again.message, "already stored");
+    assert_eq!(again.message.as_str(), "already stored");
     assert_eq!(again.id, out.id);
 }
 
@@ -67,7 +67,7 @@ fn a_hand_edit_between_writes_of_one_store_is_read_afresh() {
     let view = o.show(Scope::Memory).unwrap();
     assert_eq!(view.entries[0].id, corrected);
     let out = o.remove(Scope::Memory, &corrected).unwrap().outcome;
-    assert_eq!(out.message, "removed");
+    assert_eq!(out.message.as_str(), "removed");
     let left = std::fs::read_to_string(&path).unwrap();
     assert!(
         !left.contains("first fact") && left.contains("second fact"),
@@ -101,7 +101,7 @@ fn leftover_temp_files_are_swept_by_the_next_write() {
 fn owner_ids_are_checked_before_paths() {
     let (_d, s) = store();
     for bad in ["..", "a/b", "", "/etc"] {
-        assert_eq!(s.owner(bad).unwrap_err().code(), "invalid_id");
+        assert_eq!(s.owner(bad).unwrap_err().code().as_str(), "invalid_id");
     }
 }
 
@@ -116,14 +116,20 @@ fn symlinked_owner_folder_or_file_is_refused() {
         .unwrap()
         .add(Scope::Memory, "x")
         .unwrap_err();
-    assert_eq!(err.code(), "unsafe_path");
+    assert_eq!(err.code().as_str(), "unsafe_path");
     std::fs::create_dir(d.path().join("a")).unwrap();
     std::fs::write(elsewhere.path().join("t.md"), "- secret\n").unwrap();
     std::os::unix::fs::symlink(elsewhere.path().join("t.md"), d.path().join("a/MEMORY.md"))
         .unwrap();
     let o = s.owner("a").unwrap();
-    assert_eq!(o.add(Scope::Memory, "x").unwrap_err().code(), "unsafe_path");
-    assert_eq!(o.show(Scope::Memory).unwrap_err().code(), "unsafe_path");
+    assert_eq!(
+        o.add(Scope::Memory, "x").unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
+    assert_eq!(
+        o.show(Scope::Memory).unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
     assert_eq!(
         std::fs::read_to_string(elsewhere.path().join("t.md")).unwrap(),
         "- secret\n"
@@ -148,7 +154,7 @@ fn batch_is_all_or_nothing_across_stores() {
         },
     ];
     let err = o.batch(&ops).unwrap_err();
-    assert_eq!(err.code(), "memory_not_found");
+    assert_eq!(err.code().as_str(), "memory_not_found");
     assert!(matches!(err, Error::Batch { index: 1, .. }), "{err:?}");
     assert!(!d.path().join("o/USER.md").exists());
     let ops = vec![
@@ -166,8 +172,8 @@ fn batch_is_all_or_nothing_across_stores() {
     ];
     let out = o.batch(&ops).unwrap();
     assert_eq!(out.results.len(), 2);
-    assert_eq!(out.results[0].message, "added");
-    assert_eq!(out.results[1].message, "replaced");
+    assert_eq!(out.results[0].message.as_str(), "added");
+    assert_eq!(out.results[1].message.as_str(), "replaced");
     assert_eq!(texts(&d.path().join("o/MEMORY.md")), ["kept"]);
     let file = std::fs::read_to_string(d.path().join("o/MEMORY.md")).unwrap();
     assert!(
@@ -184,7 +190,7 @@ fn invalid_utf8_files_are_never_rewritten_and_huge_ones_never_grown() {
     std::fs::write(&p, b"- ok\n- \xff\n").unwrap();
     let o = s.owner("o").unwrap();
     assert_eq!(
-        o.add(Scope::Memory, "x").unwrap_err().code(),
+        o.add(Scope::Memory, "x").unwrap_err().code().as_str(),
         "invalid_utf8"
     );
     assert_eq!(std::fs::read(&p).unwrap(), b"- ok\n- \xff\n");
@@ -192,11 +198,14 @@ fn invalid_utf8_files_are_never_rewritten_and_huge_ones_never_grown() {
     let big = format!("{}\n\n- small entry\n", "a".repeat(1024 * 1024));
     std::fs::write(&p, &big).unwrap();
     assert_eq!(
-        o.add(Scope::Memory, "x").unwrap_err().code(),
+        o.add(Scope::Memory, "x").unwrap_err().code().as_str(),
         "file_too_large"
     );
     assert_eq!(std::fs::read_to_string(&p).unwrap(), big);
-    assert_eq!(o.show(Scope::Memory).unwrap_err().code(), "file_too_large");
+    assert_eq!(
+        o.show(Scope::Memory).unwrap_err().code().as_str(),
+        "file_too_large"
+    );
     // A write that shrinks it is how it gets curated back.
     o.remove(Scope::Memory, "small entry").unwrap();
     assert_eq!(
@@ -257,7 +266,7 @@ fn a_new_owner_folder_is_synced_into_the_root() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        o.add(Scope::Memory, "again").unwrap_err().code(),
+        o.add(Scope::Memory, "again").unwrap_err().code().as_str(),
         "store_poisoned"
     );
 }
@@ -280,7 +289,7 @@ fn failed_io_leaves_the_file_and_poisons_after_fsync() {
                 );
                 if e.to_string().contains("fsync") {
                     assert_eq!(
-                        o.add(Scope::Memory, "more").unwrap_err().code(),
+                        o.add(Scope::Memory, "more").unwrap_err().code().as_str(),
                         "store_poisoned"
                     );
                 }

@@ -45,15 +45,23 @@ fn run_case(case: &Case) -> Outcome {
             Ok(w) => {
                 let out = w.outcome;
                 assert!(
-                    out.message == "added" || out.message == "already stored",
+                    matches!(
+                        out.message,
+                        memdir::Change::Added | memdir::Change::AlreadyStored
+                    ),
                     "{}: fact {i}: {}",
                     case.name,
                     out.message
                 );
                 ids.insert(i, out.id);
             }
-            Err(e) if matches!(e.code(), "secret_in_memory" | "memory_threat_blocked") => {
-                refused.insert(i, e.code().to_owned());
+            Err(e)
+                if matches!(
+                    e.code().as_str(),
+                    "secret_in_memory" | "memory_threat_blocked"
+                ) =>
+            {
+                refused.insert(i, e.code().as_str().to_owned());
             }
             Err(e) => panic!("{}: fact {i} not stored: {e}", case.name),
         }

@@ -462,7 +462,7 @@ async fn remember(
             )? {
                 Answer::Written(w) => {
                     let o = &w.outcome;
-                    let status = if o.message == "added" { 201 } else { 200 };
+                    let status = if o.message.created() { 201 } else { 200 };
                     Ok((
                         status,
                         json!({
@@ -760,7 +760,7 @@ async fn save(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Result
                         m.insert("message".into(), json!(o.message));
                         m.insert("archived".into(), json!(w.archived));
                     }
-                    Ok((if o.message == "added" { 201 } else { 200 }, v))
+                    Ok((if o.message.created() { 201 } else { 200 }, v))
                 }
                 other => Ok((200, answer_json(&other))),
             }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use memdir::api::servers::{self, Opener};
 use memdir::api::{self, Request, Response, Who, render};
 use memdir::store::Status;
-use memdir::{Caller, Error, Op, Scope, Store};
+use memdir::{Caller, Error, Op, OpKind, Scope, Store};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
@@ -407,7 +407,7 @@ impl Server {
                         )
                     }
                     Ok(other) => answer(rendered(&other), false),
-                    Err(e) if e.code() == "not_ready" => {
+                    Err(e) if e.code() == memdir::ErrorCode::NotReady => {
                         answer("not ready: still running, poll".into(), false)
                     }
                     Err(e) => answer(render::error_text(&e), true),
@@ -690,15 +690,15 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
             };
             let o = &w.outcome;
             let mut text = match o.op {
-                "add" if o.message == "added" => format!(
+                OpKind::Add if o.message.created() => format!(
                     "Saved to {place} as {} ({}); recall will see it immediately.\n",
                     o.id, w.usage.text
                 ),
-                "add" => format!(
+                OpKind::Add => format!(
                     "Already stored in {place} as {} ({}).\n",
                     o.id, w.usage.text
                 ),
-                "replace" => format!(
+                OpKind::Replace => format!(
                     "Replaced {} with {} in {place} ({}); recall will see it immediately.\n",
                     o.old_id.as_deref().unwrap_or_default(),
                     o.id,

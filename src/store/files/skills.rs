@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn checks_refuse_what_a_fact_would_refuse() {
-        let code = |r: Result<Checked>| r.unwrap_err().code();
+        let code = |r: Result<Checked>| r.unwrap_err().code().as_str();
         assert_eq!(code(check("../x", "body", None)), "invalid_id");
         assert_eq!(code(check("s", " \n\n", None)), "invalid_request");
         assert_eq!(

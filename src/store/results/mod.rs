@@ -26,9 +26,9 @@
 //! let store = memdir::Store::open(root.path())?;
 //! let me = store.owner("agt_docs")?;
 //! // A workflow memdir does not know, then one a run produces.
-//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code(), "result_not_found");
+//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code().as_str(), "result_not_found");
 //! me.begin_run(memdir::RunOptions::default().workflow("wf-1"))?;
-//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code(), "not_ready");
+//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code().as_str(), "not_ready");
 //!
 //! let put = me.put_result("wf-1", "fetch", b"42 pages", "text/plain", false)?;
 //! assert_eq!(put.status.message(), "stored");

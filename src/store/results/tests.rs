@@ -67,7 +67,7 @@ fn not_ready_until_put() {
         "{e:?}"
     );
     assert_eq!(
-        o.workflow_results("wf").unwrap_err().code(),
+        o.workflow_results("wf").unwrap_err().code().as_str(),
         "result_not_found"
     );
     // Reads create nothing.
@@ -79,14 +79,20 @@ fn not_ready_until_put() {
         "{e:?}"
     );
     assert_eq!(
-        o.get_result("wf2", "a").unwrap_err().code(),
+        o.get_result("wf2", "a").unwrap_err().code().as_str(),
         "result_not_found"
     );
     // A run that names the workflow makes it known: not ready yet.
     o.begin_run(crate::store::RunOptions::default().workflow("wf2"))
         .unwrap();
-    assert_eq!(o.get_result("wf2", "a").unwrap_err().code(), "not_ready");
-    assert_eq!(o.workflow_results("wf2").unwrap_err().code(), "not_ready");
+    assert_eq!(
+        o.get_result("wf2", "a").unwrap_err().code().as_str(),
+        "not_ready"
+    );
+    assert_eq!(
+        o.workflow_results("wf2").unwrap_err().code().as_str(),
+        "not_ready"
+    );
 }
 
 #[test]
@@ -104,12 +110,12 @@ fn immutability_and_overwrite() {
     let e = o
         .put_result("wf", "t", b"two", "text/plain", false)
         .unwrap_err();
-    assert_eq!(e.code(), "result_exists");
+    assert_eq!(e.code().as_str(), "result_exists");
     // A different content type is a different result too.
     let e = o
         .put_result("wf", "t", b"one", "text/markdown", false)
         .unwrap_err();
-    assert_eq!(e.code(), "result_exists");
+    assert_eq!(e.code().as_str(), "result_exists");
     assert_eq!(o.get_result("wf", "t").unwrap().content, b"one");
     let over = o.put_result("wf", "t", b"two", "text/plain", true).unwrap();
     assert_eq!(over.status, PutStatus::Overwritten);
@@ -144,7 +150,7 @@ fn limit_and_content_type_are_checked_first() {
     );
     for bad in ["", "text/plain\n", &"x".repeat(256)] {
         let e = o.put_result("wf", "u", b"x", bad, false).unwrap_err();
-        assert_eq!(e.code(), "invalid_request", "{bad:?}");
+        assert_eq!(e.code().as_str(), "invalid_request", "{bad:?}");
     }
     assert!(!d.path().join("o/results/wf/u.result").exists());
 }
@@ -157,22 +163,34 @@ fn bad_ids_build_no_path() {
         assert_eq!(
             o.put_result(bad, "t", b"x", "text/plain", false)
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "invalid_id"
         );
         assert_eq!(
             o.put_result("wf", bad, b"x", "text/plain", false)
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "invalid_id"
         );
-        assert_eq!(o.get_result(bad, "t").unwrap_err().code(), "invalid_id");
-        assert_eq!(o.get_result("wf", bad).unwrap_err().code(), "invalid_id");
-        assert_eq!(o.workflow_results(bad).unwrap_err().code(), "invalid_id");
+        assert_eq!(
+            o.get_result(bad, "t").unwrap_err().code().as_str(),
+            "invalid_id"
+        );
+        assert_eq!(
+            o.get_result("wf", bad).unwrap_err().code().as_str(),
+            "invalid_id"
+        );
+        assert_eq!(
+            o.workflow_results(bad).unwrap_err().code().as_str(),
+            "invalid_id"
+        );
         assert_eq!(
             o.wait_result("wf", bad, Duration::from_millis(1))
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "invalid_id"
         );
     }
@@ -261,7 +279,7 @@ fn damaged_result_files_are_named() {
             matches!(&e, Error::ResultCorrupt { path, .. } if *path == p),
             "{e:?}"
         );
-        assert_eq!(e.code(), "result_corrupt");
+        assert_eq!(e.code().as_str(), "result_corrupt");
         assert_eq!(crate::api::errors::status(&e), 500);
         assert_eq!(crate::api::errors::details(&e)["path"], p.to_str().unwrap());
         assert!(e.to_string().contains(&*p.to_string_lossy()), "{e}");
@@ -270,7 +288,8 @@ fn damaged_result_files_are_named() {
         assert_eq!(
             o.put_result("wf", "t", b"x", "text/plain", false)
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "result_corrupt"
         );
     }
@@ -302,25 +321,37 @@ fn symlinked_results_or_workflow_folders_are_refused() {
     assert_eq!(
         o.put_result("wf2", "t", b"x", "text/plain", false)
             .unwrap_err()
-            .code(),
+            .code()
+            .as_str(),
         "unsafe_path"
     );
-    assert_eq!(o.get_result("wf2", "t").unwrap_err().code(), "unsafe_path");
-    assert_eq!(o.workflow_results("wf2").unwrap_err().code(), "unsafe_path");
+    assert_eq!(
+        o.get_result("wf2", "t").unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
+    assert_eq!(
+        o.workflow_results("wf2").unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
     let p = s.owner("p").unwrap();
     std::fs::create_dir_all(d.path().join("p")).unwrap();
     std::os::unix::fs::symlink(d.path().join("o/results"), d.path().join("p/results")).unwrap();
-    assert_eq!(p.get_result("wf", "t").unwrap_err().code(), "unsafe_path");
+    assert_eq!(
+        p.get_result("wf", "t").unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
     assert_eq!(
         p.put_result("wf", "t", b"y", "text/plain", false)
             .unwrap_err()
-            .code(),
+            .code()
+            .as_str(),
         "unsafe_path"
     );
     assert_eq!(
         p.wait_result("wf", "t", Duration::from_millis(1))
             .unwrap_err()
-            .code(),
+            .code()
+            .as_str(),
         "unsafe_path"
     );
     assert_eq!(
@@ -336,7 +367,10 @@ fn symlinked_results_or_workflow_folders_are_refused() {
         d.path().join("o/results/wf/s.result"),
     )
     .unwrap();
-    assert_eq!(o.get_result("wf", "s").unwrap_err().code(), "unsafe_path");
+    assert_eq!(
+        o.get_result("wf", "s").unwrap_err().code().as_str(),
+        "unsafe_path"
+    );
 }
 
 #[test]
@@ -348,11 +382,11 @@ fn owners_are_isolated() {
         .unwrap();
     // B knows no workflow "wf": A's is not B's.
     assert_eq!(
-        b.get_result("wf", "t").unwrap_err().code(),
+        b.get_result("wf", "t").unwrap_err().code().as_str(),
         "result_not_found"
     );
     assert_eq!(
-        b.workflow_results("wf").unwrap_err().code(),
+        b.workflow_results("wf").unwrap_err().code().as_str(),
         "result_not_found"
     );
     b.put_result("wf", "t", b"for b", "text/plain", false)
@@ -495,7 +529,7 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
         .unwrap()
         .put_result("wf", "u", b"y", "text/plain", false)
         .unwrap_err();
-    assert_eq!(e.code(), "locked");
+    assert_eq!(e.code().as_str(), "locked");
     assert!(t.elapsed() >= Duration::from_millis(100));
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     // …else memdir.yaml's lock_timeout_ms.
@@ -507,7 +541,7 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
         .unwrap()
         .put_result("wf", "u", b"y", "text/plain", false)
         .unwrap_err();
-    assert_eq!(e.code(), "locked");
+    assert_eq!(e.code().as_str(), "locked");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     drop(held);
     quick
@@ -534,7 +568,8 @@ fn a_failed_sync_of_a_new_folder_poisons_the_store() {
             assert_eq!(
                 o.put_result("wf", "t", b"x", "text/plain", false)
                     .unwrap_err()
-                    .code(),
+                    .code()
+                    .as_str(),
                 "store_poisoned",
                 "step {fail_at}"
             );

@@ -124,7 +124,7 @@ mod tests {
         let e = o
             .wait_result("wf", "t", Duration::from_millis(150))
             .unwrap_err();
-        assert_eq!(e.code(), "not_ready");
+        assert_eq!(e.code().as_str(), "not_ready");
         assert!(t.elapsed() >= Duration::from_millis(150));
         assert!(t.elapsed() < Duration::from_secs(3));
         o.put_result("wf", "t", b"x", "text/plain", false).unwrap();
@@ -173,6 +173,6 @@ mod tests {
         putter.join().unwrap();
         assert_eq!(got.content, b"polled");
         let e = polling(&o, "wf", "missing", Instant::now(), Duration::ZERO).unwrap_err();
-        assert_eq!(e.code(), "not_ready");
+        assert_eq!(e.code().as_str(), "not_ready");
     }
 }
