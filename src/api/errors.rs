@@ -202,6 +202,7 @@ pub fn status(e: &Error) -> u16 {
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
         Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
+        Error::ResultEmpty { .. } | Error::ResultNotText { .. } => 400,
         Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
         Error::ReviewChanged { .. } => 409,
         Error::SkillExists { .. } | Error::ExportExists { .. } => 409,
@@ -312,6 +313,18 @@ pub fn details(e: &Error) -> Value {
             task_id,
         } => json!({"workflow_id": workflow_id, "task_id": task_id}),
         Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
+        Error::ResultEmpty {
+            workflow_id,
+            task_id,
+        } => json!({"workflow_id": workflow_id, "task_id": task_id, "bytes": 0}),
+        Error::ResultNotText {
+            workflow_id,
+            task_id,
+            reason,
+            offset,
+        } => {
+            json!({"workflow_id": workflow_id, "task_id": task_id, "reason": reason, "offset": offset})
+        }
         Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
         Error::DayFull { date, chars, limit } => {
             json!({"date": date, "chars": chars, "limit": limit})
