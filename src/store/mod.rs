@@ -520,8 +520,11 @@ impl Owner {
     }
 
     /// Waits up to `timeout` for the result of `task_id` in `workflow_id`
-    /// (woken by file-system notifications; polling where none can be set
-    /// up); `not_ready` when the timeout passes first.
+    /// (asleep on a watch of the nearest folder on the way to it; polling
+    /// where none can be set up), making the workflow known to readers while
+    /// it waits and creating no folder of results. When the timeout passes
+    /// first: `not_ready` for a workflow something else knows,
+    /// `result_not_found` for one nothing knows.
     pub fn wait_result(
         &self,
         workflow_id: &str,

@@ -673,6 +673,29 @@ fn cpu_time(pid: u32) -> Duration {
     Duration::from_millis(ticks * 1000 / per_s)
 }
 
+/// A child process killed and reaped when the test ends, even by a panic.
+struct Reap(Option<Child>);
+
+impl Reap {
+    fn id(&self) -> u32 {
+        self.0.as_ref().expect("the child").id()
+    }
+
+    /// The child, no longer killed at the end.
+    fn take(&mut self) -> Child {
+        self.0.take().expect("the child")
+    }
+}
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Waits until `result get WF TASK` of `owner` answers `not_ready` (for a
 /// workflow only a running wait makes known: the wait has begun).
 fn until_known(s: &Sandbox, owner: &str, wf: &str) {
@@ -703,11 +726,11 @@ fn a_wait_costs_next_to_nothing_and_wakes_promptly_when_another_process_puts() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn waiter");
+    let mut waiter = Reap(Some(waiter));
     until_known(&s, A, "wf");
-    // Creates no folder of results while it waits.
-    assert!(!s.owner_dir(A).join("results").exists());
     // Two seconds of waiting: next to no CPU (it burned about 1 s of CPU in
-    // 2 s when it was woken by its own reads).
+    // 2 s when it was woken by its own reads). The sleep is the interval
+    // measured, not a synchronisation.
     let since = Instant::now();
     std::thread::sleep(Duration::from_secs(2));
     let cpu = cpu_time(waiter.id());
@@ -716,9 +739,11 @@ fn a_wait_costs_next_to_nothing_and_wakes_promptly_when_another_process_puts() {
         "the waiter spent {cpu:?} of CPU in {:?}",
         since.elapsed()
     );
+    // Creates no folder of results while it waits.
+    assert!(!s.owner_dir(A).join("results").exists());
     s.put(A, "wf", "slow", b"finally").ok();
     let put_done = Instant::now();
-    let out = waiter.wait_with_output().expect("waiter");
+    let out = waiter.take().wait_with_output().expect("waiter");
     let woke = put_done.elapsed();
     assert!(
         out.status.success(),
@@ -744,12 +769,13 @@ fn a_running_wait_makes_its_workflow_known_until_it_is_killed() {
     s.run_as(A, &["add", "agt_a exists"]).ok();
     s.run_as(A, &["result", "get", "wf", "t"])
         .text_error_exit("result_not_found", 1);
-    let mut waiter = s
-        .owner_cmd(A, &["result", "wait", "wf", "later", "--timeout", "60"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn waiter");
+    let mut waiter = Reap(Some(
+        s.owner_cmd(A, &["result", "wait", "wf", "later", "--timeout", "60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn waiter"),
+    ));
     until_known(&s, A, "wf");
     let e = s
         .run_as(A, &["--json", "result", "get", "wf"])
@@ -760,8 +786,9 @@ fn a_running_wait_makes_its_workflow_known_until_it_is_killed() {
         .text_error_exit("result_not_found", 1);
     assert!(!s.owner_dir(A).join("results").exists());
     // A kill -9 leaves no registration behind: the kernel drops the lock.
-    waiter.kill().expect("kill");
-    waiter.wait().expect("reap");
+    let mut child = waiter.take();
+    child.kill().expect("kill");
+    child.wait().expect("reap");
     let e = s
         .run_as(A, &["--json", "result", "get", "wf", "t"])
         .json_error_exit("result_not_found", 1);
