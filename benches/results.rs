@@ -25,6 +25,10 @@
 //!
 //! Criterion measures each case; then paired rounds time one batch of each
 //! case at both sizes back to back and print the final figures block.
+//!
+//! `cargo bench --bench results -- wake` measures instead how soon a
+//! `wait_result` wakes after its result lands, as a ratio to the bare
+//! inotify wake measured in the same run (see `Wake`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -306,10 +310,155 @@ fn show(secs: f64) -> String {
     }
 }
 
+/// A `.result` file of `body` for (wf, task), in the on-disk format.
+fn result_file(wf: &str, task: &str, body: &[u8]) -> Vec<u8> {
+    let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let sha = hex::encode(Sha256::digest(body));
+    let header = Header {
+        v: 1,
+        workflow_id: wf,
+        task_id: task,
+        content_type: "text/plain",
+        created_at: &at,
+        sha256: &sha,
+        bytes: body.len() as u64,
+    };
+    let mut file = serde_json::to_vec(&header).expect("header");
+    file.push(b'\n');
+    file.extend_from_slice(body);
+    file
+}
+
+/// How long after spawning a waiter the rename comes: the waiter has set up
+/// its watch and sleeps by then (it needs well under a millisecond).
+const SETTLE: Duration = Duration::from_millis(20);
+
+/// The wake figures: a result's file is renamed into its workflow's folder
+/// (what a put's last step does) while another thread waits for it; the time
+/// from the rename to the waiter holding the content.
+///
+/// * `wait_wake`: the waiter is [`memdir::Owner::wait_result`].
+/// * `inotify_floor`: the waiter is the bare mechanism, no memdir: an
+///   inotify watch on the folder for `IN_MOVED_TO`, `poll`, then a
+///   `std::fs::read` of the file.
+struct Wake {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    wf_dir: std::path::PathBuf,
+    round: usize,
+}
+
+impl Wake {
+    fn new() -> Wake {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let store = Store::open(&root).expect("store");
+        let owner = store.owner(OWNER).expect("owner");
+        owner
+            .put_result("wake", "first", b"a first step", "text/plain", false)
+            .expect("put");
+        let wf_dir = root.join(OWNER).join("results").join("wake");
+        Wake {
+            _dir: dir,
+            root,
+            wf_dir,
+            round: 0,
+        }
+    }
+
+    /// One wake, timed from the rename to the waiter's return.
+    fn once(&mut self, memdir_waits: bool) -> Duration {
+        self.round += 1;
+        let task = format!("t{}", self.round);
+        let body = content(self.round);
+        let temp = self.wf_dir.join(format!(".{task}.tmp"));
+        std::fs::write(&temp, result_file("wake", &task, &body)).expect("write");
+        let target = self.wf_dir.join(format!("{task}.result"));
+        let (root, dir, name) = (
+            self.root.clone(),
+            self.wf_dir.clone(),
+            format!("{task}.result"),
+        );
+        let waiter = std::thread::spawn(move || -> Instant {
+            if memdir_waits {
+                let store = Store::open(&root).expect("store");
+                let owner = store.owner(OWNER).expect("owner");
+                let got = owner
+                    .wait_result("wake", &task, Duration::from_secs(10))
+                    .expect("woken");
+                assert_eq!(got.content.len(), 1024);
+            } else {
+                use rustix::fs::inotify;
+                let fd = inotify::init(inotify::CreateFlags::CLOEXEC).expect("inotify");
+                inotify::add_watch(&fd, &dir, inotify::WatchFlags::MOVED_TO).expect("watch");
+                let path = dir.join(&name);
+                while !path.exists() {
+                    let mut fds = [rustix::event::PollFd::new(
+                        &fd,
+                        rustix::event::PollFlags::IN,
+                    )];
+                    rustix::event::poll(&mut fds, None).expect("poll");
+                    let mut buf = [0u8; 4096];
+                    let _ = rustix::io::read(&fd, &mut buf);
+                }
+                assert!(std::fs::read(&path).expect("read").len() > 1024);
+            }
+            Instant::now()
+        });
+        std::thread::sleep(SETTLE);
+        let t0 = Instant::now();
+        std::fs::rename(&temp, &target).expect("rename");
+        let woke = waiter.join().expect("waiter");
+        woke.saturating_duration_since(t0)
+    }
+}
+
+/// The wake figures only (`cargo bench --bench results -- wake`): criterion,
+/// then paired rounds with the ratio to the floor.
+fn wake_figures(c: &mut Criterion) {
+    let mut w = Wake::new();
+    let mut g = c.benchmark_group("wake");
+    g.sample_size(10).measurement_time(Duration::from_secs(3));
+    for (name, memdir_waits) in [("wait_wake", true), ("inotify_floor", false)] {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| w.once(memdir_waits)).sum())
+        });
+    }
+    g.finish();
+    const WAKE_ROUNDS: usize = 101;
+    let (mut wake, mut floor, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..WAKE_ROUNDS {
+        let (a, b) = if round % 2 == 0 {
+            let a = w.once(true);
+            (a, w.once(false))
+        } else {
+            let b = w.once(false);
+            (w.once(true), b)
+        };
+        wake.push(a.as_secs_f64());
+        floor.push(b.as_secs_f64());
+        ratio.push(a.as_secs_f64() / b.as_secs_f64());
+    }
+    println!();
+    println!("== wake after the rename: {WAKE_ROUNDS} paired rounds (medians) ==");
+    println!(
+        "wait_wake {}  inotify_floor {}  paired ratio {:.2}  (wait_wake max {})",
+        show(median(wake.clone())),
+        show(median(floor)),
+        median(ratio),
+        show(wake.iter().copied().fold(0.0, f64::max))
+    );
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .configure_from_args();
+    if std::env::args().skip(1).any(|a| a == "wake") {
+        wake_figures(&mut c);
+        c.final_summary();
+        return;
+    }
     let started = Instant::now();
     let mut fixtures: Vec<Fixture> = SIZES.iter().map(|&n| Fixture::new(n)).collect();
 

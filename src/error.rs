@@ -199,9 +199,9 @@ pub enum Error {
         waited_ms: Option<u64>,
     },
     /// A workflow memdir does not know: no run began with its id or names
-    /// it, and no result is stored under it.
+    /// it, no result is stored under it and no `wait` for it is running.
     #[error(
-        "no workflow {workflow_id:?}: no run began with that id or names it, and no result is stored under it"
+        "no workflow {workflow_id:?}: no run began with that id or names it, no result is stored under it and no one waits for it; check the workflow id"
     )]
     ResultNotFound {
         /// The workflow id.
@@ -262,6 +262,32 @@ pub enum Error {
         workflow_id: String,
         /// The task id.
         task_id: String,
+    },
+    /// A put of empty content that did not ask for an empty result.
+    #[error(
+        "refused: the content for {workflow_id}/{task_id} is empty (0 bytes), nothing stored; pass --allow-empty to store an empty result"
+    )]
+    ResultEmpty {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+    },
+    /// A put without a content type of content that is not text (not
+    /// UTF-8, or holding a NUL byte), which the default `text/plain` would
+    /// mislabel.
+    #[error(
+        "refused: the content for {workflow_id}/{task_id} is not text ({reason} at byte {offset}), so text/plain would mislabel it; pass --type MIME (such as application/octet-stream)"
+    )]
+    ResultNotText {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+        /// What is not text: `invalid UTF-8` or `a NUL byte`.
+        reason: &'static str,
+        /// The offset of the first byte that is not text.
+        offset: usize,
     },
     /// A result is larger than the configured limit.
     #[error("the result is {bytes} bytes, over the {limit}-byte limit")]
@@ -673,6 +699,7 @@ impl Error {
             Error::DayAppendOnly { .. } => ErrorCode::MemoryDayAppendOnly,
             Error::ResultExists { .. } => ErrorCode::ResultExists,
             Error::ResultTooLarge { .. } => ErrorCode::ResultTooLarge,
+            Error::ResultEmpty { .. } | Error::ResultNotText { .. } => ErrorCode::InvalidRequest,
             Error::ResultCorrupt { .. } => ErrorCode::ResultCorrupt,
             Error::ThreatBlocked { .. } => ErrorCode::MemoryThreatBlocked,
             Error::SecretInMemory { .. } => ErrorCode::SecretInMemory,

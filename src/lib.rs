@@ -93,6 +93,7 @@ pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;
 pub use store::{
-    BatchOutcome, DayOutcome, Delegate, FactRow, ListFilter, Owner, PutOutcome, Run, RunOptions,
-    SearchOptions, Store, StoreView, TaskResult, Transition, WorkflowResults, WriteOutcome,
+    BatchOutcome, DayOutcome, Delegate, FactRow, ListFilter, Owner, PutOptions, PutOutcome, Run,
+    RunOptions, SearchOptions, Store, StoreView, TaskResult, Transition, WorkflowResults,
+    WriteOutcome,
 };

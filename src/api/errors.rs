@@ -249,6 +249,18 @@ pub fn details(e: &Error) -> Value {
             task_id,
         } => json!({"workflow_id": workflow_id, "task_id": task_id}),
         Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
+        Error::ResultEmpty {
+            workflow_id,
+            task_id,
+        } => json!({"workflow_id": workflow_id, "task_id": task_id, "bytes": 0}),
+        Error::ResultNotText {
+            workflow_id,
+            task_id,
+            reason,
+            offset,
+        } => {
+            json!({"workflow_id": workflow_id, "task_id": task_id, "reason": reason, "offset": offset})
+        }
         Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
         Error::DayFull { date, chars, limit } => {
             json!({"date": date, "chars": chars, "limit": limit})

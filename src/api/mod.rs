@@ -134,10 +134,12 @@ pub enum Request {
         task_id: String,
         /// The content.
         content: Vec<u8>,
-        /// Its MIME type.
-        content_type: String,
+        /// Its MIME type (`None`: `text/plain`, for content that is text).
+        content_type: Option<String>,
         /// Replace a different result stored under the same ids.
         overwrite: bool,
+        /// Store empty content (else refused).
+        allow_empty: bool,
         /// The size limit the content was read under (`None`: the owner's
         /// `max_result_bytes`).
         limit: Option<u64>,
@@ -656,22 +658,16 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             content,
             content_type,
             overwrite,
+            allow_empty,
             limit,
         } => {
-            let owner = owner()?;
-            let out = match limit {
-                Some(limit) => owner.put_result_with_limit(
-                    &workflow_id,
-                    &task_id,
-                    &content,
-                    &content_type,
-                    overwrite,
-                    limit,
-                )?,
-                None => {
-                    owner.put_result(&workflow_id, &task_id, &content, &content_type, overwrite)?
-                }
+            let options = crate::store::PutOptions {
+                content_type,
+                overwrite,
+                allow_empty,
+                limit,
             };
+            let out = owner()?.put_result_with(&workflow_id, &task_id, &content, &options)?;
             Response::Put(out)
         }
         Request::GetResult {

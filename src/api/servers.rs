@@ -265,24 +265,6 @@ pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome>
     }
 }
 
-/// The seeds' answer for a task result that is not there: `not_ready`
-/// (404), also for a workflow memdir does not know, which the command line
-/// tells apart as `result_not_found`. A server polls; it cannot know
-/// whether the run that will produce the result has begun yet.
-pub fn as_seed_result_error(e: Error) -> Error {
-    match e {
-        Error::ResultNotFound {
-            workflow_id,
-            task_id,
-        } => Error::NotReady {
-            workflow_id,
-            task_id,
-            waited_ms: None,
-        },
-        e => e,
-    }
-}
-
 /// A one-line preview of an entry, as candidates show it.
 fn preview(text: &str) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

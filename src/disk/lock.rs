@@ -195,6 +195,70 @@ pub(super) fn acquire(
     }
 }
 
+/// Takes a shared lock on `name` in `dir` (created if missing), trying
+/// until `deadline`: a mark that others test with [`is_held`] and that the
+/// kernel drops when the holder exits, however it exits. `None` when an
+/// exclusive holder kept it past the deadline (a tester holds it for one
+/// system call). A symlink or anything but a regular file at the name is
+/// refused ([`Error::UnsafePath`]).
+pub(super) fn share(io: &dyn Io, dir: &Dir, name: &str, deadline: Instant) -> Result<Option<Lock>> {
+    let path = dir.join(name);
+    let file = io.open_lock(dir, name).map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+            || e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error())
+        {
+            Error::UnsafePath { path: path.clone() }
+        } else {
+            Error::io(&path, "open lock file")(e)
+        }
+    })?;
+    if io.fstat(&file).map_err(Error::io(&path, "stat"))?.kind != Kind::File {
+        return Err(Error::UnsafePath { path });
+    }
+    loop {
+        match fs2::FileExt::try_lock_shared(&file) {
+            Ok(()) => {
+                return Ok(Some(Lock {
+                    file: Some(file),
+                    turn: None,
+                    contended: false,
+                }));
+            }
+            Err(e) if is_contended(&e) => {}
+            Err(e) => return Err(Error::io(&path, "lock")(e)),
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Whether someone holds a lock on `name` in `dir`: one non-blocking
+/// exclusive attempt, released at once. A missing name, or one that is not
+/// a regular file (never followed), is held by no one. Creates nothing.
+pub(super) fn is_held(io: &dyn Io, dir: &Dir, name: &str) -> Result<bool> {
+    let path = dir.join(name);
+    let file = match io.open_read(dir, name) {
+        Ok(f) => f,
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(Error::io(&path, "open lock file")(e)),
+    };
+    if io.fstat(&file).map_err(Error::io(&path, "stat"))?.kind != Kind::File {
+        return Ok(false);
+    }
+    let free = try_lock(&file).map_err(Error::io(&path, "lock"))?;
+    if free {
+        let _ = fs2::FileExt::unlock(&file);
+    }
+    Ok(!free)
+}
+
 /// One non-blocking attempt: `Ok(false)` when another holder has it.
 fn try_lock(file: &File) -> std::io::Result<bool> {
     match fs2::FileExt::try_lock_exclusive(file) {

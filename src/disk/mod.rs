@@ -34,7 +34,7 @@ pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
 pub(crate) use io::{Io, RealIo};
 pub(crate) use lock::Lock;
 pub(crate) use read::Held;
-pub(crate) use watch::TreeWatch;
+pub(crate) use watch::{FolderWatch, TreeWatch};
 pub(crate) use write::{Base, Change};
 
 use crate::error::{Error, Result};
@@ -323,6 +323,25 @@ impl Disk {
     /// Takes the exclusive lock on `name` in `dir`, waiting at most `timeout`.
     pub(crate) fn lock(&self, dir: &Dir, name: &str, timeout: Duration) -> Result<Lock> {
         lock::acquire(self.io.as_ref(), &self.gates, dir, name, timeout)
+    }
+
+    /// Takes a shared lock on `name` in `dir` (created if missing), trying
+    /// until `deadline`: a mark of a process at work that [`Disk::is_held`]
+    /// sees and that the kernel drops when the process exits, however it
+    /// exits. `None` when it could not be taken in time.
+    pub(crate) fn share(
+        &self,
+        dir: &Dir,
+        name: &str,
+        deadline: std::time::Instant,
+    ) -> Result<Option<Lock>> {
+        lock::share(self.io.as_ref(), dir, name, deadline)
+    }
+
+    /// Whether a process holds a lock on `name` in `dir` (one non-blocking
+    /// attempt; creates nothing).
+    pub(crate) fn is_held(&self, dir: &Dir, name: &str) -> Result<bool> {
+        lock::is_held(self.io.as_ref(), dir, name)
     }
 
     /// Removes the temp files a killed writer left in `dir`. Call under the

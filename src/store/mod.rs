@@ -70,7 +70,9 @@ pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use recall::SESSION_SKIP;
-pub use results::{PutOutcome, PutStatus, ResultsGc, ResultsRemoved};
+pub use results::{
+    DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
+};
 pub use review::{DueOutcome, ReviewOptions, ReviewReport, RoutineStatus, UndoReport};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
@@ -430,8 +432,23 @@ impl Owner {
         results::max_result_bytes(self)
     }
 
-    /// Stores the result of `task_id` in `workflow_id`, refusing content
-    /// over [`Owner::max_result_bytes`]. See [`Owner::put_result_with_limit`].
+    /// Stores the result of `task_id` in `workflow_id` as `options` say:
+    /// empty content refused unless [`PutOptions::allow_empty`], content
+    /// that is not text refused when no type is named, content over the
+    /// limit refused. See [`Owner::put_result_with_limit`] for the rest.
+    pub fn put_result_with(
+        &self,
+        workflow_id: &str,
+        task_id: &str,
+        content: &[u8],
+        options: &PutOptions,
+    ) -> Result<PutOutcome> {
+        results::put_with(self, workflow_id, task_id, content, options)
+    }
+
+    /// Stores the result of `task_id` in `workflow_id` under the type named,
+    /// refusing content over [`Owner::max_result_bytes`] and empty content
+    /// (see [`Owner::put_result_with`]). See [`Owner::put_result_with_limit`].
     pub fn put_result(
         &self,
         workflow_id: &str,
@@ -440,22 +457,17 @@ impl Owner {
         content_type: &str,
         overwrite: bool,
     ) -> Result<PutOutcome> {
-        // Bad ids are refused before any file (even memdir.yaml) is read.
-        crate::model::validate_id("workflow", workflow_id)?;
-        crate::model::validate_id("task", task_id)?;
-        let limit = self.max_result_bytes()?;
-        self.put_result_with_limit(
-            workflow_id,
-            task_id,
-            content,
-            content_type,
+        let options = PutOptions {
+            content_type: Some(content_type.to_owned()),
             overwrite,
-            limit,
-        )
+            ..PutOptions::default()
+        };
+        results::put_with(self, workflow_id, task_id, content, &options)
     }
 
     /// Stores the result of `task_id` in `workflow_id`, refusing content
-    /// over `max_bytes` (`result_too_large`). Results are immutable: the same
+    /// over `max_bytes` (`result_too_large`) and empty content
+    /// (`invalid_request`; [`Owner::put_result_with`] can allow it). Results are immutable: the same
     /// content again is "already stored"; different content under the same
     /// ids is `result_exists` unless `overwrite`. The result file is durable
     /// before the workflow's index mentions it.
@@ -468,15 +480,13 @@ impl Owner {
         overwrite: bool,
         max_bytes: u64,
     ) -> Result<PutOutcome> {
-        results::put(
-            self,
-            workflow_id,
-            task_id,
-            content,
-            content_type,
+        let options = PutOptions {
+            content_type: Some(content_type.to_owned()),
             overwrite,
-            max_bytes,
-        )
+            limit: Some(max_bytes),
+            ..PutOptions::default()
+        };
+        results::put_with(self, workflow_id, task_id, content, &options)
     }
 
     /// The result of `task_id` in `workflow_id`; `not_ready` (an answer, not
@@ -510,8 +520,11 @@ impl Owner {
     }
 
     /// Waits up to `timeout` for the result of `task_id` in `workflow_id`
-    /// (woken by file-system notifications; polling where none can be set
-    /// up); `not_ready` when the timeout passes first.
+    /// (asleep on a watch of the nearest folder on the way to it; polling
+    /// where none can be set up), making the workflow known to readers while
+    /// it waits and creating no folder of results. When the timeout passes
+    /// first: `not_ready` for a workflow something else knows,
+    /// `result_not_found` for one nothing knows.
     pub fn wait_result(
         &self,
         workflow_id: &str,

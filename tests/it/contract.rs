@@ -180,7 +180,15 @@ fn a_run_names_its_workflow_and_results_of_unknown_workflows_are_not_found() {
         .text_error_exit("not_ready", 3);
     s.run_as(
         O,
-        &["result", "put", "crawl-7", "page", "--file", "/dev/null"],
+        &[
+            "result",
+            "put",
+            "crawl-7",
+            "page",
+            "--file",
+            "/dev/null",
+            "--allow-empty",
+        ],
     )
     .ok();
     // The run's journal line names the workflow; runs show finds its steps.

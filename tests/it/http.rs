@@ -283,7 +283,36 @@ fn the_one_api_answers_as_the_seed_says() {
 
     // SharedMemory: one store behind both paths.
     let p = "/v1/workflows/results/exec-1/web";
+    // A workflow nothing knows is not "poll": 404 result_not_found; once a
+    // run names it, 404 not_ready.
+    let e = srv.get(k, p).error("result_not_found", 404);
+    assert_eq!(e["workflow_id"], "exec-1");
+    srv.get(k, "/v1/agents/results/exec-1/web")
+        .error("result_not_found", 404);
+    s.run_as("agt_http", &["run", "begin", "--workflow", "exec-1"])
+        .ok();
     srv.get(k, p).error("not_ready", 404);
+    srv.get(k, "/v1/agents/results/exec-1/web")
+        .error("not_ready", 404);
+    // Empty content is refused unless the request allows it.
+    srv.put(
+        &key,
+        "/v1/workflows/results/exec-1/empty",
+        "text/plain",
+        b"",
+    )
+    .error("invalid_request", 400);
+    let empty = srv.put(
+        &key,
+        "/v1/workflows/results/exec-1/empty?allow_empty=true",
+        "text/plain",
+        b"",
+    );
+    assert_eq!(
+        (empty.status, empty.json()["bytes"].clone()),
+        (201, json!(0)),
+        "{empty:?}"
+    );
     let put = srv.put(&key, p, "text/markdown", b"three competitors");
     assert_eq!(put.status, 201, "{put:?}");
     assert_eq!(

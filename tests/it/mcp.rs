@@ -275,7 +275,22 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     let r = ok(call(&c, "memory", json!({"action": "list", "owner": "agt_mcp"})).await);
     assert!(!r.contains("warning"), "{r}");
 
-    // SharedMemory.
+    // SharedMemory. A workflow nothing knows is an error that says to check
+    // the id; once a run names it, "not ready" is an answer.
+    let e = err(call(
+        &c,
+        "get_result",
+        json!({"execution_id": "exec-1", "task_id": "web"}),
+    )
+    .await);
+    assert!(
+        e.contains("result_not_found") && e.contains("check the workflow id"),
+        "{e}"
+    );
+    let e = err(call(&c, "get_result", json!({"execution_id": "exec-1"})).await);
+    assert!(e.contains("result_not_found"), "{e}");
+    s.run_as("agt_mcp", &["run", "begin", "--workflow", "exec-1"])
+        .ok();
     let r = ok(call(
         &c,
         "get_result",
@@ -283,6 +298,23 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     )
     .await);
     assert_eq!(r, "not ready: still running, poll");
+    let r = ok(call(&c, "get_result", json!({"execution_id": "exec-1"})).await);
+    assert_eq!(r, "not ready: still running, poll");
+    // Empty content is refused unless the call allows it.
+    let e = err(call(
+        &c,
+        "put_result",
+        json!({"workflow_id": "exec-1", "task_id": "empty", "content": ""}),
+    )
+    .await);
+    assert!(e.contains("invalid_request") && e.contains("empty"), "{e}");
+    let r = ok(call(
+        &c,
+        "put_result",
+        json!({"workflow_id": "exec-1", "task_id": "empty", "content": "", "allow_empty": true}),
+    )
+    .await);
+    assert!(r.starts_with("stored exec-1/empty (0 bytes"), "{r}");
     ok(call(
         &c,
         "put_result",

@@ -349,8 +349,9 @@ fn owners_cannot_reach_each_others_results() {
         .text_error("result_not_found");
     s.run_as("agt_b", &["result", "get", "wf"])
         .text_error("result_not_found");
+    // A wait that ends with "wf" still unknown says so, rather than "poll".
     s.run_as("agt_b", &["result", "wait", "wf", "t", "--timeout", "0.2"])
-        .text_error_exit("not_ready", 3);
+        .text_error_exit("result_not_found", 1);
     // B's own result under the same ids is B's alone.
     s.put("agt_b", "wf", "t", b"b's own").ok();
     assert_eq!(
@@ -652,12 +653,70 @@ fn concurrent_puts_from_processes_lose_nothing() {
     );
 }
 
+/// The CPU time a live process has spent so far (user + system), from
+/// `/proc/PID/stat`.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    // The fields after the command name, which is in parentheses.
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line.
+    let ticks: u64 = f[11].parse::<u64>().expect("utime") + f[12].parse::<u64>().expect("stime");
+    let out = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf");
+    let per_s: u64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("CLK_TCK");
+    Duration::from_millis(ticks * 1000 / per_s)
+}
+
+/// A child process killed and reaped when the test ends, even by a panic.
+struct Reap(Option<Child>);
+
+impl Reap {
+    fn id(&self) -> u32 {
+        self.0.as_ref().expect("the child").id()
+    }
+
+    /// The child, no longer killed at the end.
+    fn take(&mut self) -> Child {
+        self.0.take().expect("the child")
+    }
+}
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Waits until `result get WF TASK` of `owner` answers `not_ready` (for a
+/// workflow only a running wait makes known: the wait has begun).
+fn until_known(s: &Sandbox, owner: &str, wf: &str) {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = s.run_as(owner, &["result", "get", wf, "t"]);
+        if r.code == 3 {
+            return;
+        }
+        assert_eq!(r.code, 1, "{r:?}");
+        assert!(Instant::now() < until, "the wait never registered: {r:?}");
+    }
+}
+
 #[test]
-fn wait_returns_promptly_when_another_process_puts() {
+fn a_wait_costs_next_to_nothing_and_wakes_promptly_when_another_process_puts() {
     let _alone = util::exclusive();
     let s = Sandbox::new();
-    // A read (a wait too) needs the owner to exist.
-    s.run_as(A, &["run", "begin", "--workflow", "wf"]).ok();
+    // A read (a wait too) needs the owner to exist; nothing knows "wf" but
+    // the wait.
+    s.run_as(A, &["add", "agt_a exists"]).ok();
     let waiter = s
         .owner_cmd(
             A,
@@ -667,11 +726,24 @@ fn wait_returns_promptly_when_another_process_puts() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn waiter");
-    // Let the waiter set up its watch (it would also catch an earlier put).
-    std::thread::sleep(Duration::from_millis(500));
+    let mut waiter = Reap(Some(waiter));
+    until_known(&s, A, "wf");
+    // Two seconds of waiting: next to no CPU (it burned about 1 s of CPU in
+    // 2 s when it was woken by its own reads). The sleep is the interval
+    // measured, not a synchronisation.
+    let since = Instant::now();
+    std::thread::sleep(Duration::from_secs(2));
+    let cpu = cpu_time(waiter.id());
+    assert!(
+        cpu < Duration::from_millis(100),
+        "the waiter spent {cpu:?} of CPU in {:?}",
+        since.elapsed()
+    );
+    // Creates no folder of results while it waits.
+    assert!(!s.owner_dir(A).join("results").exists());
     s.put(A, "wf", "slow", b"finally").ok();
     let put_done = Instant::now();
-    let out = waiter.wait_with_output().expect("waiter");
+    let out = waiter.take().wait_with_output().expect("waiter");
     let woke = put_done.elapsed();
     assert!(
         out.status.success(),
@@ -680,7 +752,7 @@ fn wait_returns_promptly_when_another_process_puts() {
     );
     let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(j["content"], "finally");
-    assert!(woke < Duration::from_secs(2), "woke {woke:?} after the put");
+    assert!(woke < Duration::from_secs(1), "woke {woke:?} after the put");
 
     // Already there: at once, raw.
     let t = Instant::now();
@@ -689,6 +761,129 @@ fn wait_returns_promptly_when_another_process_puts() {
         b"finally"
     );
     assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_running_wait_makes_its_workflow_known_until_it_is_killed() {
+    let s = Sandbox::new();
+    s.run_as(A, &["add", "agt_a exists"]).ok();
+    s.run_as(A, &["result", "get", "wf", "t"])
+        .text_error_exit("result_not_found", 1);
+    let mut waiter = Reap(Some(
+        s.owner_cmd(A, &["result", "wait", "wf", "later", "--timeout", "60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn waiter"),
+    ));
+    until_known(&s, A, "wf");
+    let e = s
+        .run_as(A, &["--json", "result", "get", "wf"])
+        .json_error_exit("not_ready", 3);
+    assert_eq!(e["workflow_id"], "wf");
+    // Another workflow stays unknown; the wait created no folder of it.
+    s.run_as(A, &["result", "get", "wf2", "t"])
+        .text_error_exit("result_not_found", 1);
+    assert!(!s.owner_dir(A).join("results").exists());
+    // A kill -9 leaves no registration behind: the kernel drops the lock.
+    let mut child = waiter.take();
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+    let e = s
+        .run_as(A, &["--json", "result", "get", "wf", "t"])
+        .json_error_exit("result_not_found", 1);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("check the workflow id"),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_content_is_refused_unless_allowed() {
+    let s = Sandbox::new();
+    let before = tree(s.dir.path());
+    let e = s
+        .run_as_stdin(A, &["--json", "result", "put", "wf", "t"], b"")
+        .json_error_exit("invalid_request", 1);
+    assert_eq!(
+        (e["status"].clone(), e["bytes"].clone()),
+        (json!(400), json!(0))
+    );
+    let m = s.put(A, "wf", "t", b"").text_error("invalid_request");
+    assert!(m.contains("empty") && m.contains("--allow-empty"), "{m}");
+    assert_eq!(tree(s.dir.path()), before, "a refused put wrote something");
+    let put = s
+        .run_as_stdin(
+            A,
+            &["--json", "result", "put", "wf", "t", "--allow-empty"],
+            b"",
+        )
+        .ok()
+        .json();
+    assert_eq!(
+        (put["status"].clone(), put["bytes"].clone()),
+        (json!("stored"), json!(0))
+    );
+    assert_eq!(s.run_as(A, &["result", "get", "wf", "t"]).ok().stdout, b"");
+    // A producer whose empty output was refused can still put its real one
+    // (a stored empty result would make it result_exists).
+    s.put(A, "wf", "t2", b"").text_error("invalid_request");
+    s.put(A, "wf", "t2", b"the real result").ok();
+}
+
+#[test]
+fn content_that_is_not_text_needs_its_type() {
+    let s = Sandbox::new();
+    for (bytes, reason, offset) in [
+        (&b"PNG\x89\xff\x00"[..], "invalid UTF-8", 3),
+        (&b"text\x00more"[..], "a NUL byte", 4),
+    ] {
+        let f = s.dir.path().join("blob.bin");
+        std::fs::write(&f, bytes).expect("write");
+        let file = f.to_str().expect("utf-8 path");
+        let e = s
+            .run_as(A, &["--json", "result", "put", "wf", "b", "--file", file])
+            .json_error_exit("invalid_request", 1);
+        assert_eq!(
+            (e["reason"].clone(), e["offset"].clone()),
+            (json!(reason), json!(offset))
+        );
+        let m = e["message"].as_str().unwrap_or_default();
+        assert!(m.contains("--type"), "{m}");
+        assert!(!s.wf_dir(A, "wf").join("b.result").exists());
+    }
+    let f = s.dir.path().join("blob.bin");
+    let file = f.to_str().expect("utf-8 path");
+    let put = s
+        .run_as(
+            A,
+            &[
+                "--json",
+                "result",
+                "put",
+                "wf",
+                "b",
+                "--file",
+                file,
+                "--type",
+                "application/octet-stream",
+            ],
+        )
+        .ok()
+        .json();
+    assert_eq!(put["content_type"], "application/octet-stream");
+    let got = s
+        .run_as(A, &["--json", "result", "get", "wf", "b"])
+        .ok()
+        .json();
+    assert_eq!(got["sha256"], sha256(b"text\x00more"));
+    assert_eq!(got["content_type"], "application/octet-stream");
+    // Text, even with control characters other than NUL, is text/plain.
+    let put = s.put(A, "wf", "tab", b"a\tb\r\n\x1b[0m").ok();
+    assert!(put.text().contains("text/plain"), "{put:?}");
 }
 
 #[test]

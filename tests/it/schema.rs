@@ -222,6 +222,7 @@ fn every_json_answer_validates_against_its_schema() {
                 "application/octet-stream",
                 "--file",
                 "/dev/null",
+                "--allow-empty",
             ],
             "",
         ),

@@ -714,15 +714,20 @@ pub enum ResultCommand {
         workflow: String,
         /// The task id.
         task: String,
-        /// The content's MIME type.
-        #[arg(long = "type", value_name = "MIME", default_value = "text/plain")]
-        content_type: String,
+        /// The content's MIME type (default text/plain, for content that is
+        /// text: other content needs its type).
+        #[arg(long = "type", value_name = "MIME")]
+        content_type: Option<String>,
         /// Read the content from this file instead of standard input.
         #[arg(long, value_name = "F")]
         file: Option<PathBuf>,
         /// Replace a different result stored under the same ids.
         #[arg(long)]
         overwrite: bool,
+        /// Store empty content (else refused: an empty input is more often a
+        /// producer that failed).
+        #[arg(long)]
+        allow_empty: bool,
     },
     /// Print a task's result, or without TASK the workflow's steps.
     Get {
@@ -1098,6 +1103,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 content_type,
                 file,
                 overwrite,
+                allow_empty,
             } => {
                 // Refuse bad ids before reading (possibly waiting on) the
                 // content; read the limit once, so the read and the put
@@ -1110,6 +1116,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                     content,
                     content_type,
                     overwrite,
+                    allow_empty,
                     limit: Some(limit),
                 }
             }

@@ -427,6 +427,7 @@ struct FormatQuery {
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
     overwrite: Option<bool>,
+    allow_empty: Option<bool>,
 }
 
 async fn remember(
@@ -536,8 +537,7 @@ async fn get_result(
                     workflow_id,
                     task_id,
                 },
-            )
-            .map_err(api::servers::as_seed_result_error)?;
+            )?;
             Ok(answer_json(&r))
         })
         .await?;
@@ -584,6 +584,7 @@ async fn put_result(
         .unwrap_or("application/octet-stream")
         .to_owned();
     let overwrite = fq.overwrite.unwrap_or(false);
+    let allow_empty = fq.allow_empty.unwrap_or(false);
     let (status, v) = app
         .call(headers, fq.agent_id, move |store, who| {
             let r = api::execute(
@@ -593,8 +594,9 @@ async fn put_result(
                     workflow_id,
                     task_id,
                     content: content.to_vec(),
-                    content_type,
+                    content_type: Some(content_type),
                     overwrite,
+                    allow_empty,
                     limit: Some(limit),
                 },
             )?;

@@ -159,6 +159,8 @@ pub struct PutResultArgs {
     pub content: String,
     /// Its MIME type (default `text/plain`).
     pub content_type: Option<String>,
+    /// Store an empty content (else refused).
+    pub allow_empty: Option<bool>,
     /// A person's server: the agent whose results to write.
     #[serde(rename = "agentId", alias = "agent_id")]
     pub agent_id: Option<String>,
@@ -385,8 +387,7 @@ impl Server {
                     },
                     None => Request::WorkflowResults { workflow_id },
                 };
-                match api::execute(store, &who, request).map_err(api::servers::as_seed_result_error)
-                {
+                match api::execute(store, &who, request) {
                     Ok(Response::Result(r)) => {
                         let body = match String::from_utf8(r.content.clone()) {
                             Ok(s) => s,
@@ -438,8 +439,9 @@ impl Server {
                     workflow_id: args.workflow_id,
                     task_id: args.task_id,
                     content: args.content.into_bytes(),
-                    content_type: args.content_type.unwrap_or_else(|| "text/plain".into()),
+                    content_type: args.content_type,
                     overwrite: false,
+                    allow_empty: args.allow_empty.unwrap_or(false),
                     limit: None,
                 };
                 match api::execute(store, &who, request) {

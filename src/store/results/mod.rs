@@ -56,7 +56,8 @@ use super::files::results::file::{check_content_type, decode_result, encode_resu
 use super::files::results::index::{self, sort_steps, step_of};
 use super::files::results::{
     DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
-    existing_workflow_dir, file_limit, not_ready, result_name, workflow_lock,
+    existing_workflow_dir, file_limit, not_ready, register_waiter, result_name, waited_for,
+    workflow_lock,
 };
 use super::owner::{At, Owner, no_case_twin};
 use crate::error::{Error, Result};
@@ -95,6 +96,104 @@ pub struct PutOutcome {
     pub result: ResultMeta,
     /// Notes such as a workflow index rebuilt from the result files.
     pub warnings: Vec<String>,
+}
+
+/// How a put takes its content: the type it is stored under and what it
+/// may be. The default is a put of text: no type named (the content must
+/// then be text, stored as `text/plain`), no overwrite, empty content
+/// refused, the owner's `max_result_bytes`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PutOptions {
+    /// The content's MIME type; `None`: `text/plain`, for content that is
+    /// text (valid UTF-8 without a NUL byte), else [`Error::ResultNotText`].
+    pub content_type: Option<String>,
+    /// Replace a different result stored under the same ids.
+    pub overwrite: bool,
+    /// Store empty content; without it a put of 0 bytes is
+    /// [`Error::ResultEmpty`] (an empty standard input is more often a
+    /// producer that failed than a result).
+    pub allow_empty: bool,
+    /// The largest content accepted, in bytes; `None`: the owner's
+    /// `max_result_bytes`.
+    pub limit: Option<u64>,
+}
+
+/// The first byte of `content` that is not text, and why: invalid UTF-8 or
+/// a NUL byte.
+fn not_text(content: &[u8]) -> Option<(&'static str, usize)> {
+    match std::str::from_utf8(content) {
+        Err(e) => Some(("invalid UTF-8", e.valid_up_to())),
+        Ok(_) => content
+            .iter()
+            .position(|b| *b == 0)
+            .map(|at| ("a NUL byte", at)),
+    }
+}
+
+/// The content type a put stores `content` under, after the checks the
+/// options ask for: empty content refused unless allowed; without a type,
+/// content that is not text refused (stored as `text/plain` otherwise).
+fn accepted_type(
+    workflow_id: &str,
+    task_id: &str,
+    content: &[u8],
+    options: &PutOptions,
+) -> Result<String> {
+    if content.is_empty() && !options.allow_empty {
+        return Err(Error::ResultEmpty {
+            workflow_id: workflow_id.to_owned(),
+            task_id: task_id.to_owned(),
+        });
+    }
+    match &options.content_type {
+        Some(t) => Ok(t.clone()),
+        None => match not_text(content) {
+            Some((reason, offset)) => Err(Error::ResultNotText {
+                workflow_id: workflow_id.to_owned(),
+                task_id: task_id.to_owned(),
+                reason,
+                offset,
+            }),
+            None => Ok(DEFAULT_CONTENT_TYPE.to_owned()),
+        },
+    }
+}
+
+/// The type of a result put without one: it is text.
+pub const DEFAULT_CONTENT_TYPE: &str = "text/plain";
+
+/// Stores a result under `options` (see [`PutOptions`]): the checks of the
+/// content, then [`put`].
+pub(crate) fn put_with(
+    owner: &Owner,
+    workflow_id: &str,
+    task_id: &str,
+    content: &[u8],
+    options: &PutOptions,
+) -> Result<PutOutcome> {
+    // Bad ids are refused before any file (even memdir.yaml) is read.
+    validate_id("workflow", workflow_id)?;
+    validate_id("task", task_id)?;
+    let limit = match options.limit {
+        Some(l) => l,
+        None => max_result_bytes(owner)?,
+    };
+    if content.len() as u64 > limit {
+        return Err(Error::ResultTooLarge {
+            bytes: content.len() as u64,
+            limit,
+        });
+    }
+    let content_type = accepted_type(workflow_id, task_id, content, options)?;
+    put(
+        owner,
+        workflow_id,
+        task_id,
+        content,
+        &content_type,
+        options.overwrite,
+        limit,
+    )
 }
 
 /// The largest result a put accepts, in bytes: `max_result_bytes` from
@@ -238,11 +337,12 @@ pub(crate) fn workflow(owner: &Owner, workflow_id: &str) -> Result<WorkflowResul
 }
 
 /// The answer for a result not stored: `not_ready` for a workflow memdir
-/// knows (a run began with its id or names it, or a result is stored
-/// under it), else `result_not_found`.
+/// knows (a run began with its id or names it, a result is stored under it,
+/// or a `wait` for it is running in some process), else `result_not_found`.
 fn pending(at: At<'_>, workflow_id: &str, task_id: Option<&str>) -> Result<Error> {
     let known = existing_workflow_dir(at, workflow_id)?.is_some()
-        || super::files::runs::workflow_known(at, workflow_id)?;
+        || super::files::runs::workflow_known(at, workflow_id)?
+        || waited_for(at, workflow_id)?;
     Ok(if known {
         not_ready(workflow_id, task_id)
     } else {
@@ -255,9 +355,14 @@ fn pending(at: At<'_>, workflow_id: &str, task_id: Option<&str>) -> Result<Error
 
 /// Waits up to `timeout` for the result of `task_id` in `workflow_id`.
 ///
-/// Woken by file-system notifications on the workflow's folder (created if
-/// missing); where the folder cannot be watched, looks every 200 ms.
-/// [`Error::NotReady`] when the timeout passes first.
+/// While it waits, the workflow is known to readers (a mark under
+/// `.memdir/waiters/`, see `files::results::register_waiter`); it creates no
+/// other folder, neither the owner's nor the workflow's. It sleeps in the
+/// kernel on the nearest existing folder on the way to the result, woken only
+/// when a name appears there (see `wait`); where no folder can be watched, it
+/// looks every 200 ms. At the timeout it answers as a get would with no wait
+/// running: [`Error::NotReady`] (with the time waited) for a known workflow,
+/// [`Error::ResultNotFound`] for one nothing knows.
 pub(crate) fn wait(
     owner: &Owner,
     workflow_id: &str,
@@ -269,6 +374,15 @@ pub(crate) fn wait(
         Err(Error::NotReady { .. } | Error::ResultNotFound { .. }) => {}
         other => return other,
     }
-    let (_, dir) = ensure_workflow_dir(owner, workflow_id)?;
-    wait::watching(owner, dir.path(), workflow_id, task_id, deadline, timeout)
+    let view = owner.view()?;
+    // A wait that cannot leave its mark (a read-only folder) still waits.
+    let mark = register_waiter(view.at(), workflow_id).ok().flatten();
+    if let Some(answer) = wait::watching(owner, workflow_id, task_id, deadline) {
+        return answer;
+    }
+    drop(mark);
+    match get(owner, workflow_id, task_id) {
+        Err(Error::NotReady { .. }) => Err(wait::timed_out(workflow_id, task_id, timeout)),
+        other => other,
+    }
 }

@@ -1,12 +1,24 @@
-//! Waiting for a result: a `notify` watcher on the workflow's folder (inotify
-//! on Linux), looking again after every event, and a polling fallback where
-//! no watch can be set up.
+//! Waiting for a result: a watch on the nearest existing folder on the way
+//! to it (the workflow's, else `results/`, else the owner's, else the root),
+//! which wakes only when a name appears there or the folder goes, looking
+//! again after each wake and following the folders down as they are made;
+//! a polling fallback where no watch can be set up.
+//!
+//! Nothing the waiter does wakes it: looking opens and reads files, which
+//! the watch does not report (the `notify` watcher this replaced reported
+//! every open and read of the folder, so each look caused the next: a busy
+//! loop of about a thousand looks a second).
 
-use std::path::Path;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::get;
+use crate::disk::FolderWatch;
+use crate::error::{Error, Result};
+use crate::store::files::results::{TaskResult, nearest_dir, not_ready};
+use crate::store::owner::Owner;
+
+/// How often [`polling`] looks again where it cannot watch a folder.
+const POLL_INTERVAL: Duration = Duration::from_millis(200);
 
 /// A look at the result while waiting: a workflow nobody began yet may be
 /// begun meanwhile, so "unknown" is pending too.
@@ -17,8 +29,8 @@ fn look(owner: &Owner, workflow_id: &str, task_id: &str) -> Option<Result<TaskRe
     }
 }
 
-/// `not_ready` after a wait that began `timeout` before `deadline`.
-fn timed_out(workflow_id: &str, task_id: &str, waited: Duration) -> Error {
+/// `not_ready` after a wait of `waited`.
+pub(super) fn timed_out(workflow_id: &str, task_id: &str, waited: Duration) -> Error {
     match not_ready(workflow_id, Some(task_id)) {
         Error::NotReady {
             workflow_id,
@@ -32,73 +44,57 @@ fn timed_out(workflow_id: &str, task_id: &str, waited: Duration) -> Error {
         e => e,
     }
 }
-use crate::error::{Error, Result};
-use crate::store::files::results::{TaskResult, not_ready};
-use crate::store::owner::Owner;
 
-/// How often [`polling`] looks again where it cannot watch the folder.
-const POLL_INTERVAL: Duration = Duration::from_millis(200);
-
-/// Waits on notifications from a watcher of `dir`; polls if none can be set up.
+/// Waits until `deadline` for the result (or an error reading it), asleep
+/// between looks; `None` at the deadline. Polls where no folder can be
+/// watched.
 pub(super) fn watching(
     owner: &Owner,
-    dir: &Path,
     workflow_id: &str,
     task_id: &str,
     deadline: Instant,
-    waited: Duration,
-) -> Result<TaskResult> {
-    use notify::Watcher;
-    let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
-    let mut watcher = match notify::recommended_watcher(tx) {
-        Ok(w) => w,
-        Err(_) => return polling(owner, workflow_id, task_id, deadline, waited),
+) -> Option<Result<TaskResult>> {
+    let Some(mut watch) = FolderWatch::new() else {
+        return polling(owner, workflow_id, task_id, deadline);
     };
-    if watcher
-        .watch(dir, notify::RecursiveMode::NonRecursive)
-        .is_err()
-    {
-        return polling(owner, workflow_id, task_id, deadline, waited);
-    }
     loop {
-        // Once right after the watch is set up (a put may have landed
-        // before it), then after every event.
         if let Some(answer) = look(owner, workflow_id, task_id) {
-            return answer;
+            return Some(answer);
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(timed_out(workflow_id, task_id, waited));
+            return None;
         }
-        match rx.recv_timeout(left) {
-            Ok(_) => {}
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                // One last look: the answer at the deadline.
-                return look(owner, workflow_id, task_id)
-                    .unwrap_or_else(|| Err(timed_out(workflow_id, task_id, waited)));
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return polling(owner, workflow_id, task_id, deadline, waited);
-            }
+        let dir = match nearest_dir(owner, workflow_id) {
+            Ok(Some(dir)) => dir,
+            Ok(None) => return polling(owner, workflow_id, task_id, deadline),
+            Err(e) => return Some(Err(e)),
+        };
+        match watch.follow(&dir) {
+            None => return polling(owner, workflow_id, task_id, deadline),
+            // A folder watched from now on: what appeared in it before the
+            // watch was set up is found by looking once more.
+            Some(true) => continue,
+            Some(false) => watch.wait(left),
         }
     }
 }
 
-/// Looks for the result every [`POLL_INTERVAL`] until `deadline`.
+/// Looks for the result every [`POLL_INTERVAL`] until `deadline`; `None` at
+/// the deadline.
 fn polling(
     owner: &Owner,
     workflow_id: &str,
     task_id: &str,
     deadline: Instant,
-    waited: Duration,
-) -> Result<TaskResult> {
+) -> Option<Result<TaskResult>> {
     loop {
         if let Some(answer) = look(owner, workflow_id, task_id) {
-            return answer;
+            return Some(answer);
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(timed_out(workflow_id, task_id, waited));
+            return None;
         }
         std::thread::sleep(left.min(POLL_INTERVAL));
     }
@@ -120,6 +116,8 @@ mod tests {
     fn wait_returns_at_once_when_stored_and_not_ready_after_timeout() {
         let (_d, s) = store();
         let o = s.owner("o").unwrap();
+        o.begin_run(crate::store::RunOptions::default().workflow("wf"))
+            .unwrap();
         let t = Instant::now();
         let e = o
             .wait_result("wf", "t", Duration::from_millis(150))
@@ -132,6 +130,61 @@ mod tests {
             o.wait_result("wf", "t", Duration::ZERO).unwrap().content,
             b"x"
         );
+    }
+
+    #[test]
+    fn a_wait_creates_no_folder_and_ends_unknown_for_a_workflow_nothing_knows() {
+        let (d, s) = store();
+        let o = s.owner("o").unwrap();
+        // No owner folder: the wait creates none.
+        let e = o
+            .wait_result("wf", "t", Duration::from_millis(50))
+            .unwrap_err();
+        assert_eq!(e.code().as_str(), "result_not_found");
+        assert!(!d.path().join("o").exists());
+        // An owner folder without results: neither results/ nor the
+        // workflow's folder is made.
+        o.begin_run(crate::store::RunOptions::default()).unwrap();
+        let e = o
+            .wait_result("wf", "t", Duration::from_millis(50))
+            .unwrap_err();
+        assert_eq!(e.code().as_str(), "result_not_found");
+        assert!(!d.path().join("o/results").exists());
+    }
+
+    #[test]
+    fn a_running_wait_makes_its_workflow_known() {
+        let (d, s) = store();
+        let o = s.owner("o").unwrap();
+        o.begin_run(crate::store::RunOptions::default()).unwrap();
+        assert_eq!(
+            o.get_result("wf", "t").unwrap_err().code().as_str(),
+            "result_not_found"
+        );
+        let root = d.path().to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let s = Store::open(&root).unwrap();
+            let o = s.owner("o").unwrap();
+            let answer = o.wait_result("wf", "t", Duration::from_secs(30));
+            tx.send(()).unwrap();
+            answer
+        });
+        // The event: the waiter's mark, seen by a get as a known workflow.
+        let until = Instant::now() + Duration::from_secs(20);
+        while o.get_result("wf", "t").unwrap_err().code().as_str() != "not_ready" {
+            assert!(Instant::now() < until, "the wait never made wf known");
+            std::thread::yield_now();
+        }
+        assert_eq!(o.get_result("wf", "other").unwrap_err().code().as_str(), "not_ready");
+        assert_eq!(
+            o.get_result("wf2", "t").unwrap_err().code().as_str(),
+            "result_not_found"
+        );
+        o.put_result("wf", "t", b"done", "text/plain", false)
+            .unwrap();
+        rx.recv().unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap().content, b"done");
     }
 
     #[test]
@@ -169,10 +222,9 @@ mod tests {
         });
         let o = s.owner("o").unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
-        let got = polling(&o, "wf", "t", deadline, Duration::ZERO).unwrap();
+        let got = polling(&o, "wf", "t", deadline).unwrap().unwrap();
         putter.join().unwrap();
         assert_eq!(got.content, b"polled");
-        let e = polling(&o, "wf", "missing", Instant::now(), Duration::ZERO).unwrap_err();
-        assert_eq!(e.code().as_str(), "not_ready");
+        assert!(polling(&o, "wf", "missing", Instant::now()).is_none());
     }
 }

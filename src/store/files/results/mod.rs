@@ -8,10 +8,13 @@ pub(crate) mod index;
 
 use serde::{Deserialize, Serialize};
 
+use std::time::Instant;
+
 use crate::disk::{Dir, Lock};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
 use crate::store::owner::{At, Folders, Owner, no_case_twin};
+use crate::store::root::DERIVED_DIR;
 
 /// Largest result stored by default: 16 MiB (`max_result_bytes` in
 /// `memdir.yaml` sets another).
@@ -34,6 +37,10 @@ pub const RESULT_INDEX_FILE: &str = "index.json";
 
 /// The folder of per-workflow locks in `.memdir/`.
 const LOCKS_DIR: &str = "locks";
+
+/// The folder of the marks of running waits in `.memdir/`: one file per
+/// workflow, `<workflow_id>.wait`, which each wait holds a shared lock on.
+pub const WAITERS_DIR: &str = "waiters";
 
 /// What is known of a stored result, without its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,6 +174,61 @@ pub(crate) fn ensure_workflow_dir(owner: &Owner, workflow_id: &str) -> Result<(F
         }
     };
     Ok((folders, wf))
+}
+
+/// The name of a workflow's waiters' mark. The id must be validated first.
+fn waiter_name(workflow_id: &str) -> String {
+    format!("{workflow_id}.wait")
+}
+
+/// Marks a wait for `workflow_id` as running: a shared lock on
+/// `.memdir/waiters/<workflow_id>.wait`, held until the guard is dropped
+/// (or the process dies: the kernel drops it), which makes the workflow
+/// known to readers ([`waited_for`]). Creates `.memdir/waiters/` in the
+/// owner's folder if missing, never the owner's folder: `None` when the
+/// owner has no folder, or the mark could not be taken within the lock
+/// timeout. The id must be validated first.
+pub(crate) fn register_waiter(at: At<'_>, workflow_id: &str) -> Result<Option<Lock>> {
+    let Some(dir) = at.dir else { return Ok(None) };
+    let disk = at.disk();
+    let (derived, _) = disk.ensure_dir(dir, DERIVED_DIR)?;
+    let (waiters, _) = disk.ensure_dir(&derived, WAITERS_DIR)?;
+    let deadline = Instant::now() + at.owner.lock_timeout(at.settings);
+    disk.share(&waiters, &waiter_name(workflow_id), deadline)
+}
+
+/// Whether a wait for `workflow_id` is running (in any process): its mark
+/// is held. Creates nothing. The id must be validated first.
+pub(crate) fn waited_for(at: At<'_>, workflow_id: &str) -> Result<bool> {
+    let disk = at.disk();
+    let Some(dir) = at.dir else { return Ok(false) };
+    let Some(derived) = disk.open_dir(dir, DERIVED_DIR)? else {
+        return Ok(false);
+    };
+    let Some(waiters) = disk.open_dir(&derived, WAITERS_DIR)? else {
+        return Ok(false);
+    };
+    disk.is_held(&waiters, &waiter_name(workflow_id))
+}
+
+/// The deepest folder that exists on the way to the workflow's: the
+/// workflow's, else `results/`, else the owner's, else the root (`None`
+/// without a root): the folder a wait watches for the next one to appear.
+/// Opens, creates nothing. The id must be validated first.
+pub(crate) fn nearest_dir(owner: &Owner, workflow_id: &str) -> Result<Option<Dir>> {
+    let disk = owner.disk();
+    let Some(root) = disk.open_root(owner.store().root())? else {
+        return Ok(None);
+    };
+    let Some(dir) = disk.open_dir(&root, owner.id())? else {
+        return Ok(Some(root));
+    };
+    let Some(results) = disk.open_dir(&dir, RESULTS_DIR)? else {
+        return Ok(Some(dir));
+    };
+    Ok(Some(
+        disk.open_dir(&results, workflow_id)?.unwrap_or(results),
+    ))
 }
 
 /// Takes the workflow's lock, `.memdir/locks/<workflow_id>.lock`, waiting
