@@ -112,6 +112,102 @@ impl Repo {
         commit(dir, names, message, who)
     }
 
+    /// The branch checked out (`main`), also when it has no commit yet;
+    /// `None` when HEAD is detached.
+    pub fn branch(&self) -> Result<Option<String>> {
+        let out = self.output(&["symbolic-ref", "--quiet", "--short", "HEAD"], &[])?;
+        Ok(out.status.success().then(|| {
+            String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches(['\n', '\r'])
+                .to_owned()
+        }))
+    }
+
+    /// The commit `rev` names (`HEAD`, `origin/main`); `None` when it names
+    /// none (a branch with no commit yet, a remote branch not fetched).
+    pub fn commit_of(&self, rev: &str) -> Result<Option<String>> {
+        let spec = format!("{rev}^{{commit}}");
+        let out = self.output(&["rev-parse", "--verify", "--quiet", &spec], &[])?;
+        Ok(out.status.success().then(|| {
+            String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches(['\n', '\r'])
+                .to_owned()
+        }))
+    }
+
+    /// The names of the repository's remotes.
+    pub fn remotes(&self) -> Result<Vec<String>> {
+        Ok(self
+            .run(&["remote"], &[])?
+            .lines()
+            .map(str::to_owned)
+            .filter(|l| !l.is_empty())
+            .collect())
+    }
+
+    /// The files under `dir` (a path from the top, `mem/`, or empty for the
+    /// whole tree) that differ between the commits `from` and `to`, as
+    /// paths from the top; every file of `to` under `dir` when `from` is
+    /// `None` (a branch with no commit yet).
+    pub fn changed(&self, from: Option<&str>, to: &str, dir: &str) -> Result<Vec<String>> {
+        let spec = if dir.is_empty() { "." } else { dir };
+        let out = match from {
+            Some(from) => self.run(
+                &[
+                    "diff",
+                    "--no-renames",
+                    "--name-only",
+                    "-z",
+                    from,
+                    to,
+                    "--",
+                    spec,
+                ],
+                &[],
+            )?,
+            None => self.run(&["ls-tree", "-r", "-z", "--name-only", to, "--", spec], &[])?,
+        };
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// The bytes of `path` (from the top) in the commit `rev`; `None` when
+    /// it holds no such file.
+    pub fn file_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
+        let out = self.output(&["cat-file", "blob", &format!("{rev}:{path}")], &[])?;
+        Ok(out.status.success().then_some(out.stdout))
+    }
+
+    /// The state of a merge or rebase in progress in this work tree.
+    pub fn in_progress(&self) -> Result<InProgress> {
+        for (name, what) in [
+            ("MERGE_HEAD", InProgress::Merge),
+            ("REBASE_HEAD", InProgress::Rebase),
+            ("CHERRY_PICK_HEAD", InProgress::CherryPick),
+        ] {
+            if self.commit_of(name)?.is_some() {
+                return Ok(what);
+            }
+        }
+        Ok(InProgress::Nothing)
+    }
+
+    /// Whether git merges `path` (from the top) with memdir's driver: the
+    /// attributes name `merge=memdir` for it and the configuration (any
+    /// scope) defines `merge.memdir.driver`.
+    pub fn driver_in_use(&self, path: &str) -> Result<bool> {
+        let attr = self.run(&["check-attr", "-z", "merge", "--", path], &[])?;
+        // `PATH\0merge\0VALUE\0`
+        if attr.split('\0').nth(2) != Some("memdir") {
+            return Ok(false);
+        }
+        let out = self.output(&["config", "--get", "merge.memdir.driver"], &[])?;
+        Ok(out.status.success() && !out.stdout.trim_ascii().is_empty())
+    }
+
     /// The path git keeps hooks in (`.git/hooks` unless configured).
     pub fn hooks_dir(&self) -> Result<PathBuf> {
         let out = self.run(&["rev-parse", "--git-path", "hooks"], &[])?;
@@ -120,18 +216,102 @@ impl Repo {
     }
 }
 
-/// Runs `git -C DIR args…` with `env`, retrying while another process holds
-/// the index lock; the output of a command that ran, whatever its status.
-/// Commits the files `names` of the folder `dir` as they are, as `who`,
-/// with `message`; `false` when nothing changed, [`Error::NotInGit`] when
-/// `dir` is in no work tree. Two git processes (`add`, `commit`), no more:
-/// this runs after every write with `git.autocommit` on. Works on a machine
-/// with no git identity configured: the identity is given to git for this
-/// commit. The repository's hooks run.
+/// What a work tree is in the middle of, as far as its files go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InProgress {
+    /// No merge, rebase or cherry-pick.
+    Nothing,
+    /// A merge (`git merge`, a `git pull` that merges) stopped on conflicts.
+    Merge,
+    /// A rebase (`git pull --rebase`) stopped on conflicts.
+    Rebase,
+    /// A cherry-pick stopped on conflicts.
+    CherryPick,
+}
+
+/// The environment of a commit memdir makes as `who`: `who` is its author;
+/// its committer is the clone's own identity (the `GIT_COMMITTER_*`
+/// environment, `committer.*` or `user.*` of git's configuration) where it
+/// has one, and `who` only where it has none.
+pub fn commit_env(dir: &Path, who: &Identity) -> Vec<(&'static str, String)> {
+    with_committer(who, Probe::start(dir).has_identity())
+}
+
+/// The commit environment for `who`, with `who` as the committer too
+/// unless the clone `has_identity`.
+fn with_committer(who: &Identity, has_identity: bool) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("GIT_AUTHOR_NAME", who.name.clone()),
+        ("GIT_AUTHOR_EMAIL", who.email.clone()),
+    ];
+    if !has_identity {
+        env.push(("GIT_COMMITTER_NAME", who.name.clone()));
+        env.push(("GIT_COMMITTER_EMAIL", who.email.clone()));
+    }
+    env
+}
+
+/// Whether git knows a committer identity it was given (in its environment
+/// or configuration), not one it would guess from the machine's user and
+/// host names: `git -c user.useConfigOnly=true var GIT_COMMITTER_IDENT`,
+/// run beside other work.
+enum Probe {
+    /// Known without asking git: the environment names both.
+    Known(bool),
+    /// Asked.
+    Running(std::process::Child),
+}
+
+impl Probe {
+    fn start(dir: &Path) -> Probe {
+        let given = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        if given("GIT_COMMITTER_NAME") && given("GIT_COMMITTER_EMAIL") {
+            return Probe::Known(true);
+        }
+        let child = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.useConfigOnly=true",
+                "var",
+                "GIT_COMMITTER_IDENT",
+            ])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        match child {
+            Ok(c) => Probe::Running(c),
+            Err(_) => Probe::Known(false),
+        }
+    }
+
+    fn has_identity(self) -> bool {
+        match self {
+            Probe::Known(k) => k,
+            Probe::Running(mut c) => c.wait().is_ok_and(|s| s.success()),
+        }
+    }
+}
+
+/// Commits the files `names` of the folder `dir` as they are, authored by
+/// `who`, with `message`; `false` when nothing changed,
+/// [`Error::NotInGit`] when `dir` is in no work tree. The committer is the
+/// clone's own git identity where it has one, else `who` too (so it works
+/// on a machine with no git identity configured; see [`commit_env`]). Two
+/// git processes in a row (`add`, `commit`), the identity asked beside the
+/// first: this runs after every write with `git.autocommit` on. The
+/// repository's hooks run.
 pub fn commit(dir: &Path, names: &[&str], message: &str, who: &Identity) -> Result<bool> {
+    let probe = Probe::start(dir);
     let mut add: Vec<&str> = vec!["add", "--all", "--"];
     add.extend(names);
-    let out = output_in(dir, &add, &[])?;
+    let out = output_in(dir, &add, &[]);
+    let env = with_committer(who, probe.has_identity());
+    let out = out?;
     if !out.status.success() {
         if String::from_utf8_lossy(&out.stderr).contains("not a git repository") {
             return Err(Error::NotInGit {
@@ -140,12 +320,7 @@ pub fn commit(dir: &Path, names: &[&str], message: &str, who: &Identity) -> Resu
         }
         return Err(failed(&add, &out));
     }
-    let env = [
-        ("GIT_AUTHOR_NAME", who.name.as_str()),
-        ("GIT_AUTHOR_EMAIL", who.email.as_str()),
-        ("GIT_COMMITTER_NAME", who.name.as_str()),
-        ("GIT_COMMITTER_EMAIL", who.email.as_str()),
-    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut commit: Vec<&str> = vec!["commit", "--quiet", "-m", message, "--"];
     commit.extend(names);
     let out = output_in(dir, &commit, &env)?;
@@ -158,6 +333,8 @@ pub fn commit(dir: &Path, names: &[&str], message: &str, who: &Identity) -> Resu
     Err(failed(&commit, &out))
 }
 
+/// Runs `git -C DIR args…` with `env`, retrying while another process holds
+/// the index lock; the output of a command that ran, whatever its status.
 fn output_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
     let op = args.first().copied().unwrap_or("").to_owned();
     let mut last = None;

@@ -151,6 +151,60 @@ fn merged(m: &crate::store::MergeFileOutcome, json: bool) -> Rendered {
     r
 }
 
+/// `sync`'s answer as text: what it did, then per owner the entries that
+/// came in and went out, each with its text cut to a line.
+fn synced(r: &crate::store::SyncReport) -> String {
+    let mut out = match &r.remote {
+        Some(remote) => format!(
+            "synced with {remote}/{}: {}{}{}\n",
+            r.branch,
+            if r.committed { "committed, " } else { "" },
+            if r.merged { "merged, " } else { "" },
+            if r.pushed {
+                "pushed"
+            } else {
+                "nothing to push"
+            },
+        ),
+        None => format!(
+            "{} on {}; no remote to sync with (add one: `git remote add origin URL`)\n",
+            if r.committed {
+                "committed"
+            } else {
+                "nothing to commit"
+            },
+            r.branch
+        ),
+    };
+    if r.retries > 0 {
+        out.push_str(&format!("  the push was retried {} times\n", r.retries));
+    }
+    for (way, list) in [("came in", &r.incoming), ("went out", &r.outgoing)] {
+        for c in list {
+            out.push_str(&format!(
+                "  {way} for {}: {} added, {} removed\n",
+                c.owner,
+                c.added.len(),
+                c.removed.len()
+            ));
+            for (sign, entries) in [('+', &c.added), ('-', &c.removed)] {
+                for e in entries {
+                    out.push_str(&format!(
+                        "    {sign} {} ({})  {}\n",
+                        e.id,
+                        e.store.file_name(),
+                        e.text
+                    ));
+                }
+            }
+        }
+    }
+    if r.cut {
+        out.push_str("  (more changed than listed: `memdir log` shows each commit)\n");
+    }
+    out
+}
+
 /// A change `watch` saw, with what `check` finds in the file now.
 pub fn watch_event(
     c: &crate::store::WatchedChange,
@@ -221,36 +275,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
     match response {
         Response::Check { reports, strict } => check(reports, *strict, json),
         Response::Merged(m) => merged(m, json),
-        Response::Sync(r) => text(if json {
-            line(r)
-        } else {
-            let mut out = format!(
-                "synced with {}/{}: {}{}{}\n",
-                r.remote,
-                r.branch,
-                if r.committed { "committed, " } else { "" },
-                if r.merged { "merged, " } else { "" },
-                if r.pushed { "pushed" } else { "not pushed" },
-            );
-            if r.retries > 0 {
-                out.push_str(&format!("  the push was retried {} times\n", r.retries));
-            }
-            for i in &r.incoming {
-                out.push_str(&format!(
-                    "  {}: {} added, {} removed by others\n",
-                    i.owner,
-                    i.added.len(),
-                    i.removed.len()
-                ));
-                for id in &i.added {
-                    out.push_str(&format!("    + {id}\n"));
-                }
-                for id in &i.removed {
-                    out.push_str(&format!("    - {id}\n"));
-                }
-            }
-            out
-        }),
+        Response::Sync(r) => text(if json { line(r) } else { synced(r) }),
         Response::Log(commits) => text(if json {
             line(&json!({ "commits": commits, "count": commits.len() }))
         } else {

@@ -53,6 +53,22 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text`'s first line as a one-line preview: control characters escaped
+/// (as [`escape_controls`] shows them), at most `max` characters, ending
+/// in an ellipsis (`…`) where anything was left out (the rest of the line,
+/// or lines after it).
+pub fn one_line(text: &str, max: usize) -> String {
+    let first = text.split('\n').next().unwrap_or("");
+    let more = first.len() < text.len();
+    let shown = escape_controls(first);
+    let n = shown.chars().count();
+    if n <= max && !more {
+        return shown.into_owned();
+    }
+    let kept: String = shown.chars().take(n.min(max.saturating_sub(1))).collect();
+    format!("{}…", kept.trim_end())
+}
+
 /// Refuses text with control characters ([`Error::TextInvalid`], naming the
 /// first few).
 pub(crate) fn check_controls(text: &str) -> Result<()> {
@@ -172,4 +188,39 @@ pub(crate) fn refuse_flagged(text: &str) -> Result<()> {
         return Err(Error::SecretInMemory { patterns });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_keeps_a_short_line_and_cuts_the_rest_with_an_ellipsis() {
+        assert_eq!(one_line("Deploys need the VPN", 80), "Deploys need the VPN");
+        assert_eq!(one_line("first line\nsecond line", 80), "first line…");
+        let long = "word ".repeat(30);
+        let cut = one_line(&long, 80);
+        assert_eq!(cut.chars().count(), 80, "{cut}");
+        assert!(cut.ends_with("word…"), "{cut}");
+        // Exactly the bound: kept whole.
+        let exact = "é".repeat(80);
+        assert_eq!(one_line(&exact, 80), exact);
+        assert_eq!(
+            one_line(&"é".repeat(81), 80),
+            format!("{}…", "é".repeat(79))
+        );
+    }
+
+    #[test]
+    fn one_line_escapes_control_characters() {
+        assert_eq!(
+            one_line("red \u{1b}[31malert\u{7}", 80),
+            "red \\u{1B}[31malert\\u{7}"
+        );
+        assert!(
+            !one_line("a\rb\u{9b}c", 80)
+                .chars()
+                .any(is_forbidden_control)
+        );
+    }
 }

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 pub(crate) use budget::usage_line;
 pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
 pub use check::MAX_TEXT_CHARS;
-pub use check::escape_controls;
 pub(crate) use check::{briefs, check_controls, check_text, find, refuse_flagged};
+pub use check::{escape_controls, one_line};
 pub(crate) use context::EditContext;
 
 use crate::error::{Error, Result};

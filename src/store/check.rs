@@ -6,6 +6,7 @@
 //! `show` reports the findings of the store it shows as warnings.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -16,6 +17,7 @@ use super::owner::{At, Owner};
 use super::root::CONFIG_FILE;
 use crate::edit;
 use crate::error::{Error, Result};
+use crate::git::{InProgress, Repo, prefix};
 use crate::markdown::{Conflict, Document};
 use crate::model::{Meta, Scope, bad_values, is_live};
 use crate::scan::{self, Family};
@@ -75,7 +77,67 @@ impl CheckReport {
 /// Collects findings for one owner's files.
 struct Lint<'a> {
     owner: &'a str,
+    /// The memory root, to ask git where conflict markers came from.
+    root: &'a Path,
+    /// What git says of the root, asked at the first conflict marker.
+    git: Option<Option<GitState>>,
     findings: Vec<Finding>,
+}
+
+/// What git says of a work tree whose files hold conflict markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct GitState {
+    /// A merge, rebase or cherry-pick stopped on conflicts, or nothing.
+    in_progress: InProgress,
+    /// Whether git merges the stores with memdir's driver.
+    driver: bool,
+}
+
+/// What git says of `root`; `None` outside a work tree (or when git
+/// cannot tell).
+fn git_state(root: &Path, owner: &str) -> Option<GitState> {
+    let repo = Repo::find(root)?;
+    let pre = prefix(root).ok()?;
+    let store = format!("{pre}{owner}/{}", Scope::Memory.file_name());
+    Some(GitState {
+        in_progress: repo.in_progress().ok()?,
+        driver: repo.driver_in_use(&store).ok()?,
+    })
+}
+
+/// What to do about conflict markers, given what git says: the sequence
+/// that recovers from a merge made without memdir's driver (abort it, set
+/// the driver up, pull again), else how to resolve them by hand.
+fn conflict_hint(git: Option<GitState>) -> String {
+    const BY_HAND: &str = "keep the entries of both sides and delete the marker lines \
+                           (`<<<<<<<`, `=======`, `>>>>>>>`)";
+    let Some(git) = git else {
+        return format!("resolve the conflict by hand: {BY_HAND}");
+    };
+    let abort = match git.in_progress {
+        InProgress::Merge => Some("git merge --abort"),
+        InProgress::Rebase => Some("git rebase --abort"),
+        InProgress::CherryPick => Some("git cherry-pick --abort"),
+        InProgress::Nothing => None,
+    };
+    match (abort, git.driver) {
+        (Some(abort), false) => format!(
+            "git merged without memdir's merge driver: run `{abort}`, then `memdir git setup` \
+             (it registers the driver, which merges entry by entry), then pull again \
+             (`git pull` or `memdir sync`)"
+        ),
+        (Some(abort), true) => format!(
+            "the merge driver left them where text outside entries conflicts: {BY_HAND}, then \
+             `git add` the file and go on (`git commit`); or run `{abort}`"
+        ),
+        (None, false) => format!(
+            "a merge without memdir's merge driver was committed with them: if it is the last \
+             commit and not pushed, run `git reset --merge HEAD^1`, then `memdir git setup` (it \
+             registers the driver, which merges entry by entry), then pull again (`git pull` or \
+             `memdir sync`); otherwise {BY_HAND}"
+        ),
+        (None, true) => format!("resolve the conflict by hand: {BY_HAND}"),
+    }
 }
 
 impl Lint<'_> {
@@ -115,14 +177,19 @@ impl Lint<'_> {
     }
 
     fn conflicts(&mut self, file: &str, conflicts: &[Conflict]) {
+        if conflicts.is_empty() {
+            return;
+        }
+        let (root, owner) = (self.root, self.owner);
+        let git = *self.git.get_or_insert_with(|| git_state(root, owner));
+        let hint = conflict_hint(git);
         for c in conflicts {
             self.push(
                 Severity::Error,
                 "conflict_markers",
                 (file, Some(c.first_line), None),
                 format!("git conflict markers, {}", c.lines()),
-                "resolve the conflict and delete the markers; `memdir git setup` installs the \
-                 merge driver that merges entry by entry",
+                &hint,
             );
         }
     }
@@ -287,6 +354,8 @@ fn store_findings(
 pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
     let mut lint = Lint {
         owner: owner.id(),
+        root: owner.store().root(),
+        git: None,
         findings: Vec::new(),
     };
     let view = match owner.view() {
@@ -472,6 +541,38 @@ fn skills_findings(lint: &mut Lint<'_>, at: At<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_conflict_hint_gives_the_sequence_that_recovers() {
+        let state = |in_progress, driver| {
+            Some(GitState {
+                in_progress,
+                driver,
+            })
+        };
+        let merging = conflict_hint(state(InProgress::Merge, false));
+        let abort = merging.find("`git merge --abort`").expect("abort");
+        let setup = merging.find("`memdir git setup`").expect("setup");
+        let pull = merging.find("pull again").expect("pull");
+        assert!(abort < setup && setup < pull, "{merging}");
+        assert!(conflict_hint(state(InProgress::Rebase, false)).contains("`git rebase --abort`"));
+        let committed = conflict_hint(state(InProgress::Nothing, false));
+        assert!(
+            committed.contains("`git reset --merge HEAD^1`"),
+            "{committed}"
+        );
+        assert!(committed.contains("`memdir git setup`"), "{committed}");
+        // With the driver in use, or outside git, setting it up again
+        // changes nothing: the markers are resolved by hand.
+        for h in [
+            conflict_hint(state(InProgress::Merge, true)),
+            conflict_hint(state(InProgress::Nothing, true)),
+            conflict_hint(None),
+        ] {
+            assert!(!h.contains("git setup"), "{h}");
+            assert!(h.contains("delete the marker lines"), "{h}");
+        }
+    }
 
     #[test]
     fn lines_count_from_one() {

@@ -78,7 +78,7 @@ pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::{MERGED_FILES, Setup};
 pub use skills::{Skill, SkillOutcome, SkillRow};
-pub use sync::{Incoming, SyncReport};
+pub use sync::{SHOWN_CHARS, SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
 use crate::edit::Op;
@@ -106,9 +106,10 @@ impl Store {
     }
 
     /// Syncs the root's git work tree with `remote` (default: the branch's
-    /// upstream, else `origin`): commits what is pending as `caller`, merges
-    /// the remote's branch through the merge driver, pushes, retries when
-    /// another machine pushed first, and says which entries came in. Holds
+    /// upstream, else `origin`; none when the work tree has no remote):
+    /// commits what is pending as `caller`, merges the remote's branch
+    /// through the merge driver, pushes, retries when another machine
+    /// pushed first, and says which entries came in and went out. Holds
     /// every owner's lock meanwhile.
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
         sync::sync(self, caller, remote)

@@ -1,7 +1,12 @@
 //! `memdir sync`: git as the distributed engine. Commit what is pending in
 //! the memory root, merge the remote's branch (through the entry-wise merge
 //! driver), push, and retry when another machine pushed first; report the
-//! entries that came in.
+//! entries that came in and went out, with their texts cut to a line. A
+//! first sync works from any start: a fresh clone of an empty remote (it
+//! commits and pushes), a fresh `git init` with a remote that has commits
+//! (it merges the unrelated histories), a work tree with no remote (it
+//! commits). Commits are authored by the caller and committed by the
+//! clone's own git identity where it has one.
 //!
 //! While git rewrites the files, sync holds every owner's lock (the lock
 //! memdir's writers take), so no write lands between git's checkout and the
@@ -12,13 +17,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::files::stores;
 use super::limits::STORE_BYTES;
 use super::owner::{Locked, Owner};
 use super::root::Store;
+use crate::edit::one_line;
 use crate::error::{Error, Result};
-use crate::git::{Identity, MERGE_DRIVER, Repo, failed};
-use crate::model::{Caller, Scope};
+use crate::git::{Identity, MERGE_DRIVER, Repo, commit_env, failed, prefix};
+use crate::markdown::{Entry, parse};
+use crate::model::{Caller, Scope, validate_id};
 
 /// How often a push is tried after another machine pushed first.
 const PUSH_TRIES: usize = 10;
@@ -36,22 +42,44 @@ fn backoff(n: usize) -> std::time::Duration {
     std::time::Duration::from_millis(base + jitter)
 }
 
-/// What came in from the remote for one owner.
+/// How many characters of an entry's text a sync's report shows (its
+/// first line, cut with an ellipsis).
+pub const SHOWN_CHARS: usize = 80;
+
+/// How many store files a sync's report reads in each direction; past
+/// that, the report says it was cut (`git log` shows the rest).
+const REPORTED_FILES: usize = 256;
+
+/// One entry that came in or went out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Incoming {
+pub struct SyncedEntry {
+    /// The entry's id.
+    pub id: String,
+    /// Its store.
+    pub store: Scope,
+    /// Its text as the file holds it, cut to one line of at most
+    /// [`SHOWN_CHARS`] characters (an ellipsis marks a cut), control
+    /// characters escaped.
+    pub text: String,
+}
+
+/// The entries of one owner that a sync brought in, or sent out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncChanges {
     /// The owner.
     pub owner: String,
-    /// Entries present after the sync that were not before (`mem_` ids).
-    pub added: Vec<String>,
-    /// Entries present before the sync that are not after.
-    pub removed: Vec<String>,
+    /// Entries present after that were not before, in file order.
+    pub added: Vec<SyncedEntry>,
+    /// Entries present before that are not after.
+    pub removed: Vec<SyncedEntry>,
 }
 
 /// What a sync did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyncReport {
-    /// The remote synced with.
-    pub remote: String,
+    /// The remote synced with; `None` when the work tree has none (the
+    /// sync then only committed).
+    pub remote: Option<String>,
     /// The branch.
     pub branch: String,
     /// Whether pending changes were committed first.
@@ -63,25 +91,96 @@ pub struct SyncReport {
     pub pushed: bool,
     /// Pushes refused because another machine pushed first, then retried.
     pub retries: usize,
-    /// Per owner, what others added and removed.
-    pub incoming: Vec<Incoming>,
+    /// Per owner, what came in from the remote: the entries the merge added
+    /// and removed.
+    pub incoming: Vec<SyncChanges>,
+    /// Per owner, what went out with the push: the entries this clone's
+    /// commits added to and removed from the remote's branch.
+    pub outgoing: Vec<SyncChanges>,
+    /// Whether `incoming` or `outgoing` stops short (more than 256 store
+    /// files changed in one direction).
+    pub cut: bool,
 }
 
-/// The ids in the two stores of each owner of the root (read while the
-/// sync holds the writers' locks).
-fn entries(store: &Store) -> Result<BTreeMap<String, BTreeSet<String>>> {
-    let mut out = BTreeMap::new();
-    for id in store.owners()? {
-        let owner = store.owner(&id)?;
-        let view = owner.view()?;
-        let mut ids = BTreeSet::new();
-        for scope in Scope::ALL {
-            let loaded = stores::load(view.at(), scope, true, STORE_BYTES)?;
-            ids.extend(loaded.doc.entries.iter().map(|e| e.id.clone()));
+/// `(owner, store)` when `rel` (a path below the root) is an owner's
+/// MEMORY.md or USER.md.
+fn store_file(rel: &str) -> Option<(&str, Scope)> {
+    let (owner, name) = rel.split_once('/')?;
+    validate_id("owner", owner).ok()?;
+    Scope::ALL
+        .into_iter()
+        .find(|s| s.file_name() == name)
+        .map(|s| (owner, s))
+}
+
+/// The entries of a store file at `rev` (none when it is missing, too
+/// large, or `rev` is `None`).
+fn entries_at(repo: &Repo, rev: Option<&str>, path: &str, scope: Scope) -> Result<Vec<Entry>> {
+    let Some(rev) = rev else {
+        return Ok(Vec::new());
+    };
+    Ok(match repo.file_at(rev, path)? {
+        Some(b) if b.len() as u64 <= STORE_BYTES => {
+            parse(scope, &String::from_utf8_lossy(&b)).entries
         }
-        out.insert(id, ids);
+        _ => Vec::new(),
+    })
+}
+
+/// The entries each owner's stores gained and lost from the commit `from`
+/// (`None`: nothing, a branch without commits) to the commit `to`, for the
+/// root at `prefix` of the work tree; and whether the list was cut.
+fn changes(
+    repo: &Repo,
+    from: Option<&str>,
+    to: &str,
+    prefix: &str,
+) -> Result<(Vec<SyncChanges>, bool)> {
+    let mut by_owner: BTreeMap<String, SyncChanges> = BTreeMap::new();
+    let paths = repo.changed(from, to, prefix)?;
+    let files: Vec<(&str, &str, Scope)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(prefix)?;
+            store_file(rel).map(|(owner, scope)| (p.as_str(), owner, scope))
+        })
+        .collect();
+    let cut = files.len() > REPORTED_FILES;
+    for (path, owner, scope) in files.into_iter().take(REPORTED_FILES) {
+        let before = entries_at(repo, from, path, scope)?;
+        let after = entries_at(repo, Some(to), path, scope)?;
+        let was: BTreeSet<&str> = before.iter().map(|e| e.id.as_str()).collect();
+        let now: BTreeSet<&str> = after.iter().map(|e| e.id.as_str()).collect();
+        let shown = |e: &Entry| SyncedEntry {
+            id: e.id.clone(),
+            store: scope,
+            text: one_line(&e.text, SHOWN_CHARS),
+        };
+        let c = by_owner
+            .entry(owner.to_owned())
+            .or_insert_with(|| SyncChanges {
+                owner: owner.to_owned(),
+                added: Vec::new(),
+                removed: Vec::new(),
+            });
+        c.added.extend(
+            after
+                .iter()
+                .filter(|e| !was.contains(e.id.as_str()))
+                .map(shown),
+        );
+        c.removed.extend(
+            before
+                .iter()
+                .filter(|e| !now.contains(e.id.as_str()))
+                .map(shown),
+        );
     }
-    Ok(out)
+    let list = by_owner
+        .into_values()
+        .filter(|c| !c.added.is_empty() || !c.removed.is_empty())
+        .collect();
+    Ok((list, cut))
 }
 
 /// The identity of commits a sync makes for `caller`.
@@ -115,22 +214,20 @@ pub(crate) fn sync(
         .clone()
         .unwrap_or_else(|| "memdir.invalid".to_owned());
     let who = identity(caller, &domain);
-    let env = [
-        ("GIT_AUTHOR_NAME", who.name.as_str()),
-        ("GIT_AUTHOR_EMAIL", who.email.as_str()),
-        ("GIT_COMMITTER_NAME", who.name.as_str()),
-        ("GIT_COMMITTER_EMAIL", who.email.as_str()),
-    ];
-    let branch = repo
-        .run(&["rev-parse", "--abbrev-ref", "HEAD"], &[])?
-        .trim()
-        .to_owned();
+    let branch = repo.branch()?.ok_or_else(|| Error::Git {
+        op: "sync".into(),
+        message: "HEAD is detached: check out the branch to sync (`git switch BRANCH`)".into(),
+    })?;
     let remote = match remote {
-        Some(r) => r.to_owned(),
-        None => repo
-            .config_get(&format!("branch.{branch}.remote"))?
-            .unwrap_or_else(|| "origin".to_owned()),
+        Some(r) => Some(r.to_owned()),
+        None => match repo.config_get(&format!("branch.{branch}.remote"))? {
+            Some(r) => Some(r),
+            // A work tree without any remote: the sync only commits.
+            None if repo.remotes()?.is_empty() => None,
+            None => Some("origin".to_owned()),
+        },
     };
+    let prefix = prefix(root)?;
     // Every owner's lock, in id order (as every sync takes them).
     let owners: Vec<Owner> = store
         .owners()?
@@ -139,24 +236,38 @@ pub(crate) fn sync(
         .collect::<Result<_>>()?;
     let locked: Vec<Locked<'_>> = owners.iter().map(Owner::lock).collect::<Result<_>>()?;
     let committed = repo.commit(root, &["."], &format!("memdir: sync by {}", who.name), &who)?;
-    let before = entries(store)?;
-    let mut merged = false;
-    let mut retries = 0;
+    let mut report = SyncReport {
+        remote: remote.clone(),
+        branch: branch.clone(),
+        committed,
+        merged: false,
+        pushed: false,
+        retries: 0,
+        incoming: Vec::new(),
+        outgoing: Vec::new(),
+        cut: false,
+    };
+    let Some(remote) = remote else {
+        return Ok(report);
+    };
+    // The merge commit's author is the caller, its committer the clone's.
+    let env = commit_env(root, &who);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let local = repo.commit_of("HEAD")?;
     let remote_ref = format!("{remote}/{branch}");
-    let pushed = loop {
-        repo.run(&["fetch", "--quiet", &remote], &env)?;
-        let known = repo
-            .output(&["rev-parse", "--verify", "--quiet", &remote_ref], &[])?
-            .status
-            .success();
-        if known {
-            let behind = repo
-                .run(
-                    &["rev-list", "--count", &format!("HEAD..{remote_ref}")],
-                    &[],
-                )?
-                .trim()
-                != "0";
+    let theirs = loop {
+        repo.run(&["fetch", "--quiet", &remote], &[])?;
+        let theirs = repo.commit_of(&remote_ref)?;
+        if let Some(t) = &theirs {
+            let behind = match repo.commit_of("HEAD")? {
+                // A branch with no commit yet takes the remote's.
+                None => true,
+                Some(_) => {
+                    repo.run(&["rev-list", "--count", &format!("HEAD..{t}")], &[])?
+                        .trim()
+                        != "0"
+                }
+            };
             if behind {
                 // A clone does not copy `.git/config`: the driver named by
                 // `.gitattributes` is registered for this merge if it is not.
@@ -164,12 +275,15 @@ pub(crate) fn sync(
                     Some(_) => "merge.memdir.name=memdir entry-wise merge".to_owned(),
                     None => format!("merge.memdir.driver={MERGE_DRIVER}"),
                 };
+                // A first sync of a fresh `git init` with a remote that has
+                // commits: the two histories share no commit yet.
                 let args = [
                     "-c",
                     driver.as_str(),
                     "merge",
                     "--no-edit",
                     "--quiet",
+                    "--allow-unrelated-histories",
                     remote_ref.as_str(),
                 ];
                 let out = repo.output(&args, &env)?;
@@ -188,8 +302,12 @@ pub(crate) fn sync(
                         ),
                     });
                 }
-                merged = true;
+                report.merged = true;
             }
+        }
+        if repo.commit_of("HEAD")?.is_none() {
+            // No commit on either side: nothing to push yet.
+            break theirs;
         }
         let args = [
             "push",
@@ -198,47 +316,33 @@ pub(crate) fn sync(
             remote.as_str(),
             &format!("HEAD:{branch}"),
         ];
-        let out = repo.output(&args, &env)?;
+        let out = repo.output(&args, &[])?;
         if out.status.success() {
-            break true;
+            report.pushed = true;
+            break theirs;
         }
         let said = String::from_utf8_lossy(&out.stderr);
         let raced = ["fetch first", "non-fast-forward", "rejected", "stale info"]
             .iter()
             .any(|s| said.contains(s));
-        if !raced || retries + 1 >= PUSH_TRIES {
+        if !raced || report.retries + 1 >= PUSH_TRIES {
             return Err(failed(&args, &out));
         }
-        retries += 1;
-        std::thread::sleep(backoff(retries));
+        report.retries += 1;
+        std::thread::sleep(backoff(report.retries));
     };
-    let after = entries(store)?;
     drop(locked);
-    let incoming = after
-        .iter()
-        .map(|(owner, ids)| {
-            let was = before.get(owner);
-            Incoming {
-                owner: owner.clone(),
-                added: ids
-                    .iter()
-                    .filter(|i| !was.is_some_and(|w| w.contains(*i)))
-                    .cloned()
-                    .collect(),
-                removed: was
-                    .map(|w| w.difference(ids).cloned().collect())
-                    .unwrap_or_default(),
-            }
-        })
-        .filter(|i| !i.added.is_empty() || !i.removed.is_empty())
-        .collect();
-    Ok(SyncReport {
-        remote,
-        branch,
-        committed,
-        merged,
-        pushed,
-        retries,
-        incoming,
-    })
+    if let Some(head) = repo.commit_of("HEAD")? {
+        if report.merged {
+            let (incoming, cut) = changes(&repo, local.as_deref(), &head, &prefix)?;
+            report.incoming = incoming;
+            report.cut |= cut;
+        }
+        if report.pushed {
+            let (outgoing, cut) = changes(&repo, theirs.as_deref(), &head, &prefix)?;
+            report.outgoing = outgoing;
+            report.cut |= cut;
+        }
+    }
+    Ok(report)
 }
