@@ -202,8 +202,10 @@ pub fn status(e: &Error) -> u16 {
         | Error::Superseded { .. }
         | Error::DayExists { .. } => 409,
         Error::ResultTooLarge { .. } | Error::SkillTooLarge { .. } => 413,
-        Error::SkillNotFound { .. } | Error::ReviewNotFound { .. } => 404,
-        Error::ReviewChanged { .. } => 409,
+        Error::SkillNotFound { .. }
+        | Error::ReviewNotFound { .. }
+        | Error::ReviewPlanNotFound { .. } => 404,
+        Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => 409,
         Error::SkillExists { .. } | Error::ExportExists { .. } => 409,
         Error::ImportNothing { .. } => 404,
         Error::UnsafePath { .. } => 403,
@@ -340,6 +342,8 @@ pub fn details(e: &Error) -> Value {
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
         Error::ReviewNotFound { id } => json!({"review": id}),
         Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
+        Error::ReviewPlanNotFound { id } => json!({"review": id}),
+        Error::ReviewPlanChanged { id, changed } => json!({"review": id, "changed": changed}),
         Error::SkillTooLarge {
             what,
             size,
