@@ -219,7 +219,7 @@ pub enum Change {
         reason: String,
         /// The kept copy's metadata (the copies' merged).
         #[serde(skip)]
-        kept: Meta,
+        kept: Box<Meta>,
     },
     /// Save a fact marked in a day log.
     Lift {
@@ -388,7 +388,7 @@ pub fn plan(input: &Input<'_>) -> Plan {
                     "{} copies of the same entry; one kept (the earliest created, a person's edit kept)",
                     group.len()
                 ),
-                kept: kept.clone(),
+                kept: Box::new(kept.clone()),
             });
             Fact {
                 meta: kept,
@@ -878,7 +878,7 @@ pub fn apply_to_doc(
             } if *s == scope => {
                 let mut at = doc.entries.iter().enumerate().filter(|(_, e)| &e.id == id);
                 if let Some((first, _)) = at.next() {
-                    let mut m = kept.clone();
+                    let mut m = (**kept).clone();
                     m.review = Some(review.to_owned());
                     metas.insert(first, m);
                 }

@@ -93,7 +93,7 @@ pub(super) fn write(
         }
     }
     if !recs.is_empty() || settle.is_some() {
-        let (change, rotated) = archive::append_rotating(&locked, recs, settle)?;
+        let (change, rotated) = archive::append_rotating(locked, recs, settle)?;
         changes.push(change);
         parts.extend(rotated);
     }
