@@ -573,6 +573,25 @@ pub enum Error {
         /// The entries that changed, each with what changed.
         entries: Vec<String>,
     },
+    /// `review apply ID`: this machine keeps no dry run's plan of that id
+    /// (plans are derived, under `.memdir/reviews/`).
+    #[error(
+        "no dry run of review {id} is kept on this machine; `memdir review --dry-run` plans one (its id is the one to apply)"
+    )]
+    ReviewPlanNotFound {
+        /// The review id.
+        id: String,
+    },
+    /// `review apply ID`: what the dry run was planned on changed since (or
+    /// it was applied already); nothing is applied.
+    #[error("review {id} cannot be applied as previewed: {}; nothing applied (`memdir review --dry-run` plans again)", changed.join("; "))]
+    ReviewPlanChanged {
+        /// The review id.
+        id: String,
+        /// What changed: each file, with the entries added, removed or
+        /// edited.
+        changed: Vec<String>,
+    },
     /// One of memdir's own records could not be encoded (an internal fault,
     /// not the caller's).
     #[error("could not encode {what}: {source}")]
@@ -708,8 +727,10 @@ impl Error {
             Error::ExportExists { .. } => ErrorCode::ExportExists,
             Error::SkillExists { .. } => ErrorCode::SkillExists,
             Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
-            Error::ReviewNotFound { .. } => ErrorCode::ReviewNotFound,
-            Error::ReviewChanged { .. } => ErrorCode::ReviewChanged,
+            Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
+                ErrorCode::ReviewNotFound
+            }
+            Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => ErrorCode::ReviewChanged,
         }
     }
 

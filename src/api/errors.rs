@@ -289,6 +289,8 @@ pub fn details(e: &Error) -> Value {
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
         Error::ReviewNotFound { id } => json!({"review": id}),
         Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
+        Error::ReviewPlanNotFound { id } => json!({"review": id}),
+        Error::ReviewPlanChanged { id, changed } => json!({"review": id, "changed": changed}),
         Error::SkillTooLarge {
             what,
             size,

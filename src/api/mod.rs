@@ -239,6 +239,11 @@ pub enum Request {
         /// Pause or resume.
         paused: bool,
     },
+    /// Apply the plan a dry run showed (`review apply ID`).
+    ApplyReview {
+        /// The dry run's review id.
+        id: String,
+    },
     /// Undo a review.
     UndoReview {
         /// The review id.
@@ -731,6 +736,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         }
         Request::ReviewStatus => Response::Routine(owner()?.review_status()?),
         Request::ReviewPause { paused } => Response::Routine(owner()?.pause_review(paused)?),
+        Request::ApplyReview { id } => Response::Review(owner()?.apply_review(&id)?),
         Request::UndoReview { id, partial } => {
             Response::Undone(owner()?.undo_review(&id, partial)?)
         }
@@ -805,6 +811,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::Veto { .. }
         | Request::Review { .. }
         | Request::UndoReview { .. }
+        | Request::ApplyReview { .. }
         | Request::ReviewStatus
         | Request::ReviewPause { .. }
         | Request::SkillList

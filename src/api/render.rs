@@ -643,9 +643,10 @@ fn routine(s: &crate::store::RoutineStatus) -> String {
     };
     match &s.last {
         Some(l) => out.push_str(&format!(
-            "last run: {} ({})\nlast report: {}\n",
+            "last run: {} ({}){}\nlast report: {}\n",
             fmt_time(l.at),
             l.id,
+            if l.undone { ", undone" } else { "" },
             l.report
         )),
         None => out.push_str("last run: never\n"),
@@ -678,7 +679,9 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             "reviewer": r.reviewer,
         }));
     }
-    let mut out = if r.applied {
+    let mut out = if r.plan.changes.is_empty() {
+        format!("review {}: no changes (nothing written)\n", r.review_id)
+    } else if r.applied {
         format!("review {}\n", r.review_id)
     } else {
         format!("review {} (dry run: nothing changed)\n", r.review_id)
@@ -709,10 +712,10 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
             Change::Save {
                 id, text, reason, ..
             } => format!("  save {id} (reviewer): {text} ({reason})\n"),
+            Change::Dedupe {
+                id, copies, reason, ..
+            } => format!("  keep one of {copies} copies of {id}: {reason}\n"),
         });
-    }
-    if r.plan.changes.is_empty() {
-        out.push_str("  no changes\n");
     }
     for u in &r.plan.unsettled {
         out.push_str(&format!(
@@ -747,6 +750,13 @@ fn review(r: &crate::store::ReviewReport, json: bool) -> String {
     }
     for (_, d) in &r.diffs {
         out.push_str(d);
+    }
+    if !r.plan.changes.is_empty() {
+        out.push_str(&if r.applied {
+            format!("undo it: memdir review undo {}\n", r.review_id)
+        } else {
+            format!("apply it: memdir review apply {}\n", r.review_id)
+        });
     }
     out
 }

@@ -201,6 +201,26 @@ pub enum Change {
         /// Why.
         reason: String,
     },
+    /// Keep one of several copies of the same entry (same text, so the
+    /// same id, in one store: a hand edit or a merge makes them): the
+    /// first stays in place with the copies' metadata merged
+    /// ([`merge_copies`]); each copy is archived (kind `merged`, marked
+    /// settled), so that an undo puts every copy back as it was.
+    Dedupe {
+        /// The id the copies share.
+        id: String,
+        /// Their store.
+        scope: Scope,
+        /// Their text.
+        text: String,
+        /// How many copies the store holds.
+        copies: usize,
+        /// Why.
+        reason: String,
+        /// The kept copy's metadata (the copies' merged).
+        #[serde(skip)]
+        kept: Box<Meta>,
+    },
     /// Save a fact marked in a day log.
     Lift {
         /// The new fact's id.
@@ -226,6 +246,7 @@ impl Change {
             | Change::Renew { id, .. }
             | Change::Lift { id, .. }
             | Change::Settle { id, .. }
+            | Change::Dedupe { id, .. }
             | Change::Save { id, .. } => id,
         }
     }
@@ -338,13 +359,44 @@ pub fn plan(input: &Input<'_>) -> Plan {
     let now = input.now;
     let mut out = Plan::default();
     let mut gone: BTreeSet<String> = BTreeSet::new();
-    // Each id once (a fact written twice by hand is one fact here).
-    let mut seen = BTreeSet::new();
-    let facts: Vec<&Fact> = input
-        .facts
+    // Each id once: copies of one entry (a hand edit or a merge makes them)
+    // are kept as one, with their metadata merged.
+    let mut copies: BTreeMap<&str, Vec<&Fact>> = BTreeMap::new();
+    let mut firsts: Vec<&Fact> = Vec::new();
+    for f in input.facts {
+        let group = copies.entry(f.id.as_str()).or_default();
+        if group.is_empty() {
+            firsts.push(f);
+        }
+        group.push(f);
+    }
+    let owned: Vec<Fact> = firsts
         .iter()
-        .filter(|f| seen.insert(f.id.clone()))
+        .map(|f| {
+            let group = &copies[f.id.as_str()];
+            if group.len() < 2 {
+                return (*f).clone();
+            }
+            let metas: Vec<&Meta> = group.iter().map(|c| &c.meta).collect();
+            let kept = merge_copies(&metas);
+            out.changes.push(Change::Dedupe {
+                id: f.id.clone(),
+                scope: f.scope,
+                text: f.text.clone(),
+                copies: group.len(),
+                reason: format!(
+                    "{} copies of the same entry; one kept (the earliest created, a person's edit kept)",
+                    group.len()
+                ),
+                kept: Box::new(kept.clone()),
+            });
+            Fact {
+                meta: kept,
+                ..(*f).clone()
+            }
+        })
         .collect();
+    let facts: Vec<&Fact> = owned.iter().collect();
     // 0. Facts both live and archived (after a merge): one side is kept.
     for f in &facts {
         let Some(r) = input.archived.iter().find(|r| r.id == f.id) else {
@@ -644,6 +696,31 @@ pub fn plan(input: &Input<'_>) -> Plan {
     out
 }
 
+/// The metadata one copy keeps of several copies of an entry (`metas`, in
+/// file order): the first copy's, with the earliest `created`, the latest
+/// `updated` and `expires` (of those that have one), and a person's edit
+/// mark (`person`, of the latest-updated copy a person edited) kept. Recall
+/// counts are kept per id on each machine, so the copies share theirs.
+pub fn merge_copies(metas: &[&Meta]) -> Meta {
+    let mut out = metas.first().map(|m| (*m).clone()).unwrap_or_default();
+    out.created = metas.iter().filter_map(|m| m.created).min();
+    out.updated = metas.iter().filter_map(|m| m.updated).max();
+    out.expires = metas.iter().filter_map(|m| m.expires).max();
+    if let Some(p) = metas
+        .iter()
+        .filter(|m| m.person.is_some())
+        .max_by_key(|m| m.updated)
+    {
+        out.person = p.person.clone();
+    }
+    for m in metas {
+        out.agent = out.agent.take().or_else(|| m.agent.clone());
+        out.run = out.run.take().or_else(|| m.run.clone());
+        out.task = out.task.take().or_else(|| m.task.clone());
+    }
+    out
+}
+
 /// Which side of a fact both live and archived (the same id in a store and
 /// in an archive, as a git merge of an archive on one branch and a change
 /// on the other leaves it) a review keeps, and why. The archive is a
@@ -777,16 +854,36 @@ pub fn apply_to_doc(
     // 1. What leaves the store and which metadata changes.
     let mut remove: Vec<usize> = Vec::new();
     let mut metas: BTreeMap<usize, Meta> = BTreeMap::new();
+    // Copies the plan keeps as one: the first stands for them all.
+    let deduped: BTreeSet<&str> = plan
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Dedupe { id, scope: s, .. } if *s == scope => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
     let position = |id: &str| -> Result<Option<usize>, String> {
         let mut at = doc.entries.iter().enumerate().filter(|(_, e)| e.id == id);
         let first = at.next().map(|(i, _)| i);
-        if at.next().is_some() {
+        if at.next().is_some() && !deduped.contains(id) {
             return Err(format!("{id} is in the store more than once"));
         }
         Ok(first)
     };
     for c in &plan.changes {
         match c {
+            Change::Dedupe {
+                id, scope: s, kept, ..
+            } if *s == scope => {
+                let mut at = doc.entries.iter().enumerate().filter(|(_, e)| &e.id == id);
+                if let Some((first, _)) = at.next() {
+                    let mut m = (**kept).clone();
+                    m.review = Some(review.to_owned());
+                    metas.insert(first, m);
+                }
+                remove.extend(at.map(|(i, _)| i));
+            }
             Change::Archive {
                 id,
                 scope: s,

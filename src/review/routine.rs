@@ -53,6 +53,9 @@ pub struct LastReview {
     pub at: DateTime<Utc>,
     /// Its journal line's text (`review: 1 merged, …`).
     pub report: String,
+    /// Whether `review undo` undid it (its journal line `review undo: …`
+    /// names the review).
+    pub undone: bool,
 }
 
 /// The time a review id (`review-YYYYMMDDTHHMMSSZ-xxxxxxxx`) names.
@@ -68,11 +71,13 @@ pub fn review_time(id: &str) -> Option<DateTime<Utc>> {
 }
 
 /// The newest review recorded in episodes.md's text: a day line
-/// `HH:MM review: … (run review-…)`. One pass over the text looking for
-/// the marker, no parse of the journal.
+/// `HH:MM review: … (run review-…)`, undone when a line `HH:MM review undo:
+/// … (run review-…)` names it. One pass over the text looking for the
+/// marker, no parse of the journal.
 pub fn last_review(episodes: &str) -> Option<LastReview> {
     const MARK: &str = " (run review-";
     let mut best: Option<LastReview> = None;
+    let mut undone = std::collections::BTreeSet::new();
     for (pos, _) in episodes.match_indices(MARK) {
         let start = episodes[..pos].rfind('\n').map_or(0, |i| i + 1);
         let end = episodes[pos..]
@@ -84,6 +89,10 @@ pub fn last_review(episodes: &str) -> Option<LastReview> {
             continue;
         };
         let Some(at) = review_time(id) else { continue };
+        if line.contains(UNDO_MARK) {
+            undone.insert(id);
+            continue;
+        }
         let Some(report) = line
             .find(" review: ")
             .map(|i| &line[i + 1..pos - start])
@@ -96,11 +105,18 @@ pub fn last_review(episodes: &str) -> Option<LastReview> {
                 id: id.to_owned(),
                 at,
                 report: report.to_owned(),
+                undone: false,
             });
         }
     }
+    if let Some(b) = best.as_mut() {
+        b.undone = undone.contains(b.id.as_str());
+    }
     best
 }
+
+/// What the journal line of an undo starts with (after its time).
+pub const UNDO_MARK: &str = " review undo: ";
 
 /// Whether a review is due.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -324,6 +340,14 @@ mod tests {
         assert_eq!(last.id, "review-20260310T040200Z-deadbeef");
         assert_eq!(last.at, t("2026-03-10T04:02:00Z"));
         assert_eq!(last.report, "review: 0 merged, 2 expired");
+        assert!(!last.undone);
+        let undone = format!(
+            "{ep}- 07:00 review undo: 2 brought back, 0 taken out (run review-20260310T040200Z-deadbeef)\n"
+        );
+        let last = last_review(&undone).unwrap();
+        assert_eq!(last.id, "review-20260310T040200Z-deadbeef");
+        assert_eq!(last.report, "review: 0 merged, 2 expired");
+        assert!(last.undone);
         assert_eq!(last_review("## 2026-03-09\n\n- 05:00 nothing\n"), None);
         assert_eq!(review_time("review-20260310T040200Z-xyz"), None);
     }

@@ -544,3 +544,53 @@ fn reviewer_proposals_are_checked_then_merged() {
     assert!(reviewer::parse_output(br#"{"version":2,"proposals":[]}"#).is_err());
     assert!(reviewer::parse_output(br#"{"version":1}"#).is_ok());
 }
+
+#[test]
+fn copies_of_one_entry_are_kept_as_one_with_their_metadata_merged() {
+    let t = |d: i64| Some(now() - Duration::days(d));
+    let mut a = fact("Builds need Java 21");
+    a.meta.created = t(3);
+    a.meta.expires = t(-10);
+    a.meta.agent = Some("agt_a".into());
+    let mut b = a.clone();
+    b.meta = Meta {
+        created: t(20),
+        updated: t(2),
+        person: Some("ann".into()),
+        expires: t(-40),
+        ..Meta::default()
+    };
+    let other = fact("Deploys need the VPN");
+    let p = plan_of(&[a.clone(), other, b], &[], &BTreeMap::new());
+    let [
+        Change::Dedupe {
+            id, copies, kept, ..
+        },
+    ] = p.changes.as_slice()
+    else {
+        panic!("one change, a dedupe: {:?}", p.changes)
+    };
+    assert_eq!((id, *copies), (&a.id, 2));
+    assert_eq!(kept.created, t(20), "the earliest created");
+    assert_eq!(kept.updated, t(2));
+    assert_eq!(kept.expires, t(-40), "the latest expiry");
+    assert_eq!(kept.person.as_deref(), Some("ann"), "a person's edit kept");
+    assert_eq!(kept.agent.as_deref(), Some("agt_a"));
+    // Spliced: the first copy stays in place with the merged metadata, the
+    // other copy leaves; nothing else changes.
+    let src = format!(
+        "- Builds need Java 21 <!-- memdir created={} -->\n- Deploys need the VPN\n- Builds need Java 21\n",
+        crate::model::fmt_time(now() - Duration::days(3))
+    );
+    let out = apply_to_store(&src, Scope::Memory, &p, "review-x", None, now(), None, 2200)
+        .unwrap()
+        .src
+        .unwrap();
+    let doc = parse(Scope::Memory, &out);
+    assert_eq!(doc.entries.len(), 2, "{out}");
+    assert_eq!(doc.entries[0].id, a.id);
+    assert_eq!(doc.entries[1].text, "Deploys need the VPN");
+    let m = doc.entries[0].metadata(&out);
+    assert_eq!((m.created, m.person.as_deref()), (t(20), Some("ann")));
+    assert_eq!(m.review.as_deref(), Some("review-x"));
+}

@@ -270,7 +270,7 @@ fn store_findings(
                 "duplicate_entry",
                 (file, Some(line), Some(id)),
                 format!("the same entry again (first in {first})"),
-                "delete one of the copies by hand",
+                "`memdir review` keeps one copy (undoable with `memdir review undo ID`), or delete one by hand",
             );
         }
         scanned(lint, file, line, id, &e.text);

@@ -359,6 +359,14 @@ impl Owner {
         review::set_paused(self, paused, Utc::now())
     }
 
+    /// Applies the plan a dry run showed (`memdir review apply ID`), with
+    /// the dry run's id, if nothing it was planned on changed since
+    /// (`review_changed` says what did; `review_not_found`: no such plan on
+    /// this machine). The reviewer is not run again.
+    pub fn apply_review(&self, id: &str) -> Result<ReviewReport> {
+        review::apply_planned(self, id)
+    }
+
     /// Undoes a review from the files alone: what it archived comes back,
     /// what it lifted goes; all or nothing unless `partial`
     /// (`review_changed` lists what changed since).

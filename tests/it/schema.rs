@@ -257,6 +257,11 @@ fn every_json_answer_validates_against_its_schema() {
     c.ok("review", me(&["review", "--dry-run"]));
     c.ok("review-undo", me(&["review", "undo", &review_id]));
     c.fails(me(&["review", "undo", "review-none"]), "review_not_found");
+    let dry = c.ok("review", me(&["review", "--dry-run"]));
+    let dry_id = dry["review_id"].as_str().expect("review_id").to_owned();
+    c.ok("review-apply", me(&["review", "apply", &dry_id]));
+    c.fails(me(&["review", "apply", &dry_id]), "review_changed");
+    c.fails(me(&["review", "apply", "review-none"]), "review_not_found");
     c.ok(
         "skill",
         me_in(

@@ -530,6 +530,11 @@ pub enum KeyCommand {
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ReviewCommand {
+    /// Apply exactly the plan `review --dry-run` showed as ID, if nothing it was planned on changed since.
+    Apply {
+        /// The dry run's review id (`review-…`).
+        id: String,
+    },
     /// Bring back what review ID archived and take out what it lifted, from the files alone.
     Undo {
         /// The review id (`review-…`).
@@ -988,6 +993,10 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             command: Some(ReviewCommand::Status),
             ..
         } => Request::ReviewStatus,
+        Command::Review {
+            command: Some(ReviewCommand::Apply { id }),
+            ..
+        } => Request::ApplyReview { id },
         Command::Review {
             command: Some(ReviewCommand::Undo { id, partial }),
             ..

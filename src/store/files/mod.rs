@@ -11,6 +11,7 @@
 //! .memdir/scan-cache   scan_cache  scanner verdicts for snapshots
 //! .memdir/runs, snapshots  runs    run records and stored snapshots
 //! results/             results     SharedMemory result files and indexes
+//! .memdir/reviews      reviews     review plans (dry run, applied), the last unchanged review
 //! skills/<NAME>/SKILL.md  skills   learned skills
 //! (all of the above)   locate      where an id lives
 //! ```
@@ -20,6 +21,7 @@ pub(crate) mod config;
 pub(crate) mod episodes;
 pub(crate) mod locate;
 pub(crate) mod results;
+pub(crate) mod reviews;
 pub(crate) mod runs;
 pub(crate) mod scan_cache;
 pub(crate) mod skills;

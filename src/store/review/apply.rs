@@ -1,0 +1,235 @@
+//! A prepared review written, under the owner's lock, each file in one
+//! durable write: the parts of `archive/`, archive.md, MEMORY.md, USER.md,
+//! then the journal line in episodes.md; then this machine's recall counts
+//! and the plan file. A plan with no change writes nothing but the note
+//! that it ran (`.memdir/reviews/unchanged`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use chrono::{DateTime, Utc};
+
+use super::ReviewReport;
+use super::prepare::{Prepared, records, settled};
+use crate::disk::{Change as DiskChange, decode_limited};
+use crate::error::{Error, Result};
+use crate::model::{ArchiveKind, Caller};
+use crate::review::{self, Change};
+use crate::store::files::reviews::{self, PLAN_FILE_VERSION, PlanFile, StoredReviewer};
+use crate::store::files::{archive, episodes, stats};
+use crate::store::limits::STORE_EDIT_BYTES;
+use crate::store::owner::Locked;
+
+/// Writes `prepared` under `locked`; `stored`, the reviewer's answer as
+/// kept in the plan file; `logged`, the time of the journal line (the
+/// plan's own time for a review made now, the time of the apply for a dry
+/// run's plan applied later).
+pub(super) fn write(
+    locked: &Locked<'_>,
+    prepared: Prepared,
+    stored: Option<StoredReviewer>,
+    logged: DateTime<Utc>,
+) -> Result<ReviewReport> {
+    let owner = locked.owner();
+    let at = locked.at();
+    let Prepared {
+        id,
+        now,
+        plan,
+        facts,
+        reviewer,
+        stores,
+        fingerprint,
+        ..
+    } = prepared;
+    if plan.changes.is_empty() {
+        // Nothing to change: no journal line; this machine notes that the
+        // review ran (so `--due` does not run it again today).
+        let mut warnings = Vec::new();
+        if let Err(e) = reviews::note_unchanged(at, &id) {
+            warnings.push(format!("the review's run not noted: {e}"));
+        }
+        return Ok(ReviewReport {
+            review_id: id,
+            applied: false,
+            plan,
+            diffs: Vec::new(),
+            warnings,
+            reviewer,
+        });
+    }
+    let dir = locked.dir();
+    let recs = records(&plan, &facts, &id, now, owner.caller());
+    let settle = settled(&plan, &id);
+    let mut archives = match &settle {
+        Some(_) => Some(archive::read_all(at)?),
+        None => None,
+    };
+    let mut changes: Vec<DiskChange<'_>> = Vec::new();
+    let mut parts = Vec::new();
+    // Records of facts settled as both live and archived are marked
+    // (`settled=`): in the parts of `archive/` first, then archive.md.
+    if let (Some(archives), Some((ids, rid))) = (archives.as_mut(), settle.clone()) {
+        let holds = ids.clone();
+        for (rel, change) in archives.changes(
+            dir,
+            move |f| {
+                f.part.is_some()
+                    && archive::records(&f.src)
+                        .iter()
+                        .any(|r| holds.contains(&r.id))
+            },
+            move |src| {
+                archive::with_meta(src, &ids, |m| m.settled = Some(rid.clone())).map_err(|reason| {
+                    Error::Unplaceable {
+                        path: dir.join(archive::ARCHIVE_DIR),
+                        reason,
+                    }
+                })
+            },
+        ) {
+            parts.push(rel);
+            changes.push(change);
+        }
+    }
+    if !recs.is_empty() || settle.is_some() {
+        let (change, rotated) = archive::append_rotating(locked, recs, settle)?;
+        changes.push(change);
+        parts.extend(rotated);
+    }
+    let frozen = plan.clone();
+    for (mut l, new) in stores {
+        let Some(new) = new else { continue };
+        let base = l.base();
+        let (plan, id) = (frozen.clone(), id.clone());
+        let limit = l.budget(at)?.limit;
+        let days = at.settings.expiry_days.days(l.scope);
+        let agent = match owner.caller() {
+            Caller::Agent(a) => Some(a.clone()),
+            Caller::Person(_) => None,
+        };
+        let (scope, path) = (l.scope, l.path.clone());
+        changes.push(DiskChange {
+            dir,
+            name: scope.file_name(),
+            base,
+            planned: Some(new.into_bytes()),
+            redo: Box::new(move |cur| {
+                let src = match cur {
+                    Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
+                    None => String::new(),
+                };
+                let out = review::apply_to_store(
+                    &src,
+                    scope,
+                    &plan,
+                    &id,
+                    agent.as_deref(),
+                    now,
+                    days,
+                    limit,
+                )
+                .map_err(|reason| Error::Unplaceable {
+                    path: path.clone(),
+                    reason,
+                })?;
+                Ok(out.src.map(String::into_bytes))
+            }),
+        });
+    }
+    let count = |k: ArchiveKind| {
+        plan.changes
+            .iter()
+            .filter(|c| matches!(c, Change::Archive { kind, .. } if *kind == k))
+            .count()
+    };
+    let lifted = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Lift { .. }))
+        .count();
+    let renewed = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Renew { .. }))
+        .count();
+    let proposed = reviewer.as_ref().map_or(0, |r| r.accepted);
+    let deduped = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Dedupe { .. }))
+        .count();
+    let twins = plan
+        .changes
+        .iter()
+        .filter(|c| matches!(c, Change::Settle { .. }))
+        .count();
+    let summary = format!(
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed, {} curated, {twins} live and archived settled",
+        count(ArchiveKind::Merged) + deduped,
+        count(ArchiveKind::Expired),
+        count(ArchiveKind::Conflict),
+        plan.unsettled.len(),
+        plan.unrecalled.len(),
+        count(ArchiveKind::Unrecalled)
+    );
+    let line = crate::journal::render_line(
+        &logged.format("%H:%M").to_string(),
+        None,
+        &summary,
+        Some(&id),
+    );
+    let (held, _) = episodes::read(at)?;
+    changes.push(episodes::append_line(
+        dir,
+        held,
+        logged.date_naive(),
+        line,
+        Rc::new(Cell::new(0)),
+    ));
+    let mut names: Vec<String> = changes
+        .iter()
+        .filter(|c| std::ptr::eq(c.dir, dir))
+        .map(|c| c.name.to_owned())
+        .collect();
+    owner.disk().replace_in_order(changes)?;
+    names.extend(parts);
+    let mut warnings = Vec::new();
+    // Recall counts add up on the survivor (this machine's counts).
+    if !plan.recalls_moved.is_empty()
+        && let Ok(lock) = stats::lock(owner, locked.settings())
+    {
+        let mut st = lock.load();
+        for (keep, gone) in &plan.recalls_moved {
+            let moved = st.facts.get(gone).map_or(0, |s| s.recall_count);
+            st.facts.entry(keep.clone()).or_default().recall_count += moved;
+        }
+        if let Err(e) = lock.save(&mut st) {
+            warnings.push(format!("recall counts not moved: {e}"));
+        }
+    }
+    // The plan, kept beside the run records (derived), marked applied.
+    let file = PlanFile {
+        version: PLAN_FILE_VERSION,
+        id: id.clone(),
+        owner: owner.id().to_owned(),
+        now,
+        applied: true,
+        planned_on: fingerprint,
+        reviewer: stored,
+        plan: serde_json::to_value(&plan).unwrap_or_default(),
+    };
+    if let Err(e) = reviews::write(at, &file) {
+        warnings.push(format!("review record not written: {e}"));
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    warnings.extend(locked.written(&names, &format!("review {id}")));
+    Ok(ReviewReport {
+        review_id: id,
+        applied: true,
+        plan,
+        diffs: Vec::new(),
+        warnings,
+        reviewer,
+    })
+}

@@ -1,0 +1,121 @@
+//! The routine "Memory dreaming": its state as the owner's files record it
+//! (memdir.yaml, the journal's review lines, and this machine's note of a
+//! review that changed nothing), `review --due`, pause and resume.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{ReviewOptions, ReviewReport};
+use crate::error::{Error, Result};
+use crate::review::routine::{self, Due, LastReview};
+use crate::store::files::{config, episodes, reviews};
+use crate::store::owner::{At, Owner};
+use crate::store::root::CONFIG_FILE;
+
+/// The routine's state: its setting, whether a review is due, the last
+/// review the journal records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoutineStatus {
+    /// The time of day a review is due (UTC), when there is a routine.
+    pub at: Option<String>,
+    /// Whether the routine is paused.
+    pub paused: bool,
+    /// Whether a review is due now, and since or until when.
+    pub due: Due,
+    /// The next time a review is due (now or earlier when one is due).
+    pub next_due: Option<DateTime<Utc>>,
+    /// The last review the owner's journal records.
+    pub last: Option<LastReview>,
+}
+
+/// What `review --due` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DueOutcome {
+    /// The review, when one was due.
+    pub ran: Option<ReviewReport>,
+    /// The routine as it stood before.
+    pub status: RoutineStatus,
+}
+
+/// The routine's state as the owner's files (memdir.yaml, episodes.md)
+/// record it: reads two files, parses neither store, takes no lock.
+pub(crate) fn status_at(at: At<'_>, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let (_, episodes) = episodes::read(at)?;
+    let mut last = routine::last_review(&episodes);
+    // A review that found nothing to change wrote no journal line; this
+    // machine noted it.
+    if let Some(id) = reviews::last_unchanged(at)?
+        && let Some(t) = routine::review_time(&id)
+        && last.as_ref().is_none_or(|l| t > l.at)
+    {
+        last = Some(LastReview {
+            id,
+            at: t,
+            report: "review: no changes".into(),
+            undone: false,
+        });
+    }
+    let r = at.settings.review.as_ref();
+    let due = routine::due(r, last.as_ref().map(|l| l.at), now).map_err(|message| {
+        Error::InvalidConfig {
+            path: at.owner.dir().join(CONFIG_FILE),
+            message,
+        }
+    })?;
+    let next_due = match &due {
+        Due::Due { since } => Some(*since),
+        Due::NotDue { next } => Some(*next),
+        Due::NoRoutine | Due::Paused => None,
+    };
+    Ok(RoutineStatus {
+        at: r.map(|r| r.at().to_owned()),
+        paused: r.is_some_and(|r| r.paused()),
+        due,
+        next_due,
+        last,
+    })
+}
+
+/// The routine's state (`memdir review status`).
+pub(crate) fn status(owner: &Owner, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let view = owner.view()?;
+    status_at(view.at(), now)
+}
+
+/// `memdir review --due`: a review when one is due, else nothing written
+/// and no lock taken.
+pub(crate) fn run_due(
+    owner: &Owner,
+    opts: &ReviewOptions,
+    now: DateTime<Utc>,
+) -> Result<DueOutcome> {
+    let status = status(owner, now)?;
+    if !matches!(status.due, Due::Due { .. }) {
+        return Ok(DueOutcome { ran: None, status });
+    }
+    let opts = ReviewOptions {
+        due: true,
+        dry_run: false,
+        ..opts.clone()
+    };
+    let ran = super::review(owner, &opts, now)?;
+    Ok(DueOutcome { ran, status })
+}
+
+/// Pauses or resumes the routine: `paused:` edited in place in the owner's
+/// memdir.yaml (the routine added when it has none).
+pub(crate) fn set_paused(owner: &Owner, paused: bool, now: DateTime<Utc>) -> Result<RoutineStatus> {
+    let locked = owner.lock()?;
+    let (held, _) = config::read(locked.at())?;
+    let change = config::edit(locked.dir(), held, move |src| {
+        let next = routine::set_paused(src, paused);
+        (next != src).then_some(next)
+    });
+    let name = change.name;
+    owner.disk().replace_in_order(vec![change])?;
+    let what = if paused { "pause" } else { "resume" };
+    // A commit that fails leaves the setting written; status says it.
+    let _ = locked.written(&[name], &format!("{what} the daily review"));
+    drop(locked);
+    status(owner, now)
+}

@@ -1,0 +1,396 @@
+//! `memdir review undo ID`: what review ID did taken back, from the files
+//! alone (`review=ID` in the metadata of the entries and records it
+//! touched), all or nothing unless `--partial`; then a journal line `review
+//! undo: …` naming the review, so that `review status` shows it undone.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use chrono::Utc;
+use serde::Serialize;
+
+use crate::disk::Change as DiskChange;
+use crate::edit;
+use crate::error::{Error, Result};
+use crate::markdown::{parse, splice};
+use crate::model::{ArchiveKind, Meta, Origin, Scope};
+use crate::review::routine;
+use crate::store::files::{archive, episodes, stores};
+use crate::store::limits::STORE_EDIT_BYTES;
+use crate::store::owner::Owner;
+
+/// What an undo did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UndoReport {
+    /// The review undone.
+    pub review_id: String,
+    /// Facts brought back from archive.md.
+    pub restored: Vec<String>,
+    /// Facts the review added (lifted, or saved on the reviewer's
+    /// proposal) taken out.
+    pub removed: Vec<String>,
+    /// Renewed facts given their old expiry back.
+    pub renewals_undone: Vec<String>,
+    /// Entries left as they are because they changed since (with
+    /// `--partial`).
+    pub left: Vec<String>,
+    /// Notes.
+    pub warnings: Vec<String>,
+}
+
+/// Undoes review `id`: archived facts (merged, expired, conflict,
+/// unrecalled, …) back into their stores from archive.md or the part of
+/// `archive/` that holds them, lifted facts out of MEMORY.md, renewals
+/// back to their old expiry, the kept side of a settled conflict back in
+/// conflict, and facts settled as both live and archived back to both; all
+/// or nothing unless `partial` when entries changed since.
+pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport> {
+    crate::model::validate_id("review", id)?;
+    let locked = owner.lock()?;
+    let at = locked.at();
+    let now = Utc::now();
+    let mut archives = archive::read_all(at)?;
+    let all = archives.records();
+    // Copies of one entry the review kept as one: each copy's record.
+    let is_copy = |r: &archive::Archived| {
+        r.meta.review.as_deref() == Some(id)
+            && r.meta.settled.as_deref() == Some(id)
+            && r.meta.kind == Some(ArchiveKind::Merged)
+    };
+    // (Each copy has a record of the same id: read from the file, not
+    // deduplicated by id; from the first file that holds those of an id,
+    // as a crash may leave a record in two files.)
+    let mut copies: Vec<archive::Archived> = Vec::new();
+    for f in &archives.files {
+        let here: Vec<archive::Archived> = archive::records(&f.src)
+            .into_iter()
+            .filter(|r| is_copy(r) && !copies.iter().any(|c| c.id == r.id))
+            .collect();
+        copies.extend(here);
+    }
+    let recs: Vec<archive::Archived> = all
+        .iter()
+        .filter(|r| !is_copy(r))
+        .filter(|r| r.meta.review.as_deref() == Some(id))
+        .filter(|r| {
+            matches!(
+                r.meta.kind,
+                Some(
+                    ArchiveKind::Merged
+                        | ArchiveKind::Expired
+                        | ArchiveKind::Conflict
+                        | ArchiveKind::Reviewed
+                        | ArchiveKind::Superseded
+                        | ArchiveKind::Unrecalled
+                )
+            )
+        })
+        .cloned()
+        .collect();
+    // Records of facts the review settled as both live and archived.
+    let settled: Vec<archive::Archived> = all
+        .into_iter()
+        .filter(|r| !is_copy(r))
+        .filter(|r| r.meta.settled.as_deref() == Some(id))
+        .collect();
+    let mut loaded = Vec::new();
+    for scope in Scope::ALL {
+        loaded.push(stores::load(at, scope, true, STORE_EDIT_BYTES)?);
+    }
+    let mut lifted = Vec::new();
+    let mut renewed = Vec::new();
+    let mut resolved = Vec::new();
+    let mut left = Vec::new();
+    let mut live_ids = Vec::new();
+    let ran = routine::review_time(id);
+    let edited_after =
+        |m: &crate::model::Meta| m.updated.is_some_and(|u| ran.is_some_and(|r| u > r));
+    let copied: BTreeSet<&str> = copies.iter().map(|r| r.id.as_str()).collect();
+    // The copy kept of each, where it is still as the review left it.
+    let mut kept: BTreeMap<String, bool> = BTreeMap::new();
+    for l in &loaded {
+        for e in &l.doc.entries {
+            live_ids.push(e.id.clone());
+            let m = e.metadata(&l.src);
+            if copied.contains(e.id.as_str()) && !kept.contains_key(&e.id) {
+                let as_left = m.review.as_deref() == Some(id) && !edited_after(&m);
+                if !as_left {
+                    left.push(format!("{} (edited after the review)", e.id));
+                }
+                kept.insert(e.id.clone(), as_left);
+                continue;
+            }
+            if m.review.as_deref() != Some(id) {
+                continue;
+            }
+            if let Some(old) = m.renewed_from {
+                // Renewed: the renewal set `updated` to the review's time.
+                if edited_after(&m) {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    renewed.push((l.scope, e.id.clone(), old));
+                }
+            } else if let Some(c) = m.resolved.clone() {
+                // The kept side of a conflict the review settled.
+                if edited_after(&m) {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    resolved.push((l.scope, e.id.clone(), c));
+                }
+            } else if m.lifted.is_some() || (m.created.is_some() && m.created == ran) {
+                // Added by the review: lifted, or saved on the reviewer's
+                // proposal (created at the review's time).
+                if m.updated.is_some() {
+                    left.push(format!("{} (edited after the review)", e.id));
+                } else {
+                    lifted.push((l.scope, e.id.clone()));
+                }
+            }
+        }
+    }
+    let mut restore = Vec::new();
+    for r in recs {
+        if live_ids.contains(&r.id) {
+            left.push(format!("{} (live again already)", r.id));
+        } else {
+            restore.push(r);
+        }
+    }
+    // A settled fact whose live copy left comes back beside its record.
+    let twins: Vec<archive::Archived> = settled
+        .iter()
+        .filter(|r| !live_ids.contains(&r.id))
+        .cloned()
+        .collect();
+    if restore.is_empty()
+        && copies.is_empty()
+        && lifted.is_empty()
+        && renewed.is_empty()
+        && resolved.is_empty()
+        && settled.is_empty()
+        && left.is_empty()
+    {
+        return Err(Error::ReviewNotFound { id: id.to_owned() });
+    }
+    if !left.is_empty() && !partial {
+        return Err(Error::ReviewChanged {
+            id: id.to_owned(),
+            entries: left,
+        });
+    }
+    let dir = locked.dir();
+    let mut changes: Vec<DiskChange<'_>> = Vec::new();
+    for mut l in loaded {
+        let scope = l.scope;
+        let mut cur = l.src.clone();
+        let unplaceable = |e: splice::Unplaceable| Error::Unplaceable {
+            path: l.path.clone(),
+            reason: e.0,
+        };
+        // What the review added goes first.
+        for (_, lid) in lifted.iter().filter(|(s, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == lid) {
+                cur = splice::remove(&cur, &doc, i).map_err(unplaceable)?.0;
+            }
+        }
+        for r in restore.iter().chain(&twins).filter(|r| {
+            r.meta
+                .scope
+                .and_then(Origin::store)
+                .unwrap_or(Scope::Memory)
+                == scope
+        }) {
+            let mut m = live_meta(&r.meta);
+            m.updated = Some(now);
+            // Back as it was before the review, even past the budget (the
+            // review may have archived it because the store was over).
+            let doc = parse(scope, &cur);
+            if let Some(e) = edit::conflicted(scope.file_name(), &doc.conflicts) {
+                return Err(e);
+            }
+            let rid = crate::model::entry_id(scope.name(), &r.text);
+            if !doc.entries.iter().any(|e| e.id == rid) {
+                cur = splice::append(&cur, &doc, (&r.text, &rid), Some(&m.render()))
+                    .map_err(unplaceable)?
+                    .0;
+            }
+        }
+        // Copies kept as one: the kept copy gets the first copy's metadata
+        // back, the others come back after it, as they were.
+        let mut by_id: BTreeMap<&str, Vec<&archive::Archived>> = BTreeMap::new();
+        for r in copies.iter().filter(|r| {
+            r.meta
+                .scope
+                .and_then(Origin::store)
+                .unwrap_or(Scope::Memory)
+                == scope
+        }) {
+            by_id.entry(r.id.as_str()).or_default().push(r);
+        }
+        for (cid, group) in by_id {
+            if kept.get(cid) == Some(&false) {
+                continue;
+            }
+            let doc = parse(scope, &cur);
+            if let Some(e) = edit::conflicted(scope.file_name(), &doc.conflicts) {
+                return Err(e);
+            }
+            let mut rest = group.as_slice();
+            if let Some(i) = doc.entries.iter().position(|e| e.id == cid)
+                && let Some((first, others)) = group.split_first()
+            {
+                cur = splice::set_meta(&cur, &doc, i, &live_meta(&first.meta).render())
+                    .map_err(unplaceable)?
+                    .0;
+                rest = others;
+            }
+            for r in rest {
+                let doc = parse(scope, &cur);
+                cur = splice::append(
+                    &cur,
+                    &doc,
+                    (&r.text, cid),
+                    Some(&live_meta(&r.meta).render()),
+                )
+                .map_err(unplaceable)?
+                .0;
+            }
+        }
+        for (_, rid, old) in renewed.iter().filter(|(s, _, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == rid) {
+                let mut m = doc.entries[i].metadata(&cur);
+                m.expires = Some(*old);
+                m.renewed_from = None;
+                m.review = None;
+                m.updated = Some(now);
+                cur = splice::set_meta(&cur, &doc, i, &m.render())
+                    .map_err(unplaceable)?
+                    .0;
+            }
+        }
+        for (_, rid, conflict) in resolved.iter().filter(|(s, _, _)| *s == scope) {
+            let doc = parse(scope, &cur);
+            if let Some(i) = doc.entries.iter().position(|e| &e.id == rid) {
+                let mut m = doc.entries[i].metadata(&cur);
+                m.conflict = Some(conflict.clone());
+                m.resolved = None;
+                m.review = None;
+                cur = splice::set_meta(&cur, &doc, i, &m.render())
+                    .map_err(unplaceable)?
+                    .0;
+            }
+        }
+        if cur != l.src {
+            changes.push(DiskChange {
+                dir,
+                name: scope.file_name(),
+                base: l.base(),
+                planned: Some(cur.into_bytes()),
+                // The owner's lock is held: a changed file is an editor's
+                // save; refuse rather than guess.
+                redo: Box::new(move |_| {
+                    Err(Error::Locked {
+                        path: std::path::PathBuf::from(scope.file_name()),
+                        waited_ms: 0,
+                    })
+                }),
+            });
+        }
+    }
+    let mut names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    let restored: Vec<String> = restore.iter().map(|r| r.id.clone()).collect();
+    // Then the archive: restored records out of every file that holds one,
+    // settled ones unmarked.
+    let mut out: BTreeSet<String> = restored.iter().cloned().collect();
+    let brought: Vec<String> = copies
+        .iter()
+        .filter(|r| kept.get(&r.id) != Some(&false))
+        .map(|r| r.id.clone())
+        .collect();
+    out.extend(brought.iter().cloned());
+    let unmark: BTreeSet<String> = settled.iter().map(|r| r.id.clone()).collect();
+    let touched = |f: &archive::ArchiveFile| {
+        archive::records(&f.src).iter().any(|r| {
+            (out.contains(&r.id) && r.meta.review.is_some())
+                || (unmark.contains(&r.id) && r.meta.settled.is_some())
+        })
+    };
+    let (out2, unmark2, review) = (out.clone(), unmark.clone(), id.to_owned());
+    for (rel, change) in archives.changes(dir, touched, move |src| {
+        let unplaceable = |reason| Error::Unplaceable {
+            path: std::path::PathBuf::from(archive::ARCHIVE_FILE),
+            reason,
+        };
+        let mut cur = src.to_owned();
+        if let Some(next) = archive::without(&cur, &out2).map_err(unplaceable)? {
+            cur = next;
+        }
+        if let Some(next) = archive::with_meta(&cur, &unmark2, |m| {
+            if m.settled.as_deref() == Some(review.as_str()) {
+                m.settled = None;
+            }
+        })
+        .map_err(unplaceable)?
+        {
+            cur = next;
+        }
+        Ok((cur != src).then_some(cur))
+    }) {
+        names.push(rel);
+        changes.push(change);
+    }
+    let mut restored = restored;
+    restored.extend(twins.iter().map(|r| r.id.clone()));
+    restored.extend(brought);
+    // The journal says the review was undone (`review status` reads it).
+    let summary = format!(
+        "review undo: {} brought back, {} taken out, {} renewals undone, {} left",
+        restored.len(),
+        lifted.len(),
+        renewed.len(),
+        left.len()
+    );
+    let line =
+        crate::journal::render_line(&now.format("%H:%M").to_string(), None, &summary, Some(id));
+    let (held, _) = episodes::read(at)?;
+    changes.push(episodes::append_line(
+        dir,
+        held,
+        now.date_naive(),
+        line,
+        Rc::new(Cell::new(0)),
+    ));
+    names.push(episodes::EPISODES_FILE.to_owned());
+    owner.disk().replace_in_order(changes)?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Ok(UndoReport {
+        review_id: id.to_owned(),
+        restored,
+        removed: lifted.into_iter().map(|(_, i)| i).collect(),
+        renewals_undone: renewed.into_iter().map(|(_, i, _)| i).collect(),
+        left,
+        warnings: locked
+            .written(&names, &format!("undo review {id}"))
+            .into_iter()
+            .collect(),
+    })
+}
+
+/// A record's metadata as the live fact's: the archive fields and the
+/// review's marks taken off.
+fn live_meta(record: &Meta) -> Meta {
+    let mut m = record.clone();
+    m.archived_by = None;
+    m.reason = None;
+    m.superseded_by = None;
+    m.scope = None;
+    m.archived = None;
+    m.kind = None;
+    m.date = None;
+    m.review = None;
+    m.settled = None;
+    m
+}
