@@ -60,7 +60,12 @@ fn main() -> ExitCode {
                 let _ = std::io::stderr().write_all(render::error_text(&e).as_bytes());
             }
             // "Not ready" is an answer, not a refusal: scripts poll on 3.
-            ExitCode::from(if e.code() == "not_ready" { 3 } else { 1 })
+            // A usage error found below the parser (a batch) exits as clap's do.
+            ExitCode::from(match e.code() {
+                "not_ready" => 3,
+                "usage" => 2,
+                _ => 1,
+            })
         }
     }
 }

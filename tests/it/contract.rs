@@ -138,8 +138,9 @@ fn a_substring_found_in_the_other_store_says_where() {
     s.run_as(O, &["add", "--to", "user", "Likes black tea"])
         .ok();
     s.run_as(O, &["add", "Deploys on Fridays"]).ok();
+    // A named store limits the match (unnamed, both stores are searched).
     let e = s
-        .run_as(O, &["--json", "remove", "black tea"])
+        .run_as(O, &["--json", "remove", "black tea", "--in", "memory"])
         .json_error("memory_not_found");
     assert_eq!(e["found_in"], "USER.md");
     assert!(
