@@ -118,7 +118,8 @@ impl RawOp {
         };
         match self.op {
             Kind::Add => {
-                if let Some(e) = takes_no(&[("old", self.old.is_some()), ("new", self.new.is_some())])
+                if let Some(e) =
+                    takes_no(&[("old", self.old.is_some()), ("new", self.new.is_some())])
                 {
                     return Err(e);
                 }
@@ -242,7 +243,10 @@ mod tests {
         assert!(matches!(e, Error::Batch { index: 1, .. }), "{e:?}");
         let msg = e.to_string();
         assert!(msg.starts_with("batch operation 2: "), "{msg}");
-        assert!(msg.contains("`in` says user but `target` says memory"), "{msg}");
+        assert!(
+            msg.contains("`in` says user but `target` says memory"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -250,8 +254,14 @@ mod tests {
         for (bad, says) in [
             (r#"[{"op":"add"}]"#, "`add` needs `text`"),
             (r#"[{"op":"replace","old":"a"}]"#, "`replace` needs `new`"),
-            (r#"[{"op":"remove","old":"a","new":"b"}]"#, "`remove` takes no `new`"),
-            (r#"[{"op":"add","text":"t","old":"a"}]"#, "`add` takes no `old`"),
+            (
+                r#"[{"op":"remove","old":"a","new":"b"}]"#,
+                "`remove` takes no `new`",
+            ),
+            (
+                r#"[{"op":"add","text":"t","old":"a"}]"#,
+                "`add` takes no `old`",
+            ),
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.code(), "invalid_request", "{bad}");
@@ -272,6 +282,9 @@ mod tests {
     fn serde_reads_one_operation_as_the_batch_does() {
         let op: Op = serde_json::from_str(r#"{"op":"remove","old":"x","target":"user"}"#).unwrap();
         assert_eq!(op.scope(), Some(Scope::User));
-        assert!(serde_json::from_str::<Op>(r#"{"op":"remove","old":"x","in":"user","to":"memory"}"#).is_err());
+        assert!(
+            serde_json::from_str::<Op>(r#"{"op":"remove","old":"x","in":"user","to":"memory"}"#)
+                .is_err()
+        );
     }
 }

@@ -658,11 +658,7 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
     };
     let scope = target.unwrap_or(Scope::Memory);
     let op_kind = a.operation.unwrap_or(Operation::Add);
-    let op = match (
-        op_kind,
-        &a.content,
-        &a.old_text,
-    ) {
+    let op = match (op_kind, &a.content, &a.old_text) {
         (Operation::Read, _, _) => {
             return match servers::store_markdown(store, who, scope) {
                 Ok(t) => answer(t, false),

@@ -1423,7 +1423,12 @@ fn a_past_expiry_is_refused_naming_today_utc() {
     let keep = mem("Keep me");
     for args in [
         ["add", "Staging needs the VPN", "--expires", "2020-01-01"],
-        ["save", "Staging needs the VPN", "--expires", "2020-01-01T00:00:00Z"],
+        [
+            "save",
+            "Staging needs the VPN",
+            "--expires",
+            "2020-01-01T00:00:00Z",
+        ],
         ["add", "Uses vim", "--expires", "0d"],
         // Even when the text is stored already.
         ["add", "Keep me", "--expires", "2020-01-01"],
@@ -1448,7 +1453,10 @@ fn a_past_expiry_is_refused_naming_today_utc() {
             r#"[{"op":"add","text":"fine"},{"op":"add","text":"x","expires":"2020-01-01"}]"#,
         )
         .json_error("invalid_request");
-    assert_eq!((e["index"].clone(), e["today"].clone()), (json!(2), json!(today)));
+    assert_eq!(
+        (e["index"].clone(), e["today"].clone()),
+        (json!(2), json!(today))
+    );
     assert_eq!(s.read(O, "MEMORY.md"), before, "nothing written");
     // A date of today lasts to the end of the UTC day: ahead, accepted.
     s.run(&["--owner", O, "add", "Until tonight", "--expires", &today])
@@ -1463,8 +1471,13 @@ fn check_of_an_owner_the_root_does_not_hold_is_owner_not_found() {
         .run(&["--json", "check", "agt_nope"])
         .json_error("owner_not_found");
     assert_eq!(e["status"], 404);
-    let stderr = s.run(&["check", O, "agt_nope"]).text_error("owner_not_found");
-    assert!(stderr.contains(O), "names the owners the root holds: {stderr}");
+    let stderr = s
+        .run(&["check", O, "agt_nope"])
+        .text_error("owner_not_found");
+    assert!(
+        stderr.contains(O),
+        "names the owners the root holds: {stderr}"
+    );
     // The owners it holds still check, by name or all at once.
     s.run(&["check", O]).ok();
     s.run(&["check"]).ok();
@@ -1484,8 +1497,15 @@ fn a_unique_substring_is_found_in_either_store() {
     assert_eq!(v["scope"], "user", "{v}");
     assert_eq!(s.read_plain(O, "USER.md"), "- Uses helix daily\n");
     // Several across the stores: ambiguous, each candidate with its store.
-    s.run(&["--owner", O, "add", "--to", "user", "Deploys make me nervous"])
-        .ok();
+    s.run(&[
+        "--owner",
+        O,
+        "add",
+        "--to",
+        "user",
+        "Deploys make me nervous",
+    ])
+    .ok();
     let e = s
         .run(&["--owner", O, "--json", "remove", "Deploys"])
         .json_error("memory_ambiguous_match");
@@ -1540,30 +1560,44 @@ fn show_prints_each_finding_about_an_entry_once() {
     let v = s.json_ok(&["--owner", O, "show", "--in", "memory"]);
     let store = &v["stores"][0];
     assert!(
-        !store["warnings"].to_string().contains("merge_conflict_pair"),
+        !store["warnings"]
+            .to_string()
+            .contains("merge_conflict_pair"),
         "{store}"
     );
     for e in store["entries"].as_array().expect("entries") {
         let w = e["warnings"].as_array().expect("warnings");
         assert_eq!(w.len(), 1, "{e}");
-        assert!(w[0].as_str().unwrap_or_default().starts_with("merge_conflict_pair: "));
+        assert!(
+            w[0].as_str()
+                .unwrap_or_default()
+                .starts_with("merge_conflict_pair: ")
+        );
     }
 }
 
 #[test]
 fn a_batch_names_the_store_with_in_or_any_alias() {
     let s = Sandbox::new();
-    s.run(&["--owner", O, "add", "--to", "user", "Uses vim"]).ok();
+    s.run(&["--owner", O, "add", "--to", "user", "Uses vim"])
+        .ok();
     // `to` on a replace, as on an add.
     let ops = r#"[{"op":"replace","old":"vim","new":"Uses helix","to":"user"}]"#;
     let out = s.run_stdin(&["--owner", O, "batch"], ops).ok().text();
-    assert!(out.starts_with(&format!("1: replaced {} with", usr("Uses vim"))), "{out}");
+    assert!(
+        out.starts_with(&format!("1: replaced {} with", usr("Uses vim"))),
+        "{out}"
+    );
     // Two names that disagree: a usage error naming the operation.
-    let ops = r#"[{"op":"add","text":"x"},{"op":"remove","old":"helix","in":"user","target":"memory"}]"#;
+    let ops =
+        r#"[{"op":"add","text":"x"},{"op":"remove","old":"helix","in":"user","target":"memory"}]"#;
     let msg = s
         .run_stdin(&["--owner", O, "--json", "batch"], ops)
         .json_usage_error();
-    assert!(msg.starts_with("batch operation 2: `in` says user but `target` says memory"), "{msg}");
+    assert!(
+        msg.starts_with("batch operation 2: `in` says user but `target` says memory"),
+        "{msg}"
+    );
     assert_eq!(s.read_plain(O, "USER.md"), "- Uses helix\n");
 }
 
@@ -1573,14 +1607,23 @@ fn a_batch_names_the_store_with_in_or_any_alias() {
 fn readme_batch_example_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
-    let from = readme.find("A batch is a JSON list").expect("the batch paragraph");
+    let from = readme
+        .find("A batch is a JSON list")
+        .expect("the batch paragraph");
     let rest = &readme[from..];
     let start = rest.find("```sh\n").expect("the example's block") + "```sh\n".len();
     let block = &rest[start..start + rest[start..].find("```").expect("its end")];
-    assert!(block.contains("| memdir"), "the block pipes a batch: {block}");
+    assert!(
+        block.contains("| memdir"),
+        "the block pipes a batch: {block}"
+    );
     let s = Sandbox::rootless();
     let bin_dir = Path::new(BIN).parent().expect("bin dir");
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = std::process::Command::new("sh")
         .args(["-e", "-c", block])
         .current_dir(s.dir.path())
@@ -1599,7 +1642,10 @@ fn readme_batch_example_runs_as_written() {
     let root = s.dir.path().join("memory/agt_demo");
     let user = std::fs::read_to_string(root.join("USER.md")).expect("USER.md");
     let memory = std::fs::read_to_string(root.join("MEMORY.md")).expect("MEMORY.md");
-    assert!(user.contains("- Uses helix") && !user.contains("vim"), "{user}");
+    assert!(
+        user.contains("- Uses helix") && !user.contains("vim"),
+        "{user}"
+    );
     assert!(
         memory.contains("- Deploys need the VPN") && !memory.contains("Prefers weekly"),
         "{memory}"

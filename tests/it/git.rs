@@ -195,7 +195,10 @@ fn show_reports_what_check_finds_as_warnings() {
     r.write("agt_a", "MEMORY.md", HOSTILE);
     let v = r.json_ok(&["--owner", "agt_a", "show", "--in", "memory"]);
     // A finding about one entry shows with the entry, the others with the store.
-    let warnings = format!("{} {}", v["stores"][0]["warnings"], v["stores"][0]["entries"]);
+    let warnings = format!(
+        "{} {}",
+        v["stores"][0]["warnings"], v["stores"][0]["entries"]
+    );
     for kind in [
         "malformed_metadata",
         "duplicate_entry",

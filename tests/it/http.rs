@@ -961,9 +961,15 @@ fn a_past_expiry_is_refused_naming_today() {
             json!({"text": "Staging needs the VPN", "expiresAt": past}),
         );
         let e = r.error("invalid_request", 400);
-        assert_eq!((e["value"].as_str(), e["today"].as_str()), (Some(past), Some(today.as_str())));
+        assert_eq!(
+            (e["value"].as_str(), e["today"].as_str()),
+            (Some(past), Some(today.as_str()))
+        );
         assert!(
-            e["message"].as_str().unwrap_or_default().contains(&format!("today is {today}, UTC")),
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(&format!("today is {today}, UTC")),
             "{e}"
         );
     }

@@ -574,7 +574,12 @@ async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
         json!({"action": "remember", "target": "user", "content": "Uses vim daily"}),
     )
     .await);
-    ok(call(&c, "memory", json!({"action": "remember", "content": "Deploys on Fridays"})).await);
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "content": "Deploys on Fridays"}),
+    )
+    .await);
     let r = ok(call(
         &c,
         "memory",
@@ -583,7 +588,10 @@ async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
     )
     .await);
     assert!(r.contains("in your user profile (USER.md)"), "{r}");
-    assert!(s.read_plain("agt_mcp", "USER.md").contains("- Uses helix daily"));
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Uses helix daily")
+    );
     // Several across the stores: ambiguous, with their stores.
     let e = err(call(
         &c,
@@ -592,7 +600,10 @@ async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
     )
     .await);
     assert!(e.starts_with("error[memory_ambiguous_match]: "), "{e}");
-    assert!(e.contains(" in MEMORY.md (") && e.contains(" in USER.md ("), "{e}");
+    assert!(
+        e.contains(" in MEMORY.md (") && e.contains(" in USER.md ("),
+        "{e}"
+    );
     // A target limits the match.
     ok(call(
         &c,
@@ -601,6 +612,9 @@ async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
     )
     .await);
     assert!(!s.read_plain("agt_mcp", "MEMORY.md").contains("Fridays"));
-    assert!(s.read_plain("agt_mcp", "USER.md").contains("- Uses helix daily"));
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Uses helix daily")
+    );
     c.cancel().await.unwrap();
 }

@@ -131,7 +131,7 @@ fn every_json_answer_validates_against_its_schema() {
         "batch",
         me_in(
             &["batch"],
-            r#"[{"op":"add","text":"Staging resets on Sundays"},{"op":"add","text":"Old note","expires":"2000-01-01"}]"#,
+            r#"[{"op":"add","text":"Staging resets on Sundays"},{"op":"add","text":"Old note","expires":"2999-01-01"}]"#,
         ),
     );
     c.fails(me_in(&["batch"], "not json"), "invalid_request");
@@ -250,7 +250,7 @@ fn every_json_answer_validates_against_its_schema() {
     c.fails(me(&["results", "gc", "--older-than", "-1"]), "usage");
 
     // Review and skills.
-    me(&["add", "A stale fact", "--expires", "2000-01-01"]).ok();
+    s.add_expired(O, "MEMORY.md", "A stale fact");
     let review = c.ok("review", me(&["review"]));
     let review_id = review["review_id"].as_str().expect("review_id").to_owned();
     c.ok("review", me(&["review", "--dry-run"]));
