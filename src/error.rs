@@ -19,6 +19,8 @@ pub struct EntryBrief {
     pub id: String,
     /// The entry's text, or a short preview where the error lists candidates.
     pub text: String,
+    /// The file that holds it (`MEMORY.md` or `USER.md`).
+    pub file: &'static str,
     /// Whether the fact has expired: it counts for nothing against the
     /// budget, so removing it frees nothing (set where an over-budget
     /// refusal lists the entries; false elsewhere).
@@ -117,7 +119,8 @@ pub enum Error {
     /// No entry matches.
     #[error("no entry in {file} matches {query:?}{}", elsewhere.map(|f| format!("; found in {f}; pass --in {}", if f == "USER.md" { "user" } else { "memory" })).unwrap_or_default())]
     NotFound {
-        /// The file searched.
+        /// The file searched (`MEMORY.md, USER.md` when the caller named
+        /// no store and both were).
         file: &'static str,
         /// The id or substring asked for.
         query: String,
@@ -130,11 +133,11 @@ pub enum Error {
     /// More than one entry matches a substring.
     #[error("{query:?} matches {} entries in {file}; use an id: {}", candidates.len(), brief_list(candidates))]
     AmbiguousMatch {
-        /// The file searched.
+        /// The file searched (`MEMORY.md, USER.md` when both were).
         file: &'static str,
         /// The substring asked for.
         query: String,
-        /// The matching entries (id and a short preview).
+        /// The matching entries (id, file and a short preview).
         candidates: Vec<EntryBrief>,
     },
     /// A write would pass the file's character budget.
@@ -160,9 +163,10 @@ pub enum Error {
         reason: String,
     },
     /// A batch could not be read or one of its operations failed; nothing was applied.
-    #[error("batch operation {index}: {source}")]
+    #[error("batch operation {}: {source}", index + 1)]
     Batch {
-        /// Zero-based index of the failing operation.
+        /// Zero-based index of the failing operation (answers number the
+        /// operations from 1).
         index: usize,
         /// Why it failed.
         #[source]
@@ -437,13 +441,15 @@ pub enum Error {
         /// What was found, such as `U+001B at character 4`.
         found: String,
     },
-    /// An expiry that is neither a date nor an RFC 3339 time.
-    #[error(
-        "--expires {value:?}: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
-    )]
+    /// An expiry that is neither a date nor an RFC 3339 time, or one that
+    /// has passed already (a fact saved expired would never show).
+    #[error("{}", expiry_message(value, today.as_deref()))]
     InvalidExpiry {
         /// The refused value.
         value: String,
+        /// Today's UTC date (`YYYY-MM-DD`) when the value is in the past;
+        /// `None` when it cannot be read.
+        today: Option<String>,
     },
     /// A content type that is empty, too long or not printable ASCII.
     #[error(
@@ -637,6 +643,17 @@ fn expired_hint(entries: &[EntryBrief]) -> String {
     }
 }
 
+fn expiry_message(value: &str, today: Option<&str>) -> String {
+    match today {
+        Some(today) => format!(
+            "expiry {value:?} is in the past (today is {today}, UTC): give a later date, a number of days such as 30d, or never"
+        ),
+        None => format!(
+            "--expires {value:?}: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
+        ),
+    }
+}
+
 fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
     if !root_exists {
         return " (the root does not exist; `memdir init` creates it, a write creates an owner)"
@@ -656,7 +673,7 @@ fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
 fn brief_list(items: &[EntryBrief]) -> String {
     items
         .iter()
-        .map(|b| format!("{} ({:?})", b.id, b.text))
+        .map(|b| format!("{} in {} ({:?})", b.id, b.file, b.text))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -680,8 +697,8 @@ impl Error {
             Error::OverBudget { .. } => ErrorCode::MemoryOverBudget,
             Error::Unplaceable { .. } => ErrorCode::MemoryUnplaceable,
             Error::Batch { source, .. } => source.code(),
-            Error::InvalidExpiry { .. }
-            | Error::InvalidContentType { .. }
+            Error::InvalidExpiry { .. } => ErrorCode::InvalidExpiry,
+            Error::InvalidContentType { .. }
             | Error::Required { .. }
             | Error::SelfSupersede { .. }
             | Error::InvalidBatch { .. } => ErrorCode::InvalidRequest,
@@ -730,7 +747,9 @@ impl Error {
             Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
                 ErrorCode::ReviewNotFound
             }
-            Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => ErrorCode::ReviewChanged,
+            Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => {
+                ErrorCode::ReviewChanged
+            }
         }
     }
 

@@ -206,12 +206,14 @@ pub fn details(e: &Error) -> Value {
             "entries": entries,
         }),
         Error::Batch { index, source } => {
+            // Operations are numbered from 1, as import numbers entries.
+            let number = index + 1;
             let mut d = details(source);
             if let Some(obj) = d.as_object_mut() {
-                obj.insert("index".into(), json!(index));
+                obj.insert("index".into(), json!(number));
                 d
             } else {
-                json!({"index": index})
+                json!({"index": number})
             }
         }
         Error::ThreatBlocked { patterns } | Error::SecretInMemory { patterns } => {
@@ -280,7 +282,10 @@ pub fn details(e: &Error) -> Value {
         | Error::SelfSupersede { id } => json!({"id": id}),
         Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
         Error::DayExists { date } => json!({"date": date}),
-        Error::InvalidExpiry { value } => json!({"value": value}),
+        Error::InvalidExpiry { value, today } => match today {
+            Some(today) => json!({"value": value, "today": today}),
+            None => json!({"value": value}),
+        },
         Error::Conflicted { file, lines } => json!({"file": file, "lines": lines}),
         Error::TextInvalid { found } => json!({"found": found}),
         Error::Git { op, .. } => json!({"op": op}),
@@ -336,7 +341,8 @@ mod tests {
         };
         let b = ErrorBody::of(&e);
         assert_eq!((b.code, b.status), (ErrorCode::MemoryOverBudget, 409));
-        assert_eq!(b.details["index"], 2);
+        // The third operation (index 2) is numbered 3, from 1.
+        assert_eq!(b.details["index"], 3);
         assert_eq!(b.details["usage"]["text"], "80% — 400/500 chars");
         assert_eq!(b.details["usage"]["used"], 400);
         let v = serde_json::to_value(&b).unwrap();

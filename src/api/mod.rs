@@ -407,11 +407,15 @@ pub enum Response {
 }
 
 /// Lints `owners` (all owners of the root when empty), as `memdir check`
-/// does; no owner is needed.
+/// does; no owner is needed. An owner named that the root does not hold is
+/// `owner_not_found` (a typo would otherwise pass as a clean check).
 pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response> {
     let owners = if owners.is_empty() {
         store.owners()?
     } else {
+        for id in owners {
+            store.require_owner(id)?;
+        }
         owners.to_vec()
     };
     let mut reports = owners
@@ -579,26 +583,22 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             let of_store =
                 |f: &crate::store::Finding, file: &str| f.file.ends_with(&format!("/{file}"));
             for (i, v) in stores.iter_mut().enumerate() {
-                v.warnings.extend(
-                    report
-                        .findings
-                        .iter()
-                        .filter(|f| {
-                            of_store(f, v.file)
-                                || (i == 0
-                                    && !Scope::ALL.iter().any(|s| of_store(f, s.file_name())))
-                        })
-                        .map(finding_line),
-                );
-                // A finding about one entry shows with it too.
-                for e in &mut v.entries {
-                    e.warnings.extend(
-                        report
-                            .findings
-                            .iter()
-                            .filter(|f| of_store(f, v.file) && f.id.as_deref() == Some(&e.id))
-                            .map(|f| format!("{}: {} ({})", f.kind, f.message, f.hint)),
-                    );
+                for f in &report.findings {
+                    let mine = of_store(f, v.file);
+                    // A finding about one entry shows with it (the first of
+                    // its id), once; the others with the store.
+                    let entry = v
+                        .entries
+                        .iter_mut()
+                        .find(|e| mine && f.id.as_deref() == Some(e.id.as_str()));
+                    if let Some(e) = entry {
+                        e.warnings
+                            .push(format!("{}: {} ({})", f.kind, f.message, f.hint));
+                    } else if mine
+                        || (i == 0 && !Scope::ALL.iter().any(|s| of_store(f, s.file_name())))
+                    {
+                        v.warnings.push(finding_line(f));
+                    }
                 }
             }
             mark_omitted(&mut stores, &owner.snapshot()?);

@@ -345,8 +345,10 @@ pub fn render(response: &Response, json: bool) -> Rendered {
                     Some(o) if r.op == OpKind::Replace => format!("{o} with "),
                     _ => String::new(),
                 };
+                // Numbered from 1, as failures and import answers number them.
                 s.push_str(&format!(
-                    "{i}: {what} {old}{} {prep} {}\n",
+                    "{}: {what} {old}{} {prep} {}\n",
+                    i + 1,
                     r.id,
                     r.scope.file_name()
                 ));
@@ -1076,7 +1078,12 @@ fn exported_text(x: &crate::store::HermesExport) -> String {
 pub fn error_text(e: &Error) -> String {
     let mut msg = format!("error[{}]: {e}\n", e.code());
     if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
-        for b in entries {
+        // The entries of both stores (nothing was named) under their file.
+        let both = entries.iter().any(|b| b.file != entries[0].file);
+        for (i, b) in entries.iter().enumerate() {
+            if both && (i == 0 || entries[i - 1].file != b.file) {
+                msg.push_str(&format!("  {}:\n", b.file));
+            }
             let mark = if b.expired {
                 "  [expired: removing it frees nothing]"
             } else {

@@ -248,6 +248,7 @@ pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome>
             candidates.extend(hits.iter().map(|e| EntryBrief {
                 id: e.id.clone(),
                 text: preview(&e.text),
+                file: scope.file_name(),
                 expired: false,
             }));
         }
@@ -288,6 +289,7 @@ pub fn current_entries(store: &Store, who: &Who) -> Result<Vec<(Scope, EntryBrie
                     expired: e.expired,
                     id: e.id,
                     text: e.text,
+                    file: scope.file_name(),
                 },
             ));
         }

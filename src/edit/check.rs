@@ -106,6 +106,7 @@ pub(crate) fn briefs(doc: &Document, scope: Scope) -> Vec<EntryBrief> {
         .map(|e| EntryBrief {
             id: e.id.clone(),
             text: safe_text(scope, e, e.text.clone()),
+            file: scope.file_name(),
             expired: false,
         })
         .collect()
@@ -151,13 +152,9 @@ pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
         [(i, first), rest @ ..] if rest.iter().all(|(_, e)| e.id == first.id) => Ok(*i),
         _ => {
             let mut candidates: Vec<EntryBrief> = Vec::new();
-            for (_, e) in hits {
+            for (i, e) in hits {
                 if !candidates.iter().any(|c| c.id == e.id) {
-                    candidates.push(EntryBrief {
-                        id: e.id.clone(),
-                        text: safe_text(scope, e, preview(&e.text)),
-                        expired: false,
-                    });
+                    candidates.push(candidate(doc, scope, i));
                 }
             }
             Err(Error::AmbiguousMatch {
@@ -166,6 +163,18 @@ pub(crate) fn find(doc: &Document, scope: Scope, query: &str) -> Result<usize> {
                 candidates,
             })
         }
+    }
+}
+
+/// Entry `i` of `doc` as a list of matches shows it: its id, store and a
+/// short preview (a placeholder when the scanner flags it).
+pub(crate) fn candidate(doc: &Document, scope: Scope, i: usize) -> EntryBrief {
+    let e = &doc.entries[i];
+    EntryBrief {
+        id: e.id.clone(),
+        text: safe_text(scope, e, preview(&e.text)),
+        file: scope.file_name(),
+        expired: false,
     }
 }
 

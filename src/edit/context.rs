@@ -58,7 +58,21 @@ impl EditContext<'_> {
 
     /// The expiry a new fact gets: `requested` (a date, an RFC 3339 time, a
     /// number of days such as `30d`, or `never`), else the store's default.
+    /// A requested expiry that is not ahead of now is refused
+    /// (`InvalidExpiry`, naming today's UTC date): the fact would never show.
     pub(crate) fn expiry(&self, requested: Option<&str>) -> Result<Option<DateTime<Utc>>> {
+        let at = self.requested_expiry(requested)?;
+        match (requested, at) {
+            (Some(value), Some(t)) if t <= self.now => Err(Error::InvalidExpiry {
+                value: value.to_owned(),
+                today: Some(self.now.format("%Y-%m-%d").to_string()),
+            }),
+            _ => Ok(at),
+        }
+    }
+
+    /// The expiry `requested` reads as, unchecked against now.
+    fn requested_expiry(&self, requested: Option<&str>) -> Result<Option<DateTime<Utc>>> {
         let days = requested
             .and_then(|s| s.strip_suffix('d'))
             .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))

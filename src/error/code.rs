@@ -75,6 +75,8 @@ codes! {
     /// A request that is not what the operation takes (also a server's
     /// body or query).
     InvalidRequest = "invalid_request", 400;
+    /// An expiry that cannot be read, or that has passed.
+    InvalidExpiry = "invalid_expiry", 400;
     /// A search of the journal failed.
     SearchFailed = "search_failed", 500;
     /// A file with unresolved git conflict markers.

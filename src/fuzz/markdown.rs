@@ -268,7 +268,7 @@ fn add(cx: &EditContext<'_>, src: &str, doc: &Document, text: &str) {
     // Add then remove gives back the original bytes.
     let rm = Op::Remove {
         old: id,
-        scope: cx.scope,
+        scope: Some(cx.scope),
     };
     let back = edit::apply(out, new, &[&rm], cx)
         .unwrap_or_else(|f| panic!("removing the added entry: {}", f.error));
@@ -285,7 +285,7 @@ fn replace(cx: &EditContext<'_>, src: &str, doc: &Document, pick: usize, text: &
     let op = Op::Replace {
         old: old.clone(),
         new: text.to_owned(),
-        scope: cx.scope,
+        scope: Some(cx.scope),
     };
     let Some(text) = checked_text(cx, src, doc, &op, text) else {
         return;
@@ -341,7 +341,7 @@ fn remove(cx: &EditContext<'_>, src: &str, doc: &Document, pick: usize) {
     let i = doc.entries.iter().position(|e| e.id == old).unwrap_or(pick);
     let op = Op::Remove {
         old,
-        scope: cx.scope,
+        scope: Some(cx.scope),
     };
     let Some(applied) = run(cx, src, doc, &op, &[]) else {
         return;

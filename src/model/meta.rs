@@ -180,6 +180,7 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
     parse_time(s).ok_or_else(|| Error::InvalidExpiry {
         value: s.to_owned(),
+        today: None,
     })
 }
 

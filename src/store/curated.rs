@@ -125,7 +125,7 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
 
 /// Writes one operation under the owner's lock.
 pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
-    let scope = op.scope();
+    let scope = op.scope().unwrap_or(Scope::Memory);
     let locked = owner.lock()?;
     let written = commit(&locked, std::slice::from_ref(&op), Vec::new(), false)?;
     // An id names its entry in whichever store holds it.

@@ -96,7 +96,7 @@ fn archive_locked(
             );
             let remove = Op::Remove {
                 old: id.to_owned(),
-                scope,
+                scope: Some(scope),
             };
             warnings = commit(locked, &[remove], vec![(e.text.clone(), meta)], false)?.warnings;
         }

@@ -163,7 +163,7 @@ impl Owner {
         self.write(Op::Replace {
             old: old.to_owned(),
             new: new.to_owned(),
-            scope,
+            scope: Some(scope),
         })
     }
 
@@ -171,7 +171,7 @@ impl Owner {
     pub fn remove(&self, scope: Scope, old: &str) -> Result<WriteOutcome> {
         self.write(Op::Remove {
             old: old.to_owned(),
-            scope,
+            scope: Some(scope),
         })
     }
 

@@ -150,7 +150,7 @@ fn batch_is_all_or_nothing_across_stores() {
         },
         Op::Remove {
             old: "missing".into(),
-            scope: Scope::Memory,
+            scope: Some(Scope::Memory),
         },
     ];
     let err = o.batch(&ops).unwrap_err();
@@ -167,7 +167,7 @@ fn batch_is_all_or_nothing_across_stores() {
         Op::Replace {
             old: "keep".into(),
             new: "kept".into(),
-            scope: Scope::Memory,
+            scope: Some(Scope::Memory),
         },
     ];
     let out = o.batch(&ops).unwrap();

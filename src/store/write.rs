@@ -147,9 +147,9 @@ pub(crate) fn plan<'o>(
     // Each store is read once: the lookups of ids and the plan share it.
     let mut loads: Vec<Loaded> = Vec::with_capacity(Scope::ALL.len());
     for (i, op) in ops.iter().enumerate() {
-        let op = in_its_store(at, op, &mut loads)?;
+        let (scope, op) = in_its_store(at, op, &items, &mut loads).map_err(|e| wrap(i, e))?;
         items.push((
-            op.scope(),
+            scope,
             Item {
                 op: op.clone(),
                 origin: i,
@@ -172,7 +172,7 @@ pub(crate) fn plan<'o>(
                 Item {
                     op: Cow::Owned(edit::Op::Remove {
                         old: old.clone(),
-                        scope: s,
+                        scope: Some(s),
                     }),
                     origin: i,
                     asked: false,
@@ -244,47 +244,118 @@ pub(crate) fn plan<'o>(
     })
 }
 
-/// `op` aimed at the store that holds the entry it names by id: an id
-/// lookup finds the entry in whichever store holds it, whatever store the
-/// operation says. The stores it reads are kept in `loads`.
+/// Both stores, as answers name them when an operation named neither.
+const BOTH: &str = "MEMORY.md, USER.md";
+
+/// The index in `loads` of store `s`, loaded if it is not there yet.
+fn load_into(at: At<'_>, s: Scope, loads: &mut Vec<Loaded>) -> Result<usize> {
+    if let Some(i) = loads.iter().position(|l| l.scope == s) {
+        return Ok(i);
+    }
+    loads.push(stores::load(at, s, true, STORE_EDIT_BYTES)?);
+    Ok(loads.len() - 1)
+}
+
+/// The store `op` acts on, and `op` aimed at it. An add acts on its own
+/// store. An id names its entry in whichever store holds it, whatever
+/// store the operation names. A substring is looked for in the store
+/// named; when none is named, in both: the one entry it matches acts
+/// (`memory_ambiguous_match` with the matches of both stores when it
+/// matches several, `memory_not_found` with both stores' entries when it
+/// matches none, unless an operation `before` it in the batch writes a
+/// matching text in one store only). The stores it reads are kept in
+/// `loads`.
 fn in_its_store<'o>(
     at: At<'_>,
     op: &'o edit::Op,
+    before: &[(Scope, Item<'_>)],
     loads: &mut Vec<Loaded>,
-) -> Result<Cow<'o, edit::Op>> {
-    let (old, scope) = match op {
+) -> Result<(Scope, Cow<'o, edit::Op>)> {
+    let (old, named) = match op {
         edit::Op::Replace { old, scope, .. } | edit::Op::Remove { old, scope } => (old, *scope),
-        edit::Op::Add { .. } => return Ok(Cow::Borrowed(op)),
+        edit::Op::Add { scope, .. } => return Ok((*scope, Cow::Borrowed(op))),
     };
-    if !crate::model::is_entry_id(old) {
-        return Ok(Cow::Borrowed(op));
-    }
-    let mut holds = |s: Scope| -> Result<bool> {
-        let i = match loads.iter().position(|l| l.scope == s) {
-            Some(i) => i,
-            None => {
-                loads.push(stores::load(at, s, true, STORE_EDIT_BYTES)?);
-                loads.len() - 1
-            }
-        };
-        Ok(loads[i].doc.entries.iter().any(|e| e.id == *old))
+    let aimed = |s: Scope| -> (Scope, Cow<'o, edit::Op>) {
+        if named == Some(s) {
+            return (s, Cow::Borrowed(op));
+        }
+        let mut moved = op.clone();
+        if let edit::Op::Replace { scope, .. } | edit::Op::Remove { scope, .. } = &mut moved {
+            *scope = Some(s);
+        }
+        (s, Cow::Owned(moved))
     };
-    if holds(scope)? {
-        return Ok(Cow::Borrowed(op));
-    }
-    for other in Scope::ALL.into_iter().filter(|s| *s != scope) {
-        if holds(other)? {
-            let mut moved = op.clone();
-            match &mut moved {
-                edit::Op::Replace { scope, .. } | edit::Op::Remove { scope, .. } => {
-                    *scope = other;
-                }
-                edit::Op::Add { .. } => {}
+    let first = named.unwrap_or(Scope::Memory);
+    let order = [first, other(first)];
+    if crate::model::is_entry_id(old) {
+        for s in order {
+            let i = load_into(at, s, loads)?;
+            if loads[i].doc.entries.iter().any(|e| e.id == *old) {
+                return Ok(aimed(s));
             }
-            return Ok(Cow::Owned(moved));
+        }
+        return Ok(aimed(first));
+    }
+    if let Some(s) = named {
+        return Ok(aimed(s));
+    }
+    let mut holders: Vec<Scope> = Vec::new();
+    let mut candidates = Vec::new();
+    let mut entries = Vec::new();
+    for s in order {
+        let i = load_into(at, s, loads)?;
+        match edit::find(&loads[i].doc, s, old) {
+            Ok(k) => {
+                holders.push(s);
+                candidates.push(edit::candidate(&loads[i].doc, s, k));
+            }
+            Err(Error::AmbiguousMatch { candidates: c, .. }) => {
+                holders.extend([s, s]);
+                candidates.extend(c);
+            }
+            Err(Error::NotFound { entries: e, .. }) => entries.extend(e),
+            Err(e) => return Err(e),
         }
     }
-    Ok(Cow::Borrowed(op))
+    match holders.as_slice() {
+        [s] => Ok(aimed(*s)),
+        [] => {
+            // A text an earlier operation of the batch writes.
+            let mut writers: Vec<Scope> = before
+                .iter()
+                .filter(|(_, it)| match &*it.op {
+                    edit::Op::Add { text, .. } => normalize_text(text).contains(old.as_str()),
+                    edit::Op::Replace { new, .. } => normalize_text(new).contains(old.as_str()),
+                    edit::Op::Remove { .. } => false,
+                })
+                .map(|(s, _)| *s)
+                .collect();
+            writers.sort();
+            writers.dedup();
+            match writers.as_slice() {
+                [s] => Ok(aimed(*s)),
+                _ => Err(Error::NotFound {
+                    file: BOTH,
+                    query: old.clone(),
+                    elsewhere: None,
+                    entries,
+                }),
+            }
+        }
+        _ => Err(Error::AmbiguousMatch {
+            file: BOTH,
+            query: old.clone(),
+            candidates,
+        }),
+    }
+}
+
+/// The store that is not `s`.
+fn other(s: Scope) -> Scope {
+    match s {
+        Scope::Memory => Scope::User,
+        Scope::User => Scope::Memory,
+    }
 }
 
 /// A substring that matches no entry of `scope` but exactly one of the
@@ -447,7 +518,7 @@ fn curate(
             Item {
                 op: Cow::Owned(edit::Op::Remove {
                     old: c.id.clone(),
-                    scope: plan.scope,
+                    scope: Some(plan.scope),
                 }),
                 origin,
                 asked: false,

@@ -537,7 +537,7 @@ fn not_found_lists_the_entries() {
     assert_eq!(
         stderr,
         format!(
-            "error[memory_not_found]: no entry in MEMORY.md matches \"gamma\"\n  {}  alpha\n  {}  beta\n",
+            "error[memory_not_found]: no entry in MEMORY.md, USER.md matches \"gamma\"\n  {}  alpha\n  {}  beta\n",
             mem("alpha"),
             mem("beta")
         )
@@ -546,11 +546,12 @@ fn not_found_lists_the_entries() {
         .run(&["--owner", O, "--json", "replace", "gamma", "delta"])
         .json_error("memory_not_found");
     assert_eq!(e["status"], 404);
-    assert_eq!(e["file"], "MEMORY.md");
+    // No store named: both were searched.
+    assert_eq!(e["file"], "MEMORY.md, USER.md");
     assert_eq!(
         e["entries"],
-        json!([{"id": mem("alpha"), "text": "alpha", "expired": false},
-               {"id": mem("beta"), "text": "beta", "expired": false}])
+        json!([{"id": mem("alpha"), "text": "alpha", "file": "MEMORY.md", "expired": false},
+               {"id": mem("beta"), "text": "beta", "file": "MEMORY.md", "expired": false}])
     );
     // An unknown id, and the other store.
     s.run(&["--owner", O, "remove", "mem_000000000000"])
@@ -586,8 +587,8 @@ fn ambiguous_match_lists_the_candidates() {
     assert_eq!(e["status"], 409);
     assert_eq!(
         e["candidates"],
-        json!([{"id": a, "text": "deploy staging with VPN", "expired": false},
-               {"id": b, "text": "deploy prod on Fridays", "expired": false}])
+        json!([{"id": a, "text": "deploy staging with VPN", "file": "MEMORY.md", "expired": false},
+               {"id": b, "text": "deploy prod on Fridays", "file": "MEMORY.md", "expired": false}])
     );
     assert_eq!(s.read(O, "MEMORY.md"), before);
     // The id picks one.
@@ -716,13 +717,14 @@ fn batch_applies_all_or_none() {
     let e = s
         .run_stdin(&["--owner", O, "--json", "batch"], ops)
         .json_error("memory_not_found");
-    assert_eq!(e["index"], 2);
+    // Operations are numbered from 1.
+    assert_eq!(e["index"], 3);
     assert_eq!(e["status"], 404);
     unchanged("a missing entry");
     let stderr = s
         .run_stdin(&["--owner", O, "batch"], ops)
         .text_error("memory_not_found");
-    assert!(stderr.contains("batch operation 2"), "{stderr}");
+    assert!(stderr.contains("batch operation 3"), "{stderr}");
     unchanged("a missing entry (text)");
 
     // The budget is checked on each store's final state.
@@ -747,7 +749,7 @@ fn batch_applies_all_or_none() {
     let e = s
         .run_stdin(&["--owner", O, "--json", "batch"], ops)
         .json_error("memory_text_empty");
-    assert_eq!(e["index"], 1);
+    assert_eq!(e["index"], 2);
     unchanged("an empty text");
     for bad in [
         "",
@@ -814,7 +816,7 @@ fn batch_applies_all_or_none() {
     assert_eq!(
         r.text(),
         format!(
-            "0: added {} to MEMORY.md\nMEMORY.md 0% — 10/2200 chars\n",
+            "1: added {} to MEMORY.md\nMEMORY.md 0% — 10/2200 chars\n",
             mem("z")
         )
     );
@@ -1405,4 +1407,248 @@ fn show_into_a_closed_pipe_prints_no_error() {
     }
     // The add went through even though nobody read its answer.
     assert!(s.read_plain(O, "MEMORY.md").ends_with("- late entry\n"));
+}
+
+/// Today's UTC date, as a refused past expiry names it.
+fn today() -> String {
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
+}
+
+#[test]
+fn a_past_expiry_is_refused_naming_today_utc() {
+    let s = Sandbox::new();
+    s.run(&["--owner", O, "add", "Keep me"]).ok();
+    let before = s.read(O, "MEMORY.md");
+    let today = today();
+    let keep = mem("Keep me");
+    for args in [
+        ["add", "Staging needs the VPN", "--expires", "2020-01-01"],
+        [
+            "save",
+            "Staging needs the VPN",
+            "--expires",
+            "2020-01-01T00:00:00Z",
+        ],
+        ["add", "Uses vim", "--expires", "0d"],
+        // Even when the text is stored already.
+        ["add", "Keep me", "--expires", "2020-01-01"],
+        ["renew", keep.as_str(), "--expires", "2020-01-01"],
+    ] {
+        let mut json_args = vec!["--owner", O, "--json"];
+        json_args.extend(args);
+        let e = s.run(&json_args).json_error("invalid_expiry");
+        assert_eq!(e["status"], 400, "{args:?}: {e}");
+        assert_eq!(e["value"], args[3], "{args:?}: {e}");
+        assert_eq!(e["today"], today.as_str(), "{args:?}: {e}");
+        let msg = e["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(&format!("today is {today}, UTC")), "{msg}");
+        let mut text_args = vec!["--owner", O];
+        text_args.extend(args);
+        let stderr = s.run(&text_args).text_error("invalid_expiry");
+        assert!(stderr.contains("is in the past"), "{stderr}");
+    }
+    let e = s
+        .run_stdin(
+            &["--owner", O, "--json", "batch"],
+            r#"[{"op":"add","text":"fine"},{"op":"add","text":"x","expires":"2020-01-01"}]"#,
+        )
+        .json_error("invalid_expiry");
+    assert_eq!(
+        (e["index"].clone(), e["today"].clone()),
+        (json!(2), json!(today))
+    );
+    assert_eq!(s.read(O, "MEMORY.md"), before, "nothing written");
+    // A date of today lasts to the end of the UTC day: ahead, accepted.
+    s.run(&["--owner", O, "add", "Until tonight", "--expires", &today])
+        .ok();
+}
+
+#[test]
+fn check_of_an_owner_the_root_does_not_hold_is_owner_not_found() {
+    let s = Sandbox::new();
+    s.run(&["--owner", O, "add", "A fact"]).ok();
+    let e = s
+        .run(&["--json", "check", "agt_nope"])
+        .json_error("owner_not_found");
+    assert_eq!(e["status"], 404);
+    let stderr = s
+        .run(&["check", O, "agt_nope"])
+        .text_error("owner_not_found");
+    assert!(
+        stderr.contains(O),
+        "names the owners the root holds: {stderr}"
+    );
+    // The owners it holds still check, by name or all at once.
+    s.run(&["check", O]).ok();
+    s.run(&["check"]).ok();
+}
+
+#[test]
+fn a_unique_substring_is_found_in_either_store() {
+    let s = Sandbox::new();
+    s.run(&["--owner", O, "add", "--to", "user", "Uses vim daily"])
+        .ok();
+    s.run(&["--owner", O, "add", "Deploys on Fridays"]).ok();
+    // Named no store: the one entry matching, wherever it is.
+    let v = s
+        .run(&["--owner", O, "--json", "replace", "vim", "Uses helix daily"])
+        .ok()
+        .json();
+    assert_eq!(v["scope"], "user", "{v}");
+    assert_eq!(s.read_plain(O, "USER.md"), "- Uses helix daily\n");
+    // Several across the stores: ambiguous, each candidate with its store.
+    s.run(&[
+        "--owner",
+        O,
+        "add",
+        "--to",
+        "user",
+        "Deploys make me nervous",
+    ])
+    .ok();
+    let e = s
+        .run(&["--owner", O, "--json", "remove", "Deploys"])
+        .json_error("memory_ambiguous_match");
+    assert_eq!(e["file"], "MEMORY.md, USER.md");
+    let files: Vec<&str> = e["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| c["file"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(files, ["MEMORY.md", "USER.md"], "{e}");
+    let stderr = s
+        .run(&["--owner", O, "remove", "Deploys"])
+        .text_error("memory_ambiguous_match");
+    assert!(
+        stderr.contains(&format!("{} in MEMORY.md", mem("Deploys on Fridays")))
+            && stderr.contains(&format!("{} in USER.md", usr("Deploys make me nervous"))),
+        "{stderr}"
+    );
+    // A named store limits the match.
+    let v = s
+        .run(&["--owner", O, "--json", "remove", "Deploys", "--in", "user"])
+        .ok()
+        .json();
+    assert_eq!(v["id"], usr("Deploys make me nervous"));
+    // Nothing anywhere: both stores' entries, each under its file.
+    let e = s
+        .run(&["--owner", O, "--json", "remove", "nothing"])
+        .json_error("memory_not_found");
+    assert_eq!(e["file"], "MEMORY.md, USER.md");
+    assert_eq!(e["entries"].as_array().map(Vec::len), Some(2), "{e}");
+    let stderr = s
+        .run(&["--owner", O, "remove", "nothing"])
+        .text_error("memory_not_found");
+    assert!(
+        stderr.contains("  MEMORY.md:\n") && stderr.contains("  USER.md:\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn show_prints_each_finding_about_an_entry_once() {
+    let s = Sandbox::new();
+    s.write(
+        O,
+        "MEMORY.md",
+        "- One version <!-- memdir conflict=mem_0123456789ab -->\n\
+         - Other version <!-- memdir conflict=mem_0123456789ab -->\n",
+    );
+    let text = s.run(&["--owner", O, "show", "--in", "memory"]).ok().text();
+    assert_eq!(text.matches("merge_conflict_pair").count(), 2, "{text}");
+    let v = s.json_ok(&["--owner", O, "show", "--in", "memory"]);
+    let store = &v["stores"][0];
+    assert!(
+        !store["warnings"]
+            .to_string()
+            .contains("merge_conflict_pair"),
+        "{store}"
+    );
+    for e in store["entries"].as_array().expect("entries") {
+        let w = e["warnings"].as_array().expect("warnings");
+        assert_eq!(w.len(), 1, "{e}");
+        assert!(
+            w[0].as_str()
+                .unwrap_or_default()
+                .starts_with("merge_conflict_pair: ")
+        );
+    }
+}
+
+#[test]
+fn a_batch_names_the_store_with_in_or_any_alias() {
+    let s = Sandbox::new();
+    s.run(&["--owner", O, "add", "--to", "user", "Uses vim"])
+        .ok();
+    // `to` on a replace, as on an add.
+    let ops = r#"[{"op":"replace","old":"vim","new":"Uses helix","to":"user"}]"#;
+    let out = s.run_stdin(&["--owner", O, "batch"], ops).ok().text();
+    assert!(
+        out.starts_with(&format!("1: replaced {} with", usr("Uses vim"))),
+        "{out}"
+    );
+    // Two names that disagree: a usage error naming the operation.
+    let ops =
+        r#"[{"op":"add","text":"x"},{"op":"remove","old":"helix","in":"user","target":"memory"}]"#;
+    let msg = s
+        .run_stdin(&["--owner", O, "--json", "batch"], ops)
+        .json_usage_error();
+    assert!(
+        msg.starts_with("batch operation 2: `in` says user but `target` says memory"),
+        "{msg}"
+    );
+    assert_eq!(s.read_plain(O, "USER.md"), "- Uses helix\n");
+}
+
+/// README's batch example, taken from README.md and run as written, with
+/// `memdir` on the PATH, in a fresh folder.
+#[test]
+fn readme_batch_example_runs_as_written() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let from = readme
+        .find("A batch is a JSON list")
+        .expect("the batch paragraph");
+    let rest = &readme[from..];
+    let start = rest.find("```sh\n").expect("the example's block") + "```sh\n".len();
+    let block = &rest[start..start + rest[start..].find("```").expect("its end")];
+    assert!(
+        block.contains("| memdir"),
+        "the block pipes a batch: {block}"
+    );
+    let s = Sandbox::rootless();
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-e", "-c", block])
+        .current_dir(s.dir.path())
+        .env_remove("MEMDIR_ROOT")
+        .env_remove("MEMDIR_OWNER")
+        .env("MEMDIR_CONFIG_DIR", util::config_dir())
+        .env("PATH", path)
+        .output()
+        .expect("sh");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{block}\nstdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let root = s.dir.path().join("memory/agt_demo");
+    let user = std::fs::read_to_string(root.join("USER.md")).expect("USER.md");
+    let memory = std::fs::read_to_string(root.join("MEMORY.md")).expect("MEMORY.md");
+    assert!(
+        user.contains("- Uses helix") && !user.contains("vim"),
+        "{user}"
+    );
+    assert!(
+        memory.contains("- Deploys need the VPN") && !memory.contains("Prefers weekly"),
+        "{memory}"
+    );
+    assert!(stdout.contains("2: replaced "), "{stdout}");
 }

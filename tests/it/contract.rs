@@ -138,8 +138,9 @@ fn a_substring_found_in_the_other_store_says_where() {
     s.run_as(O, &["add", "--to", "user", "Likes black tea"])
         .ok();
     s.run_as(O, &["add", "Deploys on Fridays"]).ok();
+    // A named store limits the match (unnamed, both stores are searched).
     let e = s
-        .run_as(O, &["--json", "remove", "black tea"])
+        .run_as(O, &["--json", "remove", "black tea", "--in", "memory"])
         .json_error("memory_not_found");
     assert_eq!(e["found_in"], "USER.md");
     assert!(
@@ -386,8 +387,7 @@ fn show_json_entries_carry_their_metadata_and_expired_ones_are_marked() {
     let s = Sandbox::new();
     s.run_as(O, &["add", "lasts", "--expires", "2999-01-01"])
         .ok();
-    s.run_as(O, &["add", "gone", "--expires", "2000-01-01"])
-        .ok();
+    s.add_expired(O, "MEMORY.md", "gone");
     let v = s
         .run_as(O, &["--json", "show", "--in", "memory"])
         .ok()
@@ -459,17 +459,8 @@ fn messages_name_flags_as_flags() {
 #[test]
 fn renew_changes_a_live_facts_expiry() {
     let s = Sandbox::new();
-    s.run_as(
-        O,
-        &[
-            "add",
-            "Staging resets on Sundays",
-            "--expires",
-            "2000-01-01",
-        ],
-    )
-    .ok();
-    let id = entry_id("memory", "Staging resets on Sundays");
+    let id = s.add_expired(O, "MEMORY.md", "Staging resets on Sundays");
+    assert_eq!(id, entry_id("memory", "Staging resets on Sundays"));
     let v = s
         .run_as(O, &["--json", "show", "--in", "memory"])
         .ok()

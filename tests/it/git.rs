@@ -194,7 +194,11 @@ fn show_reports_what_check_finds_as_warnings() {
     let r = Sandbox::new();
     r.write("agt_a", "MEMORY.md", HOSTILE);
     let v = r.json_ok(&["--owner", "agt_a", "show", "--in", "memory"]);
-    let warnings = v["stores"][0]["warnings"].to_string();
+    // A finding about one entry shows with the entry, the others with the store.
+    let warnings = format!(
+        "{} {}",
+        v["stores"][0]["warnings"], v["stores"][0]["entries"]
+    );
     for kind in [
         "malformed_metadata",
         "duplicate_entry",

@@ -242,8 +242,7 @@ fn export_then_import_into_a_fresh_owner_round_trips_the_texts() {
     let (_, _) = import(&s, O, &fixture(), &["--partial"]);
     s.run_as(O, &["add", "--to", "user", "Works late on Thursdays"])
         .ok();
-    s.run_as(O, &["add", "An old note", "--expires", "2000-01-01"])
-        .ok();
+    s.add_expired(O, "MEMORY.md", "An old note");
     let out = s.dir.path().join("hermes-out");
     let v = s.json_ok(&[
         "--owner",

@@ -980,3 +980,37 @@ fn concurrent_clients_lose_nothing() {
         }
     }
 }
+
+#[test]
+fn a_past_expiry_is_refused_naming_today() {
+    let s = Sandbox::new();
+    let a = make_key(&s, &["--owner", "agt_a"]);
+    let srv = serve(&s, &[]);
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    for past in ["2020-01-01", "2020-01-01T00:00:00Z"] {
+        let r = srv.post(
+            Some(&a),
+            "/api/v1/memories",
+            json!({"text": "Staging needs the VPN", "expiresAt": past}),
+        );
+        let e = r.error("invalid_expiry", 400);
+        assert_eq!(
+            (e["value"].as_str(), e["today"].as_str()),
+            (Some(past), Some(today.as_str()))
+        );
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(&format!("today is {today}, UTC")),
+            "{e}"
+        );
+    }
+    assert!(!s.path("agt_a", "MEMORY.md").exists(), "nothing saved");
+    let r = srv.post(
+        Some(&a),
+        "/api/v1/memories",
+        json!({"text": "Staging needs the VPN", "expiresAt": "2099-12-31"}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+}

@@ -668,16 +668,11 @@ fn query_too_long() {
 #[test]
 fn expired_facts_stay_listed_but_leave_recall_and_snapshot() {
     let r = Sandbox::new();
-    let old = r.agent(
+    let old = r.add_expired(
         A,
-        &[
-            "add",
-            "Nightly backups run at 03:00 UTC on db-primary",
-            "--expires",
-            "2000-01-01",
-        ],
+        "MEMORY.md",
+        "Nightly backups run at 03:00 UTC on db-primary",
     );
-    let old = old["id"].as_str().expect("id").to_owned();
     let live = r.add(A, "Weekly backups are verified on db-replica");
     let rows = r.rows(A, &[]);
     assert_eq!(rows.len(), 2);

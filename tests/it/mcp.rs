@@ -587,3 +587,70 @@ async fn the_learn_tool_learns_lists_shows_and_forgets_skills() {
     assert!(e.contains("Your skills:\nNo learned skills yet."), "{e}");
     c.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    // A past expiry: refused, naming today's UTC date; nothing saved.
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "save", "content": "Staging needs the VPN", "expires": "2020-01-01"}),
+    )
+    .await);
+    assert!(e.starts_with("error[invalid_expiry]: "), "{e}");
+    assert!(e.contains(&format!("today is {today}, UTC")), "{e}");
+    assert!(!s.path("agt_mcp", "MEMORY.md").exists());
+    // No target: the one entry matching, in whichever store holds it.
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "content": "Uses vim daily"}),
+    )
+    .await);
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "content": "Deploys on Fridays"}),
+    )
+    .await);
+    let r = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "operation": "replace", "old_text": "vim",
+               "content": "Uses helix daily"}),
+    )
+    .await);
+    assert!(r.contains("in your user profile (USER.md)"), "{r}");
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Uses helix daily")
+    );
+    // Several across the stores: ambiguous, with their stores.
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "operation": "remove", "old_text": "s"}),
+    )
+    .await);
+    assert!(e.starts_with("error[memory_ambiguous_match]: "), "{e}");
+    assert!(
+        e.contains(" in MEMORY.md (") && e.contains(" in USER.md ("),
+        "{e}"
+    );
+    // A target limits the match.
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "memory", "operation": "remove", "old_text": "s"}),
+    )
+    .await);
+    assert!(!s.read_plain("agt_mcp", "MEMORY.md").contains("Fridays"));
+    assert!(
+        s.read_plain("agt_mcp", "USER.md")
+            .contains("- Uses helix daily")
+    );
+    c.cancel().await.unwrap();
+}

@@ -164,18 +164,29 @@ fn store_recall_skips_expired_and_archived_facts() {
     let owner = store.owner("agt").expect("owner");
     let mut ids = Vec::new();
     for (i, fact) in case.facts.iter().enumerate() {
-        let expires = (i == case.must[0]).then_some("2000-01-01");
+        if i == case.must[0] {
+            // Written after the others, by hand: a save refuses a past expiry.
+            ids.push(memdir::entry_id("memory", fact));
+            continue;
+        }
         let out = owner
             .write(Op::Add {
                 text: fact.clone(),
                 scope: Scope::Memory,
-                expires: expires.map(str::to_owned),
+                expires: None,
                 supersedes: None,
             })
             .expect("stored")
             .outcome;
         ids.push(out.id);
     }
+    let path = _dir.path().join("agt/MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).expect("MEMORY.md");
+    src.push_str(&format!(
+        "- {} <!-- memdir created=1999-12-01T00:00:00Z expires=2000-01-01T23:59:59Z agent=agt -->\n",
+        case.facts[case.must[0]]
+    ));
+    std::fs::write(&path, src).expect("write MEMORY.md");
     let q = RecallOptions::query(case.query.clone());
     let r = owner.recall(&q).expect("recall");
     let got: Vec<&str> = r.facts.iter().map(|f| f.id.as_str()).collect();

@@ -440,3 +440,21 @@ pub fn word(prefix: &str, mut n: usize) -> String {
         }
     }
 }
+
+impl Sandbox {
+    /// Appends to `<root>/<owner>/<file>` (`MEMORY.md` or `USER.md`) a fact
+    /// that expired at the end of 2000-01-01 (UTC), with the metadata memdir
+    /// writes: how a test gets an expired fact, since a save refuses an
+    /// expiry in the past. Returns its id.
+    pub fn add_expired(&self, owner: &str, file: &str, text: &str) -> String {
+        let p = self.path(owner, file);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("create folders");
+        let mut src = std::fs::read_to_string(&p).unwrap_or_default();
+        src.push_str(&format!(
+            "- {text} <!-- memdir created=1999-12-01T00:00:00Z expires=2000-01-01T23:59:59Z agent={owner} -->\n"
+        ));
+        std::fs::write(&p, src).expect("write file");
+        let scope = if file == "USER.md" { "user" } else { "memory" };
+        memdir::entry_id(scope, text)
+    }
+}

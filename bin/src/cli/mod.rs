@@ -17,11 +17,13 @@ const GLOBAL: &str = "Global options";
 
 /// What `memdir batch --help` ends with.
 const BATCH_FORMAT: &str = r#"Standard input: a JSON array of operations, applied in order, all or none:
-  [{"op": "add", "text": "Deploys need the VPN", "scope": "memory", "expires": "30d"},
+  [{"op": "add", "text": "Deploys need the VPN", "in": "memory", "expires": "30d"},
    {"op": "replace", "old": "mem_0123456789ab", "new": "Deploys need the VPN and a key"},
-   {"op": "remove", "old": "Staging resets", "scope": "user"}]
-"scope" is "memory" (default) or "user"; "old" is an id or a substring of one
-entry; "expires" and "supersedes" as for `add`.
+   {"op": "remove", "old": "Staging resets", "in": "user"}]
+"in" is "memory" or "user" ("to", "target" and "scope" are its aliases; an
+add's default is "memory"); "old" is an id or a substring of exactly one
+entry, looked for in both stores when no "in" names one; "expires" and
+"supersedes" as for `add`. A failure names its operation, numbered from 1.
 Example: echo '[{"op":"add","text":"Likes tea"}]' | memdir batch"#;
 
 /// What `memdir --help` ends with.
@@ -342,9 +344,10 @@ pub enum Command {
         /// The new text (it may begin with `-`).
         #[arg(allow_hyphen_values = true)]
         new: String,
-        /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
-        scope: Scope,
+        /// The store to look in (default: either; a substring must then
+        /// match exactly one entry of the two).
+        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
+        scope: Option<Scope>,
     },
     /// Remove the entry OLD (an id or a unique substring).
     #[command(visible_alias = "forget")]
@@ -353,9 +356,10 @@ pub enum Command {
         /// exactly one entry; substrings match case-sensitively.
         #[arg(allow_hyphen_values = true)]
         old: String,
-        /// The store to edit.
-        #[arg(long = "in", default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
-        scope: Scope,
+        /// The store to look in (default: either; a substring must then
+        /// match exactly one entry of the two).
+        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
+        scope: Option<Scope>,
     },
     /// List the entries with their ids, and usage.
     Show {
@@ -957,8 +961,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                     op: "read",
                     source,
                 })?;
-            let ops: Vec<Op> =
-                serde_json::from_str(&input).map_err(|source| Error::InvalidBatch { source })?;
+            let ops = Op::parse_list(&input)?;
             Request::Batch { ops }
         }
         Command::Day {

@@ -992,7 +992,7 @@ async fn edit(
             let op = Op::Replace {
                 old: id,
                 new: text,
-                scope,
+                scope: Some(scope),
             };
             match api::execute(store, who, Request::Write { op })? {
                 Answer::Written(w) => {

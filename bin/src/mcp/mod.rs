@@ -650,18 +650,17 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
 /// The `remember` action: the seed's add / replace / remove / read on one
 /// store; a failed write answers with the error and the current entries.
 fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
-    let scope = match a.target.as_deref() {
-        None => Scope::Memory,
+    // A replace or remove that names no target looks in both stores.
+    let target = match a.target.as_deref() {
+        None => None,
         Some(t) => match Scope::parse(t) {
-            Some(s) => s,
+            Some(s) => Some(s),
             None => return answer(format!("target must be user or memory, not {t:?}"), true),
         },
     };
-    let op = match (
-        a.operation.unwrap_or(Operation::Add),
-        &a.content,
-        &a.old_text,
-    ) {
+    let scope = target.unwrap_or(Scope::Memory);
+    let op_kind = a.operation.unwrap_or(Operation::Add);
+    let op = match (op_kind, &a.content, &a.old_text) {
         (Operation::Read, _, _) => {
             return match servers::store_markdown(store, who, scope) {
                 Ok(t) => answer(t, false),
@@ -673,7 +672,7 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
         (Operation::Replace, Some(c), Some(old)) => Op::Replace {
             old: old.clone(),
             new: c.clone(),
-            scope,
+            scope: target,
         },
         (Operation::Replace, None, _) => return required("content", "remember"),
         (Operation::Replace | Operation::Remove, _, None) => {
@@ -681,12 +680,12 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
         }
         (Operation::Remove, _, Some(old)) => Op::Remove {
             old: old.clone(),
-            scope,
+            scope: target,
         },
     };
     match api::execute(store, who, Request::Write { op }) {
         Ok(Response::Written(w)) => {
-            let place = match scope {
+            let place = match w.outcome.scope {
                 Scope::User => "your user profile (USER.md)",
                 Scope::Memory => "your memory (MEMORY.md)",
             };
@@ -723,7 +722,11 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
                 text.push_str("Name one entry: copy its id or a longer part of its text.\n");
             }
             if let Ok(list) = servers::current_entries(store, who) {
-                text.push_str(&entries_text(&list, Some(scope)));
+                let only = match op_kind {
+                    Operation::Add => Some(scope),
+                    _ => target,
+                };
+                text.push_str(&entries_text(&list, only));
             }
             answer(text, true)
         }

@@ -176,7 +176,10 @@ mod tests {
             assert!(Instant::now() < until, "the wait never made wf known");
             std::thread::yield_now();
         }
-        assert_eq!(o.get_result("wf", "other").unwrap_err().code().as_str(), "not_ready");
+        assert_eq!(
+            o.get_result("wf", "other").unwrap_err().code().as_str(),
+            "not_ready"
+        );
         assert_eq!(
             o.get_result("wf2", "t").unwrap_err().code().as_str(),
             "result_not_found"
