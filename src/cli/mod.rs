@@ -289,9 +289,9 @@ pub enum Command {
         #[arg(long)]
         preview: bool,
     },
-    /// Create the memory root and a .gitignore listing `.memdir/`.
+    /// Create the memory root and a .gitignore listing `.memdir/` and `results/`.
     Init,
-    /// Git: ready an existing root for git (merge driver, attributes, ignores).
+    /// Git: setup readies an existing root for git (merge driver, attributes, ignores).
     #[command(subcommand)]
     Git(GitCommand),
     /// Git: commit what is pending, merge the remote's branch (entry by entry), push; retry if another pushed first.
@@ -507,7 +507,7 @@ pub enum Command {
     },
 }
 
-/// `memdir key create|list|revoke`.
+/// `memdir key create|list|revoke`: the keys of `memdir serve`.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum KeyCommand {
@@ -526,7 +526,7 @@ pub enum KeyCommand {
     },
 }
 
-/// `memdir review undo|pause|resume|status`.
+/// `memdir review undo|pause|resume|status`: undo a review; pause, resume or show the daily routine.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ReviewCommand {
@@ -546,7 +546,7 @@ pub enum ReviewCommand {
     Status,
 }
 
-/// `memdir import hermes`.
+/// `memdir import hermes`: move in from another tool's memory files.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ImportCommand {
@@ -574,7 +574,7 @@ pub enum ExportFormat {
     Hermes,
 }
 
-/// `memdir skill learn|list|show|forget`.
+/// `memdir skill learn|list|show|forget`: learned skills, private to the owner.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum SkillCommand {
@@ -622,7 +622,7 @@ fn parse_dash(s: &str) -> Result<String, String> {
     }
 }
 
-/// `memdir results gc`.
+/// `memdir results gc`: remove old run data.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ResultsCommand {
@@ -635,7 +635,7 @@ pub enum ResultsCommand {
     },
 }
 
-/// `memdir run begin|finish`.
+/// `memdir run begin|finish`: a run's frozen snapshot, then its day-log line.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum RunCommand {
@@ -663,7 +663,7 @@ pub enum RunCommand {
     },
 }
 
-/// `memdir runs search|show`: the run journal, queried on demand.
+/// `memdir runs search|show|list`: the run journal, queried on demand.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum RunsCommand {
@@ -695,7 +695,7 @@ pub enum RunsCommand {
     },
 }
 
-/// `memdir result put|get|wait`: SharedMemory task results.
+/// `memdir result put|get|rm|wait`: SharedMemory task results.
 ///
 /// `get` with a task and `wait` print the content raw (byte for byte) on
 /// standard output; with `--json` they print one object whose `content` is
