@@ -690,3 +690,88 @@ impl Error {
         move |source| Error::Io { path, op, source }
     }
 }
+
+/// Every code [`Error::code`] gives, in the order of its match (a unit test
+/// keeps the list complete): what the docs' tables are held to.
+pub const ERROR_CODES: &[&str] = &[
+    "invalid_id",
+    "unsafe_path",
+    "invalid_utf8",
+    "file_too_large",
+    "io_error",
+    "store_poisoned",
+    "locked",
+    "invalid_config",
+    "memory_text_empty",
+    "memory_text_too_long",
+    "memory_not_found",
+    "memory_ambiguous_match",
+    "memory_over_budget",
+    "memory_unplaceable",
+    "invalid_request",
+    "search_failed",
+    "memory_conflicted",
+    "memory_text_invalid",
+    "file_malformed",
+    "format_unsupported",
+    "git_failed",
+    "not_in_git",
+    "encode_failed",
+    "run_not_found",
+    "not_ready",
+    "result_not_found",
+    "owner_not_found",
+    "root_not_found",
+    "run_finished",
+    "usage",
+    "run_ambiguous",
+    "memory_not_own",
+    "memory_reason_invalid",
+    "memory_wrong_state",
+    "memory_agent_mismatch",
+    "memory_supersede_archived",
+    "memory_superseded",
+    "memory_veto_human_only",
+    "memory_day_exists",
+    "memory_query_too_long",
+    "memory_agent_required",
+    "person_not_allowed",
+    "memory_day_line_too_long",
+    "memory_day_full",
+    "memory_day_agent_only",
+    "memory_day_append_only",
+    "result_exists",
+    "result_too_large",
+    "result_corrupt",
+    "memory_threat_blocked",
+    "secret_in_memory",
+    "skill_not_found",
+    "import_nothing",
+    "export_exists",
+    "skill_exists",
+    "skill_too_large",
+    "review_not_found",
+    "review_changed",
+];
+
+#[cfg(test)]
+mod code_list_tests {
+    /// The codes of `Error::code`'s arms, read from this file: the match
+    /// names every variant (it has no catch-all), so these are all codes.
+    #[test]
+    fn error_codes_lists_every_code() {
+        let src = include_str!("error.rs");
+        let start = src.find("pub fn code(&self)").expect("code()");
+        let end = start + src[start..].find("pub(crate) fn io(").expect("io()");
+        let mut arms: Vec<&str> = src[start..end]
+            .split("=> \"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+            .collect();
+        arms.sort_unstable();
+        arms.dedup();
+        let mut listed = super::ERROR_CODES.to_vec();
+        listed.sort_unstable();
+        assert_eq!(listed, arms);
+    }
+}

@@ -88,7 +88,7 @@ pub mod snapshot;
 pub mod store;
 
 pub use edit::{Op, OpOutcome, Usage};
-pub use error::{EntryBrief, Error, Result};
+pub use error::{ERROR_CODES, EntryBrief, Error, Result};
 pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;
