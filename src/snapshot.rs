@@ -18,6 +18,8 @@ use crate::edit::{escape_controls, render_entries, usage_line, used_chars};
 use crate::model::{Scope, entry_id};
 use crate::scan::{self, Finding, blocked_placeholder};
 
+mod skill;
+
 /// One store as the snapshot receives it.
 #[derive(Debug, Clone)]
 pub struct StoreInput<'a> {
@@ -138,9 +140,9 @@ pub struct SkillInput<'a> {
 
 /// `snap` with the declared `skills` after the stores, in the order given:
 /// each under the heading `## Skill NAME — DESCRIPTION` (`## Skill NAME`
-/// without a description), its body shown as an entry's text is (control
-/// characters escaped, lines that would start like memdir's own escaped
-/// with a backslash), ending with LF; a skill the scanner flags (body or
+/// without a description), its body as `snapshot::skill` shows it
+/// (its headings moved below memdir's, none of memdir's own forged, a
+/// fence it leaves open closed), ending with LF; a skill the scanner flags (body or
 /// description) is replaced by `[BLOCKED: skills/NAME/SKILL.md matched
 /// <pattern ids>; remove or edit it]`. Sections are separated by a blank
 /// line. Without skills, `snap` is returned unchanged.
@@ -174,7 +176,7 @@ pub fn with_skills(snap: Snapshot, skills: &[SkillInput<'_>]) -> Snapshot {
             if body.trim().is_empty() {
                 text.push_str("(empty)\n");
             } else {
-                text.push_str(&display_text(body));
+                text.push_str(&skill::render_body(body));
                 text.push('\n');
             }
         } else {
@@ -472,7 +474,7 @@ mod tests {
         assert!(s.text.starts_with(&plain.text));
         assert_eq!(
             &s.text[plain.text.len()..],
-            "\n## Skill deploy — How to deploy\n\\# Steps\n\n1. run \\u{1B}x\n\n## Skill bad\n\
+            "\n## Skill deploy — How to deploy\n### Steps\n\n1. run \\u{1B}x\n\n## Skill bad\n\
              [BLOCKED: skills/bad/SKILL.md matched ignore_instructions; remove or edit it]\n"
         );
         assert_eq!(s.blocked_skills.len(), 1);

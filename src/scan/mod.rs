@@ -55,6 +55,7 @@
 use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, bytes};
+use unicode_normalization::UnicodeNormalization;
 
 mod decode;
 mod lang;
@@ -315,6 +316,16 @@ pub fn blocked_placeholder(scope: crate::model::Scope, id: &str, findings: &[Fin
         scope.file_name(),
         pattern_list(findings)
     )
+}
+
+/// `text` folded for comparing what it reads as: NFKC, invisible characters
+/// removed, letters of other scripts that imitate ASCII letters folded to
+/// them, lower-cased, and whitespace runs collapsed to one space (outer
+/// whitespace trimmed). `＃＃ ＵＳＥＲ.md` and `## user.md` fold alike.
+pub fn fold(text: &str) -> String {
+    let base = views::threat_base(&text.nfkc().collect::<String>());
+    let folded = views::fold_confusables(&base).unwrap_or(base);
+    crate::model::fold_whitespace(&folded.to_lowercase())
 }
 
 /// Invisible characters on the raw text (see the module docs for the ZWJ/ZWNJ/tag rules).

@@ -985,3 +985,10 @@ fn skipping_the_rot13_view_keeps_every_rot13_view_that_counts() {
         }
     }
 }
+
+#[test]
+fn fold_reads_text_as_it_looks() {
+    assert_eq!(fold("＃＃  ＵＳＥＲ.md\t(x)"), "## user.md (x)");
+    assert_eq!(fold("［BLOCKED: a］"), "[blocked: a]");
+    assert_eq!(fold(" Ѕki\u{200B}ll "), "skill");
+}

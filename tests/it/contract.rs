@@ -435,7 +435,7 @@ fn expires_takes_never_and_days_and_help_says_the_default() {
     assert!((89..=90).contains(&days(&e[2]["expires"])), "{v}");
     let err = s
         .run_as(O, &["add", "x", "--expires", "soonish"])
-        .text_error("invalid_request");
+        .text_error("invalid_expiry");
     assert!(err.contains("30d") && err.contains("never"), "{err}");
     let help = s.run(&["add", "--help"]).ok().text();
     assert!(help.contains("90 days") && help.contains("never"), "{help}");
@@ -500,7 +500,7 @@ fn renew_changes_a_live_facts_expiry() {
         .json();
     assert_eq!(v["scope"], "user");
     s.run_as(O, &["--json", "renew", &id, "--expires", "soonish"])
-        .json_error("invalid_request");
+        .json_error("invalid_expiry");
     s.run_as(O, &["archive", &id, "--reason", "moved"]).ok();
     s.run_as(O, &["--json", "renew", &id])
         .json_error("memory_wrong_state");
@@ -852,4 +852,119 @@ fn help_explains_concepts_globals_batch_and_dates() {
         !usage.contains("--root") && !usage.contains("--owner"),
         "{usage}"
     );
+}
+
+/// The page's table rows' first cells that are one backticked name.
+fn row_names(md: &str) -> std::collections::BTreeSet<String> {
+    md.lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .filter(|n| {
+            n.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_error_code_has_a_row_in_the_docs() {
+    let doc = |p: &str| {
+        std::fs::read_to_string(format!(
+            "{}/docs/{p}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/..")
+        ))
+        .unwrap()
+    };
+    let rows = row_names(&format!("{}\n{}", doc("CLI.md"), doc("API.md")));
+    let missing: Vec<&str> = memdir::ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| !rows.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes with no row in docs/CLI.md or docs/API.md: {missing:?}"
+    );
+}
+
+#[test]
+fn api_md_names_the_fact_rows_keys() {
+    let s = Sandbox::new();
+    s.run_as(O, &["add", "Prefers tea"]).ok();
+    let list = s.json_ok(&["--owner", O, "list"]);
+    let mut keys: Vec<String> = list["rows"][0]
+        .as_object()
+        .expect("a row")
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    let md =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/API.md")).unwrap();
+    let at = md
+        .find("Rows are `memdir list --json`'s rows (")
+        .expect("the rows' sentence");
+    let end = at + md[at..].find(").").expect("its end");
+    let mut named: Vec<String> = md[at..end]
+        .split('`')
+        .skip(3)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    named.sort();
+    assert_eq!(named, keys, "docs/API.md's fact row keys");
+}
+
+/// The subcommands `memdir ARGS --help` lists under `Commands:`, but `help`.
+fn subcommands(help: &str) -> Vec<String> {
+    let Some(at) = help.find("\nCommands:\n") else {
+        return Vec::new();
+    };
+    help[at + 11..]
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn each_help_summary_names_every_subcommand() {
+    let s = Sandbox::rootless();
+    let top = s.run(&["--help"]).ok().text();
+    let commands = subcommands(&top);
+    assert!(commands.len() > 20, "{top}");
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for c in &commands {
+        let help = s.run(&[c, "--help"]).ok().text();
+        let subs = subcommands(&help);
+        if subs.is_empty() {
+            continue;
+        }
+        checked += 1;
+        let summary = help.lines().next().unwrap_or("");
+        let words: Vec<&str> = summary
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '-'))
+            .collect();
+        for sub in &subs {
+            if !words.contains(&sub.as_str()) {
+                wrong.push(format!(
+                    "`memdir {c} --help` ({summary:?}) does not name {sub}"
+                ));
+            }
+        }
+        // A summary says what the command is for, not only its subcommands.
+        let bare = summary.trim_end_matches('.').trim_matches('`');
+        if bare.split('|').count() == subs.len()
+            && !summary.contains(':')
+            && summary.starts_with('`')
+        {
+            wrong.push(format!("`memdir {c} --help` is the bare list {summary:?}"));
+        }
+    }
+    assert!(checked >= 8, "{checked} commands with subcommands");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

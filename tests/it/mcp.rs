@@ -654,3 +654,151 @@ async fn a_past_expiry_is_refused_and_a_substring_is_found_in_either_store() {
     );
     c.cancel().await.unwrap();
 }
+
+/// The backticked argument names of a table cell: those outside
+/// parentheses (required to be arguments), and all of them.
+fn cell_args(cell: &str) -> (Vec<String>, Vec<String>) {
+    let (mut outside, mut all, mut depth) = (Vec::new(), Vec::new(), 0i32);
+    for (i, part) in cell.split('`').enumerate() {
+        if i % 2 == 0 {
+            depth += part.matches('(').count() as i32 - part.matches(')').count() as i32;
+        } else if part.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !part.is_empty() {
+            all.push(part.to_owned());
+            if depth == 0 {
+                outside.push(part.to_owned());
+            }
+        }
+    }
+    (outside, all)
+}
+
+/// The rows `| \`name\` | … |` of the table after `heading` in `md`: name
+/// and cells.
+fn table_after(md: &str, heading: &str) -> Vec<(String, Vec<String>)> {
+    let at = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("{heading:?} in docs/API.md"));
+    md[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_owned())
+                .collect();
+            let name = cells
+                .first()?
+                .strip_prefix('`')?
+                .strip_suffix('`')?
+                .to_owned();
+            Some((name, cells))
+        })
+        .collect()
+}
+
+/// The string values a schema allows (`enum`, or `const` of `oneOf`),
+/// following `$ref`s into `$defs`.
+fn allowed(schema: &Value, root: &Value) -> Vec<String> {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r.rsplit('/').next().unwrap();
+        return allowed(&root["$defs"][name], root);
+    }
+    let mut out: Vec<String> = schema["enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for s in schema[key].as_array().into_iter().flatten() {
+            if let Some(c) = s["const"].as_str() {
+                out.push(c.to_owned());
+            }
+            out.extend(allowed(s, root));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_tool_s_schema_matches_its_table_in_api_md() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
+    let tools = c.list_all_tools().await.unwrap();
+    let md =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/API.md")).unwrap();
+    let rows = table_after(&md, "### Tools");
+    // The arguments every tool takes to name an owner (docs/API.md, Identity).
+    let identity = ["agentId", "memory_owner", "owner", "user_request"];
+    for n in identity.iter().take(3) {
+        assert!(md.contains(&format!("`{n}`")), "docs/API.md names {n}");
+    }
+    let mut wrong = Vec::new();
+    for t in &tools {
+        let name = t.name.as_ref();
+        let schema = Value::Object((*t.input_schema).clone());
+        let props: Vec<String> = schema["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .cloned()
+            .collect();
+        let (_, cells) = rows
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no row for {name}"));
+        let (mut required, mut documented) = cell_args(&cells[2]);
+        // A tool with actions documents their arguments in its actions'
+        // table; the schema's `action` allows exactly its rows.
+        if let Some(at) = md.find(&format!("`{name}`'s actions")) {
+            let actions = table_after(&md[at..], "actions");
+            let mut listed: Vec<String> = actions.iter().map(|(a, _)| a.clone()).collect();
+            let mut values = allowed(&schema["properties"]["action"], &schema);
+            listed.sort();
+            values.sort();
+            values.dedup();
+            if listed != values {
+                wrong.push(format!(
+                    "{name}: actions {values:?} in the schema, {listed:?} in docs/API.md"
+                ));
+            }
+            for (action, cells) in &actions {
+                let (req, all) = cell_args(&cells[1]);
+                for arg in &req {
+                    // The schema says which actions take each argument.
+                    let desc = schema["properties"][arg]["description"]
+                        .as_str()
+                        .unwrap_or("");
+                    if props.contains(arg)
+                        && !desc.contains(&format!("`{action}`"))
+                        && name == "memory"
+                    {
+                        wrong.push(format!(
+                            "{name}: {arg}'s description does not name `{action}`: {desc:?}"
+                        ));
+                    }
+                }
+                required.extend(req);
+                documented.extend(all);
+            }
+        }
+        for arg in &required {
+            if !props.contains(arg) {
+                wrong.push(format!(
+                    "{name}: docs/API.md names {arg}, the schema has no such property"
+                ));
+            }
+        }
+        for p in &props {
+            if !documented.contains(p) && !identity.contains(&p.as_str()) {
+                wrong.push(format!(
+                    "{name}: the schema's {p} is in no row of docs/API.md"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    c.cancel().await.ok();
+}

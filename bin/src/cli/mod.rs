@@ -291,9 +291,9 @@ pub enum Command {
         #[arg(long)]
         preview: bool,
     },
-    /// Create the memory root and a .gitignore listing `.memdir/`.
+    /// Create the memory root and a .gitignore listing `.memdir/` and `results/`.
     Init,
-    /// Git: ready an existing root for git (merge driver, attributes, ignores).
+    /// Git: setup readies an existing root for git (merge driver, attributes, ignores).
     #[command(subcommand)]
     Git(GitCommand),
     /// Git: commit what is pending, merge the remote's branch (entry by entry), push; retry if another pushed first.
@@ -511,7 +511,7 @@ pub enum Command {
     },
 }
 
-/// `memdir key create|list|revoke`.
+/// `memdir key create|list|revoke`: the keys of `memdir serve`.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum KeyCommand {
@@ -530,7 +530,7 @@ pub enum KeyCommand {
     },
 }
 
-/// `memdir review undo|pause|resume|status`.
+/// `memdir review apply|undo|pause|resume|status`: apply a dry run's plan, undo a review; pause, resume or show the daily routine.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ReviewCommand {
@@ -555,7 +555,7 @@ pub enum ReviewCommand {
     Status,
 }
 
-/// `memdir import hermes`.
+/// `memdir import hermes`: move in from another tool's memory files.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ImportCommand {
@@ -583,7 +583,7 @@ pub enum ExportFormat {
     Hermes,
 }
 
-/// `memdir skill learn|list|show|forget`.
+/// `memdir skill learn|list|show|forget`: learned skills, private to the owner.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum SkillCommand {
@@ -631,7 +631,7 @@ fn parse_dash(s: &str) -> Result<String, String> {
     }
 }
 
-/// `memdir results gc`.
+/// `memdir results gc`: remove old run data.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ResultsCommand {
@@ -644,7 +644,7 @@ pub enum ResultsCommand {
     },
 }
 
-/// `memdir run begin|finish`.
+/// `memdir run begin|finish`: a run's frozen snapshot, then its day-log line.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum RunCommand {
@@ -672,7 +672,7 @@ pub enum RunCommand {
     },
 }
 
-/// `memdir runs search|show`: the run journal, queried on demand.
+/// `memdir runs search|show|list`: the run journal, queried on demand.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum RunsCommand {
@@ -704,7 +704,7 @@ pub enum RunsCommand {
     },
 }
 
-/// `memdir result put|get|wait`: SharedMemory task results.
+/// `memdir result put|get|rm|wait`: SharedMemory task results.
 ///
 /// `get` with a task and `wait` print the content raw (byte for byte) on
 /// standard output; with `--json` they print one object whose `content` is

@@ -117,7 +117,8 @@ pub struct MemoryArgs {
     pub kind: Option<String>,
     /// `list`: `active` or `archived`.
     pub status: Option<String>,
-    /// `list`: at most this many rows (default 100, at most 500).
+    /// `list`: at most this many rows (default 100, at most 500);
+    /// `search_runs`: at most this many lines (default 20).
     pub limit: Option<usize>,
     /// A person's server: the agent whose memory to use (`list` without it
     /// lists every agent's).
@@ -334,7 +335,7 @@ fn empty_snapshot(store: &Store, who: &Who) -> Result<bool, Error> {
 #[tool_router]
 impl Server {
     #[tool(
-        description = "The user's long-term memory: two curated markdown stores (USER.md: facts about the user; MEMORY.md: your own notes) that every run starts from, and the run journal of past runs, which is searched on demand and never injected. Actions: recall (the snapshot a run starting now gets; a remember is visible immediately); remember (target user|memory, operation add|replace|remove|read, content, old_text: use it whenever the user says \"remember this\"; store facts, not instructions); search_runs (query); get_run (run_id); save (a fact with expires, supersedes); day (content: a line in today's day log); list (kind, status, limit); archive (id, reason); unarchive (id); veto (id, a person only); recall_facts (query: what a recall would pick, with scores). Stores are small on purpose: past the budget, replace or remove stale entries. A failed write answers with the current entries: copy old_text verbatim from them and retry.",
+        description = "The user's long-term memory: two curated markdown stores (USER.md: facts about the user; MEMORY.md: your own notes) that every run starts from, and the run journal of past runs, which is searched on demand and never injected. Actions: recall (the snapshot a run starting now gets; a remember is visible immediately); remember (target user|memory, operation add|replace|remove|read, content, old_text: use it whenever the user says \"remember this\"; store facts, not instructions); search_runs (query, limit); get_run (run_id); save (a fact with expires, supersedes); day (content: a line in today's day log); list (kind, status, limit); archive (id, reason); unarchive (id); veto (id, a person only); recall_facts (query: what a recall would pick, with scores). Stores are small on purpose: past the budget, replace or remove stale entries. A failed write answers with the current entries: copy old_text verbatim from them and retry.",
         annotations(
             title = "memdir memory",
             read_only_hint = false,
