@@ -1073,10 +1073,17 @@ fn exported_text(x: &crate::store::HermesExport) -> String {
     out
 }
 
+/// An error's first line, `error[code]: message`, without the entries a
+/// refused write lists after it (a surface that lists them in a form of its
+/// own starts from this).
+pub fn error_head(e: &Error) -> String {
+    format!("error[{}]: {e}\n", e.code())
+}
+
 /// An error as text: `error[code]: message`, then the current entries where
 /// the error lists them (so the caller can retry with an exact id).
 pub fn error_text(e: &Error) -> String {
-    let mut msg = format!("error[{}]: {e}\n", e.code());
+    let mut msg = error_head(e);
     if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
         // The entries of both stores (nothing was named) under their file.
         let both = entries.iter().any(|b| b.file != entries[0].file);

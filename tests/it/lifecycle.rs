@@ -768,7 +768,7 @@ fn root_settings_change_the_default_expiry() {
     // And an unreadable one is refused.
     r.json_fail(
         &["--owner", A, "add", "whenever", "--expires", "next week"],
-        "invalid_request",
+        "invalid_expiry",
         400,
     );
 }

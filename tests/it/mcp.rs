@@ -802,3 +802,65 @@ async fn each_tool_s_schema_matches_its_table_in_api_md() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     c.cancel().await.ok();
 }
+
+/// Under `mcp --run`, a remember says the next run sees it (this run's
+/// recall stays frozen, and says so by staying the same); without a run,
+/// that recall sees it now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remember_under_a_run_says_the_next_run_sees_it() {
+    let s = Sandbox::new();
+    s.run_as("agt_run", &["add", "Before the run"]).ok();
+    let begun = s.json_ok(&["--owner", "agt_run", "run", "begin"]);
+    let run_id = begun["run_id"].as_str().unwrap().to_owned();
+    let c = start(&s, &["--owner", "agt_run"], &["--run", &run_id]).await;
+    let r = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "content": "Staging needs the VPN"}),
+    )
+    .await);
+    assert!(r.contains("the next run will see it"), "{r}");
+    assert!(!r.contains("immediately"), "{r}");
+    let recall = ok(call(&c, "memory", json!({"action": "recall"})).await);
+    assert!(!recall.contains("VPN"), "{recall}");
+    c.cancel().await.unwrap();
+    let c = start(&s, &["--owner", "agt_run"], &[]).await;
+    let r = ok(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "content": "Deploys on Fridays"}),
+    )
+    .await);
+    assert!(r.contains("recall will see it immediately"), "{r}");
+    c.cancel().await.unwrap();
+}
+
+/// A refused write lists the store's current entries once, each id once,
+/// in the form docs/API.md shows (`Current entries of FILE:` then
+/// `- ID  TEXT` lines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_write_lists_each_current_entry_once() {
+    let s = Sandbox::new();
+    let texts: Vec<String> = (0..16)
+        .map(|i| format!("Fact number {i} about the deploy pipeline and its many stages"))
+        .collect();
+    for t in &texts {
+        s.run_as("agt_b", &["add", "--to", "user", t]).ok();
+    }
+    let c = start(&s, &["--owner", "agt_b"], &[]).await;
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "user", "content": "x".repeat(500)}),
+    )
+    .await);
+    assert!(e.starts_with("error[memory_over_budget]: "), "{e}");
+    assert_eq!(e.matches("Current entries of USER.md:").count(), 1, "{e}");
+    let shown = s.json_ok(&["--owner", "agt_b", "show", "--in", "user"]);
+    for entry in shown["stores"][0]["entries"].as_array().unwrap() {
+        let id = entry["id"].as_str().unwrap();
+        assert_eq!(e.matches(id).count(), 1, "{id} in {e}");
+        assert!(e.contains(&format!("- {id}  ")), "{id} in {e}");
+    }
+    c.cancel().await.unwrap();
+}

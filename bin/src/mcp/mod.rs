@@ -561,7 +561,7 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
                 Err(e) => answer(render::error_text(&e), true),
             };
         }
-        Action::Remember => return remember(store, who, &a),
+        Action::Remember => return remember(store, who, run.is_some(), &a),
         Action::SearchRuns => match a.query {
             Some(query) if !query.trim().is_empty() => Request::SearchRuns {
                 query,
@@ -649,8 +649,15 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
 }
 
 /// The `remember` action: the seed's add / replace / remove / read on one
-/// store; a failed write answers with the error and the current entries.
-fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
+/// store; a failed write answers with the error and the current entries
+/// (once, as docs/API.md shows them). Under a run (`mcp --run`) the run's
+/// snapshot stays frozen, so a write is for the next run.
+fn remember(store: &Store, who: &Who, in_run: bool, a: &MemoryArgs) -> CallToolResult {
+    let seen = if in_run {
+        "the next run will see it (this run's snapshot stays as it began)"
+    } else {
+        "recall will see it immediately"
+    };
     // A replace or remove that names no target looks in both stores.
     let target = match a.target.as_deref() {
         None => None,
@@ -692,16 +699,15 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
             };
             let o = &w.outcome;
             let mut text = match o.op {
-                OpKind::Add if o.message.created() => format!(
-                    "Saved to {place} as {} ({}); recall will see it immediately.\n",
-                    o.id, w.usage.text
-                ),
+                OpKind::Add if o.message.created() => {
+                    format!("Saved to {place} as {} ({}); {seen}.\n", o.id, w.usage.text)
+                }
                 OpKind::Add => format!(
                     "Already stored in {place} as {} ({}).\n",
                     o.id, w.usage.text
                 ),
                 OpKind::Replace => format!(
-                    "Replaced {} with {} in {place} ({}); recall will see it immediately.\n",
+                    "Replaced {} with {} in {place} ({}); {seen}.\n",
                     o.old_id.as_deref().unwrap_or_default(),
                     o.id,
                     w.usage.text
@@ -718,7 +724,7 @@ fn remember(store: &Store, who: &Who, a: &MemoryArgs) -> CallToolResult {
         }
         Ok(other) => answer(rendered(&other), false),
         Err(e) => {
-            let mut text = render::error_text(&e);
+            let mut text = render::error_head(&e);
             if let Error::AmbiguousMatch { .. } = e {
                 text.push_str("Name one entry: copy its id or a longer part of its text.\n");
             }
