@@ -16,17 +16,13 @@
 #[path = "../build/link.rs"]
 mod link;
 
-use link::links_with;
+use link::{links_with, native_linux_gnu};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../build/link.rs");
     println!("cargo:rerun-if-env-changed=MEMDIR_PIE");
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    let host = std::env::var("HOST").unwrap_or_default();
-    let target = std::env::var("TARGET").unwrap_or_default();
-    if os != "linux" || env != "gnu" || host != target {
+    if !native_linux_gnu() {
         return;
     }
     let pie = std::env::var_os("MEMDIR_PIE").is_some_and(|v| v != "0");

@@ -4,6 +4,15 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+/// Whether the build is for Linux with glibc on the machine that builds it, where the
+/// probes below can run what they link.
+pub fn native_linux_gnu() -> bool {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    var("CARGO_CFG_TARGET_OS") == "linux"
+        && var("CARGO_CFG_TARGET_ENV") == "gnu"
+        && var("HOST") == var("TARGET")
+}
+
 /// Whether the C toolchain links, and the system runs, a small program with pointers in its
 /// data linked with `flags`.
 pub fn links_with(flags: &[&str]) -> bool {

@@ -9,7 +9,7 @@
 mod link;
 mod lookalikes;
 
-use link::links_with;
+use link::{links_with, native_linux_gnu};
 
 fn main() {
     println!("cargo:rerun-if-changed=build");
@@ -18,11 +18,7 @@ fn main() {
     if let Err(e) = std::fs::write(&table, lookalikes::source()) {
         panic!("cannot write {}: {e}", table.display());
     }
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    let host = std::env::var("HOST").unwrap_or_default();
-    let target = std::env::var("TARGET").unwrap_or_default();
-    if os != "linux" || env != "gnu" || host != target {
+    if !native_linux_gnu() {
         return;
     }
     // The unwinder linked in (libgcc_eh.a) rather than loaded (libgcc_s.so): one shared object

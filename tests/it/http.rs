@@ -1014,3 +1014,43 @@ fn a_past_expiry_is_refused_naming_today() {
     );
     assert_eq!(r.status, 201, "{r:?}");
 }
+
+/// The write answers that carry the seed's `usage` string carry the same
+/// numbers as numbers (`budget: {used, limit}`), and they are the numbers
+/// the command line's `--json` gives for the same store.
+#[test]
+fn write_answers_carry_the_budget_as_numbers_as_the_cli_does() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_b"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+    let cli_usage = |scope: &str| {
+        let v = s.json_ok(&["--owner", "agt_b", "show", "--in", scope]);
+        v["stores"][0]["usage"].clone()
+    };
+    let same = |answer: &Value, scope: &str| {
+        let cli = cli_usage(scope);
+        assert_eq!(answer["budget"]["used"], cli["used"], "{answer} vs {cli}");
+        assert_eq!(answer["budget"]["limit"], cli["limit"], "{answer} vs {cli}");
+        assert_eq!(answer["usage"], cli["text"], "{answer} vs {cli}");
+    };
+    let r = srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Prefers weekly summaries", "scope": "user"}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    same(&r.json(), "user");
+    let r = srv.post(
+        k,
+        "/api/v1/memories",
+        json!({"text": "Staging needs the VPN"}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    same(&r.json(), "memory");
+    let r = srv.post(k, "/v1/memory/forget", json!({"text": "VPN"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["budget"]["used"], 0, "{v}");
+    same(&v, "memory");
+}

@@ -353,6 +353,13 @@ fn answer_json(r: &Answer) -> Value {
     serde_json::from_slice(&render::render(r, true).stdout).unwrap_or(Value::Null)
 }
 
+/// A store's usage as numbers, beside the seed's `usage` string: every
+/// surface carries `used` and `limit` as numbers (the command line's
+/// `usage` object has them too).
+fn budget(u: &memdir::Usage) -> Value {
+    json!({"used": u.used, "limit": u.limit})
+}
+
 fn ok(status: u16, v: Value) -> Result<Response, Fail> {
     Ok(json_response(status, &v))
 }
@@ -468,7 +475,8 @@ async fn remember(
                         status,
                         json!({
                             "id": o.id, "scope": o.scope, "text": o.text,
-                            "usage": w.usage.text, "message": o.message,
+                            "usage": w.usage.text, "budget": budget(&w.usage),
+                            "message": o.message,
                         }),
                     ))
                 }
@@ -514,7 +522,8 @@ async fn forget(
                 let w = servers::forget(store, who, &key)?;
                 Ok(json!({
                     "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
-                    "usage": w.usage.text, "message": w.outcome.message,
+                    "usage": w.usage.text, "budget": budget(&w.usage),
+                    "message": w.outcome.message,
                 }))
             },
         )
@@ -759,6 +768,7 @@ async fn save(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Result
                     if let Some(m) = v.as_object_mut() {
                         m.insert("object".into(), json!("memory"));
                         m.insert("usage".into(), json!(w.usage.text));
+                        m.insert("budget".into(), budget(&w.usage));
                         m.insert("message".into(), json!(o.message));
                         m.insert("archived".into(), json!(w.archived));
                     }
@@ -1002,6 +1012,7 @@ async fn edit(
                         m.insert("object".into(), json!("memory"));
                         m.insert("old_id".into(), json!(o.old_id));
                         m.insert("usage".into(), json!(w.usage.text));
+                        m.insert("budget".into(), budget(&w.usage));
                         m.insert("message".into(), json!(o.message));
                     }
                     Ok(v)
