@@ -27,6 +27,32 @@ pub struct EntryBrief {
     pub expired: bool,
 }
 
+/// What the caller can change to get past an error, as data: which
+/// argument, with which value. Each surface words it in its own terms (the
+/// command line's `--in user`, MCP's `target: "user"`, HTTP's
+/// `"scope": "user"`; `api::errors::Surface`), so no message names an
+/// argument of one surface to a caller of another.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// Name the store that holds the entry (`user` or `memory`).
+    Store(&'static str),
+    /// Ask to replace the different result stored under the same ids.
+    Overwrite,
+    /// Ask to replace the skill of the same name.
+    ReplaceSkill,
+    /// List the owner's skills.
+    ListSkills,
+    /// Name the agent whose memory a person acts on.
+    Agent,
+    /// Ask to overwrite the files an export would write.
+    Force,
+    /// Ask to store an empty result.
+    AllowEmpty,
+    /// Give the result's content type.
+    ContentType,
+}
+
 /// Everything that can go wrong in memdir.
 ///
 /// Each variant has a stable snake_case [`code`](Error::code) and keeps the
@@ -117,7 +143,7 @@ pub enum Error {
         limit: usize,
     },
     /// No entry matches.
-    #[error("no entry in {file} matches {query:?}{}", elsewhere.map(|f| format!("; found in {f}; pass --in {}", if f == "USER.md" { "user" } else { "memory" })).unwrap_or_default())]
+    #[error("no entry in {file} matches {query:?}{}", elsewhere.map(|f| format!("; found in {f}")).unwrap_or_default())]
     NotFound {
         /// The file searched (`MEMORY.md, USER.md` when the caller named
         /// no store and both were).
@@ -258,9 +284,7 @@ pub enum Error {
         candidates: Vec<String>,
     },
     /// A different result is already stored under these ids.
-    #[error(
-        "a different result is already stored for {workflow_id}/{task_id}; pass --overwrite to replace it"
-    )]
+    #[error("a different result is already stored for {workflow_id}/{task_id}")]
     ResultExists {
         /// The workflow id.
         workflow_id: String,
@@ -268,9 +292,7 @@ pub enum Error {
         task_id: String,
     },
     /// A put of empty content that did not ask for an empty result.
-    #[error(
-        "refused: the content for {workflow_id}/{task_id} is empty (0 bytes), nothing stored; pass --allow-empty to store an empty result"
-    )]
+    #[error("refused: the content for {workflow_id}/{task_id} is empty (0 bytes), nothing stored")]
     ResultEmpty {
         /// The workflow id.
         workflow_id: String,
@@ -281,7 +303,7 @@ pub enum Error {
     /// UTF-8, or holding a NUL byte), which the default `text/plain` would
     /// mislabel.
     #[error(
-        "refused: the content for {workflow_id}/{task_id} is not text ({reason} at byte {offset}), so text/plain would mislabel it; pass --type MIME (such as application/octet-stream)"
+        "refused: the content for {workflow_id}/{task_id} is not text ({reason} at byte {offset}), so text/plain would mislabel it"
     )]
     ResultNotText {
         /// The workflow id.
@@ -362,7 +384,7 @@ pub enum Error {
         uid: u32,
     },
     /// A person did not name the agent whose memory to act on.
-    #[error("person {person:?} must name the agent (--agent ID)")]
+    #[error("person {person:?} must name the agent")]
     AgentRequired {
         /// The person.
         person: String,
@@ -535,19 +557,19 @@ pub enum Error {
     },
     /// `export --format hermes`: a file of the folder exists; it is replaced
     /// only with `--force`.
-    #[error("{} exists; pass --force to overwrite it, or name another folder", path.display())]
+    #[error("{} exists", path.display())]
     ExportExists {
         /// The file.
         path: PathBuf,
     },
     /// No learned skill of the owner has this name.
-    #[error("No skill named {name}. Use `memdir skill list` to see yours.")]
+    #[error("No skill named {name}.")]
     SkillNotFound {
         /// The name asked for.
         name: String,
     },
     /// A learned skill of this name exists; saving over it needs `--replace`.
-    #[error("a skill named {name} exists; pass --replace to overwrite it")]
+    #[error("a skill named {name} exists")]
     SkillExists {
         /// The name.
         name: String,
@@ -649,7 +671,7 @@ fn expiry_message(value: &str, today: Option<&str>) -> String {
             "expiry {value:?} is in the past (today is {today}, UTC): give a later date, a number of days such as 30d, or never"
         ),
         None => format!(
-            "--expires {value:?}: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
+            "the expiry {value:?} cannot be read: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
         ),
     }
 }
@@ -751,6 +773,25 @@ impl Error {
                 ErrorCode::ReviewChanged
             }
         }
+    }
+
+    /// What the caller can change to get past this error, if one argument
+    /// does it (see [`Hint`]).
+    pub fn hint(&self) -> Option<Hint> {
+        Some(match self {
+            Error::NotFound {
+                elsewhere: Some(f), ..
+            } => Hint::Store(if *f == "USER.md" { "user" } else { "memory" }),
+            Error::ResultExists { .. } => Hint::Overwrite,
+            Error::AgentRequired { .. } => Hint::Agent,
+            Error::ExportExists { .. } => Hint::Force,
+            Error::SkillNotFound { .. } => Hint::ListSkills,
+            Error::SkillExists { .. } => Hint::ReplaceSkill,
+            Error::ResultEmpty { .. } => Hint::AllowEmpty,
+            Error::ResultNotText { .. } => Hint::ContentType,
+            Error::Batch { source, .. } => return source.hint(),
+            _ => return None,
+        })
     }
 
     pub(crate) fn io(

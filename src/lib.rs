@@ -88,7 +88,7 @@ pub mod snapshot;
 pub mod store;
 
 pub use edit::{Change, Op, OpKind, OpOutcome, Usage};
-pub use error::{EntryBrief, Error, ErrorCode, Result};
+pub use error::{EntryBrief, Error, ErrorCode, Hint, Result};
 pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;

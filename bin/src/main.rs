@@ -12,6 +12,7 @@ mod http;
 mod mcp;
 
 use clap::CommandFactory;
+use memdir::api::errors::Surface;
 use memdir::api::{self, render};
 use memdir::{Error, Store};
 
@@ -57,7 +58,8 @@ fn main() -> ExitCode {
             if json {
                 print_out(render::error_json(&e).as_bytes());
             } else {
-                let _ = std::io::stderr().write_all(render::error_text(&e).as_bytes());
+                let _ =
+                    std::io::stderr().write_all(render::error_text(&e, Surface::Cli).as_bytes());
             }
             // "Not ready" is an answer, not a refusal: scripts poll on 3.
             ExitCode::from(e.code().exit())

@@ -6,26 +6,132 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, Hint};
+
+/// The surface a caller reaches memdir through: a hint is worded in its
+/// terms (its own argument names), never another's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Surface {
+    /// The command line: flags such as `--in user`.
+    Cli,
+    /// The MCP tools: arguments such as `target: "user"`.
+    Mcp,
+    /// The HTTP API: JSON fields and query parameters such as
+    /// `"scope": "user"` or `?overwrite=true`.
+    Http,
+}
+
+impl Surface {
+    /// Every surface.
+    pub const ALL: [Surface; 3] = [Surface::Cli, Surface::Mcp, Surface::Http];
+}
+
+/// The argument a hint names on `surface`, if that surface has one for it.
+pub fn hint_argument(h: Hint, surface: Surface) -> Option<&'static str> {
+    use Surface::{Cli, Http, Mcp};
+    Some(match (h, surface) {
+        (Hint::Store(_), Cli) => "--in",
+        (Hint::Store(_), Mcp) => "target",
+        (Hint::Store(_), Http) => "scope",
+        (Hint::Overwrite, Cli) => "--overwrite",
+        (Hint::Overwrite, Http) => "overwrite",
+        (Hint::ReplaceSkill, Cli) => "--replace",
+        (Hint::ReplaceSkill, Mcp | Http) => "replace",
+        (Hint::Agent, Cli) => "--agent",
+        (Hint::Agent, Mcp | Http) => "agentId",
+        (Hint::Force, Cli) => "--force",
+        (Hint::AllowEmpty, Cli) => "--allow-empty",
+        (Hint::AllowEmpty, Mcp | Http) => "allow_empty",
+        (Hint::ContentType, Cli) => "--type",
+        (Hint::ContentType, Mcp) => "content_type",
+        (Hint::ContentType, Http) => "Content-Type",
+        (Hint::Overwrite | Hint::Force, _) | (Hint::ListSkills, _) => return None,
+    })
+}
+
+/// A hint in the words of `surface`.
+pub fn hint_words(h: Hint, surface: Surface) -> String {
+    use Surface::{Cli, Http, Mcp};
+    match (h, surface) {
+        (Hint::Store(v), Cli) => format!("pass --in {v}"),
+        (Hint::Store(v), Mcp) => format!("pass target: \"{v}\""),
+        (Hint::Store(v), Http) => format!("pass \"scope\": \"{v}\""),
+        (Hint::Overwrite, Cli) => "pass --overwrite to replace it".into(),
+        (Hint::Overwrite, Mcp) => {
+            "a result is immutable: store this one under another task_id".into()
+        }
+        (Hint::Overwrite, Http) => "pass ?overwrite=true to replace it".into(),
+        (Hint::ReplaceSkill, Cli) => "pass --replace to overwrite it".into(),
+        (Hint::ReplaceSkill, Mcp) => {
+            "pass replace: true to overwrite it, or pick another name".into()
+        }
+        (Hint::ReplaceSkill, Http) => "send \"replace\": true to overwrite it".into(),
+        (Hint::ListSkills, Cli) => "Use `memdir skill list` to see yours.".into(),
+        (Hint::ListSkills, Mcp) => "Use action: list to see yours.".into(),
+        (Hint::ListSkills, Http) => "GET /v1/skills lists yours.".into(),
+        (Hint::Agent, Cli) => "pass --agent ID".into(),
+        (Hint::Agent, Mcp | Http) => "pass agentId".into(),
+        (Hint::Force, Cli) => "pass --force to overwrite it, or name another folder".into(),
+        (Hint::Force, Mcp | Http) => "name another folder".into(),
+        (Hint::AllowEmpty, Cli) => "pass --allow-empty to store an empty result".into(),
+        (Hint::AllowEmpty, Mcp) => "pass allow_empty: true to store an empty result".into(),
+        (Hint::AllowEmpty, Http) => "pass ?allow_empty=true to store an empty result".into(),
+        (Hint::ContentType, Cli) => "pass --type MIME (such as application/octet-stream)".into(),
+        (Hint::ContentType, Mcp) => "pass content_type (such as application/octet-stream)".into(),
+        (Hint::ContentType, Http) => {
+            "send a Content-Type header (such as application/octet-stream)".into()
+        }
+    }
+}
+
+/// An error's message for a caller on `surface`: the message, then its
+/// hint (if any) in that surface's words.
+pub fn message(e: &Error, surface: Surface) -> String {
+    let m = e.to_string();
+    match e.hint() {
+        Some(h) => {
+            let sep = if m.ends_with('.') { " " } else { "; " };
+            format!("{m}{sep}{}", hint_words(h, surface))
+        }
+        None => m,
+    }
+}
+
+/// A hint as an error answer carries it: the argument (in the surface's
+/// terms) and the value to give it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HintBody {
+    /// The argument to pass or change, as this surface names it (none where
+    /// the surface has no argument for it).
+    pub argument: Option<&'static str>,
+    /// The value to give it, where the hint names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<&'static str>,
+    /// The hint in words.
+    pub text: String,
+}
 
 /// An error as every interface presents it: `{"code", "status", "message",
-/// …details}`.
+/// "hint"?, …details}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorBody {
     /// The stable code (serialised as its snake_case word).
     pub code: ErrorCode,
     /// The HTTP status a server answers with.
     pub status: u16,
-    /// The message, for people.
+    /// The message, for people (with the hint in the surface's words).
     pub message: String,
+    /// What the caller can change, as data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<HintBody>,
     /// Structured details (entries, usage, candidates, path, …).
     #[serde(flatten)]
     pub details: Map<String, Value>,
 }
 
 impl ErrorBody {
-    /// The body of `e`.
-    pub fn of(e: &Error) -> ErrorBody {
+    /// The body of `e` for a caller on `surface`.
+    pub fn of(e: &Error, surface: Surface) -> ErrorBody {
         let details = match details(e) {
             Value::Object(m) => m,
             _ => Map::new(),
@@ -33,7 +139,15 @@ impl ErrorBody {
         ErrorBody {
             code: e.code(),
             status: e.code().status(),
-            message: e.to_string(),
+            message: message(e, surface),
+            hint: e.hint().map(|h| HintBody {
+                argument: hint_argument(h, surface),
+                value: match h {
+                    Hint::Store(v) => Some(v),
+                    _ => None,
+                },
+                text: hint_words(h, surface),
+            }),
             details,
         }
     }
@@ -143,6 +257,7 @@ impl Transport {
             code: self.code(),
             status: self.status(),
             message,
+            hint: None,
             details: match details {
                 Value::Object(m) => m,
                 _ => Map::new(),
@@ -323,7 +438,7 @@ mod tests {
         assert_eq!(v["error"]["code"], "request_too_large");
         assert_eq!(v["error"]["limit"], 64);
         assert_eq!(Transport::Unauthorized.status(), 401);
-        let e = envelope(&ErrorBody::of(&Error::TextEmpty));
+        let e = envelope(&ErrorBody::of(&Error::TextEmpty, Surface::Http));
         assert_eq!(e["error"]["status"], 400);
     }
 
@@ -339,7 +454,7 @@ mod tests {
                 entries: Vec::new(),
             }),
         };
-        let b = ErrorBody::of(&e);
+        let b = ErrorBody::of(&e, Surface::Http);
         assert_eq!((b.code, b.status), (ErrorCode::MemoryOverBudget, 409));
         // The third operation (index 2) is numbered 3, from 1.
         assert_eq!(b.details["index"], 3);
@@ -348,5 +463,49 @@ mod tests {
         let v = serde_json::to_value(&b).unwrap();
         assert_eq!(v["code"], "memory_over_budget");
         assert_eq!(v["would_use"], 900);
+    }
+
+    /// Every hint on every surface is worded in that surface's terms: no
+    /// command-line flag on MCP or HTTP, no MCP `action:` or HTTP query
+    /// elsewhere, and the argument it names is one the surface has.
+    #[test]
+    fn every_hint_is_worded_in_its_surfaces_terms() {
+        let hints = [
+            Hint::Store("user"),
+            Hint::Overwrite,
+            Hint::ReplaceSkill,
+            Hint::ListSkills,
+            Hint::Agent,
+            Hint::Force,
+            Hint::AllowEmpty,
+            Hint::ContentType,
+        ];
+        for h in hints {
+            for s in Surface::ALL {
+                let w = hint_words(h, s);
+                let cli_flag = w.contains("--") || w.contains("`memdir ");
+                let http_words = w.contains("?") || w.contains("GET /") || w.contains("header");
+                match s {
+                    Surface::Cli => assert!(!http_words && !w.contains("action:"), "{h:?}: {w}"),
+                    Surface::Mcp => assert!(!cli_flag && !http_words, "{h:?} on MCP: {w}"),
+                    Surface::Http => {
+                        assert!(!cli_flag && !w.contains("action:"), "{h:?} on HTTP: {w}")
+                    }
+                }
+                if let Some(a) = hint_argument(h, s) {
+                    assert_eq!(a.starts_with("--"), s == Surface::Cli, "{h:?} {s:?}: {a}");
+                    assert!(w.contains(a), "{h:?} {s:?}: {w} names {a}");
+                }
+            }
+        }
+        // Through an error: the message carries the surface's words.
+        let e = Error::SkillExists {
+            name: "deploy".into(),
+        };
+        assert!(message(&e, Surface::Cli).ends_with("; pass --replace to overwrite it"));
+        assert!(message(&e, Surface::Mcp).contains("replace: true"));
+        let b = ErrorBody::of(&e, Surface::Http);
+        assert_eq!(b.hint.as_ref().and_then(|h| h.argument), Some("replace"));
+        assert!(!b.message.contains("--"), "{}", b.message);
     }
 }

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::Response;
-use super::errors::ErrorBody;
+use super::errors::{ErrorBody, Surface};
 use crate::edit::OpKind;
 use crate::error::Error;
 use crate::journal::MAX_DAY_CHARS;
@@ -269,8 +269,15 @@ fn line(v: &impl serde::Serialize) -> String {
     }
 }
 
-/// Renders an answer as text, or as one line of JSON with `json`.
+/// Renders an answer as the command line prints it: text, or one line of
+/// JSON with `json`.
 pub fn render(response: &Response, json: bool) -> Rendered {
+    render_on(response, json, Surface::Cli)
+}
+
+/// Renders an answer for a caller on `surface` (its text names that
+/// surface's arguments, such as the limit of a list that was cut).
+pub fn render_on(response: &Response, json: bool, surface: Surface) -> Rendered {
     let text = |s: String| Rendered::text(s);
     match response {
         Response::Check { reports, strict } => check(reports, *strict, json),
@@ -532,7 +539,7 @@ pub fn render(response: &Response, json: bool) -> Rendered {
             out
         })
         .with_warnings(&g.warnings),
-        Response::Rows { rows, total, limit } => text(list(rows, *total, *limit, json)),
+        Response::Rows { rows, total, limit } => text(list(rows, *total, *limit, json, surface)),
         Response::Review(r) => text(review(r, json)).with_warnings(&r.warnings),
         Response::ReviewDue(d) => match &d.ran {
             Some(r) => text(review(r, json)).with_warnings(&r.warnings),
@@ -842,7 +849,7 @@ fn transition(t: &Transition, json: bool) -> String {
     }
 }
 
-fn list(rows: &[FactRow], total: usize, limit: usize, json: bool) -> String {
+fn list(rows: &[FactRow], total: usize, limit: usize, json: bool, surface: Surface) -> String {
     let truncated = total > rows.len();
     if json {
         return line(&json!({
@@ -889,8 +896,13 @@ fn list(rows: &[FactRow], total: usize, limit: usize, json: bool) -> String {
     }
     if truncated {
         out.push_str(&format!(
-            "{} of {total} (use --limit, at most {})\n",
+            "{} of {total} (use {}, at most {})\n",
             rows.len(),
+            match surface {
+                Surface::Cli => "--limit",
+                Surface::Mcp => "limit",
+                Surface::Http => "?limit=N",
+            },
             crate::store::MAX_LIST_LIMIT
         ));
     }
@@ -982,7 +994,7 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// An error as one line of JSON: `{"error":{"code","status","message",…}}`.
 pub fn error_json(e: &Error) -> String {
-    line(&json!({ "error": ErrorBody::of(e) }))
+    line(&json!({ "error": ErrorBody::of(e, Surface::Cli) }))
 }
 
 /// One entry's text on one line, shortened.
@@ -1076,14 +1088,18 @@ fn exported_text(x: &crate::store::HermesExport) -> String {
 /// An error's first line, `error[code]: message`, without the entries a
 /// refused write lists after it (a surface that lists them in a form of its
 /// own starts from this).
-pub fn error_head(e: &Error) -> String {
-    format!("error[{}]: {e}\n", e.code())
+pub fn error_head(e: &Error, surface: Surface) -> String {
+    format!(
+        "error[{}]: {}\n",
+        e.code(),
+        super::errors::message(e, surface)
+    )
 }
 
 /// An error as text: `error[code]: message`, then the current entries where
 /// the error lists them (so the caller can retry with an exact id).
-pub fn error_text(e: &Error) -> String {
-    let mut msg = error_head(e);
+pub fn error_text(e: &Error, surface: Surface) -> String {
+    let mut msg = error_head(e, surface);
     if let Error::OverBudget { entries, .. } | Error::NotFound { entries, .. } = e {
         // The entries of both stores (nothing was named) under their file.
         let both = entries.iter().any(|b| b.file != entries[0].file);

@@ -1054,3 +1054,47 @@ fn write_answers_carry_the_budget_as_numbers_as_the_cli_does() {
     assert_eq!(v["budget"]["used"], 0, "{v}");
     same(&v, "memory");
 }
+
+/// A hint names HTTP's own fields and parameters, with the argument as
+/// data beside the message; never a command-line flag.
+#[test]
+fn hints_name_the_apis_own_fields_and_parameters() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_h"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+    let learn = |content: &str| {
+        srv.post(
+            k,
+            "/v1/skills",
+            json!({"name": "deploy", "content": content}),
+        )
+    };
+    assert_eq!(learn("# Deploy\nRun the checks first.").status, 201);
+    let e = learn("# Deploy\nSomething else entirely.").error("skill_exists", 409);
+    let msg = e["message"].as_str().unwrap();
+    assert!(
+        msg.contains("\"replace\": true") && !msg.contains("--"),
+        "{e}"
+    );
+    assert_eq!(e["hint"]["argument"], "replace", "{e}");
+    let path = "/v1/workflows/results/wf/t1";
+    assert_eq!(srv.put(&key, path, "text/plain", b"one").status, 201);
+    let e = srv
+        .put(&key, path, "text/plain", b"two")
+        .error("result_exists", 409);
+    let msg = e["message"].as_str().unwrap();
+    assert!(
+        msg.contains("?overwrite=true") && !msg.contains("--"),
+        "{e}"
+    );
+    assert_eq!(e["hint"]["argument"], "overwrite", "{e}");
+    let e = srv.get(k, "/v1/skills/nope").error("skill_not_found", 404);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("GET /v1/skills lists yours."),
+        "{e}"
+    );
+}

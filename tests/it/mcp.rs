@@ -864,3 +864,40 @@ async fn a_refused_write_lists_each_current_entry_once() {
     }
     c.cancel().await.unwrap();
 }
+
+/// A hint names this surface's arguments: a substring found in the other
+/// store says to pass `target`, never the command line's `--in`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hints_name_the_tools_own_arguments() {
+    let s = Sandbox::new();
+    s.run_as("agt_h", &["add", "--to", "user", "Uses vim daily"])
+        .ok();
+    let c = start(&s, &["--owner", "agt_h"], &[]).await;
+    let e = err(call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "memory", "operation": "remove", "old_text": "vim"}),
+    )
+    .await);
+    assert!(e.starts_with("error[memory_not_found]: "), "{e}");
+    assert!(e.contains("pass target: \"user\""), "{e}");
+    assert!(!e.contains("--"), "{e}");
+    ok(call(
+        &c,
+        "learn",
+        json!({"name": "deploy", "content": "# Deploy\nRun the checks first."}),
+    )
+    .await);
+    let e = err(call(
+        &c,
+        "learn",
+        json!({"name": "deploy", "content": "# Deploy\nSomething else entirely."}),
+    )
+    .await);
+    assert!(e.contains("pass replace: true"), "{e}");
+    assert!(!e.contains("--replace"), "{e}");
+    let e = err(call(&c, "learn", json!({"action": "show", "name": "nope"})).await);
+    assert!(e.contains("Use action: list to see yours."), "{e}");
+    assert!(!e.contains("memdir skill list"), "{e}");
+    c.cancel().await.unwrap();
+}

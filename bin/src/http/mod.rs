@@ -25,7 +25,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use memdir::api::Who;
-use memdir::api::errors::{ErrorBody, Transport, envelope};
+use memdir::api::errors::{ErrorBody, Surface, Transport, envelope};
 use memdir::api::servers::Opener;
 use memdir::{Caller, Error, Store};
 use serde_json::Value;
@@ -74,7 +74,7 @@ impl From<Transport> for Fail {
 impl Fail {
     fn body(&self) -> ErrorBody {
         match self {
-            Fail::Memdir(e) => ErrorBody::of(e),
+            Fail::Memdir(e) => ErrorBody::of(e, Surface::Http),
             Fail::Transport(t) => t.body(),
         }
     }

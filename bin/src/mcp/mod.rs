@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use memdir::api::errors::Surface;
 use memdir::api::servers::{self, Opener};
 use memdir::api::{self, Request, Response, Who, render};
 use memdir::store::Status;
@@ -225,7 +226,7 @@ fn answer(text: String, error: bool) -> CallToolResult {
 
 /// The rendering of a response as text, with its warnings.
 fn rendered(r: &Response) -> String {
-    let out = render::render(r, false);
+    let out = render::render_on(r, false, Surface::Mcp);
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     for w in out.warnings {
         text.push_str(&format!("warning: {w}\n"));
@@ -412,7 +413,7 @@ impl Server {
                     Err(e) if e.code() == memdir::ErrorCode::NotReady => {
                         answer("not ready: still running, poll".into(), false)
                     }
-                    Err(e) => answer(render::error_text(&e), true),
+                    Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
                 }
             })
             .await?;
@@ -447,7 +448,7 @@ impl Server {
                 };
                 match api::execute(store, &who, request) {
                     Ok(r) => answer(rendered(&r), false),
-                    Err(e) => answer(render::error_text(&e), true),
+                    Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
                 }
             })
             .await?;
@@ -529,15 +530,7 @@ fn learn_action(store: &Store, who: &Who, a: LearnArgs) -> CallToolResult {
         }
         Ok(r) => answer(rendered(&r), false),
         Err(e) => {
-            let mut text = match &e {
-                Error::SkillNotFound { name } => format!(
-                    "error[skill_not_found]: No skill named {name}. Use action: list to see yours.\n"
-                ),
-                Error::SkillExists { name } => format!(
-                    "error[skill_exists]: a skill named {name} exists; pass replace: true to overwrite it, or pick another name.\n"
-                ),
-                e => render::error_text(e),
-            };
+            let mut text = render::error_text(&e, Surface::Mcp);
             if let Ok(r) = api::execute(store, who, Request::SkillList) {
                 text.push_str("Your skills:\n");
                 text.push_str(&rendered(&r));
@@ -558,7 +551,7 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
                 }
                 Ok(t) if t.trim().is_empty() => answer("No memory recorded yet.".into(), false),
                 Ok(t) => answer(t, false),
-                Err(e) => answer(render::error_text(&e), true),
+                Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
             };
         }
         Action::Remember => return remember(store, who, run.is_some(), &a),
@@ -644,7 +637,7 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
     };
     match api::execute(store, who, request) {
         Ok(r) => answer(rendered(&r), false),
-        Err(e) => answer(render::error_text(&e), true),
+        Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
     }
 }
 
@@ -672,7 +665,7 @@ fn remember(store: &Store, who: &Who, in_run: bool, a: &MemoryArgs) -> CallToolR
         (Operation::Read, _, _) => {
             return match servers::store_markdown(store, who, scope) {
                 Ok(t) => answer(t, false),
-                Err(e) => answer(render::error_text(&e), true),
+                Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
             };
         }
         (Operation::Add, Some(c), _) => Op::add(scope, c.clone()),
@@ -724,7 +717,7 @@ fn remember(store: &Store, who: &Who, in_run: bool, a: &MemoryArgs) -> CallToolR
         }
         Ok(other) => answer(rendered(&other), false),
         Err(e) => {
-            let mut text = render::error_head(&e);
+            let mut text = render::error_head(&e, Surface::Mcp);
             if let Error::AmbiguousMatch { .. } = e {
                 text.push_str("Name one entry: copy its id or a longer part of its text.\n");
             }
