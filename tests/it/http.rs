@@ -1098,3 +1098,40 @@ fn hints_name_the_apis_own_fields_and_parameters() {
         "{e}"
     );
 }
+
+/// `format=text` is plain lines, `id  text` an entry, with no markdown
+/// markup; `format=markdown` keeps the list.
+#[test]
+fn format_text_is_plain_lines_and_markdown_a_list() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_f"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+    let mut ids = Vec::new();
+    for (text, scope) in [
+        ("Prefers weekly summaries", "user"),
+        ("Staging needs the VPN", "memory"),
+    ] {
+        let r = srv.post(
+            k,
+            "/v1/memory/remember",
+            json!({"text": text, "scope": scope}),
+        );
+        ids.push((r.json()["id"].as_str().unwrap().to_owned(), text));
+    }
+    let plain = srv.get(k, "/v1/memory/recall?format=text");
+    assert!(plain.ctype.starts_with("text/plain"), "{plain:?}");
+    let lines: Vec<&str> = plain.body.lines().collect();
+    assert_eq!(lines.len(), 2, "{plain:?}");
+    for (id, text) in &ids {
+        assert!(
+            lines.contains(&format!("{id}  {text}").as_str()),
+            "{plain:?}"
+        );
+    }
+    assert!(!plain.body.contains("- "), "{plain:?}");
+    let md = srv.get(k, "/v1/memory/recall?format=markdown");
+    assert!(md.ctype.starts_with("text/markdown"), "{md:?}");
+    assert!(md.body.lines().all(|l| l.starts_with("- ")), "{md:?}");
+    assert_ne!(md.body, plain.body);
+}

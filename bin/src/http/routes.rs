@@ -294,14 +294,8 @@ fn formatted(status: u16, v: &Value, format: Option<&str>) -> Result<Response, F
                 })
             })?,
         ),
-        f @ ("markdown" | "text") => (
-            if f == "markdown" {
-                "text/markdown; charset=utf-8"
-            } else {
-                "text/plain; charset=utf-8"
-            },
-            as_text(v),
-        ),
+        "markdown" => ("text/markdown; charset=utf-8", as_markdown(v)),
+        "text" => ("text/plain; charset=utf-8", as_plain(v)),
         other => {
             return Err(Fail::Transport(Transport::InvalidRequest {
                 message: format!("format must be json, yaml, markdown or text, not {other:?}"),
@@ -319,10 +313,32 @@ fn formatted(status: u16, v: &Value, format: Option<&str>) -> Result<Response, F
     Ok(r)
 }
 
-/// An answer as lines: entries as a list, other fields as `key: value`.
-fn as_text(v: &Value) -> String {
+/// An answer as plain lines, without markdown: an entry a line as
+/// `id  text` (its lines joined), other fields as `key: value`.
+fn as_plain(v: &Value) -> String {
+    let Some(entries) = v.get("entries").and_then(Value::as_array) else {
+        return as_fields(v);
+    };
+    if entries.is_empty() {
+        return "No memory recorded yet.\n".into();
+    }
     let mut out = String::new();
+    for e in entries {
+        let text = e["text"].as_str().unwrap_or_default();
+        let one: Vec<&str> = text.lines().map(str::trim).collect();
+        out.push_str(&format!(
+            "{}  {}\n",
+            e["id"].as_str().unwrap_or_default(),
+            one.join(" ")
+        ));
+    }
+    out
+}
+
+/// An answer as markdown: entries as a list, other fields as `key: value`.
+fn as_markdown(v: &Value) -> String {
     if let Some(entries) = v.get("entries").and_then(Value::as_array) {
+        let mut out = String::new();
         for e in entries {
             out.push_str(&format!(
                 "- {} ({} {})\n",
@@ -336,6 +352,12 @@ fn as_text(v: &Value) -> String {
         }
         return out;
     }
+    as_fields(v)
+}
+
+/// An answer's fields as `key: value` lines.
+fn as_fields(v: &Value) -> String {
+    let mut out = String::new();
     if let Some(o) = v.as_object() {
         for (k, x) in o {
             match x {
