@@ -17,6 +17,8 @@ struct Server {
     child: Child,
     base: String,
     agent: ureq::Agent,
+    /// The server's standard-error lines after the one that says it listens.
+    log: std::sync::Mutex<std::sync::mpsc::Receiver<String>>,
 }
 
 impl Drop for Server {
@@ -86,17 +88,43 @@ fn serve(s: &Sandbox, extra: &[&str]) -> Server {
             break rest.split_whitespace().next().unwrap().to_owned();
         }
     };
-    // Keep draining standard error so the server never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
+    // Keep draining standard error so the server never blocks on it; the
+    // lines go to the test that waits for one.
+    let (tx, log) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(std::time::Duration::from_secs(30)))
         .build()
         .into();
-    Server { child, base, agent }
+    Server {
+        child,
+        base,
+        agent,
+        log: std::sync::Mutex::new(log),
+    }
 }
 
 impl Server {
+    /// Waits (at most 30 s) for a line of the server's standard error that
+    /// holds `needle`, and gives it.
+    fn wait_line(&self, needle: &str) -> String {
+        let log = self.log.lock().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match log.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(e) => panic!("no line with {needle:?} from memdir serve: {e}"),
+            }
+        }
+        panic!("no line with {needle:?} from memdir serve in 30 s")
+    }
+
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
@@ -849,19 +877,20 @@ fn the_skills_routes_answer_every_status() {
 /// then the process exits 0.
 #[test]
 fn sigterm_finishes_the_requests_in_flight() {
-    /// A body that sends half, waits, then sends the rest.
+    /// A body that sends half, says so, then sends the rest when told.
     struct Slow {
         parts: Vec<Vec<u8>>,
-        waited: bool,
+        half_sent: std::sync::mpsc::Sender<()>,
+        go: std::sync::mpsc::Receiver<()>,
     }
     impl std::io::Read for Slow {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             if self.parts.is_empty() {
                 return Ok(0);
             }
-            if self.parts.len() == 1 && !self.waited {
-                self.waited = true;
-                std::thread::sleep(std::time::Duration::from_millis(700));
+            if self.parts.len() == 1 {
+                let _ = self.half_sent.send(());
+                let _ = self.go.recv_timeout(std::time::Duration::from_secs(30));
             }
             let part = self.parts.remove(0);
             buf[..part.len()].copy_from_slice(&part);
@@ -883,10 +912,13 @@ fn sigterm_finishes_the_requests_in_flight() {
     let url = srv.url("/v1/workflows/results/exec-9/slow");
     let agent = srv.agent.clone();
     let auth = format!("Bearer {key}");
+    let (half_sent, half) = std::sync::mpsc::channel();
+    let (go, wait) = std::sync::mpsc::channel();
     let put = std::thread::spawn(move || {
         let body = Slow {
             parts: vec![b"first half, ".to_vec(), b"second half".to_vec()],
-            waited: false,
+            half_sent,
+            go: wait,
         };
         Server::finish(
             agent
@@ -896,10 +928,14 @@ fn sigterm_finishes_the_requests_in_flight() {
                 .send(ureq::SendBody::from_owned_reader(body)),
         )
     });
-    // The request is in flight (its body half sent) when the signal comes.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The request is in flight (its body half sent) when the signal comes,
+    // and the rest is sent once the server says it is stopping.
+    half.recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the body's first half");
     let pid = rustix::process::Pid::from_raw(srv.child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    srv.wait_line("stopping; finishing the requests in flight");
+    go.send(()).unwrap();
     let answer = put.join().unwrap();
     assert_eq!(answer.status, 201, "{answer:?}");
     let status = srv.child.wait().unwrap();

@@ -41,23 +41,26 @@ fn serve_runs_due_reviews_once_and_leaves_paused_owners() {
             let _ = tx.send(line);
         }
     });
-    // The first pass runs at start; wait for it, then for two more passes.
+    // The first pass runs at start; wait for it and two more passes (each
+    // pass says when it is done).
     let mut seen = Vec::new();
+    let passes = |seen: &[String]| seen.iter().filter(|l| l.contains("review pass:")).count();
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
-        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+    while passes(&seen) < 3 && start.elapsed() < Duration::from_secs(60) {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
             seen.push(line);
         }
-        if seen.iter().any(|l| l.contains("reviewed")) && start.elapsed() > Duration::from_secs(3) {
-            break;
-        }
     }
+    assert!(passes(&seen) >= 3, "{seen:#?}");
     let _ = child.kill();
     let _ = child.wait();
     while let Ok(line) = rx.try_recv() {
         seen.push(line);
     }
-    let reviewed: Vec<&String> = seen.iter().filter(|l| l.contains("reviewed")).collect();
+    let reviewed: Vec<&String> = seen
+        .iter()
+        .filter(|l| l.starts_with("memdir serve: reviewed "))
+        .collect();
     assert_eq!(reviewed.len(), 1, "{seen:#?}");
     assert!(
         reviewed[0].starts_with(&format!("memdir serve: reviewed {DUE}: review-")),
@@ -99,15 +102,32 @@ fn serve_review_every_zero_runs_none() {
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     let mut child = cmd.spawn().expect("spawn memdir serve");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    // Listening means the start-up pass would have been spawned by now.
+    // The server says the routine is off before it listens, and after a
+    // graceful stop it has said nothing of a review pass.
+    let mut before = Vec::new();
     for line in lines.by_ref().map_while(Result::ok) {
-        if line.contains("listening on") {
+        let listening = line.contains("listening on");
+        before.push(line);
+        if listening {
             break;
         }
     }
-    std::thread::sleep(Duration::from_millis(1500));
-    let _ = child.kill();
+    assert!(
+        before.iter().any(|l| l.contains("due reviews off")),
+        "{before:#?}"
+    );
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+    let after: Vec<String> = lines.map_while(Result::ok).collect();
     let _ = child.wait();
+    assert!(after.iter().any(|l| l.contains("stopped")), "{after:#?}");
+    assert!(
+        !after
+            .iter()
+            .chain(&before)
+            .any(|l| l.contains("review") && !l.contains("due reviews off")),
+        "{before:#?} {after:#?}"
+    );
     assert_eq!(s.read_text(DUE, "MEMORY.md"), MEMORY);
     assert!(!s.path(DUE, "episodes.md").exists());
 }

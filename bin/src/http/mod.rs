@@ -209,27 +209,38 @@ pub fn router(app: App) -> Router {
         .with_state(app)
 }
 
-/// Resolves when the process is asked to stop (ctrl-c or SIGTERM).
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-c or SIGTERM, registered when this is called (before the server
+/// says it listens, so a signal sent as soon as that line is read stops it
+/// gracefully rather than killing it): the future ends at the first one.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (int, term) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(int) => {},
+                () = wait(term) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("memdir serve: stopping; finishing the requests in flight");
     }
-    eprintln!("memdir serve: stopping; finishing the requests in flight");
 }
 
 /// The review routine of every owner, one pass at start and one every
@@ -246,10 +257,12 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
         let pass = tokio::task::spawn_blocking(move || memdir::api::servers::review_due_owners(&o));
         match pass.await {
             Ok(Ok(owners)) => {
+                let (all, mut reviewed) = (owners.len(), 0);
                 for (owner, done) in owners {
                     match done {
                         Ok(d) => {
                             if let Some(r) = d.ran {
+                                reviewed += 1;
                                 eprintln!(
                                     "memdir serve: reviewed {owner}: {} ({} changes)",
                                     r.review_id,
@@ -260,6 +273,7 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
                         Err(e) => eprintln!("memdir serve: the review of {owner} failed: {e}"),
                     }
                 }
+                eprintln!("memdir serve: review pass: {all} owners, {reviewed} reviewed");
             }
             Ok(Err(e)) => eprintln!("memdir serve: cannot list the owners to review: {e}"),
             Err(e) => eprintln!("memdir serve: the review pass failed: {e}"),
@@ -295,6 +309,14 @@ pub fn run(cfg: Config) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("no local address: {e}"))?;
+        let stop = stop_signal();
+        match cfg.review_every {
+            Some(every) => eprintln!(
+                "memdir serve: due reviews every {} s, the first pass now",
+                every.as_secs()
+            ),
+            None => eprintln!("memdir serve: due reviews off (--review-every 0)"),
+        }
         eprintln!(
             "memdir serve: listening on http://{addr} (root {})",
             cfg.opener.root.display()
@@ -304,7 +326,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
         }
         let app = App { cfg: Arc::new(cfg) };
         axum::serve(listener, router(app))
-            .with_graceful_shutdown(stop_signal())
+            .with_graceful_shutdown(stop)
             .await
             .map_err(|e| format!("the server failed: {e}"))?;
         eprintln!("memdir serve: stopped");
