@@ -1294,7 +1294,25 @@ fn a_lock_released_while_waiting_lets_the_write_through() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    std::thread::sleep(Duration::from_millis(300));
+    // Wait for the event: the writer has the lock file open (it is at the
+    // lock, waiting), not for a length of time.
+    let lock_path = std::fs::canonicalize(s.path(O, ".memdir/lock")).expect("lock path");
+    let fds = format!("/proc/{}/fd", child.id());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let holds_lock_open = || {
+        std::fs::read_dir(&fds).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == lock_path))
+        })
+    };
+    while !holds_lock_open() {
+        assert!(child.try_wait().expect("poll").is_none(), "did not wait");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never reached the lock"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert!(child.try_wait().expect("poll").is_none(), "did not wait");
     FileExt::unlock(&lock).expect("unlock");
     let status = child.wait().expect("wait");

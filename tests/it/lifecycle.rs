@@ -105,7 +105,8 @@ fn line_with<'a>(file: &'a str, text: &str) -> Option<&'a str> {
     file.lines().find(|l| l.contains(text))
 }
 
-/// Whole-second timestamps: a pause that makes the next `created` later.
+/// Whole-second timestamps: a pause that makes the next `list` a second
+/// later (the interval a test of a time that must not move is about).
 fn next_second() {
     std::thread::sleep(Duration::from_millis(1100));
 }
@@ -923,10 +924,9 @@ fn recall_counts_sessions_and_stats_reset() {
 #[test]
 fn list_is_newest_first_with_limits_and_kinds() {
     let r = Sandbox::new();
-    let a = r.add(A, "First: the user lives in Porto");
-    next_second();
-    let b = r.add(A, "Second: the user cycles to work");
-    next_second();
+    // Saved a minute apart (by hand: timestamps are whole seconds).
+    let a = r.add_created(A, "MEMORY.md", "First: the user lives in Porto", 180);
+    let b = r.add_created(A, "MEMORY.md", "Second: the user cycles to work", 120);
     let c = r.add(A, "Third: the user drinks green tea");
     assert_eq!(ids(&r.rows(A, &[])), [c.clone(), b.clone(), a.clone()]);
     assert_eq!(ids(&r.rows(A, &["--limit", "2"])), [c.clone(), b.clone()]);
@@ -968,8 +968,7 @@ fn list_limit_is_clamped_to_500() {
 #[test]
 fn a_person_lists_every_owner() {
     let r = Sandbox::new();
-    let a = r.add(A, "Agent A: the user prefers Rust");
-    next_second();
+    let a = r.add_created(A, "MEMORY.md", "Agent A: the user prefers Rust", 60);
     let b = r.add(B, "Agent B: the user prefers Go");
     let v = r.json_ok(&["--person", P, "list"]);
     let rows = v["rows"].as_array().expect("rows");

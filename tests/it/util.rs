@@ -457,4 +457,21 @@ impl Sandbox {
         let scope = if file == "USER.md" { "user" } else { "memory" };
         memdir::entry_id(scope, text)
     }
+
+    /// Appends to `<root>/<owner>/<file>` a live fact saved `ago` seconds
+    /// before now, with the metadata memdir writes: how a test orders facts
+    /// by time without waiting for the clock (timestamps are whole
+    /// seconds). Returns its id.
+    pub fn add_created(&self, owner: &str, file: &str, text: &str, ago: i64) -> String {
+        let p = self.path(owner, file);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("create folders");
+        let mut src = std::fs::read_to_string(&p).unwrap_or_default();
+        let at = (chrono::Utc::now() - chrono::Duration::seconds(ago)).format("%Y-%m-%dT%H:%M:%SZ");
+        src.push_str(&format!(
+            "- {text} <!-- memdir created={at} agent={owner} -->\n"
+        ));
+        std::fs::write(&p, src).expect("write file");
+        let scope = if file == "USER.md" { "user" } else { "memory" };
+        memdir::entry_id(scope, text)
+    }
 }
