@@ -193,13 +193,23 @@ mod tests {
     #[test]
     fn wait_is_woken_by_a_put_from_another_thread() {
         let (d, s) = store();
+        // An owner with a folder, where a wait leaves its mark.
+        s.owner("o")
+            .unwrap()
+            .add(crate::Scope::Memory, "Staging needs the VPN")
+            .unwrap();
         let root = d.path().to_owned();
         let putter = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
             let s = Store::open(&root).unwrap();
-            s.owner("o")
-                .unwrap()
-                .put_result("wf", "t", b"late", "text/plain", false)
+            let o = s.owner("o").unwrap();
+            // The event: the waiter is registered (a get sees the workflow
+            // known), not a length of time.
+            let until = Instant::now() + Duration::from_secs(20);
+            while o.get_result("wf", "t").unwrap_err().code() != crate::ErrorCode::NotReady {
+                assert!(Instant::now() < until, "the wait never registered");
+                std::thread::yield_now();
+            }
+            o.put_result("wf", "t", b"late", "text/plain", false)
                 .unwrap();
             Instant::now()
         });
