@@ -5,8 +5,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 mod code;
+mod hint;
+mod words;
 
 pub use code::ErrorCode;
+pub use hint::Hint;
+use words::{brief_list, expired_hint, expiry_message, not_ready_message, owners_hint};
 
 /// What memdir's operations return.
 pub type Result<T> = std::result::Result<T, Error>;
@@ -25,32 +29,6 @@ pub struct EntryBrief {
     /// budget, so removing it frees nothing (set where an over-budget
     /// refusal lists the entries; false elsewhere).
     pub expired: bool,
-}
-
-/// What the caller can change to get past an error, as data: which
-/// argument, with which value. Each surface words it in its own terms (the
-/// command line's `--in user`, MCP's `target: "user"`, HTTP's
-/// `"scope": "user"`; `api::errors::Surface`), so no message names an
-/// argument of one surface to a caller of another.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hint {
-    /// Name the store that holds the entry (`user` or `memory`).
-    Store(&'static str),
-    /// Ask to replace the different result stored under the same ids.
-    Overwrite,
-    /// Ask to replace the skill of the same name.
-    ReplaceSkill,
-    /// List the owner's skills.
-    ListSkills,
-    /// Name the agent whose memory a person acts on.
-    Agent,
-    /// Ask to overwrite the files an export would write.
-    Force,
-    /// Ask to store an empty result.
-    AllowEmpty,
-    /// Give the result's content type.
-    ContentType,
 }
 
 /// Everything that can go wrong in memdir.
@@ -632,168 +610,7 @@ pub enum Error {
     },
 }
 
-fn not_ready_message(workflow_id: &str, task_id: Option<&str>, waited_ms: Option<u64>) -> String {
-    let what = match task_id {
-        Some(t) => format!("workflow {workflow_id:?} task {t:?}"),
-        None => format!("workflow {workflow_id:?}"),
-    };
-    match waited_ms {
-        Some(ms) => format!(
-            "{what}: no result after waiting {}.{:03} s; still running or a beat behind; poll",
-            ms / 1000,
-            ms % 1000
-        ),
-        None => format!("{what}: still running or a beat behind; poll"),
-    }
-}
-
-/// How many of an over-budget refusal's entries have expired (removing
-/// them frees nothing), named.
-fn expired_hint(entries: &[EntryBrief]) -> String {
-    let ids: Vec<&str> = entries
-        .iter()
-        .filter(|e| e.expired)
-        .map(|e| e.id.as_str())
-        .collect();
-    if ids.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; expired, so removing them frees nothing: {}",
-            ids.join(", ")
-        )
-    }
-}
-
-fn expiry_message(value: &str, today: Option<&str>) -> String {
-    match today {
-        Some(today) => format!(
-            "expiry {value:?} is in the past (today is {today}, UTC): give a later date, a number of days such as 30d, or never"
-        ),
-        None => format!(
-            "the expiry {value:?} cannot be read: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
-        ),
-    }
-}
-
-fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
-    if !root_exists {
-        return " (the root does not exist; `memdir init` creates it, a write creates an owner)"
-            .into();
-    }
-    if owners.is_empty() {
-        return " (it holds no owner yet; a write creates one)".into();
-    }
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    format!(" (it holds {}{more})", owners.join(", "))
-}
-
-fn brief_list(items: &[EntryBrief]) -> String {
-    items
-        .iter()
-        .map(|b| format!("{} in {} ({:?})", b.id, b.file, b.text))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl Error {
-    /// The stable snake_case code of this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Error::InvalidId { .. } => ErrorCode::InvalidId,
-            Error::UnsafePath { .. } => ErrorCode::UnsafePath,
-            Error::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
-            Error::FileTooLarge { .. } => ErrorCode::FileTooLarge,
-            Error::Io { .. } => ErrorCode::IoError,
-            Error::Poisoned { .. } => ErrorCode::StorePoisoned,
-            Error::Locked { .. } => ErrorCode::Locked,
-            Error::InvalidConfig { .. } => ErrorCode::InvalidConfig,
-            Error::TextEmpty => ErrorCode::MemoryTextEmpty,
-            Error::TextTooLong { .. } => ErrorCode::MemoryTextTooLong,
-            Error::NotFound { .. } => ErrorCode::MemoryNotFound,
-            Error::AmbiguousMatch { .. } => ErrorCode::MemoryAmbiguousMatch,
-            Error::OverBudget { .. } => ErrorCode::MemoryOverBudget,
-            Error::Unplaceable { .. } => ErrorCode::MemoryUnplaceable,
-            Error::Batch { source, .. } => source.code(),
-            Error::InvalidExpiry { .. } => ErrorCode::InvalidExpiry,
-            Error::InvalidContentType { .. }
-            | Error::Required { .. }
-            | Error::SelfSupersede { .. }
-            | Error::InvalidBatch { .. } => ErrorCode::InvalidRequest,
-            Error::SearchFailed { .. } => ErrorCode::SearchFailed,
-            Error::Conflicted { .. } => ErrorCode::MemoryConflicted,
-            Error::TextInvalid { .. } => ErrorCode::MemoryTextInvalid,
-            Error::Malformed { .. } => ErrorCode::FileMalformed,
-            Error::FormatTooNew { .. } => ErrorCode::FormatUnsupported,
-            Error::Git { .. } => ErrorCode::GitFailed,
-            Error::NotInGit { .. } => ErrorCode::NotInGit,
-            Error::Encode { .. } => ErrorCode::EncodeFailed,
-            Error::RunNotFound { .. } => ErrorCode::RunNotFound,
-            Error::NotReady { .. } => ErrorCode::NotReady,
-            Error::ResultNotFound { .. } => ErrorCode::ResultNotFound,
-            Error::OwnerNotFound { .. } => ErrorCode::OwnerNotFound,
-            Error::RootNotFound { .. } => ErrorCode::RootNotFound,
-            Error::RunFinished { .. } => ErrorCode::RunFinished,
-            Error::Usage { .. } => ErrorCode::Usage,
-            Error::RunAmbiguous { .. } => ErrorCode::RunAmbiguous,
-            Error::NotOwn { .. } => ErrorCode::MemoryNotOwn,
-            Error::BadReason { .. } => ErrorCode::MemoryReasonInvalid,
-            Error::WrongState { .. } => ErrorCode::MemoryWrongState,
-            Error::AgentMismatch { .. } => ErrorCode::MemoryAgentMismatch,
-            Error::SupersedeArchived { .. } => ErrorCode::MemorySupersedeArchived,
-            Error::Superseded { .. } => ErrorCode::MemorySuperseded,
-            Error::VetoHumanOnly { .. } => ErrorCode::MemoryVetoHumanOnly,
-            Error::DayExists { .. } => ErrorCode::MemoryDayExists,
-            Error::QueryTooLong { .. } => ErrorCode::MemoryQueryTooLong,
-            Error::AgentRequired { .. } => ErrorCode::MemoryAgentRequired,
-            Error::PersonNotAllowed { .. } => ErrorCode::PersonNotAllowed,
-            Error::DayLineTooLong { .. } => ErrorCode::MemoryDayLineTooLong,
-            Error::DayFull { .. } => ErrorCode::MemoryDayFull,
-            Error::DayAgentOnly { .. } => ErrorCode::MemoryDayAgentOnly,
-            Error::DayAppendOnly { .. } => ErrorCode::MemoryDayAppendOnly,
-            Error::ResultExists { .. } => ErrorCode::ResultExists,
-            Error::ResultTooLarge { .. } => ErrorCode::ResultTooLarge,
-            Error::ResultEmpty { .. } | Error::ResultNotText { .. } => ErrorCode::InvalidRequest,
-            Error::ResultCorrupt { .. } => ErrorCode::ResultCorrupt,
-            Error::ThreatBlocked { .. } => ErrorCode::MemoryThreatBlocked,
-            Error::SecretInMemory { .. } => ErrorCode::SecretInMemory,
-            Error::SkillNotFound { .. } => ErrorCode::SkillNotFound,
-            Error::ImportNothing { .. } => ErrorCode::ImportNothing,
-            Error::ExportExists { .. } => ErrorCode::ExportExists,
-            Error::SkillExists { .. } => ErrorCode::SkillExists,
-            Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
-            Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
-                ErrorCode::ReviewNotFound
-            }
-            Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => {
-                ErrorCode::ReviewChanged
-            }
-        }
-    }
-
-    /// What the caller can change to get past this error, if one argument
-    /// does it (see [`Hint`]).
-    pub fn hint(&self) -> Option<Hint> {
-        Some(match self {
-            Error::NotFound {
-                elsewhere: Some(f), ..
-            } => Hint::Store(if *f == "USER.md" { "user" } else { "memory" }),
-            Error::ResultExists { .. } => Hint::Overwrite,
-            Error::AgentRequired { .. } => Hint::Agent,
-            Error::ExportExists { .. } => Hint::Force,
-            Error::SkillNotFound { .. } => Hint::ListSkills,
-            Error::SkillExists { .. } => Hint::ReplaceSkill,
-            Error::ResultEmpty { .. } => Hint::AllowEmpty,
-            Error::ResultNotText { .. } => Hint::ContentType,
-            Error::Batch { source, .. } => return source.hint(),
-            _ => return None,
-        })
-    }
-
     pub(crate) fn io(
         path: impl Into<PathBuf>,
         op: &'static str,

@@ -1,15 +1,17 @@
 //! The stable codes of every failure memdir answers with, as one enum: each
 //! code's wire word (snake_case), the HTTP status a server answers with and
 //! the exit status of the command line. Adapters decide on the code, never on
-//! its word.
+//! its word. [`Error::code`] maps every error to its code.
 
 use serde::Serialize;
+
+use super::Error;
 
 /// Declares [`ErrorCode`] from one table: variant, wire word, HTTP status.
 macro_rules! codes {
     ($( $(#[$doc:meta])* $variant:ident = $word:literal, $status:literal; )+) => {
         /// The stable code of a failure: of an [`Error`](super::Error)
-        /// ([`Error::code`](super::Error::code)) or of a server's transport
+        /// ([`Error::code`](Error::code)) or of a server's transport
         /// (no key, no route, a body too large, …).
         ///
         /// Serialised (and shown) as its snake_case word, which never
@@ -177,6 +179,82 @@ codes! {
     RequestTimeout = "request_timeout", 408;
     /// The server failed.
     InternalError = "internal_error", 500;
+}
+
+impl Error {
+    /// The stable snake_case code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::InvalidId { .. } => ErrorCode::InvalidId,
+            Error::UnsafePath { .. } => ErrorCode::UnsafePath,
+            Error::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
+            Error::FileTooLarge { .. } => ErrorCode::FileTooLarge,
+            Error::Io { .. } => ErrorCode::IoError,
+            Error::Poisoned { .. } => ErrorCode::StorePoisoned,
+            Error::Locked { .. } => ErrorCode::Locked,
+            Error::InvalidConfig { .. } => ErrorCode::InvalidConfig,
+            Error::TextEmpty => ErrorCode::MemoryTextEmpty,
+            Error::TextTooLong { .. } => ErrorCode::MemoryTextTooLong,
+            Error::NotFound { .. } => ErrorCode::MemoryNotFound,
+            Error::AmbiguousMatch { .. } => ErrorCode::MemoryAmbiguousMatch,
+            Error::OverBudget { .. } => ErrorCode::MemoryOverBudget,
+            Error::Unplaceable { .. } => ErrorCode::MemoryUnplaceable,
+            Error::Batch { source, .. } => source.code(),
+            Error::InvalidExpiry { .. } => ErrorCode::InvalidExpiry,
+            Error::InvalidContentType { .. }
+            | Error::Required { .. }
+            | Error::SelfSupersede { .. }
+            | Error::InvalidBatch { .. } => ErrorCode::InvalidRequest,
+            Error::SearchFailed { .. } => ErrorCode::SearchFailed,
+            Error::Conflicted { .. } => ErrorCode::MemoryConflicted,
+            Error::TextInvalid { .. } => ErrorCode::MemoryTextInvalid,
+            Error::Malformed { .. } => ErrorCode::FileMalformed,
+            Error::FormatTooNew { .. } => ErrorCode::FormatUnsupported,
+            Error::Git { .. } => ErrorCode::GitFailed,
+            Error::NotInGit { .. } => ErrorCode::NotInGit,
+            Error::Encode { .. } => ErrorCode::EncodeFailed,
+            Error::RunNotFound { .. } => ErrorCode::RunNotFound,
+            Error::NotReady { .. } => ErrorCode::NotReady,
+            Error::ResultNotFound { .. } => ErrorCode::ResultNotFound,
+            Error::OwnerNotFound { .. } => ErrorCode::OwnerNotFound,
+            Error::RootNotFound { .. } => ErrorCode::RootNotFound,
+            Error::RunFinished { .. } => ErrorCode::RunFinished,
+            Error::Usage { .. } => ErrorCode::Usage,
+            Error::RunAmbiguous { .. } => ErrorCode::RunAmbiguous,
+            Error::NotOwn { .. } => ErrorCode::MemoryNotOwn,
+            Error::BadReason { .. } => ErrorCode::MemoryReasonInvalid,
+            Error::WrongState { .. } => ErrorCode::MemoryWrongState,
+            Error::AgentMismatch { .. } => ErrorCode::MemoryAgentMismatch,
+            Error::SupersedeArchived { .. } => ErrorCode::MemorySupersedeArchived,
+            Error::Superseded { .. } => ErrorCode::MemorySuperseded,
+            Error::VetoHumanOnly { .. } => ErrorCode::MemoryVetoHumanOnly,
+            Error::DayExists { .. } => ErrorCode::MemoryDayExists,
+            Error::QueryTooLong { .. } => ErrorCode::MemoryQueryTooLong,
+            Error::AgentRequired { .. } => ErrorCode::MemoryAgentRequired,
+            Error::PersonNotAllowed { .. } => ErrorCode::PersonNotAllowed,
+            Error::DayLineTooLong { .. } => ErrorCode::MemoryDayLineTooLong,
+            Error::DayFull { .. } => ErrorCode::MemoryDayFull,
+            Error::DayAgentOnly { .. } => ErrorCode::MemoryDayAgentOnly,
+            Error::DayAppendOnly { .. } => ErrorCode::MemoryDayAppendOnly,
+            Error::ResultExists { .. } => ErrorCode::ResultExists,
+            Error::ResultTooLarge { .. } => ErrorCode::ResultTooLarge,
+            Error::ResultEmpty { .. } | Error::ResultNotText { .. } => ErrorCode::InvalidRequest,
+            Error::ResultCorrupt { .. } => ErrorCode::ResultCorrupt,
+            Error::ThreatBlocked { .. } => ErrorCode::MemoryThreatBlocked,
+            Error::SecretInMemory { .. } => ErrorCode::SecretInMemory,
+            Error::SkillNotFound { .. } => ErrorCode::SkillNotFound,
+            Error::ImportNothing { .. } => ErrorCode::ImportNothing,
+            Error::ExportExists { .. } => ErrorCode::ExportExists,
+            Error::SkillExists { .. } => ErrorCode::SkillExists,
+            Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
+            Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
+                ErrorCode::ReviewNotFound
+            }
+            Error::ReviewChanged { .. } | Error::ReviewPlanChanged { .. } => {
+                ErrorCode::ReviewChanged
+            }
+        }
+    }
 }
 
 impl ErrorCode {

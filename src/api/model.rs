@@ -1,0 +1,375 @@
+//! The interface's one request/response model: every operation memdir
+//! offers as a [`Request`], and what it answers as a [`Response`]; every
+//! surface (the command line, MCP, HTTP) builds the one and shows the other.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::edit::Op;
+use crate::model::Scope;
+use crate::recall::Recall;
+use crate::snapshot::Snapshot;
+use crate::store::{
+    BatchOutcome, DayOutcome, FactKind, FactRow, PutOutcome, RunHit, RunView, Skill, SkillOutcome,
+    SkillRow, Status, StoreView, TaskResult, Transition, WorkflowResults, WriteOutcome,
+};
+
+/// Every operation memdir offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// One write: a save (`add`), a replace or a removal.
+    Write {
+        /// The operation.
+        op: Op,
+    },
+    /// Several writes, all or none.
+    Batch {
+        /// The operations, in order.
+        ops: Vec<Op>,
+    },
+    /// The entries of one store, or of both.
+    Show {
+        /// Only this store.
+        scope: Option<Scope>,
+    },
+    /// The snapshot a run would start with.
+    Snapshot,
+    /// Begin a run.
+    BeginRun {
+        /// The task key.
+        task: Option<String>,
+        /// Learned skills to add to the run's snapshot.
+        #[serde(default)]
+        skills: Vec<String>,
+        /// The workflow whose results the run produces (default: the run
+        /// id).
+        #[serde(default)]
+        workflow: Option<String>,
+    },
+    /// The runs begun through memdir, newest first.
+    ListRuns {
+        /// Only runs not finished.
+        #[serde(default)]
+        open: bool,
+    },
+    /// Finish a run: its summary line in the day log.
+    FinishRun {
+        /// The run id.
+        run_id: String,
+        /// One line on what the run did.
+        text: String,
+    },
+    /// Append a line to today's day log.
+    Day {
+        /// The line.
+        line: String,
+        /// The task key.
+        task: Option<String>,
+        /// The run the line belongs to.
+        run: Option<String>,
+    },
+    /// The owner's entry history from git.
+    Log {
+        /// Only commits that changed this entry.
+        id: Option<String>,
+        /// Only commits on or after this date.
+        since: Option<NaiveDate>,
+        /// At most this many commits.
+        limit: Option<usize>,
+    },
+    /// Search the run journal.
+    SearchRuns {
+        /// What to look for.
+        query: String,
+        /// Only lines on or after this date.
+        since: Option<NaiveDate>,
+        /// Only lines on or before this date.
+        until: Option<NaiveDate>,
+        /// At most this many hits.
+        limit: Option<usize>,
+    },
+    /// One run: journal lines, snapshot, steps.
+    GetRun {
+        /// The run id.
+        run_id: String,
+    },
+    /// Store a task result.
+    PutResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+        /// The content.
+        content: Vec<u8>,
+        /// Its MIME type (`None`: `text/plain`, for content that is text).
+        content_type: Option<String>,
+        /// Replace a different result stored under the same ids.
+        overwrite: bool,
+        /// Store empty content (else refused).
+        allow_empty: bool,
+        /// The size limit the content was read under (`None`: the owner's
+        /// `max_result_bytes`).
+        limit: Option<u64>,
+    },
+    /// A task's result.
+    GetResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+    },
+    /// A workflow's steps.
+    WorkflowResults {
+        /// The workflow id.
+        workflow_id: String,
+    },
+    /// Wait for a task's result.
+    WaitResult {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id.
+        task_id: String,
+        /// How long to wait, in seconds.
+        timeout_secs: f64,
+    },
+    /// Archive a memory with a reason.
+    Archive {
+        /// The memory's id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// Set a live fact's expiry.
+    Renew {
+        /// The fact's id.
+        id: String,
+        /// The new expiry (as `add --expires` takes it); default: the
+        /// store's default expiry from now.
+        #[serde(default)]
+        expires: Option<String>,
+    },
+    /// Remove a task's result, or every result of a workflow.
+    RemoveResults {
+        /// The workflow id.
+        workflow_id: String,
+        /// The task id (none: the whole workflow).
+        #[serde(default)]
+        task_id: Option<String>,
+    },
+    /// Remove the workflows whose newest result is older than some days.
+    GcResults {
+        /// The age in days.
+        older_than_days: u32,
+    },
+    /// Bring an archived memory back.
+    Unarchive {
+        /// The memory's id.
+        id: String,
+    },
+    /// A person's veto.
+    Veto {
+        /// The memory's id.
+        id: String,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// List memories, newest first.
+    List {
+        /// Only facts or only day rows.
+        kind: Option<FactKind>,
+        /// Only active or only archived rows.
+        status: Option<Status>,
+        /// Include archived rows.
+        all: bool,
+        /// At most this many rows.
+        limit: Option<usize>,
+    },
+    /// Review the owner's memory (the daily review).
+    Review {
+        /// Plan and show the plan; change nothing.
+        #[serde(default)]
+        dry_run: bool,
+        /// Only when the routine says a review is due.
+        #[serde(default)]
+        due: bool,
+        /// The reviewer command (`--reviewer`): never read from a request's
+        /// JSON (a client must not choose a program this machine runs); the
+        /// command line sets it, else the machine-local configuration.
+        #[serde(skip)]
+        reviewer: Option<String>,
+    },
+    /// The routine's state: its setting, whether a review is due, the last
+    /// review.
+    ReviewStatus,
+    /// Pause (`true`) or resume the routine.
+    ReviewPause {
+        /// Pause or resume.
+        paused: bool,
+    },
+    /// Apply the plan a dry run showed (`review apply ID`).
+    ApplyReview {
+        /// The dry run's review id.
+        id: String,
+    },
+    /// Undo a review.
+    UndoReview {
+        /// The review id.
+        id: String,
+        /// Undo what is unchanged when some entries changed since.
+        #[serde(default)]
+        partial: bool,
+    },
+    /// Save a learned skill.
+    SkillLearn {
+        /// Its name.
+        name: String,
+        /// Its markdown (a front matter of its own is read, then dropped).
+        source: String,
+        /// Its description.
+        description: Option<String>,
+        /// Replace a skill of the same name.
+        #[serde(default)]
+        replace: bool,
+    },
+    /// The owner's learned skills.
+    SkillList,
+    /// One learned skill.
+    SkillShow {
+        /// Its name.
+        name: String,
+    },
+    /// Forget a learned skill.
+    SkillForget {
+        /// Its name.
+        name: String,
+    },
+    /// Import a Hermes-style memories folder (`import hermes DIR`).
+    ImportHermes {
+        /// The folder holding MEMORY.md and/or USER.md.
+        dir: std::path::PathBuf,
+        /// Import what fits and list the rest (default: all or none per
+        /// file).
+        #[serde(default)]
+        partial: bool,
+        /// Plan and report; write nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// Write the owner's live entries as a Hermes-style memories folder
+    /// (`export --format hermes DIR`).
+    ExportHermes {
+        /// The folder to write MEMORY.md and USER.md in.
+        dir: std::path::PathBuf,
+        /// Replace files that are there.
+        #[serde(default)]
+        force: bool,
+        /// Report what would be written; write nothing.
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// What a recall would pick, counted as a recall.
+    Recall {
+        /// The task or message to score against.
+        query: Option<String>,
+        /// The session.
+        session: Option<String>,
+        /// An on-demand recall.
+        on_demand: bool,
+        /// A preview: count nothing.
+        #[serde(default)]
+        preview: bool,
+    },
+}
+
+/// What an operation answers.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response {
+    /// What `check` found, per owner.
+    Check {
+        /// One report per owner checked.
+        reports: Vec<crate::store::CheckReport>,
+        /// Whether warnings fail the check too.
+        strict: bool,
+    },
+    /// What a sync did.
+    Sync(crate::store::SyncReport),
+    /// What git's merge driver did to a file.
+    Merged(crate::store::MergeFileOutcome),
+    /// An owner's entry history.
+    Log(Vec<crate::store::LogCommit>),
+    /// The root is ready (`init`, `git setup`).
+    Init(crate::store::Setup),
+    /// A write's outcome.
+    Written(WriteOutcome),
+    /// A batch's outcome.
+    Batch(BatchOutcome),
+    /// The stores shown.
+    Show {
+        /// The owner.
+        owner: String,
+        /// Each store asked for.
+        stores: Vec<StoreView>,
+    },
+    /// A snapshot.
+    Snapshot(Snapshot),
+    /// A run begun: its record and frozen snapshot.
+    RunBegun {
+        /// The run's record.
+        record: crate::store::RunRecord,
+        /// The snapshot it began with.
+        snapshot: Snapshot,
+    },
+    /// A day-log line appended.
+    Day(DayOutcome),
+    /// Journal lines found.
+    RunHits(Vec<RunHit>),
+    /// One run.
+    Run(RunView),
+    /// Runs begun through memdir.
+    Runs(Vec<crate::store::RunRecord>),
+    /// A result stored.
+    Put(PutOutcome),
+    /// A task's result.
+    Result(TaskResult),
+    /// A workflow's steps.
+    Steps(WorkflowResults),
+    /// A lifecycle transition.
+    Transition(Transition),
+    /// A fact's expiry changed.
+    Renewed(crate::store::Renewed),
+    /// A workflow's results removed.
+    ResultsRemoved(crate::store::ResultsRemoved),
+    /// Old workflows' results removed.
+    ResultsGc(crate::store::ResultsGc),
+    /// Memories listed, newest first.
+    Rows {
+        /// The rows, at most the limit.
+        rows: Vec<FactRow>,
+        /// How many rows matched before the limit cut them.
+        total: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A recall.
+    Recall(Recall),
+    /// A review, planned or applied.
+    Review(crate::store::ReviewReport),
+    /// A review undone.
+    Undone(crate::store::UndoReport),
+    /// `review --due`: the review if one was due, and the routine.
+    ReviewDue(crate::store::DueOutcome),
+    /// The routine's state.
+    Routine(crate::store::RoutineStatus),
+    /// A skill learned or forgotten.
+    Skill(SkillOutcome),
+    /// The owner's skills.
+    Skills(Vec<SkillRow>),
+    /// One skill.
+    SkillShown(Skill),
+    /// What `import hermes` did.
+    Imported(crate::store::HermesImport),
+    /// What `export --format hermes` did.
+    Exported(crate::store::HermesExport),
+}

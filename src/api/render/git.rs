@@ -1,0 +1,210 @@
+//! The answers of the root's git commands and the watcher: `check`, the
+//! merge driver, `sync` and `watch`.
+
+use serde_json::{Value, json};
+
+use super::{Rendered, line, utc};
+
+/// `check`'s answer: one line per finding (or one JSON object), and exit 1
+/// when an error, or with `strict` a warning, was found.
+pub(super) fn check(reports: &[crate::store::CheckReport], strict: bool, json: bool) -> Rendered {
+    use crate::store::Severity;
+    let errors: usize = reports.iter().map(|r| r.count(Severity::Error)).sum();
+    let warnings: usize = reports.iter().map(|r| r.count(Severity::Warning)).sum();
+    let out = if json {
+        line(&json!({
+            "reports": reports,
+            "errors": errors,
+            "warnings": warnings,
+            "strict": strict,
+        }))
+    } else {
+        let mut out = String::new();
+        for f in reports.iter().flat_map(|r| &r.findings) {
+            let severity = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+            out.push_str(&format!(
+                "{severity}[{}] {}{at}{id}: {}\n  hint: {}\n",
+                f.kind, f.file, f.message, f.hint
+            ));
+        }
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        out.push_str(&format!(
+            "{}, {} in {}\n",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(reports.len(), "owner")
+        ));
+        out
+    };
+    let mut r = Rendered::text(out);
+    if errors > 0 || (strict && warnings > 0) {
+        r.exit = 1;
+    }
+    r
+}
+
+/// `merge-file`'s answer: what was merged and what is left; exit 1 when
+/// conflict markers are left in the file (git then reports a conflict).
+pub(super) fn merged(m: &crate::store::MergeFileOutcome, json: bool) -> Rendered {
+    use crate::merge::{Conflict, Kind};
+    let kind = match m.kind {
+        Kind::Store(scope) => scope.file_name(),
+        Kind::Archive => "archive.md",
+        Kind::Episodes => "episodes.md",
+        Kind::Text => "text",
+    };
+    let (entries, text): (Vec<&Conflict>, Vec<&Conflict>) = m
+        .merged
+        .conflicts
+        .iter()
+        .partition(|c| matches!(c, Conflict::Entry { .. }));
+    let out = if json {
+        let conflicts: Vec<Value> = m
+            .merged
+            .conflicts
+            .iter()
+            .map(|c| match c {
+                Conflict::Entry { base, ours, theirs } => {
+                    json!({"kind": "entry", "base": base, "ours": ours, "theirs": theirs})
+                }
+                Conflict::Text {
+                    first_line,
+                    last_line,
+                } => json!({"kind": "text", "first_line": first_line, "last_line": last_line}),
+            })
+            .collect();
+        line(&json!({
+            "file": m.ours.display().to_string(),
+            "merged_as": kind,
+            "clean": m.merged.is_clean(),
+            "conflicts": conflicts,
+        }))
+    } else {
+        let mut out = format!(
+            "merged {} as {kind}: {}\n",
+            m.ours.display(),
+            if m.merged.is_clean() {
+                "clean"
+            } else {
+                "conflict markers left"
+            }
+        );
+        for c in entries.iter().chain(&text) {
+            out.push_str(&format!("  {}\n", c.describe()));
+        }
+        if !entries.is_empty() {
+            out.push_str(
+                "  both versions are kept with conflict=<id>; `memdir check` lists them\n",
+            );
+        }
+        out
+    };
+    let mut r = Rendered::text(out);
+    if !m.merged.is_clean() {
+        r.exit = 1;
+    }
+    r
+}
+
+/// `sync`'s answer as text: what it did, then per owner the entries that
+/// came in and went out, each with its text cut to a line.
+pub(super) fn synced(r: &crate::store::SyncReport) -> String {
+    let mut out = match &r.remote {
+        Some(remote) => format!(
+            "synced with {remote}/{}: {}{}{}\n",
+            r.branch,
+            if r.committed { "committed, " } else { "" },
+            if r.merged { "merged, " } else { "" },
+            if r.pushed {
+                "pushed"
+            } else {
+                "nothing to push"
+            },
+        ),
+        None => format!(
+            "{} on {}; no remote to sync with (add one: `git remote add origin URL`)\n",
+            if r.committed {
+                "committed"
+            } else {
+                "nothing to commit"
+            },
+            r.branch
+        ),
+    };
+    if r.retries > 0 {
+        out.push_str(&format!("  the push was retried {} times\n", r.retries));
+    }
+    for (way, list) in [("came in", &r.incoming), ("went out", &r.outgoing)] {
+        for c in list {
+            out.push_str(&format!(
+                "  {way} for {}: {} added, {} removed\n",
+                c.owner,
+                c.added.len(),
+                c.removed.len()
+            ));
+            for (sign, entries) in [('+', &c.added), ('-', &c.removed)] {
+                for e in entries {
+                    out.push_str(&format!(
+                        "    {sign} {} ({})  {}\n",
+                        e.id,
+                        e.store.file_name(),
+                        e.text
+                    ));
+                }
+            }
+        }
+    }
+    if r.cut {
+        out.push_str("  (more changed than listed: `memdir log` shows each commit)\n");
+    }
+    out
+}
+
+/// A change `watch` saw, with what `check` finds in the file now.
+pub fn watch_event(
+    c: &crate::store::WatchedChange,
+    findings: &[crate::store::Finding],
+    json: bool,
+) -> String {
+    let now = chrono::Utc::now();
+    if json {
+        let at = crate::model::fmt_time(now);
+        return line(&json!({
+            "at": at,
+            "owner": c.owner,
+            "file": c.file,
+            "removed": c.removed,
+            "findings": findings,
+        }));
+    }
+    let what = if c.removed { "removed" } else { "changed" };
+    let at = utc(&now);
+    let mut out = format!(
+        "{at} {}/{} {what} (not by memdir): {}\n",
+        c.owner,
+        c.file,
+        match findings.len() {
+            0 => "clean".to_owned(),
+            1 => "1 finding".to_owned(),
+            n => format!("{n} findings"),
+        }
+    );
+    for f in findings {
+        let severity = match f.severity {
+            crate::store::Severity::Error => "error",
+            crate::store::Severity::Warning => "warning",
+        };
+        let line_no = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+        out.push_str(&format!(
+            "  {severity}[{}] {}{line_no}{id}: {}\n    hint: {}\n",
+            f.kind, f.file, f.message, f.hint
+        ));
+    }
+    out
+}

@@ -1,0 +1,91 @@
+//! SharedMemory answers: a result stored, a task's result, a workflow's
+//! steps.
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use super::{Rendered, line, utc_text};
+use crate::store::{PutOutcome, ResultMeta, TaskResult, WorkflowResults};
+
+/// A result's metadata as the fields of a JSON object.
+pub(super) fn meta_fields(meta: &ResultMeta) -> Map<String, Value> {
+    match serde_json::to_value(meta) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+pub(super) fn put(out: &PutOutcome, json: bool) -> String {
+    let r = &out.result;
+    if json {
+        let mut o = meta_fields(r);
+        o.insert("message".into(), json!(out.status.message()));
+        o.insert("status".into(), json!(out.status));
+        o.insert("warnings".into(), json!(out.warnings));
+        line(&o)
+    } else {
+        format!(
+            "{} {}/{} ({} bytes, {}, sha256 {})\n",
+            out.status.message(),
+            r.workflow_id,
+            r.task_id,
+            r.bytes,
+            r.content_type,
+            r.sha256
+        )
+    }
+}
+
+pub(super) fn steps(w: &WorkflowResults, json: bool) -> String {
+    if json {
+        return line(&json!({
+            "workflow_id": w.workflow_id,
+            "steps": w.steps,
+            "warnings": w.warnings,
+        }));
+    }
+    let total: u64 = w.steps.iter().map(|s| s.bytes).sum();
+    let mut out = format!(
+        "{}: {} result(s), {total} bytes\n",
+        w.workflow_id,
+        w.steps.len()
+    );
+    for s in &w.steps {
+        out.push_str(&format!(
+            "  {}  {}  {} bytes  {}  sha256 {}\n",
+            s.task_id,
+            s.content_type,
+            s.bytes,
+            utc_text(&s.created_at),
+            s.sha256
+        ));
+    }
+    out
+}
+
+/// A result: its raw bytes, or the JSON object (`content` when UTF-8, else
+/// `null` with the bytes in `content_base64`, standard alphabet, padded).
+pub(super) fn result(r: &TaskResult, json: bool) -> Rendered {
+    if !json {
+        return Rendered {
+            stdout: r.content.clone(),
+            warnings: Vec::new(),
+            exit: 0,
+        };
+    }
+    let (content, b64) = match std::str::from_utf8(&r.content) {
+        Ok(s) => (json!(s), None),
+        Err(_) => (Value::Null, Some(base64(&r.content))),
+    };
+    let mut o = meta_fields(&r.meta());
+    o.insert("content".into(), content);
+    if let Some(b) = b64 {
+        o.insert("content_base64".into(), json!(b));
+    }
+    Rendered::text(line(&o))
+}
+
+/// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.
+pub fn base64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}

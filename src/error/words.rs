@@ -1,0 +1,76 @@
+//! The pieces of the errors' messages: how long a wait waited, which
+//! entries have expired, the owners a root holds, candidates in a line.
+
+use super::EntryBrief;
+
+pub(super) fn not_ready_message(
+    workflow_id: &str,
+    task_id: Option<&str>,
+    waited_ms: Option<u64>,
+) -> String {
+    let what = match task_id {
+        Some(t) => format!("workflow {workflow_id:?} task {t:?}"),
+        None => format!("workflow {workflow_id:?}"),
+    };
+    match waited_ms {
+        Some(ms) => format!(
+            "{what}: no result after waiting {}.{:03} s; still running or a beat behind; poll",
+            ms / 1000,
+            ms % 1000
+        ),
+        None => format!("{what}: still running or a beat behind; poll"),
+    }
+}
+
+/// How many of an over-budget refusal's entries have expired (removing
+/// them frees nothing), named.
+pub(super) fn expired_hint(entries: &[EntryBrief]) -> String {
+    let ids: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.expired)
+        .map(|e| e.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; expired, so removing them frees nothing: {}",
+            ids.join(", ")
+        )
+    }
+}
+
+pub(super) fn expiry_message(value: &str, today: Option<&str>) -> String {
+    match today {
+        Some(today) => format!(
+            "expiry {value:?} is in the past (today is {today}, UTC): give a later date, a number of days such as 30d, or never"
+        ),
+        None => format!(
+            "the expiry {value:?} cannot be read: use a date YYYY-MM-DD, an RFC 3339 time, a number of days such as 30d, or never"
+        ),
+    }
+}
+
+pub(super) fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
+    if !root_exists {
+        return " (the root does not exist; `memdir init` creates it, a write creates an owner)"
+            .into();
+    }
+    if owners.is_empty() {
+        return " (it holds no owner yet; a write creates one)".into();
+    }
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(" (it holds {}{more})", owners.join(", "))
+}
+
+pub(super) fn brief_list(items: &[EntryBrief]) -> String {
+    items
+        .iter()
+        .map(|b| format!("{} in {} ({:?})", b.id, b.file, b.text))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
