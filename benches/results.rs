@@ -189,10 +189,10 @@ impl Fixture {
         // The fixture is in the exact format: read back, no index rebuilt.
         let workflows = n / TASKS_PER_WORKFLOW;
         for w in [0, workflows / 2, workflows - 1] {
-            let listing = owner.workflow_results(&wf_id(w)).expect("listing");
+            let listing = owner.results().workflow(&wf_id(w)).expect("listing");
             assert!(listing.warnings.is_empty(), "{:?}", listing.warnings);
             assert_eq!(listing.steps.len(), TASKS_PER_WORKFLOW);
-            let got = owner.get_result(&wf_id(w), &task_id(3)).expect("get");
+            let got = owner.results().get(&wf_id(w), &task_id(3)).expect("get");
             assert_eq!(got.content, content(w * TASKS_PER_WORKFLOW + 3));
         }
         eprintln!("fixture: {n} results in {workflows} workflows, written in {built:.1?}");
@@ -225,7 +225,8 @@ impl Fixture {
             let wf = format!("new-{:08}", self.next / TASKS_PER_WORKFLOW);
             let task = task_id(self.next % TASKS_PER_WORKFLOW);
             let out = owner
-                .put_result(&wf, &task, &body, "text/plain", false)
+                .results()
+                .put(&wf, &task, &body, "text/plain", false)
                 .expect("put");
             std::hint::black_box(out);
             self.next += 1;
@@ -279,7 +280,7 @@ impl Fixture {
         let owner = self.store.owner(OWNER).expect("owner");
         let start = Instant::now();
         for (wf, task) in &picks {
-            std::hint::black_box(owner.get_result(wf, task).expect("get"));
+            std::hint::black_box(owner.results().get(wf, task).expect("get"));
         }
         start.elapsed()
     }
@@ -355,7 +356,8 @@ impl Wake {
         let store = Store::open(&root).expect("store");
         let owner = store.owner(OWNER).expect("owner");
         owner
-            .put_result("wake", "first", b"a first step", "text/plain", false)
+            .results()
+            .put("wake", "first", b"a first step", "text/plain", false)
             .expect("put");
         let wf_dir = root.join(OWNER).join("results").join("wake");
         Wake {
@@ -384,7 +386,8 @@ impl Wake {
                 let store = Store::open(&root).expect("store");
                 let owner = store.owner(OWNER).expect("owner");
                 let got = owner
-                    .wait_result("wake", &task, Duration::from_secs(10))
+                    .results()
+                    .wait("wake", &task, Duration::from_secs(10))
                     .expect("woken");
                 assert_eq!(got.content.len(), 1024);
             } else {

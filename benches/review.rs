@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use criterion::Criterion;
-use memdir::store::ReviewOptions;
+use memdir::ReviewOptions;
 use memdir::{Scope, Store};
 use pulldown_cmark::{Options, Parser};
 
@@ -150,7 +150,8 @@ fn main() {
             fact(t)
         );
         owner
-            .put_result(
+            .results()
+            .put(
                 "run-bench",
                 &format!("t{t}"),
                 body.as_bytes(),
@@ -163,9 +164,9 @@ fn main() {
         dry_run: true,
         ..ReviewOptions::default()
     };
-    let report = owner.review(&dry).expect("review");
+    let report = owner.reviews().run(&dry).expect("review");
     assert!(!report.plan.changes.is_empty());
-    let due = owner.review_due(&ReviewOptions::default()).expect("due");
+    let due = owner.reviews().due(&ReviewOptions::default()).expect("due");
     assert!(due.ran.is_none(), "none is due");
 
     let mut c = Criterion::default()
@@ -174,13 +175,13 @@ fn main() {
         .configure_from_args();
     let mut g = c.benchmark_group("review");
     g.bench_function("review_dry_run", |b| {
-        b.iter(|| black_box(owner.review(&dry).expect("review")))
+        b.iter(|| black_box(owner.reviews().run(&dry).expect("review")))
     });
     g.bench_function("floor_read_and_parse", |b| {
         b.iter(|| black_box(floor(&dir)))
     });
     g.bench_function("review_due_not_due", |b| {
-        b.iter(|| black_box(owner.review_due(&ReviewOptions::default()).expect("due")))
+        b.iter(|| black_box(owner.reviews().due(&ReviewOptions::default()).expect("due")))
     });
     g.bench_function("show", |b| {
         b.iter(|| black_box(owner.show(Scope::Memory).expect("show")))
@@ -191,13 +192,13 @@ fn main() {
     for i in 0..200 {
         let mut steps: [(&mut Vec<Duration>, &dyn Fn()); 4] = [
             (&mut rv, &|| {
-                black_box(owner.review(&dry).expect("review"));
+                black_box(owner.reviews().run(&dry).expect("review"));
             }),
             (&mut fl, &|| {
                 black_box(floor(&dir));
             }),
             (&mut du, &|| {
-                black_box(owner.review_due(&ReviewOptions::default()).expect("due"));
+                black_box(owner.reviews().due(&ReviewOptions::default()).expect("due"));
             }),
             (&mut sh, &|| {
                 black_box(owner.show(Scope::Memory).expect("show"));

@@ -54,12 +54,14 @@
 //! is internal), [`scan`] (the threat and secret scanner), [`edit`] (the
 //! write operations and the budget rule), [`journal`] (the episodes.md
 //! format), [`recall`] (scoring and picking) and [`snapshot`] (rendering).
-//! The disk layer is internal: all file access goes through it. [`store`]
-//! ties them together: [`Store`], [`Owner`] and its features (curated
-//! stores, the fact lifecycle, the day log and runs, lookups, recall,
-//! SharedMemory results). [`api`] is the interface layer the command line
-//! (and any server) uses: one request/response model and one registry of
-//! error codes.
+//! The disk layer is internal: all file access goes through it. The store
+//! ties them together, and is reached through the types at the top of the
+//! crate: [`Store`], [`Owner`] with its curated stores, fact lifecycle, day
+//! log and recall, and its features' handles ([`Owner::runs`],
+//! [`Owner::reviews`], [`Owner::skills`], [`Owner::results`],
+//! [`Owner::hermes`]). [`api`] is the interface layer the command line and
+//! the servers use: one request/response model and one registry of error
+//! codes.
 //!
 //! The on-disk format is described in `docs/FORMAT.md`.
 
@@ -85,15 +87,48 @@ pub mod recall;
 pub mod review;
 pub mod scan;
 pub mod snapshot;
-pub mod store;
+mod store;
 
 pub use edit::{Change, Op, OpKind, OpOutcome, Usage};
 pub use error::{EntryBrief, Error, ErrorCode, Hint, Result};
 pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;
+// The store: the root, an owner and its features' handles, and what their
+// methods take and answer, feature by feature.
 pub use store::{
-    BatchOutcome, DayOutcome, Delegate, FactRow, ListFilter, Owner, PutOptions, PutOutcome, Run,
-    RunOptions, SearchOptions, Store, StoreView, TaskResult, Transition, WorkflowResults,
-    WriteOutcome,
+    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Delegate, Owner, Run, RunOptions, Store, limits,
+};
+// The curated stores and the fact lifecycle.
+pub use store::{
+    ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, EntryView, FactKind, FactRow, FactStats,
+    ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS, Renewed, Status, StoreView,
+    Transition, WriteOutcome,
+};
+// The day log and runs.
+pub use store::{
+    DEFAULT_SEARCH_LIMIT, DayOutcome, DayRow, EPISODES_FILE, RunHit, RunRecord, RunView, Runs,
+    SearchOptions,
+};
+// The daily review.
+pub use store::{DueOutcome, ReviewOptions, ReviewReport, Reviews, RoutineStatus, UndoReport};
+// Learned skills.
+pub use store::{
+    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,
+};
+// SharedMemory results.
+pub use store::{
+    DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, PutOptions, PutOutcome, PutStatus, RESULTS_DIR,
+    ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved, TaskResult, WorkflowResults,
+};
+// Hermes-style memories folders.
+pub use store::{
+    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile,
+    LeftOut,
+};
+// Memory folders in git (docs/GIT.md).
+pub use store::{
+    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, LogCommit, LogOptions, MERGE_DRIVER,
+    MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport, SyncedEntry, WatchedChange,
+    Watching, merge_file,
 };

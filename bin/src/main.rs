@@ -222,7 +222,7 @@ fn servers(
             timeout,
             review_every,
         } => {
-            let keys = memdir::store::keys::keys_path(store, keys.as_deref())?;
+            let keys = memdir::api::keys::keys_path(store, keys.as_deref())?;
             http::run(http::Config {
                 opener,
                 listen: *listen,

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use crate::error::Result;
 use crate::model::Caller;
 use crate::store::Store;
-use crate::store::keys::{self, KeyRecord};
+use crate::store::keys;
+pub use crate::store::keys::{KeyRecord, check, keys_path, verify};
 
 /// What a key command answers: standard output, text or JSON.
 fn record_json(k: &KeyRecord) -> Value {

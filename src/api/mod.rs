@@ -273,7 +273,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                     person: person.clone(),
                 });
             }
-            Response::Day(owner.finish_run(&run_id, &text)?)
+            Response::Day(owner.runs().finish(&run_id, &text)?)
         }
         Request::Day { line, task, run } => {
             Response::Day(owner()?.day(&line, task.as_deref(), run.as_deref())?)
@@ -283,7 +283,7 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             since,
             until,
             limit,
-        } => Response::RunHits(owner()?.search_runs(
+        } => Response::RunHits(owner()?.runs().search(
             &query,
             &SearchOptions {
                 since,
@@ -291,8 +291,8 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                 limit,
             },
         )?),
-        Request::GetRun { run_id } => Response::Run(owner()?.get_run(&run_id)?),
-        Request::ListRuns { open } => Response::Runs(owner()?.list_runs(open)?),
+        Request::GetRun { run_id } => Response::Run(owner()?.runs().get(&run_id)?),
+        Request::ListRuns { open } => Response::Runs(owner()?.runs().list(open)?),
         Request::PutResult {
             workflow_id,
             task_id,
@@ -308,21 +308,23 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                 allow_empty,
                 limit,
             };
-            let out = owner()?.put_result_with(&workflow_id, &task_id, &content, &options)?;
+            let out = owner()?
+                .results()
+                .put_with(&workflow_id, &task_id, &content, &options)?;
             Response::Put(out)
         }
         Request::GetResult {
             workflow_id,
             task_id,
-        } => Response::Result(owner()?.get_result(&workflow_id, &task_id)?),
+        } => Response::Result(owner()?.results().get(&workflow_id, &task_id)?),
         Request::WorkflowResults { workflow_id } => {
-            Response::Steps(owner()?.workflow_results(&workflow_id)?)
+            Response::Steps(owner()?.results().workflow(&workflow_id)?)
         }
         Request::WaitResult {
             workflow_id,
             task_id,
             timeout_secs,
-        } => Response::Result(owner()?.wait_result(
+        } => Response::Result(owner()?.results().wait(
             &workflow_id,
             &task_id,
             Duration::from_secs_f64(timeout_secs.clamp(0.0, 86_400.0)),
@@ -335,9 +337,13 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
         Request::RemoveResults {
             workflow_id,
             task_id,
-        } => Response::ResultsRemoved(owner()?.remove_results(&workflow_id, task_id.as_deref())?),
+        } => Response::ResultsRemoved(
+            owner()?
+                .results()
+                .remove(&workflow_id, task_id.as_deref())?,
+        ),
         Request::GcResults { older_than_days } => {
-            Response::ResultsGc(owner()?.gc_results(older_than_days)?)
+            Response::ResultsGc(owner()?.results().gc(older_than_days)?)
         }
         Request::Veto { id, reason } => {
             Response::Transition(owner()?.veto(&id, reason.as_deref())?)
@@ -347,13 +353,13 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
             source,
             description,
             replace,
-        } => Response::Skill(owner()?.learn_skill(
+        } => Response::Skill(owner()?.skills().learn(
             &name,
             &source,
             description.as_deref(),
             replace,
         )?),
-        Request::SkillList => Response::Skills(owner()?.skills()?),
+        Request::SkillList => Response::Skills(owner()?.skills().list()?),
         Request::Review {
             dry_run,
             due,
@@ -365,31 +371,33 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                 reviewer,
             };
             if due && !dry_run {
-                Response::ReviewDue(owner()?.review_due(&opts)?)
+                Response::ReviewDue(owner()?.reviews().due(&opts)?)
             } else {
-                Response::Review(owner()?.review(&opts)?)
+                Response::Review(owner()?.reviews().run(&opts)?)
             }
         }
-        Request::ReviewStatus => Response::Routine(owner()?.review_status()?),
-        Request::ReviewPause { paused } => Response::Routine(owner()?.pause_review(paused)?),
-        Request::ApplyReview { id } => Response::Review(owner()?.apply_review(&id)?),
+        Request::ReviewStatus => Response::Routine(owner()?.reviews().status()?),
+        Request::ReviewPause { paused } => Response::Routine(owner()?.reviews().pause(paused)?),
+        Request::ApplyReview { id } => Response::Review(owner()?.reviews().apply(&id)?),
         Request::UndoReview { id, partial } => {
-            Response::Undone(owner()?.undo_review(&id, partial)?)
+            Response::Undone(owner()?.reviews().undo(&id, partial)?)
         }
-        Request::SkillShow { name } => Response::SkillShown(owner()?.skill(&name)?),
-        Request::SkillForget { name } => Response::Skill(owner()?.forget_skill(&name)?),
+        Request::SkillShow { name } => Response::SkillShown(owner()?.skills().get(&name)?),
+        Request::SkillForget { name } => Response::Skill(owner()?.skills().forget(&name)?),
         Request::ImportHermes {
             dir,
             partial,
             dry_run,
         } => Response::Imported(
-            owner()?.import_hermes(&dir, crate::store::ImportOptions { partial, dry_run })?,
+            owner()?
+                .hermes()
+                .import(&dir, crate::store::ImportOptions { partial, dry_run })?,
         ),
         Request::ExportHermes {
             dir,
             force,
             dry_run,
-        } => Response::Exported(owner()?.export_hermes(&dir, force, dry_run)?),
+        } => Response::Exported(owner()?.hermes().export(&dir, force, dry_run)?),
         Request::Recall {
             query,
             session,
@@ -538,5 +546,5 @@ pub fn result_limit(store: &Store, who: &Who, workflow_id: &str, task_id: &str) 
     let owner = who.owner(store)?;
     validate_id("workflow", workflow_id)?;
     validate_id("task", task_id)?;
-    owner.max_result_bytes()
+    owner.results().max_bytes()
 }

@@ -59,7 +59,7 @@ pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutco
         .owners()?
         .into_iter()
         .map(|id| {
-            let done = store.owner(&id).and_then(|o| o.review_due(&opts));
+            let done = store.owner(&id).and_then(|o| o.reviews().due(&opts));
             (id, done)
         })
         .collect())

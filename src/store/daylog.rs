@@ -205,7 +205,7 @@ mod tests {
         let out = run.finish("shipped it").unwrap();
         assert_eq!(out.line.task.as_deref(), Some("PIN-9"));
         assert_eq!(out.line.run.as_deref(), Some(run.id()));
-        assert!(o.run_record(run.id()).unwrap().finished_at.is_some());
+        assert!(o.runs().record(run.id()).unwrap().finished_at.is_some());
         assert_eq!(
             run.finish("again").unwrap_err().code().as_str(),
             "run_finished"
@@ -214,7 +214,8 @@ mod tests {
             .begin_run(RunOptions::default().workflow("crawl-7"))
             .unwrap();
         let out = o
-            .finish_run(&wf.id()[..wf.id().len() - 2], "crawled")
+            .runs()
+            .finish(&wf.id()[..wf.id().len() - 2], "crawled")
             .unwrap();
         assert_eq!(out.line.workflow.as_deref(), Some("crawl-7"));
         assert_eq!(out.line.run.as_deref(), Some(wf.id()));

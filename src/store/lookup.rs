@@ -194,12 +194,14 @@ mod tests {
         let s = Store::open(d.path()).unwrap();
         let o = s.owner("agt").unwrap();
         let run = o.begin_run(RunOptions::task("PIN-7")).unwrap();
-        o.put_result(run.id(), "web", b"page", "text/html", false)
+        o.results()
+            .put(run.id(), "web", b"page", "text/html", false)
             .unwrap();
         run.finish("competitor analysis of Acme pricing").unwrap();
         o.day("reviewed the flaky login test", None, None).unwrap();
         let hits = o
-            .search_runs("competitor analysis", &SearchOptions::default())
+            .runs()
+            .search("competitor analysis", &SearchOptions::default())
             .unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].run.as_deref(), Some(run.id()));
@@ -208,21 +210,22 @@ mod tests {
             since: chrono::Utc::now().date_naive().succ_opt(),
             ..SearchOptions::default()
         };
-        assert!(o.search_runs("competitor", &future).unwrap().is_empty());
+        assert!(o.runs().search("competitor", &future).unwrap().is_empty());
         assert_eq!(
-            o.search_runs(" ", &SearchOptions::default())
+            o.runs()
+                .search(" ", &SearchOptions::default())
                 .unwrap_err()
                 .code()
                 .as_str(),
             "invalid_request"
         );
 
-        let v = o.get_run(run.id()).unwrap();
+        let v = o.runs().get(run.id()).unwrap();
         assert_eq!(v.journal.len(), 1);
         assert_eq!(v.steps.len(), 1);
         assert_eq!(v.snapshot.as_deref(), Some(run.snapshot().text.as_str()));
         assert_eq!(
-            o.get_run("run-nope").unwrap_err().code().as_str(),
+            o.runs().get("run-nope").unwrap_err().code().as_str(),
             "run_not_found"
         );
     }

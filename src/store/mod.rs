@@ -19,6 +19,7 @@ mod check;
 mod curated;
 mod daylog;
 pub(crate) mod files;
+mod handles;
 mod hermes;
 mod history;
 pub mod keys;
@@ -42,8 +43,6 @@ mod tests;
 mod watch;
 mod write;
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
@@ -54,12 +53,12 @@ pub use daylog::DayOutcome;
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
 pub use files::results::{
-    DEFAULT_MAX_RESULT_BYTES, RESULT_FORMAT_VERSION, RESULT_INDEX_FILE, RESULT_INDEX_VERSION,
-    RESULT_SUFFIX, RESULTS_DIR, ResultMeta, ResultStep, TaskResult, WorkflowResults,
+    DEFAULT_MAX_RESULT_BYTES, RESULTS_DIR, ResultMeta, ResultStep, TaskResult, WorkflowResults,
 };
 pub use files::runs::RunRecord;
 pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
+pub use handles::{Hermes, Results, Reviews, Runs, Skills};
 pub use hermes::{
     ExportedFile, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile, LeftOut,
 };
@@ -69,16 +68,15 @@ pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
-pub use recall::SESSION_SKIP;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
 };
 pub use review::{DueOutcome, ReviewOptions, ReviewReport, RoutineStatus, UndoReport};
-pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
+pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Store};
 pub use runs::{Delegate, Run, RunOptions};
-pub use setup::{MERGED_FILES, Setup};
+pub use setup::Setup;
 pub use skills::{Skill, SkillOutcome, SkillRow};
-pub use sync::{SHOWN_CHARS, SyncChanges, SyncReport, SyncedEntry};
+pub use sync::{SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
 use crate::edit::Op;
@@ -284,263 +282,6 @@ impl Owner {
     /// `.memdir/snapshots/<sha256>.md` (once), and records the run.
     pub fn begin_run(&self, options: RunOptions) -> Result<Run> {
         runs::begin_run(self, options)
-    }
-
-    /// Finishes a run begun earlier (by id): appends its line to the day log
-    /// with the run's task key and id, and records the finish in the run
-    /// record.
-    pub fn finish_run(&self, run_id: &str, summary: &str) -> Result<DayOutcome> {
-        daylog::finish_run(self, run_id, summary)
-    }
-
-    /// The record of a run begun earlier.
-    pub fn run_record(&self, run_id: &str) -> Result<RunRecord> {
-        files::runs::read_record(self.view()?.at(), run_id)
-    }
-
-    /// The text of a stored snapshot, by its SHA-256.
-    pub fn stored_snapshot(&self, sha256: &str) -> Result<Option<String>> {
-        files::runs::stored_snapshot(self.view()?.at(), sha256)
-    }
-
-    /// Ranks the journal's lines against `query` (BM25, as recall scores),
-    /// best first; lines with no match are left out.
-    pub fn search_runs(&self, query: &str, options: &SearchOptions) -> Result<Vec<RunHit>> {
-        lookup::search_runs(self, query, options)
-    }
-
-    /// The runs begun through memdir, newest first; with `open`, only
-    /// those not finished.
-    pub fn list_runs(&self, open: bool) -> Result<Vec<RunRecord>> {
-        lookup::list_runs(self, open)
-    }
-
-    /// One run: its record, journal lines, starting snapshot and steps.
-    /// `run_id` may be a unique prefix of a begun run's id.
-    pub fn get_run(&self, run_id: &str) -> Result<RunView> {
-        lookup::get_run(self, run_id)
-    }
-
-    // ---- the daily review ----
-
-    /// Reviews the owner's memory (docs/REVIEW.md): merges duplicates,
-    /// renews or archives expired facts, lifts yesterday's marked day
-    /// lines, settles conflicts by their runs' results, lists unrecalled
-    /// facts. With `dry_run`, only plans (with a diff of each file).
-    pub fn review(&self, opts: &ReviewOptions) -> Result<ReviewReport> {
-        review::run(self, opts, Utc::now())
-    }
-
-    /// [`Owner::review`] as of `now`.
-    pub fn review_at(&self, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<ReviewReport> {
-        review::run(self, opts, now)
-    }
-
-    /// Runs a review only when the routine (`review:` in memdir.yaml) says
-    /// one is due: the last review the owner's journal records is older
-    /// than the latest scheduled time. When none is due it reads
-    /// memdir.yaml and episodes.md, takes no lock and writes nothing.
-    pub fn review_due(&self, opts: &ReviewOptions) -> Result<DueOutcome> {
-        review::run_due(self, opts, Utc::now())
-    }
-
-    /// [`Owner::review_due`] as of `now`.
-    pub fn review_due_at(&self, opts: &ReviewOptions, now: DateTime<Utc>) -> Result<DueOutcome> {
-        review::run_due(self, opts, now)
-    }
-
-    /// The routine: its setting, whether a review is due, the last review.
-    pub fn review_status(&self) -> Result<RoutineStatus> {
-        review::status(self, Utc::now())
-    }
-
-    /// Pauses (`true`) or resumes the routine, in the owner's memdir.yaml.
-    pub fn pause_review(&self, paused: bool) -> Result<RoutineStatus> {
-        review::set_paused(self, paused, Utc::now())
-    }
-
-    /// Applies the plan a dry run showed (`memdir review apply ID`), with
-    /// the dry run's id, if nothing it was planned on changed since
-    /// (`review_changed` says what did; `review_not_found`: no such plan on
-    /// this machine). The reviewer is not run again.
-    pub fn apply_review(&self, id: &str) -> Result<ReviewReport> {
-        review::apply_planned(self, id)
-    }
-
-    /// Undoes a review from the files alone: what it archived comes back,
-    /// what it lifted goes; all or nothing unless `partial`
-    /// (`review_changed` lists what changed since).
-    pub fn undo_review(&self, id: &str, partial: bool) -> Result<UndoReport> {
-        review::undo(self, id, partial)
-    }
-
-    // ---- moving in from another tool ----
-
-    /// Imports a Hermes-style memories folder (`MEMORY.md`, `USER.md`,
-    /// entries separated by a line holding only `§`) into this owner's
-    /// stores through the write path of `add`: each file all or none (or
-    /// what fits, with `partial`); entries already stored are skipped.
-    pub fn import_hermes(
-        &self,
-        dir: &std::path::Path,
-        opts: ImportOptions,
-    ) -> Result<HermesImport> {
-        hermes::import(self, dir, opts)
-    }
-
-    /// Writes this owner's live entries to `dir` as a Hermes-style
-    /// memories folder; an existing file is replaced only with `force`.
-    pub fn export_hermes(
-        &self,
-        dir: &std::path::Path,
-        force: bool,
-        dry_run: bool,
-    ) -> Result<HermesExport> {
-        hermes::export(self, dir, force, dry_run)
-    }
-
-    // ---- learned skills ----
-
-    /// Saves the skill `name` from `source` (markdown; a front matter of its
-    /// own gives the description unless `description` does) as
-    /// `skills/NAME/SKILL.md`. The body is scanned like a fact (threats and
-    /// secrets refuse the save) and holds at most
-    /// [`limits::SKILL_BODY_BYTES`]; an existing name needs `replace`
-    /// (`skill_exists`).
-    pub fn learn_skill(
-        &self,
-        name: &str,
-        source: &str,
-        description: Option<&str>,
-        replace: bool,
-    ) -> Result<SkillOutcome> {
-        skills::learn(self, name, source, description, replace)
-    }
-
-    /// The owner's learned skills, by name.
-    pub fn skills(&self) -> Result<Vec<SkillRow>> {
-        skills::list(self)
-    }
-
-    /// One learned skill (`skill_not_found` when there is none).
-    pub fn skill(&self, name: &str) -> Result<Skill> {
-        skills::show(self, name)
-    }
-
-    /// Forgets a learned skill (`skill_not_found` when there is none).
-    pub fn forget_skill(&self, name: &str) -> Result<SkillOutcome> {
-        skills::forget(self, name)
-    }
-
-    // ---- SharedMemory ----
-
-    /// The largest result [`Owner::put_result`] accepts, in bytes:
-    /// `max_result_bytes` from `memdir.yaml` (the owner's over the root's),
-    /// else [`DEFAULT_MAX_RESULT_BYTES`].
-    pub fn max_result_bytes(&self) -> Result<u64> {
-        results::max_result_bytes(self)
-    }
-
-    /// Stores the result of `task_id` in `workflow_id` as `options` say:
-    /// empty content refused unless [`PutOptions::allow_empty`], content
-    /// that is not text refused when no type is named, content over the
-    /// limit refused. See [`Owner::put_result_with_limit`] for the rest.
-    pub fn put_result_with(
-        &self,
-        workflow_id: &str,
-        task_id: &str,
-        content: &[u8],
-        options: &PutOptions,
-    ) -> Result<PutOutcome> {
-        results::put_with(self, workflow_id, task_id, content, options)
-    }
-
-    /// Stores the result of `task_id` in `workflow_id` under the type named,
-    /// refusing content over [`Owner::max_result_bytes`] and empty content
-    /// (see [`Owner::put_result_with`]). See [`Owner::put_result_with_limit`].
-    pub fn put_result(
-        &self,
-        workflow_id: &str,
-        task_id: &str,
-        content: &[u8],
-        content_type: &str,
-        overwrite: bool,
-    ) -> Result<PutOutcome> {
-        let options = PutOptions {
-            content_type: Some(content_type.to_owned()),
-            overwrite,
-            ..PutOptions::default()
-        };
-        results::put_with(self, workflow_id, task_id, content, &options)
-    }
-
-    /// Stores the result of `task_id` in `workflow_id`, refusing content
-    /// over `max_bytes` (`result_too_large`) and empty content
-    /// (`invalid_request`; [`Owner::put_result_with`] can allow it). Results are immutable: the same
-    /// content again is "already stored"; different content under the same
-    /// ids is `result_exists` unless `overwrite`. The result file is durable
-    /// before the workflow's index mentions it.
-    pub fn put_result_with_limit(
-        &self,
-        workflow_id: &str,
-        task_id: &str,
-        content: &[u8],
-        content_type: &str,
-        overwrite: bool,
-        max_bytes: u64,
-    ) -> Result<PutOutcome> {
-        let options = PutOptions {
-            content_type: Some(content_type.to_owned()),
-            overwrite,
-            limit: Some(max_bytes),
-            ..PutOptions::default()
-        };
-        results::put_with(self, workflow_id, task_id, content, &options)
-    }
-
-    /// The result of `task_id` in `workflow_id`; `not_ready` (an answer, not
-    /// a failure) when it is not stored yet.
-    pub fn get_result(&self, workflow_id: &str, task_id: &str) -> Result<TaskResult> {
-        results::get(self, workflow_id, task_id)
-    }
-
-    /// The workflow's final result: every step stored so far, from its index
-    /// (rebuilt from the result files, with a warning, when it is missing or
-    /// out of step). `not_ready` when the workflow has no results.
-    pub fn workflow_results(&self, workflow_id: &str) -> Result<WorkflowResults> {
-        results::workflow(self, workflow_id)
-    }
-
-    /// Removes a task's result, or without a task every result of the
-    /// workflow (under the workflow's lock); `result_not_found` when there
-    /// is none.
-    pub fn remove_results(
-        &self,
-        workflow_id: &str,
-        task_id: Option<&str>,
-    ) -> Result<ResultsRemoved> {
-        results::remove(self, workflow_id, task_id)
-    }
-
-    /// Removes every workflow whose newest result is more than `days` days
-    /// old (each under its lock).
-    pub fn gc_results(&self, days: u32) -> Result<ResultsGc> {
-        results::gc(self, days, chrono::Utc::now())
-    }
-
-    /// Waits up to `timeout` for the result of `task_id` in `workflow_id`
-    /// (asleep on a watch of the nearest folder on the way to it; polling
-    /// where none can be set up), making the workflow known to readers while
-    /// it waits and creating no folder of results. When the timeout passes
-    /// first: `not_ready` for a workflow something else knows,
-    /// `result_not_found` for one nothing knows.
-    pub fn wait_result(
-        &self,
-        workflow_id: &str,
-        task_id: &str,
-        timeout: Duration,
-    ) -> Result<TaskResult> {
-        results::wait(self, workflow_id, task_id, timeout)
     }
 }
 

@@ -280,10 +280,13 @@ mod tests {
         assert!(next.snapshot().text.contains("learned during the run"));
         assert!(next.snapshot().text.contains("twin wrote this"));
         // The record points at the stored snapshot.
-        let rec = o.run_record(run.id()).unwrap();
+        let rec = o.runs().record(run.id()).unwrap();
         assert_eq!(rec.snapshot_sha256, before.sha256);
         assert_eq!(
-            o.stored_snapshot(&rec.snapshot_sha256).unwrap().unwrap(),
+            o.runs()
+                .stored_snapshot(&rec.snapshot_sha256)
+                .unwrap()
+                .unwrap(),
             before.text
         );
         // Identical snapshots share one file.

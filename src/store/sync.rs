@@ -58,7 +58,7 @@ pub struct SyncedEntry {
     /// Its store.
     pub store: Scope,
     /// Its text as the file holds it, cut to one line of at most
-    /// [`SHOWN_CHARS`] characters (an ellipsis marks a cut), control
+    /// 80 characters (an ellipsis marks a cut), control
     /// characters escaped.
     pub text: String,
 }

@@ -291,6 +291,41 @@ fn the_binary_is_a_crate_of_its_own_on_the_library() {
     }
 }
 
+/// The library's API is what `src/lib.rs` names: the store, the disk
+/// layer, git and the reviewer program are private modules, reached through
+/// the explicit `pub use` of their types at the top of the crate (and
+/// `api`), so no adapter can reach a feature's insides; `store` names its
+/// modules privately too.
+#[test]
+fn the_library_s_stateful_layers_are_private_modules() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
+    for private in ["store", "disk", "git", "program", "error"] {
+        assert!(
+            lib.contains(&format!("\nmod {private};\n")),
+            "src/lib.rs declares `mod {private};` (private)"
+        );
+    }
+    let store = std::fs::read_to_string(root.join("src/store/mod.rs")).expect("store");
+    let public = Regex::new(r"(?m)^pub(\(crate\))? mod (\w+);").expect("regex");
+    let open: Vec<&str> = public
+        .captures_iter(&store)
+        .filter(|c| c.get(1).is_none())
+        .filter_map(|c| c.get(2).map(|m| m.as_str()))
+        .filter(|m| !["keys", "limits"].contains(m))
+        .collect();
+    assert!(open.is_empty(), "store's public modules: {open:?}");
+    // The binary names no path below the library's top and `api`.
+    for rel in sources(&root.join("bin/src")) {
+        let text = std::fs::read_to_string(root.join("bin/src").join(&rel)).expect("source");
+        assert!(
+            !text.contains("memdir::store"),
+            "{} reaches into memdir's store",
+            rel.display()
+        );
+    }
+}
+
 /// The checker finds what it is there to find: an upward import, an import
 /// between two features, a module missing from the table, and a cycle.
 #[test]

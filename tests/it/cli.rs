@@ -1047,7 +1047,7 @@ fn invalid_utf8_is_never_rewritten() {
 #[test]
 fn a_file_too_large_is_never_grown() {
     let s = Sandbox::new();
-    let big = format!("- {}\n", "a".repeat(memdir::store::MAX_FILE_BYTES as usize));
+    let big = format!("- {}\n", "a".repeat(memdir::MAX_FILE_BYTES as usize));
     s.write(O, "USER.md", &big);
     let stderr = s
         .run(&["--owner", O, "add", "x", "--to", "user"])

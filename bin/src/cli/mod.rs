@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand};
 use memdir::api::{self, Request, Who};
-use memdir::store::{FactKind, Status};
 use memdir::{Caller, Error, Op, Scope, Store};
+use memdir::{FactKind, Status};
 
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
@@ -1059,7 +1059,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 ..
             } => {
                 // Read at most one byte past what a skill's file may hold.
-                let limit = memdir::store::limits::SKILL_FILE_BYTES;
+                let limit = memdir::limits::SKILL_FILE_BYTES;
                 let bytes = read_content(from.as_deref(), limit).map_err(|e| match e {
                     Error::ResultTooLarge { bytes, limit } => Error::SkillTooLarge {
                         what: "source",

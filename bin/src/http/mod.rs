@@ -112,7 +112,7 @@ fn authenticate(store: &Store, cfg: &Config, headers: &HeaderMap) -> Result<Call
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
         .ok_or(Transport::Unauthorized)?;
-    match memdir::store::keys::verify(store, &cfg.keys, key)? {
+    match memdir::api::keys::verify(store, &cfg.keys, key)? {
         Some(rec) => Ok(rec.caller()),
         None => Err(Transport::Unauthorized.into()),
     }
@@ -284,7 +284,7 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
 /// Serves until ctrl-c or SIGTERM, then finishes the requests in flight.
 pub fn run(cfg: Config) -> Result<(), String> {
     let store = cfg.opener.open().map_err(|e| e.to_string())?;
-    let live = memdir::store::keys::check(&store, &cfg.keys).map_err(|e| e.to_string())?;
+    let live = memdir::api::keys::check(&store, &cfg.keys).map_err(|e| e.to_string())?;
     if live == 0 && !cfg.listen.ip().is_loopback() {
         return Err(format!(
             "refusing to listen on {} without any key: make one with `memdir key create`, and put TLS (a reverse proxy) in front of anything beyond loopback",

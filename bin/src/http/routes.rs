@@ -12,8 +12,8 @@ use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use memdir::api::errors::Transport;
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
-use memdir::store::{FactKind, PutStatus, Status};
 use memdir::{Error, Op, Scope};
+use memdir::{FactKind, PutStatus, Status};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -763,7 +763,7 @@ fn row(store: &memdir::Store, who: &api::Who, id: &str) -> Result<Option<Value>,
         kind: None,
         status: None,
         all: true,
-        limit: Some(memdir::store::MAX_LIST_LIMIT),
+        limit: Some(memdir::MAX_LIST_LIMIT),
     };
     Ok(who
         .owner(store)?

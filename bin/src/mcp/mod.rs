@@ -10,10 +10,10 @@
 
 use std::sync::Arc;
 
+use memdir::Status;
 use memdir::api::errors::Surface;
 use memdir::api::servers::{self, Opener};
 use memdir::api::{self, Request, Response, Who, render};
-use memdir::store::Status;
 use memdir::{Caller, Error, Op, OpKind, Scope, Store};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -590,8 +590,8 @@ fn memory_action(store: &Store, who: &Who, run: Option<&str>, a: MemoryArgs) -> 
         Action::List => {
             let kind = match a.kind.as_deref() {
                 None => None,
-                Some("fact") => Some(memdir::store::FactKind::Fact),
-                Some("day") => Some(memdir::store::FactKind::Day),
+                Some("fact") => Some(memdir::FactKind::Fact),
+                Some("day") => Some(memdir::FactKind::Day),
                 Some(k) => return answer(format!("kind must be fact or day, not {k:?}"), true),
             };
             let status = match a.status.as_deref() {

@@ -26,15 +26,15 @@
 //! let store = memdir::Store::open(root.path())?;
 //! let me = store.owner("agt_docs")?;
 //! // A workflow memdir does not know, then one a run produces.
-//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code().as_str(), "result_not_found");
+//! assert_eq!(me.results().get("wf-1", "fetch").unwrap_err().code().as_str(), "result_not_found");
 //! me.begin_run(memdir::RunOptions::default().workflow("wf-1"))?;
-//! assert_eq!(me.get_result("wf-1", "fetch").unwrap_err().code().as_str(), "not_ready");
+//! assert_eq!(me.results().get("wf-1", "fetch").unwrap_err().code().as_str(), "not_ready");
 //!
-//! let put = me.put_result("wf-1", "fetch", b"42 pages", "text/plain", false)?;
+//! let put = me.results().put("wf-1", "fetch", b"42 pages", "text/plain", false)?;
 //! assert_eq!(put.status.message(), "stored");
-//! let got = me.get_result("wf-1", "fetch")?;
+//! let got = me.results().get("wf-1", "fetch")?;
 //! assert_eq!(got.content, b"42 pages");
-//! assert_eq!(me.workflow_results("wf-1")?.steps[0].task_id, "fetch");
+//! assert_eq!(me.results().workflow("wf-1")?.steps[0].task_id, "fetch");
 //! # Ok(())
 //! # }
 //! ```
@@ -86,7 +86,7 @@ impl PutStatus {
     }
 }
 
-/// The answer of [`Owner::put_result`].
+/// The answer of [`Results::put`](super::Results::put).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PutOutcome {
     /// Stored, already stored, or overwritten.

@@ -24,11 +24,12 @@ fn put_get_round_trip_and_file_format() {
     let o = s.owner("o").unwrap();
     let content = b"line one\n\xff\x00binary";
     let put = o
-        .put_result("wf", "t1", content, "application/octet-stream", false)
+        .results()
+        .put("wf", "t1", content, "application/octet-stream", false)
         .unwrap();
     assert_eq!(put.status, PutStatus::Stored);
     assert!(put.warnings.is_empty());
-    let got = o.get_result("wf", "t1").unwrap();
+    let got = o.results().get("wf", "t1").unwrap();
     assert_eq!(got.content, content);
     assert_eq!(got.meta(), put.result);
     assert_eq!(got.bytes, content.len() as u64);
@@ -61,36 +62,38 @@ fn not_ready_until_put() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
     // A workflow nobody began and nothing is stored under: not found.
-    let e = o.get_result("wf", "t").unwrap_err();
+    let e = o.results().get("wf", "t").unwrap_err();
     assert!(
         matches!(&e, Error::ResultNotFound { task_id: Some(t), .. } if t == "t"),
         "{e:?}"
     );
     assert_eq!(
-        o.workflow_results("wf").unwrap_err().code().as_str(),
+        o.results().workflow("wf").unwrap_err().code().as_str(),
         "result_not_found"
     );
     // Reads create nothing.
     assert!(!d.path().join("o").exists());
-    o.put_result("wf", "a", b"x", "text/plain", false).unwrap();
-    let e = o.get_result("wf", "b").unwrap_err();
+    o.results()
+        .put("wf", "a", b"x", "text/plain", false)
+        .unwrap();
+    let e = o.results().get("wf", "b").unwrap_err();
     assert!(
         matches!(&e, Error::NotReady { task_id: Some(t), .. } if t == "b"),
         "{e:?}"
     );
     assert_eq!(
-        o.get_result("wf2", "a").unwrap_err().code().as_str(),
+        o.results().get("wf2", "a").unwrap_err().code().as_str(),
         "result_not_found"
     );
     // A run that names the workflow makes it known: not ready yet.
     o.begin_run(crate::store::RunOptions::default().workflow("wf2"))
         .unwrap();
     assert_eq!(
-        o.get_result("wf2", "a").unwrap_err().code().as_str(),
+        o.results().get("wf2", "a").unwrap_err().code().as_str(),
         "not_ready"
     );
     assert_eq!(
-        o.workflow_results("wf2").unwrap_err().code().as_str(),
+        o.results().workflow("wf2").unwrap_err().code().as_str(),
         "not_ready"
     );
 }
@@ -100,27 +103,34 @@ fn immutability_and_overwrite() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
     let first = o
-        .put_result("wf", "t", b"one", "text/plain", false)
+        .results()
+        .put("wf", "t", b"one", "text/plain", false)
         .unwrap();
     let again = o
-        .put_result("wf", "t", b"one", "text/plain", false)
+        .results()
+        .put("wf", "t", b"one", "text/plain", false)
         .unwrap();
     assert_eq!(again.status, PutStatus::AlreadyStored);
     assert_eq!(again.result, first.result);
     let e = o
-        .put_result("wf", "t", b"two", "text/plain", false)
+        .results()
+        .put("wf", "t", b"two", "text/plain", false)
         .unwrap_err();
     assert_eq!(e.code().as_str(), "result_exists");
     // A different content type is a different result too.
     let e = o
-        .put_result("wf", "t", b"one", "text/markdown", false)
+        .results()
+        .put("wf", "t", b"one", "text/markdown", false)
         .unwrap_err();
     assert_eq!(e.code().as_str(), "result_exists");
-    assert_eq!(o.get_result("wf", "t").unwrap().content, b"one");
-    let over = o.put_result("wf", "t", b"two", "text/plain", true).unwrap();
+    assert_eq!(o.results().get("wf", "t").unwrap().content, b"one");
+    let over = o
+        .results()
+        .put("wf", "t", b"two", "text/plain", true)
+        .unwrap();
     assert_eq!(over.status, PutStatus::Overwritten);
-    assert_eq!(o.get_result("wf", "t").unwrap().content, b"two");
-    let steps = o.workflow_results("wf").unwrap();
+    assert_eq!(o.results().get("wf", "t").unwrap().content, b"two");
+    let steps = o.results().workflow("wf").unwrap();
     assert_eq!(steps.steps.len(), 1);
     assert_eq!(steps.steps[0].sha256, sha256_hex(b"two"));
     assert!(steps.warnings.is_empty());
@@ -138,18 +148,20 @@ fn limit_and_content_type_are_checked_first() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
     let e = o
-        .put_result_with_limit("wf", "t", b"12345", "text/plain", false, 4)
+        .results()
+        .put_with("wf", "t", b"12345", &limited("text/plain", 4))
         .unwrap_err();
     assert!(
         matches!(e, Error::ResultTooLarge { bytes: 5, limit: 4 }),
         "{e:?}"
     );
     assert!(
-        o.put_result_with_limit("wf", "t", b"1234", "text/plain", false, 4)
+        o.results()
+            .put_with("wf", "t", b"1234", &limited("text/plain", 4))
             .is_ok()
     );
     for bad in ["", "text/plain\n", &"x".repeat(256)] {
-        let e = o.put_result("wf", "u", b"x", bad, false).unwrap_err();
+        let e = o.results().put("wf", "u", b"x", bad, false).unwrap_err();
         assert_eq!(e.code().as_str(), "invalid_request", "{bad:?}");
     }
     assert!(!d.path().join("o/results/wf/u.result").exists());
@@ -161,33 +173,36 @@ fn bad_ids_build_no_path() {
     let o = s.owner("o").unwrap();
     for bad in ["..", ".", "a/b", "/etc", "", "a\\b", ".hidden"] {
         assert_eq!(
-            o.put_result(bad, "t", b"x", "text/plain", false)
+            o.results()
+                .put(bad, "t", b"x", "text/plain", false)
                 .unwrap_err()
                 .code()
                 .as_str(),
             "invalid_id"
         );
         assert_eq!(
-            o.put_result("wf", bad, b"x", "text/plain", false)
+            o.results()
+                .put("wf", bad, b"x", "text/plain", false)
                 .unwrap_err()
                 .code()
                 .as_str(),
             "invalid_id"
         );
         assert_eq!(
-            o.get_result(bad, "t").unwrap_err().code().as_str(),
+            o.results().get(bad, "t").unwrap_err().code().as_str(),
             "invalid_id"
         );
         assert_eq!(
-            o.get_result("wf", bad).unwrap_err().code().as_str(),
+            o.results().get("wf", bad).unwrap_err().code().as_str(),
             "invalid_id"
         );
         assert_eq!(
-            o.workflow_results(bad).unwrap_err().code().as_str(),
+            o.results().workflow(bad).unwrap_err().code().as_str(),
             "invalid_id"
         );
         assert_eq!(
-            o.wait_result("wf", bad, Duration::from_millis(1))
+            o.results()
+                .wait("wf", bad, Duration::from_millis(1))
                 .unwrap_err()
                 .code()
                 .as_str(),
@@ -202,10 +217,11 @@ fn steps_are_ordered_and_the_index_is_rebuilt() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
     for t in ["c", "a", "b"] {
-        o.put_result("wf", t, t.as_bytes(), "text/plain", false)
+        o.results()
+            .put("wf", t, t.as_bytes(), "text/plain", false)
             .unwrap();
     }
-    let want = o.workflow_results("wf").unwrap();
+    let want = o.results().workflow("wf").unwrap();
     let order: Vec<&str> = want.steps.iter().map(|s| s.task_id.as_str()).collect();
     assert_eq!(order, ["c", "a", "b"]);
     let idx = d.path().join("o/results/wf/index.json");
@@ -230,30 +246,35 @@ fn steps_are_ordered_and_the_index_is_rebuilt() {
             None => std::fs::remove_file(&idx).unwrap(),
             Some(b) => std::fs::write(&idx, b).unwrap(),
         }
-        let got = o.workflow_results("wf").unwrap();
+        let got = o.results().workflow("wf").unwrap();
         assert_eq!(got.steps, want.steps, "{why}");
         assert_eq!(got.warnings.len(), 1, "{why}: {:?}", got.warnings);
         assert!(got.warnings[0].contains(why), "{why}: {:?}", got.warnings);
         // Repaired on disk: the next access is quiet.
         assert!(
-            o.workflow_results("wf").unwrap().warnings.is_empty(),
+            o.results().workflow("wf").unwrap().warnings.is_empty(),
             "{why}"
         );
     }
     // A put also repairs (and reports) a stale index.
     std::fs::remove_file(&idx).unwrap();
-    let put = o.put_result("wf", "d", b"d", "text/plain", false).unwrap();
+    let put = o
+        .results()
+        .put("wf", "d", b"d", "text/plain", false)
+        .unwrap();
     assert_eq!(put.warnings.len(), 1, "{:?}", put.warnings);
-    assert_eq!(o.workflow_results("wf").unwrap().steps.len(), 4);
+    assert_eq!(o.results().workflow("wf").unwrap().steps.len(), 4);
 }
 
 #[test]
 fn damaged_result_files_are_named() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
-    o.put_result("wf", "t", b"hello", "text/plain", false)
+    o.results()
+        .put("wf", "t", b"hello", "text/plain", false)
         .unwrap();
-    o.put_result("wf", "u", b"world", "text/plain", false)
+    o.results()
+        .put("wf", "u", b"world", "text/plain", false)
         .unwrap();
     let p = d.path().join("o/results/wf/t.result");
     let raw = std::fs::read(&p).unwrap();
@@ -274,7 +295,7 @@ fn damaged_result_files_are_named() {
         (extra.into_bytes(), "bad metadata line"),
     ] {
         std::fs::write(&p, &bad).unwrap();
-        let e = o.get_result("wf", "t").unwrap_err();
+        let e = o.results().get("wf", "t").unwrap_err();
         assert!(
             matches!(&e, Error::ResultCorrupt { path, .. } if *path == p),
             "{e:?}"
@@ -286,7 +307,8 @@ fn damaged_result_files_are_named() {
         assert!(e.to_string().contains(what), "{e}");
         // The same ids cannot be put over a damaged file without overwrite.
         assert_eq!(
-            o.put_result("wf", "t", b"x", "text/plain", false)
+            o.results()
+                .put("wf", "t", b"x", "text/plain", false)
                 .unwrap_err()
                 .code()
                 .as_str(),
@@ -295,17 +317,18 @@ fn damaged_result_files_are_named() {
     }
     // A rebuild skips the damaged file with a warning naming it.
     std::fs::remove_file(d.path().join("o/results/wf/index.json")).unwrap();
-    let w = o.workflow_results("wf").unwrap();
+    let w = o.results().workflow("wf").unwrap();
     assert_eq!(w.steps.len(), 1);
     assert!(
         w.warnings.iter().any(|x| x.contains("t.result")),
         "{:?}",
         w.warnings
     );
-    o.put_result("wf", "t", b"fixed", "text/plain", true)
+    o.results()
+        .put("wf", "t", b"fixed", "text/plain", true)
         .unwrap();
-    assert_eq!(o.get_result("wf", "t").unwrap().content, b"fixed");
-    assert_eq!(o.workflow_results("wf").unwrap().steps.len(), 2);
+    assert_eq!(o.results().get("wf", "t").unwrap().content, b"fixed");
+    assert_eq!(o.results().workflow("wf").unwrap().steps.len(), 2);
 }
 
 #[cfg(unix)]
@@ -314,41 +337,46 @@ fn symlinked_results_or_workflow_folders_are_refused() {
     let (d, s) = store();
     let elsewhere = tempfile::tempdir().unwrap();
     let o = s.owner("o").unwrap();
-    o.put_result("wf", "t", b"x", "text/plain", false).unwrap();
+    o.results()
+        .put("wf", "t", b"x", "text/plain", false)
+        .unwrap();
     std::fs::create_dir_all(elsewhere.path().join("wf2")).unwrap();
     std::os::unix::fs::symlink(elsewhere.path().join("wf2"), d.path().join("o/results/wf2"))
         .unwrap();
     assert_eq!(
-        o.put_result("wf2", "t", b"x", "text/plain", false)
+        o.results()
+            .put("wf2", "t", b"x", "text/plain", false)
             .unwrap_err()
             .code()
             .as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        o.get_result("wf2", "t").unwrap_err().code().as_str(),
+        o.results().get("wf2", "t").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        o.workflow_results("wf2").unwrap_err().code().as_str(),
+        o.results().workflow("wf2").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     let p = s.owner("p").unwrap();
     std::fs::create_dir_all(d.path().join("p")).unwrap();
     std::os::unix::fs::symlink(d.path().join("o/results"), d.path().join("p/results")).unwrap();
     assert_eq!(
-        p.get_result("wf", "t").unwrap_err().code().as_str(),
+        p.results().get("wf", "t").unwrap_err().code().as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        p.put_result("wf", "t", b"y", "text/plain", false)
+        p.results()
+            .put("wf", "t", b"y", "text/plain", false)
             .unwrap_err()
             .code()
             .as_str(),
         "unsafe_path"
     );
     assert_eq!(
-        p.wait_result("wf", "t", Duration::from_millis(1))
+        p.results()
+            .wait("wf", "t", Duration::from_millis(1))
             .unwrap_err()
             .code()
             .as_str(),
@@ -368,7 +396,7 @@ fn symlinked_results_or_workflow_folders_are_refused() {
     )
     .unwrap();
     assert_eq!(
-        o.get_result("wf", "s").unwrap_err().code().as_str(),
+        o.results().get("wf", "s").unwrap_err().code().as_str(),
         "unsafe_path"
     );
 }
@@ -378,21 +406,23 @@ fn owners_are_isolated() {
     let (_d, s) = store();
     let a = s.owner("a").unwrap();
     let b = s.owner("b").unwrap();
-    a.put_result("wf", "t", b"for a", "text/plain", false)
+    a.results()
+        .put("wf", "t", b"for a", "text/plain", false)
         .unwrap();
     // B knows no workflow "wf": A's is not B's.
     assert_eq!(
-        b.get_result("wf", "t").unwrap_err().code().as_str(),
+        b.results().get("wf", "t").unwrap_err().code().as_str(),
         "result_not_found"
     );
     assert_eq!(
-        b.workflow_results("wf").unwrap_err().code().as_str(),
+        b.results().workflow("wf").unwrap_err().code().as_str(),
         "result_not_found"
     );
-    b.put_result("wf", "t", b"for b", "text/plain", false)
+    b.results()
+        .put("wf", "t", b"for b", "text/plain", false)
         .unwrap();
-    assert_eq!(a.get_result("wf", "t").unwrap().content, b"for a");
-    assert_eq!(b.get_result("wf", "t").unwrap().content, b"for b");
+    assert_eq!(a.results().get("wf", "t").unwrap().content, b"for a");
+    assert_eq!(b.results().get("wf", "t").unwrap().content, b"for b");
 }
 
 #[test]
@@ -403,17 +433,20 @@ fn every_failing_step_leaves_no_indexed_result_without_its_content() {
         let (d, s) = store();
         s.owner("o")
             .unwrap()
-            .put_result("wf", "old", b"old", "text/plain", false)
+            .results()
+            .put("wf", "old", b"old", "text/plain", false)
             .unwrap();
         let s = s.with_io(Arc::new(FaultyIo::new(fail_at)));
         let o = s.owner("o").unwrap();
-        let r = o.put_result("wf", "new", b"new content", "text/plain", false);
+        let r = o
+            .results()
+            .put("wf", "new", b"new content", "text/plain", false);
         // Whatever happened, a fresh handle sees a consistent workflow.
         let fresh = Store::open(d.path()).unwrap();
         let f = fresh.owner("o").unwrap();
-        let listing = f.workflow_results("wf").unwrap();
+        let listing = f.results().workflow("wf").unwrap();
         for step in &listing.steps {
-            let got = f.get_result("wf", &step.task_id).unwrap();
+            let got = f.results().get("wf", &step.task_id).unwrap();
             assert_eq!(got.sha256, step.sha256, "step {fail_at}");
         }
         let has_new = listing.steps.iter().any(|s| s.task_id == "new");
@@ -421,7 +454,10 @@ fn every_failing_step_leaves_no_indexed_result_without_its_content() {
             Ok(_) => assert!(has_new, "step {fail_at}"),
             Err(e) => {
                 if has_new {
-                    assert_eq!(f.get_result("wf", "new").unwrap().content, b"new content");
+                    assert_eq!(
+                        f.results().get("wf", "new").unwrap().content,
+                        b"new content"
+                    );
                 }
                 assert!(!e.to_string().is_empty());
             }
@@ -444,24 +480,26 @@ fn every_failing_step_leaves_no_indexed_result_without_its_content() {
 fn interrupted_overwrite_never_leaves_the_old_metadata_indexed() {
     let (d, s) = store();
     let o = s.owner("o").unwrap();
-    o.put_result("wf", "t", b"old", "text/plain", false)
+    o.results()
+        .put("wf", "t", b"old", "text/plain", false)
         .unwrap();
-    o.put_result("wf", "u", b"other", "text/plain", false)
+    o.results()
+        .put("wf", "u", b"other", "text/plain", false)
         .unwrap();
     // Fail the rename of the new result (after the index dropped it).
     for fail_at in 1..=15 {
         let s2 = Store::open(d.path())
             .unwrap()
             .with_io(Arc::new(FaultyIo::new(fail_at)));
-        let _ = s2.owner("o").unwrap().put_result(
+        let _ = s2.owner("o").unwrap().results().put(
             "wf",
             "t",
             format!("new{fail_at}").as_bytes(),
             "text/plain",
             true,
         );
-        let listing = o.workflow_results("wf").unwrap();
-        let on_disk = o.get_result("wf", "t").unwrap();
+        let listing = o.results().workflow("wf").unwrap();
+        let on_disk = o.results().get("wf", "t").unwrap();
         let step = listing.steps.iter().find(|s| s.task_id == "t").unwrap();
         assert_eq!(step.sha256, on_disk.sha256, "step {fail_at}");
     }
@@ -473,9 +511,10 @@ fn the_settings_limit_applies_to_put_result() {
     std::fs::write(d.path().join("memdir.yaml"), "max_result_bytes: 10\n").unwrap();
     let s = Store::open(d.path()).unwrap();
     let o = s.owner("o").unwrap();
-    assert_eq!(o.max_result_bytes().unwrap(), 10);
+    assert_eq!(o.results().max_bytes().unwrap(), 10);
     let e = o
-        .put_result("wf", "t", b"12345678901", "text/plain", false)
+        .results()
+        .put("wf", "t", b"12345678901", "text/plain", false)
         .unwrap_err();
     assert!(
         matches!(
@@ -488,20 +527,23 @@ fn the_settings_limit_applies_to_put_result() {
         "{e:?}"
     );
     assert!(!d.path().join("o").exists());
-    o.put_result("wf", "t", b"1234567890", "text/plain", false)
+    o.results()
+        .put("wf", "t", b"1234567890", "text/plain", false)
         .unwrap();
     // An explicit limit wins over the settings.
-    o.put_result_with_limit("wf", "u", b"12345678901", "text/plain", false, 11)
+    o.results()
+        .put_with("wf", "u", b"12345678901", &limited("text/plain", 11))
         .unwrap();
     // The owner's memdir.yaml wins over the root's.
     std::fs::write(d.path().join("o/memdir.yaml"), "max_result_bytes: 20\n").unwrap();
-    assert_eq!(o.max_result_bytes().unwrap(), 20);
-    o.put_result("wf", "v", b"12345678901", "text/plain", false)
+    assert_eq!(o.results().max_bytes().unwrap(), 20);
+    o.results()
+        .put("wf", "v", b"12345678901", "text/plain", false)
         .unwrap();
     // Without a setting: the default.
     let (_d2, s2) = store();
     assert_eq!(
-        s2.owner("o").unwrap().max_result_bytes().unwrap(),
+        s2.owner("o").unwrap().results().max_bytes().unwrap(),
         DEFAULT_MAX_RESULT_BYTES
     );
 }
@@ -511,7 +553,8 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
     let (d, s) = store();
     s.owner("o")
         .unwrap()
-        .put_result("wf", "t", b"x", "text/plain", false)
+        .results()
+        .put("wf", "t", b"x", "text/plain", false)
         .unwrap();
     let disk = crate::disk::Disk::default();
     let locks = disk
@@ -527,7 +570,8 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
     let e = quick
         .owner("o")
         .unwrap()
-        .put_result("wf", "u", b"y", "text/plain", false)
+        .results()
+        .put("wf", "u", b"y", "text/plain", false)
         .unwrap_err();
     assert_eq!(e.code().as_str(), "locked");
     assert!(t.elapsed() >= Duration::from_millis(100));
@@ -539,7 +583,8 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
         .unwrap()
         .owner("o")
         .unwrap()
-        .put_result("wf", "u", b"y", "text/plain", false)
+        .results()
+        .put("wf", "u", b"y", "text/plain", false)
         .unwrap_err();
     assert_eq!(e.code().as_str(), "locked");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
@@ -547,7 +592,8 @@ fn workflow_locks_wait_as_long_as_the_owner_lock() {
     quick
         .owner("o")
         .unwrap()
-        .put_result("wf", "u", b"y", "text/plain", false)
+        .results()
+        .put("wf", "u", b"y", "text/plain", false)
         .unwrap();
 }
 
@@ -562,11 +608,12 @@ fn a_failed_sync_of_a_new_folder_poisons_the_store() {
             path,
             op: "fsync folder",
             ..
-        }) = o.put_result("wf", "t", b"x", "text/plain", false)
+        }) = o.results().put("wf", "t", b"x", "text/plain", false)
         {
             // The injected failure is spent: only the poison refuses now.
             assert_eq!(
-                o.put_result("wf", "t", b"x", "text/plain", false)
+                o.results()
+                    .put("wf", "t", b"x", "text/plain", false)
                     .unwrap_err()
                     .code()
                     .as_str(),
@@ -590,4 +637,13 @@ fn a_failed_sync_of_a_new_folder_poisons_the_store() {
     ];
     let got: Vec<&str> = poisoned.iter().map(|p| p.to_str().unwrap()).collect();
     assert_eq!(got, want);
+}
+
+/// Options of a put of `content_type` with a limit of `max` bytes.
+fn limited(content_type: &str, max: u64) -> PutOptions {
+    PutOptions {
+        content_type: Some(content_type.to_owned()),
+        limit: Some(max),
+        ..PutOptions::default()
+    }
 }

@@ -120,14 +120,17 @@ mod tests {
             .unwrap();
         let t = Instant::now();
         let e = o
-            .wait_result("wf", "t", Duration::from_millis(150))
+            .results()
+            .wait("wf", "t", Duration::from_millis(150))
             .unwrap_err();
         assert_eq!(e.code().as_str(), "not_ready");
         assert!(t.elapsed() >= Duration::from_millis(150));
         assert!(t.elapsed() < Duration::from_secs(3));
-        o.put_result("wf", "t", b"x", "text/plain", false).unwrap();
+        o.results()
+            .put("wf", "t", b"x", "text/plain", false)
+            .unwrap();
         assert_eq!(
-            o.wait_result("wf", "t", Duration::ZERO).unwrap().content,
+            o.results().wait("wf", "t", Duration::ZERO).unwrap().content,
             b"x"
         );
     }
@@ -138,7 +141,8 @@ mod tests {
         let o = s.owner("o").unwrap();
         // No owner folder: the wait creates none.
         let e = o
-            .wait_result("wf", "t", Duration::from_millis(50))
+            .results()
+            .wait("wf", "t", Duration::from_millis(50))
             .unwrap_err();
         assert_eq!(e.code().as_str(), "result_not_found");
         assert!(!d.path().join("o").exists());
@@ -146,7 +150,8 @@ mod tests {
         // workflow's folder is made.
         o.begin_run(crate::store::RunOptions::default()).unwrap();
         let e = o
-            .wait_result("wf", "t", Duration::from_millis(50))
+            .results()
+            .wait("wf", "t", Duration::from_millis(50))
             .unwrap_err();
         assert_eq!(e.code().as_str(), "result_not_found");
         assert!(!d.path().join("o/results").exists());
@@ -158,7 +163,7 @@ mod tests {
         let o = s.owner("o").unwrap();
         o.begin_run(crate::store::RunOptions::default()).unwrap();
         assert_eq!(
-            o.get_result("wf", "t").unwrap_err().code().as_str(),
+            o.results().get("wf", "t").unwrap_err().code().as_str(),
             "result_not_found"
         );
         let root = d.path().to_owned();
@@ -166,25 +171,26 @@ mod tests {
         let waiter = std::thread::spawn(move || {
             let s = Store::open(&root).unwrap();
             let o = s.owner("o").unwrap();
-            let answer = o.wait_result("wf", "t", Duration::from_secs(30));
+            let answer = o.results().wait("wf", "t", Duration::from_secs(30));
             tx.send(()).unwrap();
             answer
         });
         // The event: the waiter's mark, seen by a get as a known workflow.
         let until = Instant::now() + Duration::from_secs(20);
-        while o.get_result("wf", "t").unwrap_err().code().as_str() != "not_ready" {
+        while o.results().get("wf", "t").unwrap_err().code().as_str() != "not_ready" {
             assert!(Instant::now() < until, "the wait never made wf known");
             std::thread::yield_now();
         }
         assert_eq!(
-            o.get_result("wf", "other").unwrap_err().code().as_str(),
+            o.results().get("wf", "other").unwrap_err().code().as_str(),
             "not_ready"
         );
         assert_eq!(
-            o.get_result("wf2", "t").unwrap_err().code().as_str(),
+            o.results().get("wf2", "t").unwrap_err().code().as_str(),
             "result_not_found"
         );
-        o.put_result("wf", "t", b"done", "text/plain", false)
+        o.results()
+            .put("wf", "t", b"done", "text/plain", false)
             .unwrap();
         rx.recv().unwrap();
         assert_eq!(waiter.join().unwrap().unwrap().content, b"done");
@@ -205,16 +211,20 @@ mod tests {
             // The event: the waiter is registered (a get sees the workflow
             // known), not a length of time.
             let until = Instant::now() + Duration::from_secs(20);
-            while o.get_result("wf", "t").unwrap_err().code() != crate::ErrorCode::NotReady {
+            while o.results().get("wf", "t").unwrap_err().code() != crate::ErrorCode::NotReady {
                 assert!(Instant::now() < until, "the wait never registered");
                 std::thread::yield_now();
             }
-            o.put_result("wf", "t", b"late", "text/plain", false)
+            o.results()
+                .put("wf", "t", b"late", "text/plain", false)
                 .unwrap();
             Instant::now()
         });
         let o = s.owner("o").unwrap();
-        let got = o.wait_result("wf", "t", Duration::from_secs(20)).unwrap();
+        let got = o
+            .results()
+            .wait("wf", "t", Duration::from_secs(20))
+            .unwrap();
         let woke = Instant::now();
         let put_done = putter.join().unwrap();
         assert_eq!(got.content, b"late");
@@ -230,7 +240,8 @@ mod tests {
             let s = Store::open(&root).unwrap();
             s.owner("o")
                 .unwrap()
-                .put_result("wf", "t", b"polled", "text/plain", false)
+                .results()
+                .put("wf", "t", b"polled", "text/plain", false)
                 .unwrap();
         });
         let o = s.owner("o").unwrap();

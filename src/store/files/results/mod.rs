@@ -59,7 +59,7 @@ pub struct ResultMeta {
     pub bytes: u64,
 }
 
-/// A stored result with its content, as `Owner::get_result` answers.
+/// A stored result with its content, as `Results::get` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
     /// The content, byte for byte as it was put.
@@ -108,7 +108,7 @@ pub struct ResultStep {
 }
 
 /// A workflow's final result: the steps stored so far, as
-/// `Owner::workflow_results` answers.
+/// `Results::workflow` answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkflowResults {
     /// The workflow id.
