@@ -63,10 +63,7 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
 }
 
 /// [`parse`] with the global options in the whole tree, as clap makes it.
-pub fn parse_whole(
-    command: clap::Command,
-    args: Vec<std::ffi::OsString>,
-) -> Result<Cli, clap::Error> {
+fn parse_whole(command: clap::Command, args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
     let mut command = std::mem::ManuallyDrop::new(command);
     let matches = command.try_get_matches_from_mut(args)?;
