@@ -11,9 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Change, DayLine, Fact, Plan, folded, jaccard, negations, numbers, term_set};
+use super::duplicates::{folded, negations, numbers};
+use super::{Change, DayLine, Fact, Plan};
 use crate::edit::check_text;
 use crate::model::{ArchiveKind, Scope, entry_id, fold_whitespace};
+use crate::recall::{jaccard, term_set};
 
 /// The version of both documents.
 pub const VERSION: u32 = 1;

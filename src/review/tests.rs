@@ -7,6 +7,10 @@ use std::path::Path;
 use chrono::TimeZone;
 
 use super::*;
+use crate::edit::used_chars;
+use crate::markdown::parse;
+use crate::model::entry_id;
+use crate::recall::{jaccard, term_set};
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 30, 4, 0, 0).unwrap()

@@ -696,20 +696,34 @@ fn over_budget_is_refused_with_the_entries_and_the_file_untouched() {
         .ok();
 }
 
-#[test]
-fn batch_applies_all_or_none() {
+/// A sandbox whose owner holds "keep me" and "drop me" in MEMORY.md and
+/// "likes tea" in USER.md, the start of every batch test.
+fn batch_sandbox() -> Sandbox {
     let s = Sandbox::new();
     s.run(&["--owner", O, "add", "keep me"]).ok();
     s.run(&["--owner", O, "add", "drop me"]).ok();
     s.run(&["--owner", O, "add", "--to", "user", "likes tea"])
         .ok();
-    let mem_before = s.read(O, "MEMORY.md");
-    let user_before = s.read(O, "USER.md");
-    let unchanged = |why: &str| {
-        assert_eq!(s.read(O, "MEMORY.md"), mem_before, "MEMORY.md after {why}");
-        assert_eq!(s.read(O, "USER.md"), user_before, "USER.md after {why}");
-    };
+    s
+}
 
+/// The owner's two stores, byte for byte.
+fn both_stores(s: &Sandbox) -> (Vec<u8>, Vec<u8>) {
+    (s.read(O, "MEMORY.md"), s.read(O, "USER.md"))
+}
+
+/// Asserts a refused batch left both stores as they were (`before`).
+#[track_caller]
+fn unchanged(s: &Sandbox, before: &(Vec<u8>, Vec<u8>), why: &str) {
+    let (mem, user) = both_stores(s);
+    assert_eq!(mem, before.0, "MEMORY.md after {why}");
+    assert_eq!(user, before.1, "USER.md after {why}");
+}
+
+#[test]
+fn a_batch_whose_last_operation_fails_applies_none_and_names_it() {
+    let s = batch_sandbox();
+    let before = both_stores(&s);
     // The last operation fails: the first two (one per store) are not applied.
     let ops = r#"[{"op":"add","text":"new mem"},
                   {"op":"replace","old":"tea","new":"likes coffee","in":"user"},
@@ -720,13 +734,18 @@ fn batch_applies_all_or_none() {
     // Operations are numbered from 1.
     assert_eq!(e["index"], 3);
     assert_eq!(e["status"], 404);
-    unchanged("a missing entry");
+    unchanged(&s, &before, "a missing entry");
     let stderr = s
         .run_stdin(&["--owner", O, "batch"], ops)
         .text_error("memory_not_found");
     assert!(stderr.contains("batch operation 3"), "{stderr}");
-    unchanged("a missing entry (text)");
+    unchanged(&s, &before, "a missing entry (text)");
+}
 
+#[test]
+fn a_batch_checks_the_budget_on_each_stores_final_state() {
+    let s = batch_sandbox();
+    let before = both_stores(&s);
     // The budget is checked on each store's final state.
     let long = |c: char| format!("{c}{}", "u".repeat(449));
     let ops = json!([
@@ -742,15 +761,20 @@ fn batch_applies_all_or_none() {
         .json_error("memory_over_budget");
     assert_eq!(e["file"], "USER.md");
     assert_eq!(e["would_use"], 11 + 4 * 453);
-    unchanged("over budget");
+    unchanged(&s, &before, "over budget");
+}
 
+#[test]
+fn a_batch_with_an_invalid_operation_or_input_applies_none() {
+    let s = batch_sandbox();
+    let before = both_stores(&s);
     // An op failing validation, and input that is not a list of operations.
     let ops = r#"[{"op":"add","text":"fine","to":"user"},{"op":"add","text":""}]"#;
     let e = s
         .run_stdin(&["--owner", O, "--json", "batch"], ops)
         .json_error("memory_text_empty");
     assert_eq!(e["index"], 2);
-    unchanged("an empty text");
+    unchanged(&s, &before, "an empty text");
     for bad in [
         "",
         "not json",
@@ -767,8 +791,12 @@ fn batch_applies_all_or_none() {
         s.run_stdin(&["--owner", O, "batch"], bad)
             .text_error("invalid_request");
     }
-    unchanged("invalid requests");
+    unchanged(&s, &before, "invalid requests");
+}
 
+#[test]
+fn a_batch_that_passes_applies_all_with_results_in_order() {
+    let s = batch_sandbox();
     // All pass: all applied, results in order.
     let ops = r#"[{"op":"add","text":"t","to":"user"},
                   {"op":"replace","old":"keep","new":"kept"},

@@ -1,0 +1,313 @@
+//! The global options (`--root`, `--owner`, `--json`, …), who they name, and
+//! the parse that scopes them to the one command a command line names.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use memdir::Caller;
+use memdir::api::Who;
+
+use super::Cli;
+
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
+/// Parses the command line `args` (the program's name first).
+///
+/// The global options are global to one command only: the one this
+/// command line names. clap copies a global option into every command of
+/// the tree when it builds the tree (seven options into some fifty
+/// commands: most of what a short-lived `memdir` process allocated, and a
+/// fifth of its page faults), and a command line uses one command (or none:
+/// `--version`, `--help`). Where the command cannot be told from the words
+/// before it (`help`, an unknown word, an option clap must reject), the
+/// whole tree takes them, as clap makes it.
+pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut command = Cli::command();
+    let globals: Vec<clap::Arg> = command
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
+    let name = match named_command(&command, &globals, &args) {
+        Named::Command(name) => Some(name),
+        Named::None => None,
+        Named::Unknown => return parse_whole(command, args),
+    };
+    for a in &globals {
+        command = command.mut_arg(a.get_id().clone(), |a| a.global(false));
+    }
+    if let Some(name) = &name {
+        command = command.mut_subcommand(name, |sub| sub.args(globals));
+    }
+    // The tree is never dropped: freeing its hundreds of allocations would
+    // cost a one-shot process more than parsing.
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command.try_get_matches_from_mut(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let Some((_, sub)) = matches.subcommand() {
+        // The values given after the command (clap has gathered those of
+        // its own subcommands into it) win over those before it.
+        let after = Global::from_arg_matches(sub)?;
+        let g = &mut cli.global;
+        g.root = after.root.or(g.root.take());
+        g.owner = after.owner.or(g.owner.take());
+        g.json |= after.json;
+        g.lock_timeout_ms = after.lock_timeout_ms.or(g.lock_timeout_ms);
+        g.person = after.person.or(g.person.take());
+        g.agent = after.agent.or(g.agent.take());
+        g.config_dir = after.config_dir.or(g.config_dir.take());
+    }
+    Ok(cli)
+}
+
+/// [`parse`] with the global options in the whole tree, as clap makes it.
+fn parse_whole(command: clap::Command, args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// What the words before the first one that is not a global option say.
+enum Named {
+    /// A command (an alias resolved to its name).
+    Command(String),
+    /// No command: the words are global options, help or the version.
+    None,
+    /// Something [`parse`] leaves to the whole tree.
+    Unknown,
+}
+
+/// The command `args` names, where the words before it are the `globals`
+/// (long options, `--name VALUE` or `--name=VALUE` for one that takes a
+/// value), help or the version only.
+fn named_command(
+    command: &clap::Command,
+    globals: &[clap::Arg],
+    args: &[std::ffi::OsString],
+) -> Named {
+    let mut words = args.iter().skip(1);
+    while let Some(w) = words.next() {
+        let Some(w) = w.to_str() else {
+            return Named::Unknown;
+        };
+        if matches!(w, "--help" | "-h" | "--version" | "-V") {
+            continue;
+        }
+        if let Some(option) = w.strip_prefix("--") {
+            let (name, inline) = match option.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (option, false),
+            };
+            let Some(arg) = globals.iter().find(|a| a.get_long() == Some(name)) else {
+                return Named::Unknown;
+            };
+            if arg.get_action().takes_values() && !inline && words.next().is_none() {
+                return Named::Unknown;
+            }
+            continue;
+        }
+        if w.starts_with('-') {
+            return Named::Unknown;
+        }
+        return match command.find_subcommand(w) {
+            Some(c) => Named::Command(c.get_name().to_owned()),
+            None => Named::Unknown,
+        };
+    }
+    Named::None
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The memory root (one folder per owner) [default: $MEMDIR_ROOT, else
+    /// ./memory].
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub root: Option<PathBuf>,
+    /// The owner whose memory to use [default: $MEMDIR_OWNER].
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
+    pub owner: Option<String>,
+    /// Print JSON instead of text (failures too: {"error":{…}} on standard
+    /// output).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub json: bool,
+    /// How long to wait for the owner's lock, in milliseconds [default:
+    /// `lock_timeout_ms` in memdir.yaml, else 10000].
+    #[arg(long, global = true, value_name = "MS", help_heading = GLOBAL)]
+    pub lock_timeout_ms: Option<u64>,
+    /// Act as this person of the workspace (default: the owner itself, an agent).
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
+    pub person: Option<String>,
+    /// The agent whose memory a person acts on (an agent may only name itself).
+    #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
+    pub agent: Option<String>,
+    /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
+    /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub config_dir: Option<PathBuf>,
+}
+
+impl Global {
+    /// Fills what the options leave out from `MEMDIR_ROOT` and
+    /// `MEMDIR_OWNER` (an empty owner is refused as an invalid id later).
+    /// Read here, not by the parser, so that a usage line never shows them
+    /// as given.
+    pub fn fill_from_env(&mut self) {
+        let var = |name: &str| std::env::var_os(name);
+        if self.root.is_none() {
+            self.root =
+                Some(var("MEMDIR_ROOT").map_or_else(|| PathBuf::from("./memory"), PathBuf::from));
+        }
+        if self.owner.is_none() {
+            self.owner = var("MEMDIR_OWNER").and_then(|v| v.into_string().ok());
+        }
+    }
+
+    /// The memory root.
+    pub fn root(&self) -> &Path {
+        self.root.as_deref().unwrap_or(Path::new("./memory"))
+    }
+}
+
+/// Who the global options name. An agent is `--owner` (or `--agent` alone:
+/// the agent itself); it may name only itself (`--owner A --agent B` is
+/// `memory_not_own`). A person (`--person`) names the owner with `--agent`
+/// or `--owner`; naming two different ones is a usage error. `Ok(None)` when
+/// an agent's command names no owner.
+pub fn who(g: &Global) -> Result<Option<Who>, String> {
+    Ok(match &g.person {
+        Some(p) => {
+            if let (Some(o), Some(a)) = (&g.owner, &g.agent)
+                && o != a
+            {
+                return Err(format!(
+                    "--owner {o} and --agent {a} name two owners; a person names one (--agent)"
+                ));
+            }
+            Some(Who {
+                caller: Caller::Person(p.clone()),
+                named: g.agent.clone().or_else(|| g.owner.clone()),
+            })
+        }
+        None => match (&g.owner, &g.agent) {
+            (Some(me), named) => Some(Who {
+                caller: Caller::Agent(me.clone()),
+                named: named.clone(),
+            }),
+            (None, Some(me)) => Some(Who {
+                caller: Caller::Agent(me.clone()),
+                named: None,
+            }),
+            (None, None) => None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn args(line: &str) -> Vec<std::ffi::OsString> {
+        std::iter::once("memdir")
+            .chain(line.split(' ').filter(|w| !w.is_empty()))
+            .map(Into::into)
+            .collect()
+    }
+
+    /// What a parse gives, as text: the command line's meaning, or clap's
+    /// error (kind and message).
+    fn meaning(parsed: Result<Cli, clap::Error>) -> String {
+        match parsed {
+            Ok(cli) => format!("{cli:?}"),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        }
+    }
+
+    /// The global options scoped to the named command mean what clap's
+    /// whole-tree propagation makes of the same command line: values, which
+    /// of two wins, errors and help.
+    #[test]
+    fn narrowed_globals_parse_as_the_whole_tree() {
+        let lines = [
+            "add x",
+            "--json add x",
+            "add x --json",
+            "--root /r --owner a add x --owner b",
+            "--owner a add --owner=b x",
+            "--owner=a --json save x --to user --expires 30d",
+            "remember -x --lock-timeout-ms 5",
+            "--lock-timeout-ms 7 add x --lock-timeout-ms 9",
+            "--person ann --agent agt_x archive mem_0123456789ab --reason old",
+            "result put wf t --json --config-dir /c",
+            "--json result put wf t --owner o",
+            "result --json put wf t",
+            "git setup --json",
+            "--json git --root /r setup",
+            "run begin --owner a",
+            "runs search deploy --json",
+            "review status --json",
+            "skill list --json",
+            "key list --json",
+            "add",
+            "add x --nope",
+            "--json add",
+            "nope",
+            "--owner",
+            "--owner a",
+            "",
+            "--json",
+            "add --help",
+            "result put --help",
+            "--help",
+            "-h",
+            "--version",
+            "-V",
+            "add -V",
+            "help add",
+            "help",
+            "show --json --owner a --owner b",
+            "--json=x add y",
+            "--owner= add x",
+            "--root",
+            "--lock-timeout-ms nope add x",
+            "--config-dir=/c --agent a show",
+        ];
+        for line in lines {
+            let fast = meaning(parse(args(line)));
+            let whole = meaning(parse_whole(Cli::command(), args(line)));
+            assert_eq!(fast, whole, "memdir {line}");
+        }
+    }
+
+    /// Where the command is named, only it takes the global options.
+    #[test]
+    fn only_the_named_command_takes_the_global_options() {
+        let command = Cli::command();
+        let globals: Vec<clap::Arg> = command
+            .get_arguments()
+            .filter(|a| a.is_global_set())
+            .cloned()
+            .collect();
+        assert_eq!(globals.len(), 7);
+        assert!(matches!(
+            named_command(&command, &globals, &args("--owner a --json save x")),
+            Named::Command(n) if n == "add"
+        ));
+        assert!(matches!(
+            named_command(&command, &globals, &args("--json --version")),
+            Named::None
+        ));
+        assert!(matches!(
+            named_command(&command, &globals, &args("help add")),
+            Named::Unknown
+        ));
+        assert!(matches!(
+            named_command(&command, &globals, &args("--nope add x")),
+            Named::Unknown
+        ));
+    }
+}
