@@ -167,6 +167,7 @@ fn cases() -> Vec<Case> {
     let vpn = id("memory", "Staging needs the VPN on");
     let cache = id("memory", "The build cache lives in /srv/cache");
     let gone = "mem_000000000000".to_owned();
+    let over_500 = format!("A long fact: {}", long(4)).repeat(2);
     let too_big = format!("Works best with {}", long(9))
         .chars()
         .take(200)
@@ -510,6 +511,47 @@ fn cases() -> Vec<Case> {
                 json!({"workflow_id": "wf-nobody", "task_id": "t1"}),
             ),
             http("GET", "/v1/workflows/results/wf-nobody/t1", None),
+        ),
+        c(
+            "replace in the other store",
+            Who::Agent,
+            Kind::Error("memory_not_found"),
+            cli(&[
+                "replace",
+                "--in",
+                "user",
+                "VPN",
+                "Staging needs the VPN off",
+            ]),
+            Ask::Mcp(
+                "memory",
+                json!({"action": "remember", "operation": "replace", "target": "user",
+                       "old_text": "VPN", "content": "Staging needs the VPN off"}),
+            ),
+            Ask::Lacks("no agent replace over HTTP: PATCH /api/v1/memories/{id} is a person's"),
+        ),
+        c(
+            "a fact over 500 characters",
+            Who::Agent,
+            Kind::Error("memory_text_too_long"),
+            cli(&["add", &over_500]),
+            Ask::Mcp("memory", json!({"action": "save", "content": over_500})),
+            http("POST", "/api/v1/memories", Some(json!({"text": over_500}))),
+        ),
+        c(
+            "a person writes the day log",
+            Who::Person,
+            Kind::Error("memory_day_agent_only"),
+            cli(&["day", "Looked at the logs"]),
+            Ask::Mcp(
+                "memory",
+                json!({"action": "day", "content": "Looked at the logs", "agentId": AGENT}),
+            ),
+            http(
+                "POST",
+                "/api/v1/memories/day",
+                Some(json!({"line": "Looked at the logs", "agentId": AGENT})),
+            ),
         ),
         c(
             "an unknown skill",
