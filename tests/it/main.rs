@@ -33,3 +33,4 @@ mod schema;
 mod serve_review;
 mod skills;
 mod snapshot_golden;
+mod surfaces;
