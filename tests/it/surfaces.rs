@@ -37,8 +37,8 @@ const KNOWN_DRIFTS: &[(&str, &str)] = &[
     (
         "remove: no entry matches",
         "HTTP POST /v1/memory/forget {text} searches both stores but its memory_not_found \
-         names only MEMORY.md (file, message and entries); CLI and MCP say \
-         `MEMORY.md, USER.md` and list both stores' entries",
+         names only MEMORY.md (its message, `file` and current `entries`: MEMORY.md's only); \
+         CLI and MCP say `MEMORY.md, USER.md` and list both stores' entries",
     ),
     (
         "remove: ambiguous match",
@@ -584,6 +584,11 @@ struct Outcome {
     code: Option<String>,
     /// The error message without the hint's words.
     message: Option<String>,
+    /// The ids of the current entries a failed write answers with, sorted
+    /// (the surfaces list the stores in different orders); compared where
+    /// both answers list them (MCP lists them under an ambiguous match too,
+    /// the JSON answers give the candidates only).
+    listed: Option<Vec<String>>,
     /// The entry id a write answers with.
     id: Option<String>,
     /// `(used, limit)` a write answers with.
@@ -645,6 +650,16 @@ fn json_error(e: &Value) -> Outcome {
         message: e["message"]
             .as_str()
             .map(|m| strip_hint(m, e["hint"]["text"].as_str())),
+        listed: ["entries"].iter().find_map(|k| {
+            let mut ids: Vec<String> = e[*k]
+                .as_array()?
+                .iter()
+                .filter_map(|r| r["id"].as_str().map(str::to_owned))
+                .collect();
+            ids.sort();
+            // No entries to list: as MCP, which then lists none.
+            (!ids.is_empty()).then_some(ids)
+        }),
         ..Outcome::default()
     }
 }
@@ -707,6 +722,11 @@ fn mcp_outcome(kind: Kind, text: &str, is_error: bool) -> Outcome {
         return Outcome {
             code: code.or(Some(String::from("(no code in the text)"))),
             message: Some(strip_hint(&message, None)),
+            listed: text.contains("\nCurrent entries of ").then(|| {
+                let mut ids = mcp_ids(text);
+                ids.sort();
+                ids
+            }),
             ..Outcome::default()
         };
     }
@@ -1035,6 +1055,11 @@ async fn the_same_request_gets_the_same_answer_on_every_surface() {
                         format!("{:?}", base.message),
                         format!("{:?}", out.message),
                     ),
+                    (
+                        "listed entries",
+                        format!("{:?}", base.listed),
+                        format!("{:?}", out.listed),
+                    ),
                     ("id", format!("{:?}", base.id), format!("{:?}", out.id)),
                     (
                         "budget",
@@ -1053,7 +1078,9 @@ async fn the_same_request_gets_the_same_answer_on_every_surface() {
                         format!("{:?}", out.files),
                     ),
                 ] {
-                    if a != b {
+                    let one_lists = field == "listed entries"
+                        && (base.listed.is_none() || out.listed.is_none());
+                    if a != b && !one_lists {
                         diffs.push(format!("{field}: {first} {a}\n      {surface} {b}"));
                     }
                 }
