@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Who;
+use crate::edit::Op;
 use crate::error::{EntryBrief, Error, Result};
 use crate::model::{Caller, Scope, is_entry_id};
 use crate::recall::{Bm25Scorer, Scorer};
@@ -228,52 +229,13 @@ pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome>
             action: "forget",
         });
     }
-    let mut holders = Vec::new();
-    let mut candidates = Vec::new();
-    for scope in Scope::ALL {
-        let view = owner.show(scope)?;
-        let hits: Vec<_> = view
-            .entries
-            .iter()
-            .filter(|e| {
-                if by_id || is_entry_id(query) {
-                    e.id == query
-                } else {
-                    e.text.contains(query)
-                }
-            })
-            .collect();
-        if !hits.is_empty() {
-            holders.push(scope);
-            candidates.extend(hits.iter().map(|e| EntryBrief {
-                id: e.id.clone(),
-                text: preview(&e.text),
-                file: scope.file_name(),
-                expired: false,
-            }));
-        }
-    }
-    match holders.as_slice() {
-        [_, _, ..] => Err(Error::AmbiguousMatch {
-            file: "MEMORY.md, USER.md",
-            query: query.to_owned(),
-            candidates,
-        }),
-        [scope, ..] => owner.remove(*scope, query),
-        // Neither store holds it: the write path answers with the current
-        // entries of MEMORY.md.
-        [] => owner.remove(Scope::Memory, query),
-    }
-}
-
-/// A one-line preview of an entry, as candidates show it.
-fn preview(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= 60 {
-        one
-    } else {
-        format!("{}...", one.chars().take(57).collect::<String>())
-    }
+    // An id, or a text matching exactly one entry of either store: the
+    // write path's own search, as the command line's `remove` without
+    // `--in` (one rule and one answer on every surface).
+    owner.write(Op::Remove {
+        old: query.to_owned(),
+        scope: None,
+    })
 }
 
 /// The current entries of both stores, as a failed write answers with them

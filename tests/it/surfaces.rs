@@ -33,19 +33,7 @@ const PERSON: &str = "ann";
 /// Cases whose answers differ between the surfaces today, each with what
 /// differs; the lead fixes them in the adapters. A case listed here whose
 /// answers agree fails the test, so the list is kept true.
-const KNOWN_DRIFTS: &[(&str, &str)] = &[
-    (
-        "remove: no entry matches",
-        "HTTP POST /v1/memory/forget {text} searches both stores but its memory_not_found \
-         names only MEMORY.md (its message, `file` and current `entries`: MEMORY.md's only); \
-         CLI and MCP say `MEMORY.md, USER.md` and list both stores' entries",
-    ),
-    (
-        "remove: ambiguous match",
-        "HTTP POST /v1/memory/forget {text} answers memory_ambiguous_match with \
-         `matches 2 entries in MEMORY.md`; CLI and MCP say `in MEMORY.md, USER.md`",
-    ),
-];
+const KNOWN_DRIFTS: &[(&str, &str)] = &[];
 
 // ---------------------------------------------------------------------------
 // The seed: the same bytes on every sandbox before every case.
