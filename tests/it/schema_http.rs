@@ -109,7 +109,8 @@ fn every_http_answer_validates_against_its_schema() {
     let k = make_key(&s, &["--owner", "agt_1"]);
     let p = make_key(&s, &["--person", "ann"]);
     let srv: Server = serve(&s, &["--review-every", "0"]);
-    let k = Some(k.as_str());
+    let key = k.as_str();
+    let k = Some(key);
     let mut used = BTreeSet::new();
     let mut ok = |name: &'static str, status: u16, a: &Answer| {
         used.insert(name);
@@ -158,17 +159,17 @@ fn every_http_answer_validates_against_its_schema() {
         ok(
             "result-put",
             201,
-            &srv.put(k.unwrap(), &path, "text/markdown", b"report"),
+            &srv.put(key, &path, "text/markdown", b"report"),
         );
         ok(
             "result-put",
             200,
-            &srv.put(k.unwrap(), &path, "text/markdown", b"report"),
+            &srv.put(key, &path, "text/markdown", b"report"),
         );
         fails(
             "result_exists",
             409,
-            &srv.put(k.unwrap(), &path, "text/markdown", b"other"),
+            &srv.put(key, &path, "text/markdown", b"other"),
         );
         ok("result", 200, &srv.get(k, &path));
         fails("not_ready", 404, &srv.get(k, &format!("{base}/{wf}/no")));
@@ -178,7 +179,7 @@ fn every_http_answer_validates_against_its_schema() {
     ok(
         "result-put",
         201,
-        &srv.put(k.unwrap(), bin, "application/octet-stream", &[0, 159, 1]),
+        &srv.put(key, bin, "application/octet-stream", &[0, 159, 1]),
     );
     let b = ok("result", 200, &srv.get(k, bin));
     assert!(
@@ -201,7 +202,7 @@ fn every_http_answer_validates_against_its_schema() {
     ok(
         "skill-forget",
         200,
-        &srv.any(k.unwrap(), "DELETE", "/v1/skills/cnl"),
+        &srv.any(key, "DELETE", "/v1/skills/cnl"),
     );
     fails("skill_not_found", 404, &srv.get(k, "/v1/skills/cnl"));
 
@@ -265,11 +266,7 @@ fn every_http_answer_validates_against_its_schema() {
     fails(
         "person_only",
         403,
-        &srv.patch(
-            k.unwrap(),
-            &format!("/api/v1/memories/{id}"),
-            json!({"text": "y"}),
-        ),
+        &srv.patch(key, &format!("/api/v1/memories/{id}"), json!({"text": "y"})),
     );
     let edited = ok(
         "memory-edit",
@@ -302,7 +299,7 @@ fn every_http_answer_validates_against_its_schema() {
     fails(
         "method_not_allowed",
         405,
-        &srv.any(k.unwrap(), "PATCH", "/v1/skills"),
+        &srv.any(key, "PATCH", "/v1/skills"),
     );
 
     used.insert("error");
