@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::util::Sandbox;
 
 /// A running `memdir serve`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     base: String,
     agent: ureq::Agent,
@@ -30,15 +30,15 @@ impl Drop for Server {
 
 /// What a call answered.
 #[derive(Debug)]
-struct Answer {
-    status: u16,
-    ctype: String,
-    body: String,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) ctype: String,
+    pub(crate) body: String,
 }
 
 impl Answer {
     #[track_caller]
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {self:?}"))
     }
 
@@ -64,7 +64,7 @@ fn keys_file(s: &Sandbox) -> PathBuf {
 }
 
 /// `memdir key create` for `who` (`--owner X` or `--person Y`): the key.
-fn make_key(s: &Sandbox, who: &[&str]) -> String {
+pub(crate) fn make_key(s: &Sandbox, who: &[&str]) -> String {
     let keys = keys_file(s);
     let mut args = who.to_vec();
     args.extend(["--json", "key", "create", "--keys", keys.to_str().unwrap()]);
@@ -73,7 +73,7 @@ fn make_key(s: &Sandbox, who: &[&str]) -> String {
 }
 
 /// Starts `memdir serve` on an ephemeral loopback port.
-fn serve(s: &Sandbox, extra: &[&str]) -> Server {
+pub(crate) fn serve(s: &Sandbox, extra: &[&str]) -> Server {
     let mut cmd = s.cmd(&["serve", "--listen", "127.0.0.1:0", "--keys"]);
     cmd.arg(keys_file(s)).args(extra);
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
@@ -112,7 +112,7 @@ fn serve(s: &Sandbox, extra: &[&str]) -> Server {
 impl Server {
     /// Waits (at most 30 s) for a line of the server's standard error that
     /// holds `needle`, and gives it.
-    fn wait_line(&self, needle: &str) -> String {
+    pub(crate) fn wait_line(&self, needle: &str) -> String {
         let log = self.log.lock().unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
@@ -144,7 +144,7 @@ impl Server {
         }
     }
 
-    fn get(&self, key: Option<&str>, path: &str) -> Answer {
+    pub(crate) fn get(&self, key: Option<&str>, path: &str) -> Answer {
         let mut req = self.agent.get(self.url(path));
         if let Some(k) = key {
             req = req.header("Authorization", format!("Bearer {k}"));
@@ -152,7 +152,7 @@ impl Server {
         Self::finish(req.call())
     }
 
-    fn post(&self, key: Option<&str>, path: &str, body: Value) -> Answer {
+    pub(crate) fn post(&self, key: Option<&str>, path: &str, body: Value) -> Answer {
         let mut req = self.agent.post(self.url(path));
         if let Some(k) = key {
             req = req.header("Authorization", format!("Bearer {k}"));
@@ -160,7 +160,7 @@ impl Server {
         Self::finish(req.send_json(body))
     }
 
-    fn patch(&self, key: &str, path: &str, body: Value) -> Answer {
+    pub(crate) fn patch(&self, key: &str, path: &str, body: Value) -> Answer {
         let req = self
             .agent
             .patch(self.url(path))
@@ -168,7 +168,7 @@ impl Server {
         Self::finish(req.send_json(body))
     }
 
-    fn put(&self, key: &str, path: &str, ctype: &str, body: &[u8]) -> Answer {
+    pub(crate) fn put(&self, key: &str, path: &str, ctype: &str, body: &[u8]) -> Answer {
         let req = self
             .agent
             .put(self.url(path))
@@ -178,7 +178,7 @@ impl Server {
     }
 
     /// `method` on `path` with an empty JSON body where it takes one.
-    fn any(&self, key: &str, method: &str, path: &str) -> Answer {
+    pub(crate) fn any(&self, key: &str, method: &str, path: &str) -> Answer {
         let url = self.url(path);
         let auth = format!("Bearer {key}");
         let r = match method {

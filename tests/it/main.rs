@@ -30,6 +30,7 @@ mod results;
 mod review;
 mod scan_corpus;
 mod schema;
+mod schema_http;
 mod serve_review;
 mod skills;
 mod snapshot_golden;
