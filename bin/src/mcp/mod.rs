@@ -51,8 +51,6 @@ pub struct Server {
     cfg: Arc<Config>,
 }
 
-/// The `memory` tool's actions.
-
 /// A tool's answer: text, marked as an error or not.
 fn answer(text: String, error: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text)];
