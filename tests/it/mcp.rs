@@ -711,15 +711,47 @@ fn allowed(schema: &Value, root: &Value) -> Vec<String> {
         .flatten()
         .filter_map(|v| v.as_str().map(str::to_owned))
         .collect();
+    if let Some(c) = schema["const"].as_str() {
+        out.push(c.to_owned());
+    }
     for key in ["oneOf", "anyOf", "allOf"] {
         for s in schema[key].as_array().into_iter().flatten() {
-            if let Some(c) = s["const"].as_str() {
-                out.push(c.to_owned());
-            }
             out.extend(allowed(s, root));
         }
     }
     out
+}
+
+/// A tool's input shapes: each `oneOf` branch (or the root, without one)
+/// with its `action` const, if any, and its property names; a `$ref`
+/// followed into `$defs`.
+fn variants(schema: &Value) -> Vec<(Option<String>, Vec<String>)> {
+    // A branch's properties: its own, and those of the schemas it `$ref`s
+    // or is `allOf` (a newtype variant's struct).
+    fn props(s: &Value, root: &Value, out: &mut Vec<(String, Value)>) {
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            props(&root["$defs"][r.rsplit('/').next().unwrap()], root, out);
+        }
+        for (k, v) in s["properties"].as_object().into_iter().flatten() {
+            out.push((k.clone(), v.clone()));
+        }
+        for b in s["allOf"].as_array().into_iter().flatten() {
+            props(b, root, out);
+        }
+    }
+    let branch = |s: &Value| {
+        let mut all = Vec::new();
+        props(s, schema, &mut all);
+        let action = all
+            .iter()
+            .find(|(k, _)| k == "action")
+            .and_then(|(_, v)| allowed(v, schema).into_iter().next());
+        (action, all.into_iter().map(|(k, _)| k).collect())
+    };
+    match schema["oneOf"].as_array() {
+        Some(shapes) => shapes.iter().map(branch).collect(),
+        None => vec![branch(schema)],
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -739,12 +771,14 @@ async fn each_tool_s_schema_matches_its_table_in_api_md() {
     for t in &tools {
         let name = t.name.as_ref();
         let schema = Value::Object((*t.input_schema).clone());
-        let props: Vec<String> = schema["properties"]
-            .as_object()
-            .expect("properties")
-            .keys()
-            .cloned()
-            .collect();
+        assert_eq!(schema["type"], "object", "{name}: the root is an object");
+        // A tool with actions is one shape per action (`oneOf`, each with
+        // its `action` const); a tool without is one object.
+        let shapes = variants(&schema);
+        let mut props: Vec<String> = shapes.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
+        props.sort();
+        props.dedup();
+        assert!(!props.is_empty(), "{name}: properties");
         let (_, cells) = rows
             .iter()
             .find(|(n, _)| n == name)
@@ -755,7 +789,10 @@ async fn each_tool_s_schema_matches_its_table_in_api_md() {
         if let Some(at) = md.find(&format!("`{name}`'s actions")) {
             let actions = table_after(&md[at..], "actions");
             let mut listed: Vec<String> = actions.iter().map(|(a, _)| a.clone()).collect();
-            let mut values = allowed(&schema["properties"]["action"], &schema);
+            let mut values: Vec<String> = shapes.iter().filter_map(|(a, _)| a.clone()).collect();
+            if values.len() != shapes.len() {
+                wrong.push(format!("{name}: a shape without its action const"));
+            }
             listed.sort();
             values.sort();
             values.dedup();
@@ -766,17 +803,24 @@ async fn each_tool_s_schema_matches_its_table_in_api_md() {
             }
             for (action, cells) in &actions {
                 let (req, all) = cell_args(&cells[1]);
+                // The action's own shape takes each argument its row names.
+                let own = shapes
+                    .iter()
+                    .find(|(a, _)| a.as_deref() == Some(action.as_str()))
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default();
                 for arg in &req {
-                    // The schema says which actions take each argument.
-                    let desc = schema["properties"][arg]["description"]
-                        .as_str()
-                        .unwrap_or("");
-                    if props.contains(arg)
-                        && !desc.contains(&format!("`{action}`"))
-                        && name == "memory"
-                    {
+                    if !own.contains(arg) {
                         wrong.push(format!(
-                            "{name}: {arg}'s description does not name `{action}`: {desc:?}"
+                            "{name}: the shape of `{action}` has no {arg}: {own:?}"
+                        ));
+                    }
+                }
+                // And nothing its row does not name (identity aside).
+                for p in &own {
+                    if p != "action" && !all.contains(p) && !identity.contains(&p.as_str()) {
+                        wrong.push(format!(
+                            "{name}: the shape of `{action}` takes {p}, its row does not name it"
                         ));
                     }
                 }
@@ -899,5 +943,214 @@ async fn hints_name_the_tools_own_arguments() {
     let e = err(call(&c, "learn", json!({"action": "show", "name": "nope"})).await);
     assert!(e.contains("Use action: list to see yours."), "{e}");
     assert!(!e.contains("memdir skill list"), "{e}");
+    c.cancel().await.unwrap();
+}
+
+/// A bad argument answers, as a tool error, in the seed's words: a missing
+/// field is `FIELD is required for ACTION`, an unknown action or value
+/// names the allowed ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_argument_answers_in_the_seed_s_words() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_args"], &[]).await;
+    let memory_actions = "recall, remember, search_runs, get_run, save, day, list, archive, \
+                          unarchive, veto, recall_facts";
+    let cases: &[(&'static str, Value, String)] = &[
+        (
+            "memory",
+            json!({"action": "remember"}),
+            "content is required for remember".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "search_runs"}),
+            "query is required for search_runs".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "search_runs", "query": " "}),
+            "query is required for search_runs".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "get_run"}),
+            "run_id is required for get_run".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "save"}),
+            "content is required for save".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "day"}),
+            "content is required for day".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "archive", "id": "mem_0123456789ab"}),
+            "reason is required for archive".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "unarchive"}),
+            "id is required for unarchive".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "veto"}),
+            "id is required for veto".into(),
+        ),
+        ("memory", json!({}), "action is required for memory".into()),
+        (
+            "memory",
+            json!({"action": "update"}),
+            format!("action must be one of: {memory_actions}"),
+        ),
+        (
+            "memory",
+            json!({"action": "list", "kind": "note"}),
+            "kind must be one of: fact, day".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "list", "status": "gone"}),
+            "status must be one of: active, archived".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "remember", "target": "team", "content": "x"}),
+            "target must be one of: user, memory".into(),
+        ),
+        (
+            "memory",
+            json!({"action": "remember", "operation": "edit"}),
+            "operation must be one of: add, replace, remove, read".into(),
+        ),
+        (
+            "get_result",
+            json!({}),
+            "workflow_id (or execution_id) is required for get_result".into(),
+        ),
+        (
+            "put_result",
+            json!({"task_id": "t", "content": "c"}),
+            "workflow_id is required for put_result".into(),
+        ),
+        (
+            "put_result",
+            json!({"workflow_id": "w", "content": "c"}),
+            "task_id is required for put_result".into(),
+        ),
+        (
+            "learn",
+            json!({"name": "x"}),
+            "content is required for learn".into(),
+        ),
+        (
+            "learn",
+            json!({"content": "# X"}),
+            "name is required for learn".into(),
+        ),
+        (
+            "learn",
+            json!({"action": "show"}),
+            "name is required for show".into(),
+        ),
+        (
+            "learn",
+            json!({"action": "forget"}),
+            "forget needs name (the skill id from action: list).".into(),
+        ),
+        (
+            "learn",
+            json!({"action": "delete"}),
+            "action must be one of: learn, list, show, forget".into(),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (tool, args, want) in cases {
+        let (text, is_error) = call(&c, tool, args.clone()).await;
+        if !is_error || text != *want {
+            wrong.push(format!(
+                "{tool} {args}: {text:?} (error {is_error}), not {want:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    c.cancel().await.unwrap();
+}
+
+/// Every write of the `memory` tool answers in one shape: one sentence
+/// that starts with what was done, names the memory's id and ends with
+/// when recall sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_memory_write_answers_in_one_shape() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_shape"], &[]).await;
+    let id_in = |t: &str| {
+        let at = t.find("mem_").expect("an id");
+        t[at..at + 16].to_owned()
+    };
+    let saved = ok(call(
+        &c,
+        "memory",
+        json!({"action": "save", "content": "The build runs on Linux"}),
+    )
+    .await);
+    let fact = id_in(&saved);
+    let mut answers = vec![("save", saved)];
+    for (name, args) in [
+        (
+            "remember add",
+            json!({"action": "remember", "target": "user", "content": "Prefers tea"}),
+        ),
+        (
+            "remember add again",
+            json!({"action": "remember", "target": "user", "content": "Prefers tea"}),
+        ),
+        (
+            "remember replace",
+            json!({"action": "remember", "operation": "replace", "old_text": "tea", "content": "Prefers green tea"}),
+        ),
+        (
+            "remember remove",
+            json!({"action": "remember", "operation": "remove", "old_text": "green tea"}),
+        ),
+        (
+            "day",
+            json!({"action": "day", "content": "Looked at the build"}),
+        ),
+        (
+            "archive",
+            json!({"action": "archive", "id": fact, "reason": "moved to CI"}),
+        ),
+        ("unarchive", json!({"action": "unarchive", "id": fact})),
+    ] {
+        answers.push((name, ok(call(&c, "memory", args).await)));
+    }
+    let verbs = [
+        "Saved ",
+        "Already stored ",
+        "Replaced ",
+        "Removed ",
+        "Archived ",
+        "Unarchived ",
+    ];
+    let mut wrong = Vec::new();
+    for (name, a) in &answers {
+        let first = a.lines().next().unwrap_or("");
+        let shaped = verbs.iter().any(|v| first.starts_with(v))
+            && first.contains("mem_")
+            && first.ends_with('.')
+            && (first.contains("; recall ") || first.contains("; the next run "))
+            && a.lines()
+                .skip(1)
+                .all(|l| l.starts_with("warning: ") || l.starts_with("archived "));
+        if !shaped {
+            wrong.push(format!("{name}: {a:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     c.cancel().await.unwrap();
 }

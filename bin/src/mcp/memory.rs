@@ -1,0 +1,254 @@
+//! The `memory` tool's actions, on a store opened for the call. Every write
+//! (remember, save, day, archive, unarchive, veto) answers in one style: a
+//! sentence naming what was done, the memory's id and the store's usage,
+//! and when recall sees it.
+
+use memdir::api::errors::Surface;
+use memdir::api::servers;
+use memdir::api::{self, Request, Response, Who, render};
+use memdir::Status;
+use memdir::{Error, Op, OpKind, Scope, Store};
+use rmcp::model::CallToolResult;
+
+use super::args::{MemoryCall, Operation, Remember};
+use super::{answer, rendered, required, snapshot_text};
+
+/// When recall sees a write: at once, or (under `mcp --run`, whose snapshot
+/// stays frozen) in the next run.
+fn seen(in_run: bool) -> &'static str {
+    if in_run {
+        "the next run will see it (this run's snapshot stays as it began)"
+    } else {
+        "recall will see it immediately"
+    }
+}
+
+/// The store a scope names, in a sentence.
+fn place(scope: Scope) -> &'static str {
+    match scope {
+        Scope::User => "your user profile (USER.md)",
+        Scope::Memory => "your memory (MEMORY.md)",
+    }
+}
+
+/// Lines listing the current entries (for a failed write).
+fn entries_text(list: &[(Scope, memdir::EntryBrief)], only: Option<Scope>) -> String {
+    let mut out = String::new();
+    for scope in Scope::ALL {
+        if only.is_some_and(|o| o != scope) {
+            continue;
+        }
+        out.push_str(&format!("Current entries of {}:\n", scope.file_name()));
+        let mut any = false;
+        for (_, e) in list.iter().filter(|(s, _)| *s == scope) {
+            any = true;
+            out.push_str(&format!("- {}  {}\n", e.id, e.text.replace('\n', " ")));
+        }
+        if !any {
+            out.push_str("(no entries)\n");
+        }
+    }
+    out
+}
+
+/// The one sentence a write answers with, and its notes.
+fn written(r: &Response, in_run: bool) -> Option<String> {
+    let seen = seen(in_run);
+    let (mut text, warnings) = match r {
+        Response::Written(w) => {
+            let o = &w.outcome;
+            let place = place(o.scope);
+            let usage = &w.usage.text;
+            let mut text = match o.op {
+                OpKind::Add if o.message.created() => {
+                    format!("Saved to {place} as {} ({usage}); {seen}.\n", o.id)
+                }
+                OpKind::Add => {
+                    format!("Already stored in {place} as {} ({usage}); {seen}.\n", o.id)
+                }
+                OpKind::Replace => format!(
+                    "Replaced {} with {} in {place} ({usage}); {seen}.\n",
+                    o.old_id.as_deref().unwrap_or_default(),
+                    o.id
+                ),
+                _ => format!(
+                    "Removed {} from {place} ({usage}); recall no longer sees it.\n",
+                    o.id
+                ),
+            };
+            for id in &w.archived {
+                text.push_str(&format!("archived {id}\n"));
+            }
+            (text, &w.warnings)
+        }
+        Response::Day(d) => (
+            format!(
+                "Saved to your day log of {} as {} ({} chars); {seen}.\n",
+                d.date, d.id, d.chars
+            ),
+            &d.warnings,
+        ),
+        Response::Transition(t) => {
+            let verb = match t.message {
+                "vetoed" => "Vetoed",
+                "unarchived" => "Unarchived",
+                "superseded" => "Superseded",
+                _ => "Archived",
+            };
+            let after = if t.status == "active" {
+                seen.to_owned()
+            } else {
+                "recall no longer sees it".to_owned()
+            };
+            (
+                format!("{verb} {} (now {}); {after}.\n", t.id, t.status),
+                &t.warnings,
+            )
+        }
+        _ => return None,
+    };
+    for w in warnings {
+        text.push_str(&format!("warning: {w}\n"));
+    }
+    Some(text)
+}
+
+/// The answer to a request: a write's sentence, else the rendering; an
+/// error as a tool error.
+fn executed(store: &Store, who: &Who, in_run: bool, request: Request) -> CallToolResult {
+    match api::execute(store, who, request) {
+        Ok(r) => match written(&r, in_run) {
+            Some(text) => answer(text, false),
+            None => answer(rendered(&r), false),
+        },
+        Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
+    }
+}
+
+/// One call of the `memory` tool.
+pub fn memory_action(
+    store: &Store,
+    who: &Who,
+    run: Option<&str>,
+    call: MemoryCall,
+) -> CallToolResult {
+    let in_run = run.is_some();
+    let request = match call {
+        MemoryCall::Recall { .. } => {
+            let empty = || servers::current_entries(store, who).is_ok_and(|l| l.is_empty());
+            return match snapshot_text(store, who, run) {
+                Ok(_) if run.is_none() && empty() => {
+                    answer("No memory recorded yet.".into(), false)
+                }
+                Ok(t) if t.trim().is_empty() => answer("No memory recorded yet.".into(), false),
+                Ok(t) => answer(t, false),
+                Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
+            };
+        }
+        MemoryCall::Remember(r) => return remember(store, who, in_run, r),
+        MemoryCall::SearchRuns { query, limit, .. } => {
+            if query.trim().is_empty() {
+                return required("query", "search_runs");
+            }
+            Request::SearchRuns {
+                query,
+                since: None,
+                until: None,
+                limit,
+            }
+        }
+        MemoryCall::GetRun { run_id, .. } => Request::GetRun { run_id },
+        MemoryCall::Save {
+            content,
+            expires,
+            supersedes,
+            ..
+        } => Request::Write {
+            op: Op::Add {
+                text: content,
+                scope: Scope::Memory,
+                expires,
+                supersedes,
+            },
+        },
+        MemoryCall::Day { content, .. } => Request::Day {
+            line: content,
+            task: None,
+            run: run.map(str::to_owned),
+        },
+        MemoryCall::List {
+            kind,
+            status,
+            limit,
+            ..
+        } => {
+            let status: Option<Status> = status.map(Into::into);
+            Request::List {
+                kind: kind.map(Into::into),
+                all: status == Some(Status::Archived),
+                status,
+                limit,
+            }
+        }
+        MemoryCall::Archive { id, reason, .. } => Request::Archive { id, reason },
+        MemoryCall::Unarchive { id, .. } => Request::Unarchive { id },
+        MemoryCall::Veto { id, reason, .. } => Request::Veto { id, reason },
+        MemoryCall::RecallFacts { query, .. } => Request::Recall {
+            query,
+            session: None,
+            on_demand: true,
+            preview: false,
+        },
+    };
+    executed(store, who, in_run, request)
+}
+
+/// The `remember` action: the seed's add / replace / remove / read on one
+/// store; a failed write answers with the error and the current entries
+/// (once, as docs/API.md shows them). Under a run (`mcp --run`) the run's
+/// snapshot stays frozen, so a write is for the next run.
+fn remember(store: &Store, who: &Who, in_run: bool, a: Remember) -> CallToolResult {
+    // A replace or remove that names no target looks in both stores.
+    let target: Option<Scope> = a.target.map(Into::into);
+    let scope = target.unwrap_or(Scope::Memory);
+    let op_kind = a.operation.unwrap_or(Operation::Add);
+    let op = match (op_kind, a.content, a.old_text) {
+        (Operation::Read, _, _) => {
+            return match servers::store_markdown(store, who, scope) {
+                Ok(t) => answer(t, false),
+                Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
+            };
+        }
+        (Operation::Add, Some(c), _) => Op::add(scope, c),
+        (Operation::Add | Operation::Replace, None, _) => return required("content", "remember"),
+        (Operation::Replace | Operation::Remove, _, None) => {
+            return required("old_text", "replace and remove");
+        }
+        (Operation::Replace, Some(c), Some(old)) => Op::Replace {
+            old,
+            new: c,
+            scope: target,
+        },
+        (Operation::Remove, _, Some(old)) => Op::Remove { old, scope: target },
+    };
+    match api::execute(store, who, Request::Write { op }) {
+        Ok(r) => match written(&r, in_run) {
+            Some(text) => answer(text, false),
+            None => answer(rendered(&r), false),
+        },
+        Err(e) => {
+            let mut text = render::error_head(&e, Surface::Mcp);
+            if let Error::AmbiguousMatch { .. } = e {
+                text.push_str("Name one entry: copy its id or a longer part of its text.\n");
+            }
+            if let Ok(list) = servers::current_entries(store, who) {
+                let only = match op_kind {
+                    Operation::Add => Some(scope),
+                    _ => target,
+                };
+                text.push_str(&entries_text(&list, only));
+            }
+            answer(text, true)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The `learn` tool: learned skills (learn, list, show, forget), through
+//! `api::execute` as the command line's `skill` commands; a failure answers
+//! with the error (worded for this tool) and the current skills.
+
+use memdir::Store;
+use memdir::api::errors::Surface;
+use memdir::api::{self, Request, Response, Who, render};
+use rmcp::model::CallToolResult;
+
+use super::args::LearnCall;
+use super::{answer, rendered, required};
+
+/// One call of the `learn` tool, on a store opened for it.
+pub fn learn_action(store: &Store, who: &Who, call: LearnCall) -> CallToolResult {
+    let request = match call {
+        LearnCall::List { .. } => Request::SkillList,
+        LearnCall::Forget { name, .. } if name.trim().is_empty() => {
+            return answer(
+                "forget needs name (the skill id from action: list).".into(),
+                true,
+            );
+        }
+        LearnCall::Forget { name, .. } => Request::SkillForget { name },
+        LearnCall::Show { name, .. } if name.trim().is_empty() => {
+            return required("name", "show");
+        }
+        LearnCall::Show { name, .. } => Request::SkillShow { name },
+        LearnCall::Learn { name, .. } if name.trim().is_empty() => {
+            return required("name", "learn");
+        }
+        LearnCall::Learn { content, .. } if content.trim().is_empty() => {
+            return required("content", "learn");
+        }
+        LearnCall::Learn {
+            name,
+            content,
+            description,
+            replace,
+            ..
+        } => Request::SkillLearn {
+            name,
+            source: content,
+            description,
+            replace: replace.unwrap_or(false),
+        },
+    };
+    match api::execute(store, who, request) {
+        Ok(Response::Skill(o)) if o.message != "forgot" => {
+            let mut text = match o.message {
+                "already stored" => format!("Skill {} is already stored ({}).\n", o.name, o.path),
+                m => format!(
+                    "{} skill {} ({}, {} bytes); a run injects it with `run begin --skill {}`.\n",
+                    if m == "replaced" { "Replaced" } else { "Saved" },
+                    o.name,
+                    o.path,
+                    o.bytes.unwrap_or(0),
+                    o.name
+                ),
+            };
+            for w in &o.warnings {
+                text.push_str(&format!("warning: {w}\n"));
+            }
+            answer(text, false)
+        }
+        Ok(r) => answer(rendered(&r), false),
+        Err(e) => {
+            let mut text = render::error_text(&e, Surface::Mcp);
+            if let Ok(r) = api::execute(store, who, Request::SkillList) {
+                text.push_str("Your skills:\n");
+                text.push_str(&rendered(&r));
+            }
+            answer(text, true)
+        }
+    }
+}
