@@ -374,11 +374,6 @@ fn as_fields(v: &Value) -> String {
     out
 }
 
-/// The JSON of an answer, as `--json` prints it.
-fn answer_json(r: &Answer) -> Value {
-    serde_json::from_slice(&render::render(r, true).stdout).unwrap_or(Value::Null)
-}
-
 /// A store's usage as numbers, beside the seed's `usage` string: every
 /// surface carries `used` and `limit` as numbers (the command line's
 /// `usage` object has them too).
@@ -414,7 +409,7 @@ async fn snapshot(
                 Answer::Snapshot(s) => {
                     Ok(json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes}))
                 }
-                other => Ok(answer_json(&other)),
+                other => Ok(render::json(&other)),
             }
         })
         .await?;
@@ -506,7 +501,7 @@ async fn remember(
                         }),
                     ))
                 }
-                other => Ok((200, answer_json(&other))),
+                other => Ok((200, render::json(&other))),
             },
         )
         .await?;
@@ -573,7 +568,7 @@ async fn get_result(
                     task_id,
                 },
             )?;
-            Ok(answer_json(&r))
+            Ok(render::json(&r))
         })
         .await?;
     formatted(200, &v, fq.format.as_deref())
@@ -639,7 +634,7 @@ async fn put_result(
                 Answer::Put(p) if p.status == PutStatus::AlreadyStored => 200,
                 _ => 201,
             };
-            Ok((status, answer_json(&r)))
+            Ok((status, render::json(&r)))
         })
         .await?;
     formatted(status, &v, fq.format.as_deref())
@@ -665,7 +660,7 @@ async fn run_200(
 ) -> Result<Response, Fail> {
     let v = app
         .call(headers, q.agent_id, move |store, who| {
-            Ok(answer_json(&api::execute(store, who, request)?))
+            Ok(render::json(&api::execute(store, who, request)?))
         })
         .await?;
     formatted(200, &v, q.format.as_deref())
@@ -720,7 +715,7 @@ async fn learn(
                     Answer::Skill(o) if o.message == "already stored" => 200,
                     _ => 201,
                 };
-                Ok((status, answer_json(&r)))
+                Ok((status, render::json(&r)))
             },
         )
         .await?;
@@ -800,7 +795,7 @@ async fn save(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Result
                     }
                     Ok((if o.message.created() { 201 } else { 200 }, v))
                 }
-                other => Ok((200, answer_json(&other))),
+                other => Ok((200, render::json(&other))),
             }
         })
         .await?;
@@ -834,7 +829,7 @@ async fn day(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Result<
                     run: None,
                 },
             )?;
-            Ok(answer_json(&r))
+            Ok(render::json(&r))
         })
         .await?;
     ok(201, v)
@@ -884,7 +879,7 @@ async fn list(
                     limit,
                 },
             )?;
-            Ok(answer_json(&r))
+            Ok(render::json(&r))
         })
         .await?;
     ok(200, v)
@@ -915,7 +910,7 @@ async fn recall_facts(
                     preview: false,
                 },
             )?;
-            Ok(answer_json(&r))
+            Ok(render::json(&r))
         })
         .await?;
     ok(200, v)
@@ -941,7 +936,7 @@ async fn transition(
     let request = make(id, b.reason)?;
     let v = app
         .call(headers, b.agent_id, move |store, who| {
-            Ok(answer_json(&api::execute(store, who, request)?))
+            Ok(render::json(&api::execute(store, who, request)?))
         })
         .await?;
     ok(200, v)
@@ -1043,7 +1038,7 @@ async fn edit(
                     }
                     Ok(v)
                 }
-                other => Ok(answer_json(&other)),
+                other => Ok(render::json(&other)),
             }
         })
         .await?;

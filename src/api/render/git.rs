@@ -3,112 +3,115 @@
 
 use serde_json::{Value, json};
 
-use super::{Rendered, line, utc};
+use super::{line, utc};
 
-/// `check`'s answer: one line per finding (or one JSON object), and exit 1
-/// when an error, or with `strict` a warning, was found.
-pub(super) fn check(reports: &[crate::store::CheckReport], strict: bool, json: bool) -> Rendered {
+/// The errors and warnings `check` found in `reports`.
+pub(super) fn check_counts(reports: &[crate::store::CheckReport]) -> (usize, usize) {
     use crate::store::Severity;
     let errors: usize = reports.iter().map(|r| r.count(Severity::Error)).sum();
     let warnings: usize = reports.iter().map(|r| r.count(Severity::Warning)).sum();
-    let out = if json {
-        line(&json!({
-            "reports": reports,
-            "errors": errors,
-            "warnings": warnings,
-            "strict": strict,
-        }))
-    } else {
-        let mut out = String::new();
-        for f in reports.iter().flat_map(|r| &r.findings) {
-            let severity = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
-            let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
-            out.push_str(&format!(
-                "{severity}[{}] {}{at}{id}: {}\n  hint: {}\n",
-                f.kind, f.file, f.message, f.hint
-            ));
-        }
-        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        out.push_str(&format!(
-            "{}, {} in {}\n",
-            plural(errors, "error"),
-            plural(warnings, "warning"),
-            plural(reports.len(), "owner")
-        ));
-        out
-    };
-    let mut r = Rendered::text(out);
-    if errors > 0 || (strict && warnings > 0) {
-        r.exit = 1;
-    }
-    r
+    (errors, warnings)
 }
 
-/// `merge-file`'s answer: what was merged and what is left; exit 1 when
-/// conflict markers are left in the file (git then reports a conflict).
-pub(super) fn merged(m: &crate::store::MergeFileOutcome, json: bool) -> Rendered {
-    use crate::merge::{Conflict, Kind};
-    let kind = match m.kind {
+/// `check`'s answer as JSON: the reports and what they count.
+pub(super) fn check_json(reports: &[crate::store::CheckReport], strict: bool) -> Value {
+    let (errors, warnings) = check_counts(reports);
+    json!({
+        "reports": reports,
+        "errors": errors,
+        "warnings": warnings,
+        "strict": strict,
+    })
+}
+
+/// `check`'s answer as text: one line per finding, then the counts.
+pub(super) fn check_text(reports: &[crate::store::CheckReport]) -> String {
+    use crate::store::Severity;
+    let (errors, warnings) = check_counts(reports);
+    let mut out = String::new();
+    for f in reports.iter().flat_map(|r| &r.findings) {
+        let severity = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let id = f.id.as_ref().map(|i| format!(" {i}")).unwrap_or_default();
+        out.push_str(&format!(
+            "{severity}[{}] {}{at}{id}: {}\n  hint: {}\n",
+            f.kind, f.file, f.message, f.hint
+        ));
+    }
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    out.push_str(&format!(
+        "{}, {} in {}\n",
+        plural(errors, "error"),
+        plural(warnings, "warning"),
+        plural(reports.len(), "owner")
+    ));
+    out
+}
+
+/// What `merge-file` merged the file as.
+fn merged_kind(m: &crate::store::MergeFileOutcome) -> &'static str {
+    use crate::merge::Kind;
+    match m.kind {
         Kind::Store(scope) => scope.file_name(),
         Kind::Archive => "archive.md",
         Kind::Episodes => "episodes.md",
         Kind::Text => "text",
-    };
+    }
+}
+
+/// `merge-file`'s answer as JSON: what was merged and the conflicts left.
+pub(super) fn merged_json(m: &crate::store::MergeFileOutcome) -> Value {
+    use crate::merge::Conflict;
+    let conflicts: Vec<Value> = m
+        .merged
+        .conflicts
+        .iter()
+        .map(|c| match c {
+            Conflict::Entry { base, ours, theirs } => {
+                json!({"kind": "entry", "base": base, "ours": ours, "theirs": theirs})
+            }
+            Conflict::Text {
+                first_line,
+                last_line,
+            } => json!({"kind": "text", "first_line": first_line, "last_line": last_line}),
+        })
+        .collect();
+    json!({
+        "file": m.ours.display().to_string(),
+        "merged_as": merged_kind(m),
+        "clean": m.merged.is_clean(),
+        "conflicts": conflicts,
+    })
+}
+
+/// `merge-file`'s answer as text: what was merged and what is left.
+pub(super) fn merged_text(m: &crate::store::MergeFileOutcome) -> String {
+    use crate::merge::Conflict;
+    let kind = merged_kind(m);
     let (entries, text): (Vec<&Conflict>, Vec<&Conflict>) = m
         .merged
         .conflicts
         .iter()
         .partition(|c| matches!(c, Conflict::Entry { .. }));
-    let out = if json {
-        let conflicts: Vec<Value> = m
-            .merged
-            .conflicts
-            .iter()
-            .map(|c| match c {
-                Conflict::Entry { base, ours, theirs } => {
-                    json!({"kind": "entry", "base": base, "ours": ours, "theirs": theirs})
-                }
-                Conflict::Text {
-                    first_line,
-                    last_line,
-                } => json!({"kind": "text", "first_line": first_line, "last_line": last_line}),
-            })
-            .collect();
-        line(&json!({
-            "file": m.ours.display().to_string(),
-            "merged_as": kind,
-            "clean": m.merged.is_clean(),
-            "conflicts": conflicts,
-        }))
-    } else {
-        let mut out = format!(
-            "merged {} as {kind}: {}\n",
-            m.ours.display(),
-            if m.merged.is_clean() {
-                "clean"
-            } else {
-                "conflict markers left"
-            }
-        );
-        for c in entries.iter().chain(&text) {
-            out.push_str(&format!("  {}\n", c.describe()));
+    let mut out = format!(
+        "merged {} as {kind}: {}\n",
+        m.ours.display(),
+        if m.merged.is_clean() {
+            "clean"
+        } else {
+            "conflict markers left"
         }
-        if !entries.is_empty() {
-            out.push_str(
-                "  both versions are kept with conflict=<id>; `memdir check` lists them\n",
-            );
-        }
-        out
-    };
-    let mut r = Rendered::text(out);
-    if !m.merged.is_clean() {
-        r.exit = 1;
+    );
+    for c in entries.iter().chain(&text) {
+        out.push_str(&format!("  {}\n", c.describe()));
     }
-    r
+    if !entries.is_empty() {
+        out.push_str("  both versions are kept with conflict=<id>; `memdir check` lists them\n");
+    }
+    out
 }
 
 /// `sync`'s answer as text: what it did, then per owner the entries that

@@ -4,7 +4,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
-use super::{Rendered, line, utc_text};
+use super::utc_text;
 use crate::store::{PutOutcome, ResultMeta, TaskResult, WorkflowResults};
 
 /// A result's metadata as the fields of a JSON object.
@@ -15,35 +15,40 @@ pub(super) fn meta_fields(meta: &ResultMeta) -> Map<String, Value> {
     }
 }
 
-pub(super) fn put(out: &PutOutcome, json: bool) -> String {
-    let r = &out.result;
-    if json {
-        let mut o = meta_fields(r);
-        o.insert("message".into(), json!(out.status.message()));
-        o.insert("status".into(), json!(out.status));
-        o.insert("warnings".into(), json!(out.warnings));
-        line(&o)
-    } else {
-        format!(
-            "{} {}/{} ({} bytes, {}, sha256 {})\n",
-            out.status.message(),
-            r.workflow_id,
-            r.task_id,
-            r.bytes,
-            r.content_type,
-            r.sha256
-        )
-    }
+/// A result stored, as JSON: its metadata and what happened.
+pub(super) fn put_json(out: &PutOutcome) -> Value {
+    let mut o = meta_fields(&out.result);
+    o.insert("message".into(), json!(out.status.message()));
+    o.insert("status".into(), json!(out.status));
+    o.insert("warnings".into(), json!(out.warnings));
+    Value::Object(o)
 }
 
-pub(super) fn steps(w: &WorkflowResults, json: bool) -> String {
-    if json {
-        return line(&json!({
-            "workflow_id": w.workflow_id,
-            "steps": w.steps,
-            "warnings": w.warnings,
-        }));
-    }
+/// A result stored, as a line of text.
+pub(super) fn put_text(out: &PutOutcome) -> String {
+    let r = &out.result;
+    format!(
+        "{} {}/{} ({} bytes, {}, sha256 {})\n",
+        out.status.message(),
+        r.workflow_id,
+        r.task_id,
+        r.bytes,
+        r.content_type,
+        r.sha256
+    )
+}
+
+/// A workflow's steps as JSON.
+pub(super) fn steps_json(w: &WorkflowResults) -> Value {
+    json!({
+        "workflow_id": w.workflow_id,
+        "steps": w.steps,
+        "warnings": w.warnings,
+    })
+}
+
+/// A workflow's steps as text, a step a line.
+pub(super) fn steps_text(w: &WorkflowResults) -> String {
     let total: u64 = w.steps.iter().map(|s| s.bytes).sum();
     let mut out = format!(
         "{}: {} result(s), {total} bytes\n",
@@ -63,16 +68,10 @@ pub(super) fn steps(w: &WorkflowResults, json: bool) -> String {
     out
 }
 
-/// A result: its raw bytes, or the JSON object (`content` when UTF-8, else
-/// `null` with the bytes in `content_base64`, standard alphabet, padded).
-pub(super) fn result(r: &TaskResult, json: bool) -> Rendered {
-    if !json {
-        return Rendered {
-            stdout: r.content.clone(),
-            warnings: Vec::new(),
-            exit: 0,
-        };
-    }
+/// A result as JSON: its metadata and `content` when UTF-8, else `null`
+/// with the bytes in `content_base64` (standard alphabet, padded). As text
+/// a result is its raw bytes.
+pub(super) fn result_json(r: &TaskResult) -> Value {
     let (content, b64) = match std::str::from_utf8(&r.content) {
         Ok(s) => (json!(s), None),
         Err(_) => (Value::Null, Some(base64(&r.content))),
@@ -82,7 +81,7 @@ pub(super) fn result(r: &TaskResult, json: bool) -> Rendered {
     if let Some(b) = b64 {
         o.insert("content_base64".into(), json!(b));
     }
-    Rendered::text(line(&o))
+    Value::Object(o)
 }
 
 /// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.
