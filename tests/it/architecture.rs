@@ -365,12 +365,6 @@ fn the_checker_catches_what_it_should() {
 /// The most lines a source file holds before its tests.
 const MAX_LINES: usize = 800;
 
-/// Files still past [`MAX_LINES`] while their split is under way elsewhere
-/// (the MCP server's and the HTTP API's): the lead empties this list when
-/// those splits are merged. A file listed here that is already within the
-/// limit fails the test too, so the list cannot go stale.
-const OVER_LIMIT_FOR_NOW: &[&str] = &["bin/src/mcp/mod.rs", "bin/src/http/routes.rs"];
-
 /// The lines of a source file before its tests: every line (blank and
 /// comment lines too) before the first `#[cfg(test)]` that opens an inline
 /// module (`#[cfg(test)]` then `mod NAME {`). A `#[cfg(test)] mod tests;`
@@ -395,7 +389,7 @@ fn lines_before_tests(src: &str) -> usize {
 /// one concern"): no `.rs` file of the library (`src/`) or of the binary
 /// (`bin/src/`) holds more than [`MAX_LINES`] lines before its tests, as
 /// [`lines_before_tests`] counts them (every line, blank and comment lines
-/// too), but those of [`OVER_LIMIT_FOR_NOW`], which must still be over it.
+/// too).
 #[test]
 fn no_source_file_is_past_800_lines_before_its_tests() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -407,22 +401,11 @@ fn no_source_file_is_past_800_lines_before_its_tests() {
             let text = std::fs::read_to_string(root.join(&path)).expect("source");
             seen += 1;
             let n = lines_before_tests(&text);
-            let allowed = OVER_LIMIT_FOR_NOW.contains(&path.as_str());
-            if n > MAX_LINES && !allowed {
+            if n > MAX_LINES {
                 over.push(format!(
                     "{path}: {n} lines before its tests (at most {MAX_LINES})"
                 ));
             }
-            if n <= MAX_LINES && allowed {
-                over.push(format!(
-                    "{path}: {n} lines, within the limit: take it out of OVER_LIMIT_FOR_NOW"
-                ));
-            }
-        }
-    }
-    for path in OVER_LIMIT_FOR_NOW {
-        if !root.join(path).exists() {
-            over.push(format!("{path} is gone: take it out of OVER_LIMIT_FOR_NOW"));
         }
     }
     assert!(seen > 40, "{seen} source files read");

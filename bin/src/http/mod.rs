@@ -11,7 +11,11 @@
 //! file work runs on the blocking pool, so no owner's lock is held across
 //! an await and no answer depends on state kept between calls.
 
+mod answer;
+mod facts;
+mod one_api;
 mod routes;
+mod skills;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

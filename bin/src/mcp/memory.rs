@@ -3,10 +3,10 @@
 //! sentence naming what was done, the memory's id and the store's usage,
 //! and when recall sees it.
 
+use memdir::Status;
 use memdir::api::errors::Surface;
 use memdir::api::servers;
 use memdir::api::{self, Request, Response, Who, render};
-use memdir::Status;
 use memdir::{Error, Op, OpKind, Scope, Store};
 use rmcp::model::CallToolResult;
 

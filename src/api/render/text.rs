@@ -119,9 +119,9 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             }
             out
         }),
-        Response::Snapshot(snap) => text({ snap.text.clone() }),
+        Response::Snapshot(snap) => text(snap.text.clone()),
         Response::RunBegun { record, snapshot } => {
-            text({ format!("{}\n{}", record.run_id, snapshot.text) })
+            text(format!("{}\n{}", record.run_id, snapshot.text))
         }
         Response::Day(d) => text(day(d)),
         Response::RunHits(hits) => text({
@@ -281,7 +281,7 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
                 })
                 .collect()
         }),
-        Response::SkillShown(skill) => text({ skill.text.clone() }),
+        Response::SkillShown(skill) => text(skill.text.clone()),
         Response::Imported(i) => text(imported_text(i)),
         Response::Exported(x) => text(exported_text(x)),
         Response::Recall(r) => text(if r.skipped {

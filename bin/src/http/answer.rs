@@ -1,0 +1,144 @@
+//! The answers' forms: a JSON body, or with `format=` text, markdown or
+//! `key: value` fields; the body parsed with the project's errors.
+
+use axum::body::Bytes;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use memdir::api::errors::Transport;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Fail, json_response};
+
+/// A JSON body (an empty body is `{}`); anything else is `invalid_request`.
+pub(super) fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, Fail> {
+    let bytes: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        body
+    };
+    serde_json::from_slice(bytes).map_err(|e| {
+        Fail::Transport(Transport::InvalidRequest {
+            message: format!("the body is not the JSON this route takes: {e}"),
+        })
+    })
+}
+
+/// The One API's `format`: json (default), yaml, markdown or text.
+pub(super) fn formatted(status: u16, v: &Value, format: Option<&str>) -> Result<Response, Fail> {
+    let (ctype, text) = match format.unwrap_or("json") {
+        "json" => return Ok(json_response(status, v)),
+        "yaml" => (
+            "application/yaml",
+            serde_yaml::to_string(v).map_err(|e| {
+                Fail::Transport(Transport::Internal {
+                    message: e.to_string(),
+                })
+            })?,
+        ),
+        "markdown" => ("text/markdown; charset=utf-8", as_markdown(v)),
+        "text" => ("text/plain; charset=utf-8", as_plain(v)),
+        other => {
+            return Err(Fail::Transport(Transport::InvalidRequest {
+                message: format!("format must be json, yaml, markdown or text, not {other:?}"),
+            }));
+        }
+    };
+    let mut r = (
+        axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::OK),
+        text,
+    )
+        .into_response();
+    if let Ok(v) = header::HeaderValue::from_str(ctype) {
+        r.headers_mut().insert(header::CONTENT_TYPE, v);
+    }
+    Ok(r)
+}
+
+/// An answer as plain lines, without markdown: an entry a line as
+/// `id  text` (its lines joined), other fields as `key: value`.
+pub(super) fn as_plain(v: &Value) -> String {
+    let Some(entries) = v.get("entries").and_then(Value::as_array) else {
+        return as_fields(v);
+    };
+    if entries.is_empty() {
+        return "No memory recorded yet.\n".into();
+    }
+    let mut out = String::new();
+    for e in entries {
+        let text = e["text"].as_str().unwrap_or_default();
+        let one: Vec<&str> = text.lines().map(str::trim).collect();
+        out.push_str(&format!(
+            "{}  {}\n",
+            e["id"].as_str().unwrap_or_default(),
+            one.join(" ")
+        ));
+    }
+    out
+}
+
+/// An answer as markdown: entries as a list, other fields as `key: value`.
+pub(super) fn as_markdown(v: &Value) -> String {
+    if let Some(entries) = v.get("entries").and_then(Value::as_array) {
+        let mut out = String::new();
+        for e in entries {
+            out.push_str(&format!(
+                "- {} ({} {})\n",
+                e["text"].as_str().unwrap_or_default().replace('\n', "\n  "),
+                e["scope"].as_str().unwrap_or_default(),
+                e["id"].as_str().unwrap_or_default()
+            ));
+        }
+        if entries.is_empty() {
+            out.push_str("No memory recorded yet.\n");
+        }
+        return out;
+    }
+    as_fields(v)
+}
+
+/// An answer's fields as `key: value` lines.
+pub(super) fn as_fields(v: &Value) -> String {
+    let mut out = String::new();
+    if let Some(o) = v.as_object() {
+        for (k, x) in o {
+            match x {
+                Value::String(s) if s.contains('\n') => out.push_str(&format!("{k}:\n{s}\n")),
+                Value::String(s) => out.push_str(&format!("{k}: {s}\n")),
+                other => out.push_str(&format!("{k}: {other}\n")),
+            }
+        }
+    }
+    out
+}
+
+/// A store's usage as numbers, beside the seed's `usage` string: every
+/// surface carries `used` and `limit` as numbers (the command line's
+/// `usage` object has them too).
+pub(super) fn budget(u: &memdir::Usage) -> Value {
+    json!({"used": u.used, "limit": u.limit})
+}
+
+pub(super) fn ok(status: u16, v: Value) -> Result<Response, Fail> {
+    Ok(json_response(status, &v))
+}
+
+/// The query every One API route takes: `format`, and `agentId` (the
+/// agent a person acts for).
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Common {
+    pub(super) format: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    pub(super) agent_id: Option<String>,
+}
+
+/// Query parameters every One API route takes besides its body.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct FormatQuery {
+    pub(super) format: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    pub(super) agent_id: Option<String>,
+    pub(super) overwrite: Option<bool>,
+    pub(super) allow_empty: Option<bool>,
+}

@@ -1,0 +1,328 @@
+//! The facts' routes (the second seed): save, the day log, list, recall,
+//! archive, unarchive, veto and a person's edit.
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use memdir::api::errors::Transport;
+use memdir::api::servers::{self};
+use memdir::api::{self, Request, Response as Answer, render};
+use memdir::{Error, Op, Scope};
+use memdir::{FactKind, Status};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::answer::{budget, ok, parse};
+use super::{App, Fail};
+
+#[derive(Debug, Deserialize)]
+struct SaveBody {
+    text: Option<String>,
+    #[serde(rename = "expiresAt", alias = "expires_at")]
+    expires_at: Option<String>,
+    supersedes: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+/// A memory's row as `list` shows it, found by id.
+pub(super) fn row(store: &memdir::Store, who: &api::Who, id: &str) -> Result<Option<Value>, Error> {
+    let filter = memdir::ListFilter {
+        kind: None,
+        status: None,
+        all: true,
+        limit: Some(memdir::MAX_LIST_LIMIT),
+    };
+    Ok(who
+        .owner(store)?
+        .list(&filter)?
+        .into_iter()
+        .find(|r| r.id == id)
+        .and_then(|r| serde_json::to_value(r).ok()))
+}
+
+pub(super) async fn save(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: SaveBody = parse(&body)?;
+    let text = b.text.ok_or(Error::Required {
+        what: "text",
+        action: "save",
+    })?;
+    let (status, v) = app
+        .call(headers, b.agent_id, move |store, who| {
+            let op = Op::Add {
+                text,
+                scope: Scope::Memory,
+                expires: b.expires_at,
+                supersedes: b.supersedes,
+            };
+            match api::execute(store, who, Request::Write { op })? {
+                Answer::Written(w) => {
+                    let o = &w.outcome;
+                    let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
+                    if let Some(m) = v.as_object_mut() {
+                        m.insert("object".into(), json!("memory"));
+                        m.insert("usage".into(), json!(w.usage.text));
+                        m.insert("budget".into(), budget(&w.usage));
+                        m.insert("message".into(), json!(o.message));
+                        m.insert("archived".into(), json!(w.archived));
+                    }
+                    Ok((if o.message.created() { 201 } else { 200 }, v))
+                }
+                other => Ok((200, render::json(&other))),
+            }
+        })
+        .await?;
+    ok(status, v)
+}
+
+#[derive(Debug, Deserialize)]
+struct DayBody {
+    line: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+pub(super) async fn day(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: DayBody = parse(&body)?;
+    let v = app
+        .call(headers, b.agent_id, move |store, who| {
+            if let memdir::Caller::Person(p) = &who.caller {
+                return Err(Error::DayAgentOnly { person: p.clone() }.into());
+            }
+            let line = b.line.ok_or(Error::Required {
+                what: "line",
+                action: "day",
+            })?;
+            let r = api::execute(
+                store,
+                who,
+                Request::Day {
+                    line,
+                    task: None,
+                    run: None,
+                },
+            )?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    ok(201, v)
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct ListQuery {
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+    kind: Option<String>,
+    status: Option<String>,
+    limit: Option<usize>,
+}
+
+pub(super) async fn list(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, Fail> {
+    let invalid = |m: String| Fail::Transport(Transport::InvalidRequest { message: m });
+    let kind = match q.kind.as_deref() {
+        None => None,
+        Some("fact") => Some(FactKind::Fact),
+        Some("day") => Some(FactKind::Day),
+        Some(k) => return Err(invalid(format!("kind must be fact or day, not {k:?}"))),
+    };
+    let status = match q.status.as_deref() {
+        None => None,
+        Some("active") => Some(Status::Active),
+        Some("archived") => Some(Status::Archived),
+        Some(s) => {
+            return Err(invalid(format!(
+                "status must be active or archived, not {s:?}"
+            )));
+        }
+    };
+    let limit = q.limit;
+    let v = app
+        .call(headers, q.agent_id, move |store, who| {
+            let r = api::execute(
+                store,
+                who,
+                Request::List {
+                    kind,
+                    all: status == Some(Status::Archived),
+                    status,
+                    limit,
+                },
+            )?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    ok(200, v)
+}
+
+#[derive(Debug, Deserialize)]
+struct RecallBody {
+    query: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+pub(super) async fn recall_facts(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: RecallBody = parse(&body)?;
+    let v = app
+        .call(headers, b.agent_id, move |store, who| {
+            let r = api::execute(
+                store,
+                who,
+                Request::Recall {
+                    query: b.query,
+                    session: None,
+                    on_demand: true,
+                    preview: false,
+                },
+            )?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    ok(200, v)
+}
+
+#[derive(Debug, Deserialize)]
+struct LifecycleBody {
+    reason: Option<String>,
+    text: Option<String>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+/// Archive, unarchive or veto `id`.
+pub(super) async fn transition(
+    app: App,
+    headers: HeaderMap,
+    body: Bytes,
+    make: fn(String, Option<String>) -> Result<Request, Error>,
+    id: String,
+) -> Result<Response, Fail> {
+    let b: LifecycleBody = parse(&body)?;
+    let request = make(id, b.reason)?;
+    let v = app
+        .call(headers, b.agent_id, move |store, who| {
+            Ok(render::json(&api::execute(store, who, request)?))
+        })
+        .await?;
+    ok(200, v)
+}
+
+pub(super) async fn archive(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    transition(
+        app,
+        headers,
+        body,
+        |id, reason| match reason {
+            Some(reason) => Ok(Request::Archive { id, reason }),
+            None => Err(Error::Required {
+                what: "reason",
+                action: "archive",
+            }),
+        },
+        id,
+    )
+    .await
+}
+
+pub(super) async fn unarchive(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    transition(
+        app,
+        headers,
+        body,
+        |id, _| Ok(Request::Unarchive { id }),
+        id,
+    )
+    .await
+}
+
+pub(super) async fn veto(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    transition(
+        app,
+        headers,
+        body,
+        |id, reason| Ok(Request::Veto { id, reason }),
+        id,
+    )
+    .await
+}
+
+/// A person edits a memory's text (the seed's "read, edit and veto").
+pub(super) async fn edit(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: LifecycleBody = parse(&body)?;
+    let text = b.text.ok_or(Error::Required {
+        what: "text",
+        action: "edit",
+    })?;
+    let v = app
+        .call(headers, b.agent_id, move |store, who| {
+            if !who.caller.is_person() {
+                return Err(Transport::PersonOnly {
+                    what: "edit a memory's text".into(),
+                }
+                .into());
+            }
+            let scope = servers::current_entries(store, who)?
+                .into_iter()
+                .find(|(_, e)| e.id == id)
+                .map_or(Scope::Memory, |(s, _)| s);
+            let op = Op::Replace {
+                old: id,
+                new: text,
+                scope: Some(scope),
+            };
+            match api::execute(store, who, Request::Write { op })? {
+                Answer::Written(w) => {
+                    let o = &w.outcome;
+                    let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
+                    if let Some(m) = v.as_object_mut() {
+                        m.insert("object".into(), json!("memory"));
+                        m.insert("old_id".into(), json!(o.old_id));
+                        m.insert("usage".into(), json!(w.usage.text));
+                        m.insert("budget".into(), budget(&w.usage));
+                        m.insert("message".into(), json!(o.message));
+                    }
+                    Ok(v)
+                }
+                other => Ok(render::json(&other)),
+            }
+        })
+        .await?;
+    ok(200, v)
+}

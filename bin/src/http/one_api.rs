@@ -1,0 +1,249 @@
+//! The One API's routes (the first seed): the snapshot, recall, remember,
+//! forget, and the SharedMemory results.
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, header};
+use axum::response::Response;
+use memdir::PutStatus;
+use memdir::api::errors::Transport;
+use memdir::api::servers::{self, ForgetKey};
+use memdir::api::{self, Request, Response as Answer, render};
+use memdir::{Error, Op, Scope};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::answer::{Common, FormatQuery, budget, formatted, parse};
+use super::{App, Fail};
+
+pub(super) async fn snapshot(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(q): Query<Common>,
+) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, q.agent_id, |store, who| {
+            match api::execute(store, who, Request::Snapshot)? {
+                Answer::Snapshot(s) => {
+                    Ok(json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes}))
+                }
+                other => Ok(render::json(&other)),
+            }
+        })
+        .await?;
+    formatted(200, &v, q.format.as_deref())
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct RecallQuery {
+    q: Option<String>,
+    limit: Option<usize>,
+    #[serde(flatten)]
+    common: Common,
+}
+
+pub(super) async fn recall(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(q): Query<RecallQuery>,
+) -> Result<Response, Fail> {
+    let (query, limit) = (q.q, q.limit);
+    let v = app
+        .call(headers, q.common.agent_id, move |store, who| {
+            let entries = servers::recall_entries(store, who, query.as_deref(), limit)?;
+            let count = entries.len();
+            Ok(json!({ "entries": entries, "count": count }))
+        })
+        .await?;
+    formatted(200, &v, q.common.format.as_deref())
+}
+
+#[derive(Debug, Deserialize)]
+struct RememberBody {
+    text: Option<String>,
+    scope: Option<String>,
+    #[serde(flatten)]
+    common: Common,
+}
+
+pub(super) async fn remember(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(fq): Query<FormatQuery>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: RememberBody = parse(&body)?;
+    let format = b.common.format.or(fq.format);
+    let scope = match b.scope.as_deref() {
+        None => Scope::Memory,
+        Some(s) => Scope::parse(s).ok_or_else(|| {
+            Fail::Transport(Transport::InvalidRequest {
+                message: format!("scope must be user or memory, not {s:?}"),
+            })
+        })?,
+    };
+    let text = b.text.ok_or(Error::Required {
+        what: "text",
+        action: "remember",
+    })?;
+    let (status, v) = app
+        .call(
+            headers,
+            b.common.agent_id.or(fq.agent_id),
+            move |store, who| match api::execute(
+                store,
+                who,
+                Request::Write {
+                    op: Op::add(scope, text),
+                },
+            )? {
+                Answer::Written(w) => {
+                    let o = &w.outcome;
+                    let status = if o.message.created() { 201 } else { 200 };
+                    Ok((
+                        status,
+                        json!({
+                            "id": o.id, "scope": o.scope, "text": o.text,
+                            "usage": w.usage.text, "budget": budget(&w.usage),
+                            "message": o.message,
+                        }),
+                    ))
+                }
+                other => Ok((200, render::json(&other))),
+            },
+        )
+        .await?;
+    formatted(status, &v, format.as_deref())
+}
+
+#[derive(Debug, Deserialize)]
+struct ForgetBody {
+    id: Option<String>,
+    text: Option<String>,
+    #[serde(flatten)]
+    common: Common,
+}
+
+pub(super) async fn forget(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(fq): Query<FormatQuery>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: ForgetBody = parse(&body)?;
+    let format = b.common.format.or(fq.format);
+    let key = match (b.id, b.text) {
+        (Some(id), _) => ForgetKey::Id(id),
+        (None, Some(t)) => ForgetKey::Text(t),
+        (None, None) => {
+            return Err(Error::Required {
+                what: "id or text",
+                action: "forget",
+            }
+            .into());
+        }
+    };
+    let v = app
+        .call(
+            headers,
+            b.common.agent_id.or(fq.agent_id),
+            move |store, who| {
+                let w = servers::forget(store, who, &key)?;
+                Ok(json!({
+                    "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
+                    "usage": w.usage.text, "budget": budget(&w.usage),
+                    "message": w.outcome.message,
+                }))
+            },
+        )
+        .await?;
+    formatted(200, &v, format.as_deref())
+}
+
+pub(super) async fn get_result(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((workflow_id, task_id)): Path<(String, String)>,
+    Query(fq): Query<FormatQuery>,
+) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, fq.agent_id, move |store, who| {
+            let r = api::execute(
+                store,
+                who,
+                Request::GetResult {
+                    workflow_id,
+                    task_id,
+                },
+            )?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    formatted(200, &v, fq.format.as_deref())
+}
+
+pub(super) async fn put_result(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((workflow_id, task_id)): Path<(String, String)>,
+    Query(fq): Query<FormatQuery>,
+    body: Body,
+) -> Result<Response, Fail> {
+    let (wf, task) = (workflow_id.clone(), task_id.clone());
+    let limit = app
+        .call(headers.clone(), fq.agent_id.clone(), move |store, who| {
+            Ok(api::result_limit(store, who, &wf, &task)?)
+        })
+        .await?;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = declared.filter(|n| *n > limit) {
+        return Err(Error::ResultTooLarge { bytes: n, limit }.into());
+    }
+    let cap = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+    let content = axum::body::to_bytes(body, cap).await.map_err(|_| {
+        Fail::Memdir(Error::ResultTooLarge {
+            bytes: declared.unwrap_or(limit.saturating_add(1)),
+            limit,
+        })
+    })?;
+    if content.len() as u64 > limit {
+        return Err(Error::ResultTooLarge {
+            bytes: content.len() as u64,
+            limit,
+        }
+        .into());
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/octet-stream")
+        .to_owned();
+    let overwrite = fq.overwrite.unwrap_or(false);
+    let allow_empty = fq.allow_empty.unwrap_or(false);
+    let (status, v) = app
+        .call(headers, fq.agent_id, move |store, who| {
+            let r = api::execute(
+                store,
+                who,
+                Request::PutResult {
+                    workflow_id,
+                    task_id,
+                    content: content.to_vec(),
+                    content_type: Some(content_type),
+                    overwrite,
+                    allow_empty,
+                    limit: Some(limit),
+                },
+            )?;
+            let status = match &r {
+                Answer::Put(p) if p.status == PutStatus::AlreadyStored => 200,
+                _ => 201,
+            };
+            Ok((status, render::json(&r)))
+        })
+        .await?;
+    formatted(status, &v, fq.format.as_deref())
+}
