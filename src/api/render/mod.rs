@@ -3,7 +3,7 @@
 //! Each [`Response`] renders to the bytes for standard output and the
 //! warnings for standard error ([`Rendered`]); each error to the text of
 //! standard error or the JSON object of standard output. One renderer per
-//! form: [`json`] builds an answer's JSON form (the value HTTP serves, the
+//! form: [`json()`] builds an answer's JSON form (the value HTTP serves, the
 //! line `--json` prints), `text` the text people read; the warnings and
 //! the exit status are the answer's, whatever the form.
 
