@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use crate::util::{BIN, Sandbox, config_dir};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// Starts `memdir --root ROOT ARGS mcp EXTRA` and initializes a client.
-async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client {
+pub(crate) async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client {
     let mut cmd = tokio::process::Command::new(BIN);
     cmd.env_remove("MEMDIR_ROOT")
         .env_remove("MEMDIR_OWNER")
@@ -32,7 +32,7 @@ async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client {
 }
 
 /// Calls `tool` with `args`: its text, and whether it is a tool error.
-async fn call(c: &Client, tool: &'static str, args: Value) -> (String, bool) {
+pub(crate) async fn call(c: &Client, tool: &'static str, args: Value) -> (String, bool) {
     let Value::Object(map) = args else {
         panic!("arguments must be an object")
     };
@@ -61,7 +61,8 @@ fn err(r: (String, bool)) -> String {
     r.0
 }
 
-async fn read(c: &Client, uri: &str) -> String {
+/// Reads the resource `uri`: its text.
+pub(crate) async fn read(c: &Client, uri: &str) -> String {
     let r = c
         .read_resource(ReadResourceRequestParams::new(uri))
         .await

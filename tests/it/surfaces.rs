@@ -13,16 +13,12 @@
 //! on a sandbox.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Stdio};
 
-use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
+use crate::http::{Server, make_key, serve};
+use crate::mcp;
 use crate::util::{self, BIN, Sandbox, config_dir};
 
 /// The agent every case acts as (or, for a person, acts on).
@@ -803,134 +799,14 @@ fn files(s: &Sandbox) -> BTreeMap<String, String> {
 // The surfaces: an MCP client (copied from mcp.rs) and an HTTP server
 // (a smaller copy of http.rs's harness).
 
-type Client = RunningService<RoleClient, ()>;
-
-async fn start_mcp(s: &Sandbox, who: &[&str]) -> Client {
-    let mut cmd = tokio::process::Command::new(BIN);
-    cmd.env_remove("MEMDIR_ROOT")
-        .env_remove("MEMDIR_OWNER")
-        .env("MEMDIR_CONFIG_DIR", config_dir())
-        .current_dir(s.dir.path())
-        .arg("--root")
-        .arg(&s.root)
-        .args(who)
-        .arg("mcp");
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn memdir mcp");
-    ().serve(transport).await.expect("initialize")
-}
-
-async fn call_mcp(c: &Client, tool: &'static str, args: Value) -> (String, bool) {
-    let Value::Object(map) = args else {
-        panic!("arguments must be an object")
-    };
-    let r = c
-        .call_tool(CallToolRequestParams::new(tool).with_arguments(map))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"));
-    let text = r
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("");
-    (text, r.is_error.unwrap_or(false))
-}
-
-async fn read_mcp(c: &Client, uri: &str) -> String {
-    let r = c
-        .read_resource(ReadResourceRequestParams::new(uri))
-        .await
-        .unwrap_or_else(|e| panic!("{uri}: {e}"));
-    match &r.contents[0] {
-        ResourceContents::TextResourceContents { text, .. } => text.clone(),
-        other => panic!("not text: {other:?}"),
-    }
-}
-
-struct Server {
-    child: Child,
-    base: String,
-    agent: ureq::Agent,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn make_key(s: &Sandbox, who: &[&str]) -> String {
-    let keys = s.dir.path().join("conf/keys.yaml");
-    let mut a = who.to_vec();
-    a.extend([
-        "--json",
-        "key",
-        "create",
-        "--keys",
-        keys.to_str().expect("utf-8"),
-    ]);
-    s.run(&a).ok().json()["key"]
-        .as_str()
-        .expect("a key")
-        .to_owned()
-}
-
-fn serve(s: &Sandbox) -> Server {
-    let mut cmd = s.cmd(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--review-every",
-        "0",
-        "--keys",
-    ]);
-    cmd.arg(s.dir.path().join("conf/keys.yaml"));
-    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
-    let mut child = cmd.spawn().expect("spawn memdir serve");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .unwrap_or_else(|| panic!("memdir serve ended: {:?}", child.wait()))
-            .expect("a line");
-        if let Some(rest) = line.split("listening on ").nth(1) {
-            break rest
-                .split_whitespace()
-                .next()
-                .expect("an address")
-                .to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(std::time::Duration::from_secs(30)))
-        .build()
-        .into();
-    Server { child, base, agent }
-}
-
-impl Server {
-    /// `method path` with `body`, as `key`: the answer's JSON.
-    fn ask(&self, key: &str, method: &str, path: &str, body: Option<&Value>) -> Value {
-        let url = format!("{}{path}", self.base);
-        let auth = format!("Bearer {key}");
-        let r = match (method, body) {
-            ("GET", _) => self.agent.get(url).header("Authorization", auth).call(),
-            ("POST", b) => self
-                .agent
-                .post(url)
-                .header("Authorization", auth)
-                .send_json(b.cloned().unwrap_or(json!({}))),
-            (m, _) => panic!("no method {m} in the table"),
-        };
-        let mut r = r.expect("an answer");
-        let body = r.body_mut().read_to_string().unwrap_or_default();
-        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{method} {path}: {e}: {body}"))
+/// `method path` with `body`, as `key`, on the server: the answer's JSON.
+fn ask_http(srv: &Server, key: &str, method: &str, path: &str, body: Option<&Value>) -> Value {
+    match method {
+        "GET" => srv.get(Some(key), path).json(),
+        "POST" => srv
+            .post(Some(key), path, body.cloned().unwrap_or(json!({})))
+            .json(),
+        m => panic!("no method {m} in the table"),
     }
 }
 
@@ -945,11 +821,11 @@ async fn the_same_request_gets_the_same_answer_on_every_surface() {
     for s in [&on_cli, &on_mcp, &on_http] {
         reseed(s);
     }
-    let mcp_agent = start_mcp(&on_mcp, &["--owner", AGENT]).await;
-    let mcp_person = start_mcp(&on_mcp, &["--person", PERSON]).await;
+    let mcp_agent = mcp::start(&on_mcp, &["--owner", AGENT], &[]).await;
+    let mcp_person = mcp::start(&on_mcp, &["--person", PERSON], &[]).await;
     let agent_key = make_key(&on_http, &["--owner", AGENT]);
     let person_key = make_key(&on_http, &["--person", PERSON]);
-    let srv = serve(&on_http);
+    let srv = serve(&on_http, &["--review-every", "0"]);
 
     let mut mismatches = Vec::new();
     let mut drifts_seen = Vec::new();
@@ -986,11 +862,11 @@ async fn the_same_request_gets_the_same_answer_on_every_surface() {
                         Who::Agent => &mcp_agent,
                         Who::Person => &mcp_person,
                     };
-                    let (text, is_error) = call_mcp(c, tool, a.clone()).await;
+                    let (text, is_error) = mcp::call(c, tool, a.clone()).await;
                     mcp_outcome(case.kind, &text, is_error)
                 }
                 Ask::McpResource(uri) => {
-                    let text = read_mcp(&mcp_agent, uri).await;
+                    let text = mcp::read(&mcp_agent, uri).await;
                     mcp_outcome(case.kind, &text, false)
                 }
                 Ask::Http(method, path, body) => {
@@ -998,7 +874,7 @@ async fn the_same_request_gets_the_same_answer_on_every_surface() {
                         Who::Agent => &agent_key,
                         Who::Person => &person_key,
                     };
-                    json_outcome(case.kind, &srv.ask(key, method, path, body.as_ref()))
+                    json_outcome(case.kind, &ask_http(&srv, key, method, path, body.as_ref()))
                 }
             };
             if case.kind == Kind::Write {
