@@ -207,6 +207,7 @@ fn servers(
                     "mcp needs an identity: --owner AGENT, or --person ID".into(),
                 ));
             };
+            start_log();
             mcp::run(mcp::Config {
                 opener,
                 who,
@@ -223,6 +224,7 @@ fn servers(
             review_every,
         } => {
             let keys = memdir::api::keys::keys_path(store, keys.as_deref())?;
+            start_log();
             http::run(http::Config {
                 opener,
                 listen: *listen,
@@ -243,4 +245,26 @@ fn servers(
 fn print_out(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(bytes).and_then(|()| out.flush());
+}
+
+/// The servers' log on standard error, one line an event (the server's
+/// start and stop, each request, the review passes), at the level
+/// `MEMDIR_LOG` names (`off`, `error`, `warn`, `info`, the default, `debug`,
+/// `trace`). Only `mcp` and `serve` start it: the one-shot commands pay
+/// nothing for it.
+#[cfg(feature = "servers")]
+fn start_log() {
+    use tracing_subscriber::filter::LevelFilter;
+    let level = std::env::var("MEMDIR_LOG")
+        .ok()
+        .and_then(|v| v.parse::<LevelFilter>().ok())
+        .unwrap_or(LevelFilter::INFO);
+    // A second start (none today) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .without_time()
+        .with_target(false)
+        .with_level(false)
+        .try_init();
 }

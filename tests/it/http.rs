@@ -1171,3 +1171,29 @@ fn format_text_is_plain_lines_and_markdown_a_list() {
     assert!(md.body.lines().all(|l| l.starts_with("- ")), "{md:?}");
     assert_ne!(md.body, plain.body);
 }
+
+/// Each request is a line of the server's log: method, path, status and
+/// time, never the query string (which may carry a key) nor a header.
+#[test]
+fn each_request_is_a_line_of_the_log_without_its_key() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_log"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    assert_eq!(srv.get(None, "/healthz").status, 200);
+    let line = srv.wait_line("GET /healthz");
+    assert!(line.starts_with("GET /healthz 200 "), "{line}");
+    assert!(line.ends_with(" ms"), "{line}");
+    let asked = srv.get(
+        Some(&key),
+        &format!("/v1/snapshot?key={key}&agentId=agt_log"),
+    );
+    let line = srv.wait_line("GET /v1/snapshot");
+    assert!(
+        line.starts_with(&format!("GET /v1/snapshot {} ", asked.status)),
+        "{line}"
+    );
+    assert!(!line.contains(&key) && !line.contains('?'), "{line}");
+    assert_eq!(srv.get(Some(&key), "/v1/nope").status, 404);
+    let line = srv.wait_line("GET /v1/nope");
+    assert!(line.starts_with("GET /v1/nope 404 "), "{line}");
+}

@@ -150,14 +150,31 @@ impl App {
     }
 }
 
-/// Turns any answer of the framework that is an error but not JSON (its
-/// 404, 405, 413, 400, 415) into the one error shape; and bounds the time
-/// of every request.
+/// Every request through [`bounded`], then one line of the request log:
+/// method, path (never the query string, which may carry a key), status
+/// and the server's time in milliseconds.
 async fn guard(
     axum::extract::State(app): axum::extract::State<App>,
     req: Request,
     next: Next,
 ) -> Response {
+    let start = std::time::Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let resp = bounded(app, req, next).await;
+    tracing::info!(
+        target: "memdir::request",
+        "{method} {path} {} {:.1} ms",
+        resp.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    resp
+}
+
+/// Turns any answer of the framework that is an error but not JSON (its
+/// 404, 405, 413, 400, 415) into the one error shape; and bounds the time
+/// of every request.
+async fn bounded(app: App, req: Request, next: Next) -> Response {
     let method = req.method().to_string();
     let path = req.uri().path().to_owned();
     let timeout = app.cfg.timeout;
@@ -243,7 +260,7 @@ fn stop_signal() -> impl std::future::Future<Output = ()> {
         }
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
-        eprintln!("memdir serve: stopping; finishing the requests in flight");
+        tracing::info!("memdir serve: stopping; finishing the requests in flight");
     }
 }
 
@@ -267,20 +284,20 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
                         Ok(d) => {
                             if let Some(r) = d.ran {
                                 reviewed += 1;
-                                eprintln!(
+                                tracing::info!(
                                     "memdir serve: reviewed {owner}: {} ({} changes)",
                                     r.review_id,
                                     r.plan.changes.len()
                                 );
                             }
                         }
-                        Err(e) => eprintln!("memdir serve: the review of {owner} failed: {e}"),
+                        Err(e) => tracing::warn!("memdir serve: the review of {owner} failed: {e}"),
                     }
                 }
-                eprintln!("memdir serve: review pass: {all} owners, {reviewed} reviewed");
+                tracing::info!("memdir serve: review pass: {all} owners, {reviewed} reviewed");
             }
-            Ok(Err(e)) => eprintln!("memdir serve: cannot list the owners to review: {e}"),
-            Err(e) => eprintln!("memdir serve: the review pass failed: {e}"),
+            Ok(Err(e)) => tracing::warn!("memdir serve: cannot list the owners to review: {e}"),
+            Err(e) => tracing::warn!("memdir serve: the review pass failed: {e}"),
         }
     }
 }
@@ -296,7 +313,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
         ));
     }
     if live == 0 {
-        eprintln!(
+        tracing::info!(
             "memdir serve: no keys in {}: every call but /healthz answers 401 (make one with `memdir key create`)",
             cfg.keys.display()
         );
@@ -315,13 +332,13 @@ pub fn run(cfg: Config) -> Result<(), String> {
             .map_err(|e| format!("no local address: {e}"))?;
         let stop = stop_signal();
         match cfg.review_every {
-            Some(every) => eprintln!(
+            Some(every) => tracing::info!(
                 "memdir serve: due reviews every {} s, the first pass now",
                 every.as_secs()
             ),
-            None => eprintln!("memdir serve: due reviews off (--review-every 0)"),
+            None => tracing::info!("memdir serve: due reviews off (--review-every 0)"),
         }
-        eprintln!(
+        tracing::info!(
             "memdir serve: listening on http://{addr} (root {})",
             cfg.opener.root.display()
         );
@@ -333,7 +350,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
             .with_graceful_shutdown(stop)
             .await
             .map_err(|e| format!("the server failed: {e}"))?;
-        eprintln!("memdir serve: stopped");
+        tracing::info!("memdir serve: stopped");
         Ok(())
     })
 }

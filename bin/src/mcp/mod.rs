@@ -363,7 +363,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
-        eprintln!("memdir mcp: serving {} on stdio", cfg.opener.root.display());
+        tracing::info!("memdir mcp: serving {} on stdio", cfg.opener.root.display());
         let service = Server::new(cfg)
             .serve(rmcp::transport::stdio())
             .await
