@@ -8,6 +8,7 @@
 //! other surface (a server) does the same with its own transport, so the
 //! surfaces share one request/response model and one error presentation.
 
+pub mod args;
 pub mod errors;
 pub mod keys;
 mod model;

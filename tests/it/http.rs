@@ -1197,3 +1197,37 @@ fn each_request_is_a_line_of_the_log_without_its_key() {
     let line = srv.wait_line("GET /v1/nope");
     assert!(line.starts_with("GET /v1/nope 404 "), "{line}");
 }
+
+/// A refused query value is worded as MCP words it, naming the allowed
+/// values: the route's query is typed with the library's enums.
+#[test]
+fn a_bad_list_query_names_the_allowed_values() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_q"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    let cases = [
+        (
+            "kind=fact&status=nope",
+            "status must be one of: active, archived",
+        ),
+        ("kind=update", "kind must be one of: fact, day"),
+    ];
+    let mut wrong = Vec::new();
+    for (q, want) in cases {
+        let a = srv.get(Some(&key), &format!("/api/v1/memories?{q}"));
+        let v = a.json();
+        let message = v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if a.status != 400 || v["error"]["code"] != "invalid_request" || message != want {
+            wrong.push(format!("{q}: {} {v}", a.status));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert_eq!(
+        srv.get(Some(&key), "/api/v1/memories?kind=day&status=active")
+            .status,
+        200
+    );
+}

@@ -11,6 +11,24 @@ use serde_json::{Value, json};
 
 use super::{Fail, json_response};
 
+/// The query string of `route` as its typed query `T`; a refused value is
+/// `invalid_request` worded as every surface words it (`kind must be one
+/// of: fact, day`).
+pub(super) fn query<T: DeserializeOwned>(route: &str, raw: Option<&str>) -> Result<T, Fail> {
+    let raw = raw.unwrap_or_default();
+    serde_urlencoded::from_str::<T>(raw).map_err(|e| {
+        let pairs: serde_json::Map<String, Value> =
+            serde_urlencoded::from_str::<Vec<(String, String)>>(raw)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+        Fail::Transport(Transport::InvalidRequest {
+            message: memdir::api::args::worded(route, &Value::Object(pairs), &e.to_string()),
+        })
+    })
+}
+
 /// A JSON body (an empty body is `{}`); anything else is `invalid_request`.
 pub(super) fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, Fail> {
     let bytes: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {

@@ -2,7 +2,7 @@
 //! archive, unarchive, veto and a person's edit.
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Transport;
@@ -13,7 +13,7 @@ use memdir::{FactKind, Status};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::answer::{budget, ok, parse};
+use super::answer::{budget, ok, parse, query};
 use super::{App, Fail};
 
 #[derive(Debug, Deserialize)]
@@ -121,33 +121,18 @@ pub(super) async fn day(
 pub(super) struct ListQuery {
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
-    kind: Option<String>,
-    status: Option<String>,
+    kind: Option<FactKind>,
+    status: Option<Status>,
     limit: Option<usize>,
 }
 
 pub(super) async fn list(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(q): Query<ListQuery>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Response, Fail> {
-    let invalid = |m: String| Fail::Transport(Transport::InvalidRequest { message: m });
-    let kind = match q.kind.as_deref() {
-        None => None,
-        Some("fact") => Some(FactKind::Fact),
-        Some("day") => Some(FactKind::Day),
-        Some(k) => return Err(invalid(format!("kind must be fact or day, not {k:?}"))),
-    };
-    let status = match q.status.as_deref() {
-        None => None,
-        Some("active") => Some(Status::Active),
-        Some("archived") => Some(Status::Archived),
-        Some(s) => {
-            return Err(invalid(format!(
-                "status must be active or archived, not {s:?}"
-            )));
-        }
-    };
+    let q: ListQuery = query("list", raw.as_deref())?;
+    let (kind, status) = (q.kind, q.status);
     let limit = q.limit;
     let v = app
         .call(headers, q.agent_id, move |store, who| {
