@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::Who;
 use crate::edit::Op;
 use crate::error::{EntryBrief, Error, Result};
-use crate::model::{Caller, Scope, is_entry_id};
+use crate::model::{Caller, Scope};
 use crate::recall::{Bm25Scorer, Scorer};
 use crate::store::{DueOutcome, ReviewOptions, Store, WriteOutcome};
 
@@ -215,25 +215,20 @@ pub enum ForgetKey {
 /// Removes the one entry `key` names, in whichever store holds it (the One
 /// API's `POST /v1/memory/forget`): `memory_not_found` when none does,
 /// `memory_ambiguous_match` (with the candidates) when a text matches
-/// entries of both stores; within one store the write path decides, under
-/// the owner's lock, as `memdir remove` does.
+/// several entries, in one store or both: the write path decides, under
+/// the owner's lock, as `memdir remove` without `--in` does.
 pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome> {
     let owner = who.owner(store)?;
-    let (query, by_id) = match key {
-        ForgetKey::Id(id) => (id.as_str(), true),
-        ForgetKey::Text(t) => (t.as_str(), false),
-    };
-    if !by_id && !is_entry_id(query) && query.trim().is_empty() {
+    let (ForgetKey::Id(query) | ForgetKey::Text(query)) = key;
+    if matches!(key, ForgetKey::Text(_)) && query.trim().is_empty() {
         return Err(Error::Required {
             what: "id or text",
             action: "forget",
         });
     }
-    // An id, or a text matching exactly one entry of either store: the
-    // write path's own search, as the command line's `remove` without
-    // `--in` (one rule and one answer on every surface).
+    // The write path's own search (one rule and one answer on every surface).
     owner.write(Op::Remove {
-        old: query.to_owned(),
+        old: query.clone(),
         scope: None,
     })
 }

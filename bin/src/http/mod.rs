@@ -159,9 +159,9 @@ async fn guard(
     next: Next,
 ) -> Response {
     let start = std::time::Instant::now();
-    let method = req.method().clone();
+    let method = req.method().to_string();
     let path = req.uri().path().to_owned();
-    let resp = bounded(app, req, next).await;
+    let resp = bounded(app, req, next, &method, &path).await;
     tracing::info!(
         target: "memdir::request",
         "{method} {path} {} {:.1} ms",
@@ -174,9 +174,7 @@ async fn guard(
 /// Turns any answer of the framework that is an error but not JSON (its
 /// 404, 405, 413, 400, 415) into the one error shape; and bounds the time
 /// of every request.
-async fn bounded(app: App, req: Request, next: Next) -> Response {
-    let method = req.method().to_string();
-    let path = req.uri().path().to_owned();
+async fn bounded(app: App, req: Request, next: Next, method: &str, path: &str) -> Response {
     let timeout = app.cfg.timeout;
     let resp = match tokio::time::timeout(timeout, next.run(req)).await {
         Ok(r) => r,
@@ -196,8 +194,13 @@ async fn bounded(app: App, req: Request, next: Next) -> Response {
         return resp;
     }
     let t = match status.as_u16() {
-        404 => Transport::RouteNotFound { path },
-        405 => Transport::MethodNotAllowed { method, path },
+        404 => Transport::RouteNotFound {
+            path: path.to_owned(),
+        },
+        405 => Transport::MethodNotAllowed {
+            method: method.to_owned(),
+            path: path.to_owned(),
+        },
         413 => Transport::BodyTooLarge {
             limit: SMALL_BODY as u64,
         },
