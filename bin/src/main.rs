@@ -102,31 +102,33 @@ fn watch(store: &Store, json: bool) -> Result<u8, Failure> {
 }
 
 /// Runs the command; the exit status of an answer (0, or 1 for a failed
-/// `check`).
+/// `check`). One match over every command: the ones that need no root,
+/// the long-running servers, the root's housekeeping, and the requests of
+/// an owner's memory.
 fn run(cli: cli::Cli) -> Result<u8, Failure> {
+    use cli::Command;
     let g = cli.global;
-    // Git runs its merge driver on temporary files, whatever the root.
-    if let cli::Command::MergeFile {
-        base,
-        ours,
-        theirs,
-        path,
-    } = &cli.command
-    {
-        let response = api::merge_file(base, ours, theirs, path.as_deref())?;
-        let out = render::render(&response, g.json);
-        print_out(&out.stdout);
-        return Ok(out.exit);
-    }
-    // Completions and the manual page need no root either.
-    match &cli.command {
-        cli::Command::Completions { shell } => {
+    let opener = api::servers::Opener {
+        root: g.root().to_owned(),
+        config_dir: g.config_dir.clone(),
+        lock_timeout: g.lock_timeout_ms.map(std::time::Duration::from_millis),
+    };
+    let response = match cli.command {
+        // Git runs its merge driver on temporary files, whatever the root.
+        Command::MergeFile {
+            base,
+            ours,
+            theirs,
+            path,
+        } => api::merge_file(&base, &ours, &theirs, path.as_deref())?,
+        // Completions and the manual page need no root either.
+        Command::Completions { shell } => {
             let mut out = Vec::new();
-            clap_complete::generate(*shell, &mut cli::Cli::command(), "memdir", &mut out);
+            clap_complete::generate(shell, &mut cli::Cli::command(), "memdir", &mut out);
             print_out(&out);
             return Ok(0);
         }
-        cli::Command::Man => {
+        Command::Man => {
             let mut out = Vec::new();
             clap_mangen::Man::new(cli::Cli::command())
                 .render(&mut out)
@@ -134,34 +136,64 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             print_out(&out);
             return Ok(0);
         }
-        _ => {}
-    }
-    let opener = api::servers::Opener {
-        root: g.root().to_owned(),
-        config_dir: g.config_dir.clone(),
-        lock_timeout: g.lock_timeout_ms.map(std::time::Duration::from_millis),
-    };
-    let store = opener.open()?;
-    if let Some(code) = servers(&store, &g, opener, &cli.command)? {
-        return Ok(code);
-    }
-    let who = cli::who(&g).map_err(Failure::Usage)?;
-    let response = match cli::action(&store, &g, who, cli.command)? {
-        Some(cli::Action::Init) => api::init(&store)?,
-        Some(cli::Action::Check(owners, strict)) => api::check(&store, &owners, strict)?,
-        Some(cli::Action::GitSetup(hook)) => api::git_setup(&store, hook)?,
-        Some(cli::Action::Sync(caller, remote)) => {
-            api::sync(&store, caller.as_ref(), remote.as_deref())?
+        Command::Key { command, keys } => return key(&opener.open()?, &g, command, keys),
+        #[cfg(feature = "servers")]
+        Command::Mcp { run } => {
+            let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
+                return Err(Failure::Usage(
+                    "mcp needs an identity: --owner AGENT, or --person ID".into(),
+                ));
+            };
+            start_log();
+            mcp::run(mcp::Config { opener, who, run }).map_err(Failure::Usage)?;
+            return Ok(0);
         }
-        Some(cli::Action::Watch) => return watch(&store, g.json),
-        Some(cli::Action::Request(who, request)) => {
+        #[cfg(feature = "servers")]
+        Command::Serve {
+            listen,
+            keys,
+            timeout,
+            review_every,
+        } => {
+            let keys = memdir::api::keys::keys_path(&opener.open()?, keys.as_deref())?;
+            start_log();
+            http::run(http::Config {
+                opener,
+                listen,
+                keys,
+                timeout: std::time::Duration::from_secs(timeout),
+                review_every: (review_every > 0)
+                    .then(|| std::time::Duration::from_secs(review_every)),
+            })
+            .map_err(Failure::Usage)?;
+            return Ok(0);
+        }
+        Command::Watch => return watch(&opener.open()?, g.json),
+        Command::Init => api::init(&opener.open()?)?,
+        Command::Check { owners, strict } => {
+            // No owner named: the one the options name, else every owner.
+            let owners = match (owners.is_empty(), &g.owner) {
+                (true, Some(me)) => vec![me.clone()],
+                _ => owners,
+            };
+            api::check(&opener.open()?, &owners, strict)?
+        }
+        Command::Git(cli::GitCommand::Setup { hook }) => api::git_setup(&opener.open()?, hook)?,
+        Command::Sync { remote } => {
+            let store = opener.open()?;
+            let who = cli::who(&g).map_err(Failure::Usage)?;
+            api::sync(&store, who.map(|w| w.caller).as_ref(), remote.as_deref())?
+        }
+        Command::Ask(ask) => {
+            let store = opener.open()?;
+            let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
+                return Err(Failure::Usage(
+                    "no owner: pass --owner ID or set MEMDIR_OWNER".into(),
+                ));
+            };
+            let request = cli::request(&store, &who, ask)?;
             api::preflight(&store, &who, &request)?;
             api::execute(&store, &who, request)?
-        }
-        None => {
-            return Err(Failure::Usage(
-                "no owner: pass --owner ID or set MEMDIR_OWNER".into(),
-            ));
         }
     };
     let out = render::render(&response, g.json);
@@ -173,71 +205,29 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
     Ok(out.exit)
 }
 
-/// The long-running commands (`mcp`, `serve`) and the keys they take;
-/// `None` for every other command.
-fn servers(
+/// `memdir key create|list|revoke`: the keys of `memdir serve`, in `keys`
+/// (default: the configuration folder's keys.yaml).
+fn key(
     store: &Store,
     g: &cli::Global,
-    opener: api::servers::Opener,
-    command: &cli::Command,
-) -> Result<Option<u8>, Failure> {
-    let _ = &opener;
-    match command {
-        cli::Command::Key { command, keys } => {
-            let keys = keys.as_deref();
-            let out = match command {
-                cli::KeyCommand::Create { name } => {
-                    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
-                        return Err(Failure::Usage(
-                            "key create needs --owner AGENT or --person ID".into(),
-                        ));
-                    };
-                    api::keys::create(store, keys, &who.caller, name.as_deref(), g.json)?
-                }
-                cli::KeyCommand::List => api::keys::list(store, keys, g.json)?,
-                cli::KeyCommand::Revoke { key } => api::keys::revoke(store, keys, key, g.json)?,
-            };
-            print_out(out.as_bytes());
-            Ok(Some(0))
-        }
-        #[cfg(feature = "servers")]
-        cli::Command::Mcp { run } => {
+    command: cli::KeyCommand,
+    keys: Option<std::path::PathBuf>,
+) -> Result<u8, Failure> {
+    let keys = keys.as_deref();
+    let out = match command {
+        cli::KeyCommand::Create { name } => {
             let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
                 return Err(Failure::Usage(
-                    "mcp needs an identity: --owner AGENT, or --person ID".into(),
+                    "key create needs --owner AGENT or --person ID".into(),
                 ));
             };
-            start_log();
-            mcp::run(mcp::Config {
-                opener,
-                who,
-                run: run.clone(),
-            })
-            .map_err(Failure::Usage)?;
-            Ok(Some(0))
+            api::keys::create(store, keys, &who.caller, name.as_deref(), g.json)?
         }
-        #[cfg(feature = "servers")]
-        cli::Command::Serve {
-            listen,
-            keys,
-            timeout,
-            review_every,
-        } => {
-            let keys = memdir::api::keys::keys_path(store, keys.as_deref())?;
-            start_log();
-            http::run(http::Config {
-                opener,
-                listen: *listen,
-                keys,
-                timeout: std::time::Duration::from_secs(*timeout),
-                review_every: (*review_every > 0)
-                    .then(|| std::time::Duration::from_secs(*review_every)),
-            })
-            .map_err(Failure::Usage)?;
-            Ok(Some(0))
-        }
-        _ => Ok(None),
-    }
+        cli::KeyCommand::List => api::keys::list(store, keys, g.json)?,
+        cli::KeyCommand::Revoke { key } => api::keys::revoke(store, keys, &key, g.json)?,
+    };
+    print_out(out.as_bytes());
+    Ok(0)
 }
 
 /// Writes to standard output; a closed pipe (`memdir show | head`) is not an

@@ -178,6 +178,17 @@ impl Server {
     }
 
     /// `method` on `path` with an empty JSON body where it takes one.
+    /// POSTs `body` as it is (JSON or not) with `key`.
+    pub(crate) fn post_raw(&self, key: &str, path: &str, body: &str) -> Answer {
+        let r = self
+            .agent
+            .post(self.url(path))
+            .header("Authorization", format!("Bearer {key}"))
+            .content_type("application/json")
+            .send(body);
+        Self::finish(r)
+    }
+
     pub(crate) fn any(&self, key: &str, method: &str, path: &str) -> Answer {
         let url = self.url(path);
         let auth = format!("Bearer {key}");
@@ -1201,32 +1212,97 @@ fn each_request_is_a_line_of_the_log_without_its_key() {
 /// A refused query value is worded as MCP words it, naming the allowed
 /// values: the route's query is typed with the library's enums.
 #[test]
-fn a_bad_list_query_names_the_allowed_values() {
+fn a_bad_query_or_body_names_the_argument_and_its_values() {
     let s = Sandbox::new();
     let key = make_key(&s, &["--owner", "agt_q"]);
     let srv = serve(&s, &["--review-every", "0"]);
+    // (method, path, body, the message): every refusal is 400
+    // `invalid_request`, worded as MCP's tools word it.
     let cases = [
         (
-            "kind=fact&status=nope",
+            "GET",
+            "/api/v1/memories?kind=fact&status=nope",
+            "",
             "status must be one of: active, archived",
         ),
-        ("kind=update", "kind must be one of: fact, day"),
+        (
+            "GET",
+            "/api/v1/memories?kind=update",
+            "",
+            "kind must be one of: fact, day",
+        ),
+        (
+            "GET",
+            "/v1/memory/recall?limit=abc",
+            "",
+            "invalid limit for recall: invalid digit found in string",
+        ),
+        (
+            "GET",
+            "/v1/snapshot?format=xml",
+            "",
+            "format must be one of: json, yaml, markdown, text",
+        ),
+        (
+            "POST",
+            "/v1/memory/remember",
+            r#"{"text": "a", "scope": "both"}"#,
+            "scope must be one of: memory, user",
+        ),
+        (
+            "POST",
+            "/v1/memory/remember",
+            r#"{"text": 5}"#,
+            "invalid text for remember: invalid type: integer `5`, expected a string",
+        ),
+        (
+            "POST",
+            "/v1/memory/remember",
+            r#"{"text": "a", "format": "pdf"}"#,
+            "format must be one of: json, yaml, markdown, text",
+        ),
+        (
+            "POST",
+            "/api/v1/memories",
+            "[1]",
+            "the body of save must be a JSON object",
+        ),
+        (
+            "POST",
+            "/api/v1/memories/day",
+            r#"{"line": 7}"#,
+            "invalid line for day: invalid type: integer `7`, expected a string",
+        ),
+        (
+            "POST",
+            "/v1/memory/forget",
+            "{\"id\":",
+            "the body of forget is not JSON: EOF while parsing a value at line 1 column 6",
+        ),
     ];
     let mut wrong = Vec::new();
-    for (q, want) in cases {
-        let a = srv.get(Some(&key), &format!("/api/v1/memories?{q}"));
+    for (method, path, body, want) in cases {
+        let a = match method {
+            "GET" => srv.get(Some(&key), path),
+            _ => srv.post_raw(&key, path, body),
+        };
         let v = a.json();
         let message = v["error"]["message"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
         if a.status != 400 || v["error"]["code"] != "invalid_request" || message != want {
-            wrong.push(format!("{q}: {} {v}", a.status));
+            wrong.push(format!("{method} {path} {body}: {} {v}", a.status));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert_eq!(
         srv.get(Some(&key), "/api/v1/memories?kind=day&status=active")
+            .status,
+        200
+    );
+    assert_eq!(
+        srv.get(Some(&key), "/v1/memory/recall?limit=2&q=tea&format=text")
             .status,
         200
     );

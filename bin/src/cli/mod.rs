@@ -11,8 +11,8 @@ mod tree;
 use clap::Parser;
 
 pub use globals::{Global, parse, who};
-pub use request::{Action, action};
-pub use tree::{Command, KeyCommand};
+pub use request::request;
+pub use tree::{Command, GitCommand, KeyCommand};
 
 /// What `memdir --help` ends with.
 const CONCEPTS: &str = "\

@@ -1,83 +1,20 @@
-//! What a command asks for: the commands answered without an owner, and the
-//! interface [`Request`] of every other one.
+//! What a command of an owner's memory asks for: the interface [`Request`]
+//! each [`Ask`] command makes, reading standard input (or a file) where the
+//! command takes content from it.
 
 use std::path::PathBuf;
 
 use memdir::api::{self, Request, Who};
-use memdir::{Caller, Error, Op, Store};
+use memdir::{Error, Op, Store};
 
-use super::Global;
 use super::input::{read_content, read_stdin};
 use super::tree::*;
 
-/// What a command asks for.
-pub enum Action {
-    /// `init`: needs no owner.
-    Init,
-    /// `check`: the owners to check (none: all) and whether warnings fail.
-    Check(Vec<String>, bool),
-    /// `git setup`: with the hook or not.
-    GitSetup(bool),
-    /// `sync`: as whom (if the options name anyone), with which remote.
-    Sync(Option<Caller>, Option<String>),
-    /// `watch`.
-    Watch,
-    /// Everything else: a request of an owner's memory, by `who`.
-    Request(Who, Request),
-}
-
-/// What a command asks for, reading standard input (or a file) where the
-/// command takes content from it. `None` when it needs an owner and the
-/// options name none.
-pub fn action(
-    store: &Store,
-    g: &Global,
-    who: Option<Who>,
-    command: Command,
-) -> Result<Option<Action>, Error> {
-    match command {
-        Command::Init => return Ok(Some(Action::Init)),
-        Command::Git(GitCommand::Setup { hook }) => return Ok(Some(Action::GitSetup(hook))),
-        Command::Sync { remote } => {
-            return Ok(Some(Action::Sync(who.map(|w| w.caller), remote)));
-        }
-        Command::Watch => return Ok(Some(Action::Watch)),
-        Command::Check { owners, strict } => {
-            let owners = match (owners.is_empty(), &g.owner) {
-                (true, Some(me)) => vec![me.clone()],
-                _ => owners,
-            };
-            return Ok(Some(Action::Check(owners, strict)));
-        }
-        _ => {}
-    }
-    let Some(who) = who else { return Ok(None) };
-    let request = request(store, &who, command)?;
-    Ok(Some(Action::Request(who, request)))
-}
-
-/// The request a command makes.
-fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error> {
+/// The request `command` makes of `who`'s memory.
+pub fn request(store: &Store, who: &Who, command: Ask) -> Result<Request, Error> {
     Ok(match command {
-        Command::Init
-        | Command::Check { .. }
-        | Command::Git(_)
-        | Command::Sync { .. }
-        | Command::MergeFile { .. }
-        | Command::Key { .. }
-        | Command::Completions { .. }
-        | Command::Man
-        | Command::Watch => {
-            unreachable!(
-                "init, check, git, sync and watch are no requests (see `action`); main runs merge-file, key, completions and man"
-            )
-        }
-        #[cfg(feature = "servers")]
-        Command::Mcp { .. } | Command::Serve { .. } => {
-            unreachable!("main runs the servers")
-        }
-        Command::Log { id, since, limit } => Request::Log { id, since, limit },
-        Command::Add {
+        Ask::Log { id, since, limit } => Request::Log { id, since, limit },
+        Ask::Add {
             text,
             to,
             expires,
@@ -90,22 +27,22 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
                 supersedes,
             },
         },
-        Command::Replace { old, new, scope } => Request::Write {
+        Ask::Replace { old, new, scope } => Request::Write {
             op: Op::Replace { old, new, scope },
         },
-        Command::Remove { old, scope } => Request::Write {
+        Ask::Remove { old, scope } => Request::Write {
             op: Op::Remove { old, scope },
         },
-        Command::Archive { id, reason } => Request::Archive { id, reason },
-        Command::Unarchive { id } => Request::Unarchive { id },
-        Command::Renew { id, expires } => Request::Renew { id, expires },
-        Command::Results {
+        Ask::Archive { id, reason } => Request::Archive { id, reason },
+        Ask::Unarchive { id } => Request::Unarchive { id },
+        Ask::Renew { id, expires } => Request::Renew { id, expires },
+        Ask::Results {
             command: ResultsCommand::Gc { older_than },
         } => Request::GcResults {
             older_than_days: older_than,
         },
-        Command::Veto { id, reason } => Request::Veto { id, reason },
-        Command::Recall {
+        Ask::Veto { id, reason } => Request::Veto { id, reason },
+        Ask::Recall {
             query,
             session,
             on_demand,
@@ -116,12 +53,12 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             on_demand,
             preview,
         },
-        Command::Show { scope } => Request::Show { scope },
-        Command::Batch => {
+        Ask::Show { scope } => Request::Show { scope },
+        Ask::Batch => {
             let ops = Op::parse_list(&read_stdin()?)?;
             Request::Batch { ops }
         }
-        Command::Day {
+        Ask::Day {
             line,
             task,
             run,
@@ -131,7 +68,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             task,
             run,
         },
-        Command::Review {
+        Ask::Review {
             command: None,
             dry_run,
             due,
@@ -141,27 +78,27 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             due,
             reviewer,
         },
-        Command::Review {
+        Ask::Review {
             command: Some(ReviewCommand::Pause),
             ..
         } => Request::ReviewPause { paused: true },
-        Command::Review {
+        Ask::Review {
             command: Some(ReviewCommand::Resume),
             ..
         } => Request::ReviewPause { paused: false },
-        Command::Review {
+        Ask::Review {
             command: Some(ReviewCommand::Status),
             ..
         } => Request::ReviewStatus,
-        Command::Review {
+        Ask::Review {
             command: Some(ReviewCommand::Apply { id }),
             ..
         } => Request::ApplyReview { id },
-        Command::Review {
+        Ask::Review {
             command: Some(ReviewCommand::Undo { id, partial }),
             ..
         } => Request::UndoReview { id, partial },
-        Command::List {
+        Ask::List {
             kind,
             status,
             all,
@@ -172,8 +109,8 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             all,
             limit,
         },
-        Command::Snapshot => Request::Snapshot,
-        Command::Run {
+        Ask::Snapshot => Request::Snapshot,
+        Ask::Run {
             command:
                 RunCommand::Begin {
                     task,
@@ -185,7 +122,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             skills,
             workflow,
         },
-        Command::Import {
+        Ask::Import {
             command:
                 ImportCommand::Hermes {
                     dir,
@@ -197,7 +134,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             partial,
             dry_run,
         },
-        Command::Export {
+        Ask::Export {
             format: ExportFormat::Hermes,
             dir,
             force,
@@ -207,7 +144,7 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             force,
             dry_run,
         },
-        Command::Skill { command } => match command {
+        Ask::Skill { command } => match command {
             SkillCommand::Learn {
                 name,
                 from,
@@ -242,10 +179,10 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             SkillCommand::Show { name } => Request::SkillShow { name },
             SkillCommand::Forget { name } => Request::SkillForget { name },
         },
-        Command::Run {
+        Ask::Run {
             command: RunCommand::Finish { run, text },
         } => Request::FinishRun { run_id: run, text },
-        Command::Runs {
+        Ask::Runs {
             command:
                 RunsCommand::Search {
                     query,
@@ -259,13 +196,13 @@ fn request(store: &Store, who: &Who, command: Command) -> Result<Request, Error>
             until,
             limit,
         },
-        Command::Runs {
+        Ask::Runs {
             command: RunsCommand::Show { run },
         } => Request::GetRun { run_id: run },
-        Command::Runs {
+        Ask::Runs {
             command: RunsCommand::List { open },
         } => Request::ListRuns { open },
-        Command::Result { command } => match command {
+        Ask::Result { command } => match command {
             ResultCommand::Put {
                 workflow,
                 task,

@@ -23,8 +23,103 @@ Example: echo '[{"op":"add","text":"Likes tea"}]' | memdir batch"#;
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {
+    /// Create the memory root and a .gitignore listing `.memdir/` and `results/`.
+    #[command(display_order = 6)]
+    Init,
+    /// Git: setup readies an existing root for git (merge driver, attributes, ignores).
+    #[command(subcommand)]
+    #[command(display_order = 7)]
+    Git(GitCommand),
+    /// Git: commit what is pending, merge the remote's branch (entry by entry), push; retry if another pushed first.
+    #[command(display_order = 8)]
+    Sync {
+        /// The remote (default: the branch's upstream, else origin).
+        #[arg(long)]
+        remote: Option<String>,
+    },
+    /// Watch the root: check each memory file someone other than memdir changes, as it changes (ctrl-c stops).
+    #[command(display_order = 10)]
+    Watch,
+    /// Git's merge driver (`memdir merge-file %O %A %B %P`): merges BASE, OURS and THEIRS entry by entry into OURS; exits 1 when conflict markers are left.
+    #[command(display_order = 11)]
+    MergeFile {
+        /// The common ancestor's version (git's %O).
+        base: PathBuf,
+        /// Our version, replaced by the result (git's %A).
+        ours: PathBuf,
+        /// Their version (git's %B).
+        theirs: PathBuf,
+        /// The file's path in the repository (git's %P): decides how it merges.
+        path: Option<String>,
+    },
+    /// Lint owners' files before a commit: errors exit 1 (warnings too with --strict).
+    #[command(display_order = 12)]
+    Check {
+        /// The owners to check (default: --owner, else every owner of the root).
+        owners: Vec<String>,
+        /// Fail on warnings too.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Print a completion script for SHELL on standard output (for example
+    /// `memdir completions bash > ~/.local/share/bash-completion/completions/memdir`).
+    #[command(display_order = 22)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output (`memdir man | man -l -`).
+    #[command(display_order = 23)]
+    Man,
+    /// Serve MCP on standard input/output for an agent (--owner AGENT, or --person ID [--agent AGENT]).
+    #[cfg(feature = "servers")]
+    #[command(display_order = 30)]
+    Mcp {
+        /// Serve this begun run's frozen snapshot (recall, the snapshot resource).
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+    },
+    /// Serve the HTTP API (the One API under /v1/, facts under /api/v1/memories) until ctrl-c or SIGTERM.
+    #[cfg(feature = "servers")]
+    #[command(display_order = 31)]
+    Serve {
+        /// The address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7077")]
+        listen: std::net::SocketAddr,
+        /// The keys file (default: keys.yaml in the configuration folder).
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// How long one request may take, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 30)]
+        timeout: u64,
+        /// Every this many seconds, run the review of each owner one is due
+        /// for (`review --due`, the routine "Memory dreaming"); 0: never.
+        #[arg(long, value_name = "S", default_value_t = 300)]
+        review_every: u64,
+    },
+    /// The keys of `memdir serve`: create (shown once), list, revoke.
+    #[command(display_order = 32)]
+    Key {
+        /// What to do with keys.
+        #[command(subcommand)]
+        command: KeyCommand,
+        /// The keys file (default: keys.yaml in the configuration folder).
+        #[arg(long, value_name = "FILE", global = true)]
+        keys: Option<PathBuf>,
+    },
+    /// The commands that ask something of an owner's memory.
+    #[command(flatten)]
+    Ask(Ask),
+}
+
+/// The commands that ask something of an owner's memory: each is one
+/// interface request (see `request::request`).
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub enum Ask {
     /// Append an entry.
     #[command(visible_aliases = ["save", "remember"])]
+    #[command(display_order = 0)]
     Add {
         /// The entry's text (it may begin with `-`).
         #[arg(allow_hyphen_values = true)]
@@ -43,6 +138,7 @@ pub enum Command {
         supersedes: Option<String>,
     },
     /// Archive a memory with a reason.
+    #[command(display_order = 1)]
     Archive {
         /// The memory's id.
         id: String,
@@ -51,12 +147,14 @@ pub enum Command {
         reason: String,
     },
     /// Bring an archived memory back.
+    #[command(display_order = 2)]
     Unarchive {
         /// The memory's id.
         id: String,
     },
     /// Change a live fact's expiry (an expired fact still in its store
     /// comes back into the snapshot).
+    #[command(display_order = 3)]
     Renew {
         /// The fact's `mem_` id (in whichever store holds it).
         id: String,
@@ -68,6 +166,7 @@ pub enum Command {
         expires: Option<String>,
     },
     /// Veto a memory (a person only): archive it as vetoed.
+    #[command(display_order = 4)]
     Veto {
         /// The memory's id.
         id: String,
@@ -77,6 +176,7 @@ pub enum Command {
     },
     /// Show what a recall would pick, with each fact's score (after the
     /// block, never in it); counts as a recall unless --preview.
+    #[command(display_order = 5)]
     Recall {
         /// The task or message to score against (default: list the newest facts).
         #[arg(long)]
@@ -92,18 +192,8 @@ pub enum Command {
         #[arg(long)]
         preview: bool,
     },
-    /// Create the memory root and a .gitignore listing `.memdir/` and `results/`.
-    Init,
-    /// Git: setup readies an existing root for git (merge driver, attributes, ignores).
-    #[command(subcommand)]
-    Git(GitCommand),
-    /// Git: commit what is pending, merge the remote's branch (entry by entry), push; retry if another pushed first.
-    Sync {
-        /// The remote (default: the branch's upstream, else origin).
-        #[arg(long)]
-        remote: Option<String>,
-    },
     /// Git: which entries each commit added, removed, archived or brought back.
+    #[command(display_order = 9)]
     Log {
         /// Only commits that changed this entry.
         #[arg(long, value_name = "MEM_ID")]
@@ -115,28 +205,8 @@ pub enum Command {
         #[arg(long)]
         limit: Option<usize>,
     },
-    /// Watch the root: check each memory file someone other than memdir changes, as it changes (ctrl-c stops).
-    Watch,
-    /// Git's merge driver (`memdir merge-file %O %A %B %P`): merges BASE, OURS and THEIRS entry by entry into OURS; exits 1 when conflict markers are left.
-    MergeFile {
-        /// The common ancestor's version (git's %O).
-        base: PathBuf,
-        /// Our version, replaced by the result (git's %A).
-        ours: PathBuf,
-        /// Their version (git's %B).
-        theirs: PathBuf,
-        /// The file's path in the repository (git's %P): decides how it merges.
-        path: Option<String>,
-    },
-    /// Lint owners' files before a commit: errors exit 1 (warnings too with --strict).
-    Check {
-        /// The owners to check (default: --owner, else every owner of the root).
-        owners: Vec<String>,
-        /// Fail on warnings too.
-        #[arg(long)]
-        strict: bool,
-    },
     /// Replace the entry OLD (an id or a unique substring) with NEW.
+    #[command(display_order = 13)]
     Replace {
         /// A `mem_` id (found in whichever store holds it) or a substring of
         /// exactly one entry; substrings match case-sensitively.
@@ -152,6 +222,7 @@ pub enum Command {
     },
     /// Remove the entry OLD (an id or a unique substring).
     #[command(visible_alias = "forget")]
+    #[command(display_order = 14)]
     Remove {
         /// A `mem_` id (found in whichever store holds it) or a substring of
         /// exactly one entry; substrings match case-sensitively.
@@ -163,6 +234,7 @@ pub enum Command {
         scope: Option<Scope>,
     },
     /// List the entries with their ids, and usage.
+    #[command(display_order = 15)]
     Show {
         /// Only this store (default: both).
         #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
@@ -170,8 +242,10 @@ pub enum Command {
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
     #[command(after_help = BATCH_FORMAT)]
+    #[command(display_order = 16)]
     Batch,
     /// Append one line to today's day log in episodes.md (agents only).
+    #[command(display_order = 17)]
     Day {
         /// The line (it may begin with `-`).
         #[arg(allow_hyphen_values = true)]
@@ -188,6 +262,7 @@ pub enum Command {
         fact: bool,
     },
     /// List memories, newest first, with recall counts.
+    #[command(display_order = 18)]
     List {
         /// Only this kind.
         #[arg(long, value_parser = parse_kind)]
@@ -203,40 +278,38 @@ pub enum Command {
         limit: Option<usize>,
     },
     /// Render the snapshot of USER.md and MEMORY.md a run would start with.
+    #[command(display_order = 19)]
     Snapshot,
     /// SharedMemory: task results stored under (workflow, task).
+    #[command(display_order = 20)]
     Result {
         /// What to do with results.
         #[command(subcommand)]
         command: ResultCommand,
     },
     /// SharedMemory housekeeping: remove old workflows' results.
+    #[command(display_order = 21)]
     Results {
         /// What to do.
         #[command(subcommand)]
         command: ResultsCommand,
     },
-    /// Print a completion script for SHELL on standard output (for example
-    /// `memdir completions bash > ~/.local/share/bash-completion/completions/memdir`).
-    Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
-    /// Print the manual page (roff) on standard output (`memdir man | man -l -`).
-    Man,
     /// Look runs up in the journal (never injected).
+    #[command(display_order = 24)]
     Runs {
         /// How to look.
         #[command(subcommand)]
         command: RunsCommand,
     },
     /// Runs: begin one (take and store its snapshot).
+    #[command(display_order = 25)]
     Run {
         /// Begin or finish.
         #[command(subcommand)]
         command: RunCommand,
     },
     /// The daily review ("Memory dreaming"): merge duplicates, renew or archive expired facts, lift yesterday's `fact:` day lines, settle conflicts by run results.
+    #[command(display_order = 26)]
     Review {
         /// Undo a review.
         #[command(subcommand)]
@@ -252,12 +325,14 @@ pub enum Command {
         reviewer: Option<String>,
     },
     /// Move in from another tool: read its memory files into the owner's stores.
+    #[command(display_order = 27)]
     Import {
         /// Where from.
         #[command(subcommand)]
         command: ImportCommand,
     },
     /// Write the owner's live entries in another tool's format (--format hermes DIR).
+    #[command(display_order = 28)]
     Export {
         /// The format to write.
         #[arg(long, value_enum)]
@@ -272,43 +347,11 @@ pub enum Command {
         dry_run: bool,
     },
     /// Learned skills, private to the owner: learn, list, show, forget.
+    #[command(display_order = 29)]
     Skill {
         /// What to do with skills.
         #[command(subcommand)]
         command: SkillCommand,
-    },
-    /// Serve MCP on standard input/output for an agent (--owner AGENT, or --person ID [--agent AGENT]).
-    #[cfg(feature = "servers")]
-    Mcp {
-        /// Serve this begun run's frozen snapshot (recall, the snapshot resource).
-        #[arg(long, value_name = "RUN_ID")]
-        run: Option<String>,
-    },
-    /// Serve the HTTP API (the One API under /v1/, facts under /api/v1/memories) until ctrl-c or SIGTERM.
-    #[cfg(feature = "servers")]
-    Serve {
-        /// The address to listen on.
-        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7077")]
-        listen: std::net::SocketAddr,
-        /// The keys file (default: keys.yaml in the configuration folder).
-        #[arg(long, value_name = "FILE")]
-        keys: Option<PathBuf>,
-        /// How long one request may take, in seconds.
-        #[arg(long, value_name = "S", default_value_t = 30)]
-        timeout: u64,
-        /// Every this many seconds, run the review of each owner one is due
-        /// for (`review --due`, the routine "Memory dreaming"); 0: never.
-        #[arg(long, value_name = "S", default_value_t = 300)]
-        review_every: u64,
-    },
-    /// The keys of `memdir serve`: create (shown once), list, revoke.
-    Key {
-        /// What to do with keys.
-        #[command(subcommand)]
-        command: KeyCommand,
-        /// The keys file (default: keys.yaml in the configuration folder).
-        #[arg(long, value_name = "FILE", global = true)]
-        keys: Option<PathBuf>,
     },
 }
 

@@ -2,7 +2,9 @@
 //! `key: value` fields; the body parsed with the project's errors.
 
 use axum::body::Bytes;
+use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::header;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
 use serde::Deserialize;
@@ -11,43 +13,90 @@ use serde_json::{Value, json};
 
 use super::{Fail, json_response};
 
-/// The query string of `route` as its typed query `T`; a refused value is
-/// `invalid_request` worded as every surface words it (`kind must be one
-/// of: fact, day`).
-pub(super) fn query<T: DeserializeOwned>(route: &str, raw: Option<&str>) -> Result<T, Fail> {
+/// A route's typed query `T` (`Args(q): Args<Common>`), parsed from the
+/// query string by [`query`].
+pub(super) struct Args<T>(pub(super) T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Args<T> {
+    type Rejection = Fail;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Fail> {
+        // The action a message names: the route's last segment that is not
+        // a parameter (`recall` for /v1/memory/recall).
+        let route = parts
+            .extensions
+            .get::<MatchedPath>()
+            .map(MatchedPath::as_str)
+            .unwrap_or_else(|| parts.uri.path());
+        let action = route
+            .rsplit('/')
+            .find(|s| !s.is_empty() && !s.starts_with('{'))
+            .unwrap_or(route)
+            .to_owned();
+        query(&action, parts.uri.query()).map(Args)
+    }
+}
+
+/// The query string `raw` as the typed query `T` of `action`; a refused
+/// value is `invalid_request` worded as every surface words it (`kind must
+/// be one of: fact, day`, `invalid limit for recall: …`).
+pub(super) fn query<T: DeserializeOwned>(action: &str, raw: Option<&str>) -> Result<T, Fail> {
     let raw = raw.unwrap_or_default();
-    serde_urlencoded::from_str::<T>(raw).map_err(|e| {
-        let pairs: serde_json::Map<String, Value> =
-            serde_urlencoded::from_str::<Vec<(String, String)>>(raw)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(k, v)| (k, Value::String(v)))
-                .collect();
+    let pairs = form_urlencoded::parse(raw.as_bytes());
+    serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(pairs)).map_err(|e| {
+        let given: serde_json::Map<String, Value> = form_urlencoded::parse(raw.as_bytes())
+            .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
+            .collect();
+        let field = e.path().to_string();
         Fail::Transport(Transport::InvalidRequest {
-            message: memdir::api::args::worded(route, &Value::Object(pairs), &e.to_string()),
+            message: memdir::api::args::worded(
+                action,
+                &Value::Object(given),
+                &field,
+                &e.into_inner().to_string(),
+            ),
         })
     })
 }
 
-/// A JSON body (an empty body is `{}`); anything else is `invalid_request`.
-pub(super) fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, Fail> {
+/// The JSON body of `action` as its typed arguments `T` (an empty body is
+/// `{}`); a body that is not JSON, or not these arguments, is
+/// `invalid_request`, worded as every surface words it.
+pub(super) fn parse<T: DeserializeOwned>(action: &str, body: &Bytes) -> Result<T, Fail> {
     let bytes: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
         b"{}"
     } else {
         body
     };
-    serde_json::from_slice(bytes).map_err(|e| {
-        Fail::Transport(Transport::InvalidRequest {
-            message: format!("the body is not the JSON this route takes: {e}"),
-        })
-    })
+    let fail = |message| Fail::Transport(Transport::InvalidRequest { message });
+    let raw: Value = serde_json::from_slice(bytes)
+        .map_err(|e| fail(format!("the body of {action} is not JSON: {e}")))?;
+    if !raw.is_object() {
+        return Err(fail(format!("the body of {action} must be a JSON object")));
+    }
+    memdir::api::args::from_value(action, &raw).map_err(fail)
+}
+
+/// The forms an answer can take (`format=`).
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Format {
+    /// JSON, the default.
+    #[default]
+    Json,
+    /// YAML.
+    Yaml,
+    /// Markdown.
+    Markdown,
+    /// Plain lines, without markdown markup.
+    Text,
 }
 
 /// The One API's `format`: json (default), yaml, markdown or text.
-pub(super) fn formatted(status: u16, v: &Value, format: Option<&str>) -> Result<Response, Fail> {
-    let (ctype, text) = match format.unwrap_or("json") {
-        "json" => return Ok(json_response(status, v)),
-        "yaml" => (
+pub(super) fn formatted(status: u16, v: &Value, format: Option<Format>) -> Result<Response, Fail> {
+    let (ctype, text) = match format.unwrap_or_default() {
+        Format::Json => return Ok(json_response(status, v)),
+        Format::Yaml => (
             "application/yaml",
             serde_yaml::to_string(v).map_err(|e| {
                 Fail::Transport(Transport::Internal {
@@ -55,13 +104,8 @@ pub(super) fn formatted(status: u16, v: &Value, format: Option<&str>) -> Result<
                 })
             })?,
         ),
-        "markdown" => ("text/markdown; charset=utf-8", as_markdown(v)),
-        "text" => ("text/plain; charset=utf-8", as_plain(v)),
-        other => {
-            return Err(Fail::Transport(Transport::InvalidRequest {
-                message: format!("format must be json, yaml, markdown or text, not {other:?}"),
-            }));
-        }
+        Format::Markdown => ("text/markdown; charset=utf-8", as_markdown(v)),
+        Format::Text => ("text/plain; charset=utf-8", as_plain(v)),
     };
     let mut r = (
         axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::OK),
@@ -146,7 +190,7 @@ pub(super) fn ok(status: u16, v: Value) -> Result<Response, Fail> {
 /// agent a person acts for).
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct Common {
-    pub(super) format: Option<String>,
+    pub(super) format: Option<Format>,
     #[serde(rename = "agentId", alias = "agent_id")]
     pub(super) agent_id: Option<String>,
 }
@@ -154,7 +198,7 @@ pub(super) struct Common {
 /// Query parameters every One API route takes besides its body.
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct FormatQuery {
-    pub(super) format: Option<String>,
+    pub(super) format: Option<Format>,
     #[serde(rename = "agentId", alias = "agent_id")]
     pub(super) agent_id: Option<String>,
     pub(super) overwrite: Option<bool>,

@@ -47,7 +47,7 @@ pub(super) async fn save(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: SaveBody = parse(&body)?;
+    let b: SaveBody = parse("save", &body)?;
     let text = b.text.ok_or(Error::Required {
         what: "text",
         action: "save",
@@ -92,7 +92,7 @@ pub(super) async fn day(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: DayBody = parse(&body)?;
+    let b: DayBody = parse("day", &body)?;
     let v = app
         .call(headers, b.agent_id, move |store, who| {
             if let memdir::Caller::Person(p) = &who.caller {
@@ -164,7 +164,7 @@ pub(super) async fn recall_facts(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: RecallBody = parse(&body)?;
+    let b: RecallBody = parse("recall", &body)?;
     let v = app
         .call(headers, b.agent_id, move |store, who| {
             let r = api::execute(
@@ -196,10 +196,11 @@ pub(super) async fn transition(
     app: App,
     headers: HeaderMap,
     body: Bytes,
+    action: &str,
     make: fn(String, Option<String>) -> Result<Request, Error>,
     id: String,
 ) -> Result<Response, Fail> {
-    let b: LifecycleBody = parse(&body)?;
+    let b: LifecycleBody = parse(action, &body)?;
     let request = make(id, b.reason)?;
     let v = app
         .call(headers, b.agent_id, move |store, who| {
@@ -219,6 +220,7 @@ pub(super) async fn archive(
         app,
         headers,
         body,
+        "archive",
         |id, reason| match reason {
             Some(reason) => Ok(Request::Archive { id, reason }),
             None => Err(Error::Required {
@@ -241,6 +243,7 @@ pub(super) async fn unarchive(
         app,
         headers,
         body,
+        "unarchive",
         |id, _| Ok(Request::Unarchive { id }),
         id,
     )
@@ -257,6 +260,7 @@ pub(super) async fn veto(
         app,
         headers,
         body,
+        "veto",
         |id, reason| Ok(Request::Veto { id, reason }),
         id,
     )
@@ -270,7 +274,7 @@ pub(super) async fn edit(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: LifecycleBody = parse(&body)?;
+    let b: LifecycleBody = parse("edit", &body)?;
     let text = b.text.ok_or(Error::Required {
         what: "text",
         action: "edit",

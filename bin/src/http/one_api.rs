@@ -2,24 +2,23 @@
 //! forget, and the SharedMemory results.
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
 use memdir::PutStatus;
-use memdir::api::errors::Transport;
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
 use memdir::{Error, Op, Scope};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::answer::{Common, FormatQuery, budget, formatted, parse};
+use super::answer::{Args, Common, FormatQuery, budget, formatted, parse};
 use super::{App, Fail};
 
 pub(super) async fn snapshot(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(q): Query<Common>,
+    Args(q): Args<Common>,
 ) -> Result<Response, Fail> {
     let v = app
         .call(headers, q.agent_id, |store, who| {
@@ -31,7 +30,7 @@ pub(super) async fn snapshot(
             }
         })
         .await?;
-    formatted(200, &v, q.format.as_deref())
+    formatted(200, &v, q.format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,7 +44,7 @@ pub(super) struct RecallQuery {
 pub(super) async fn recall(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(q): Query<RecallQuery>,
+    Args(q): Args<RecallQuery>,
 ) -> Result<Response, Fail> {
     let (query, limit) = (q.q, q.limit);
     let v = app
@@ -55,13 +54,13 @@ pub(super) async fn recall(
             Ok(json!({ "entries": entries, "count": count }))
         })
         .await?;
-    formatted(200, &v, q.common.format.as_deref())
+    formatted(200, &v, q.common.format)
 }
 
 #[derive(Debug, Deserialize)]
 struct RememberBody {
     text: Option<String>,
-    scope: Option<String>,
+    scope: Option<Scope>,
     #[serde(flatten)]
     common: Common,
 }
@@ -69,19 +68,12 @@ struct RememberBody {
 pub(super) async fn remember(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(fq): Query<FormatQuery>,
+    Args(fq): Args<FormatQuery>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: RememberBody = parse(&body)?;
+    let b: RememberBody = parse("remember", &body)?;
     let format = b.common.format.or(fq.format);
-    let scope = match b.scope.as_deref() {
-        None => Scope::Memory,
-        Some(s) => Scope::parse(s).ok_or_else(|| {
-            Fail::Transport(Transport::InvalidRequest {
-                message: format!("scope must be user or memory, not {s:?}"),
-            })
-        })?,
-    };
+    let scope = b.scope.unwrap_or(Scope::Memory);
     let text = b.text.ok_or(Error::Required {
         what: "text",
         action: "remember",
@@ -113,7 +105,7 @@ pub(super) async fn remember(
             },
         )
         .await?;
-    formatted(status, &v, format.as_deref())
+    formatted(status, &v, format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -127,10 +119,10 @@ struct ForgetBody {
 pub(super) async fn forget(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(fq): Query<FormatQuery>,
+    Args(fq): Args<FormatQuery>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: ForgetBody = parse(&body)?;
+    let b: ForgetBody = parse("forget", &body)?;
     let format = b.common.format.or(fq.format);
     let key = match (b.id, b.text) {
         (Some(id), _) => ForgetKey::Id(id),
@@ -157,14 +149,14 @@ pub(super) async fn forget(
             },
         )
         .await?;
-    formatted(200, &v, format.as_deref())
+    formatted(200, &v, format)
 }
 
 pub(super) async fn get_result(
     State(app): State<App>,
     headers: HeaderMap,
     Path((workflow_id, task_id)): Path<(String, String)>,
-    Query(fq): Query<FormatQuery>,
+    Args(fq): Args<FormatQuery>,
 ) -> Result<Response, Fail> {
     let v = app
         .call(headers, fq.agent_id, move |store, who| {
@@ -179,14 +171,14 @@ pub(super) async fn get_result(
             Ok(render::json(&r))
         })
         .await?;
-    formatted(200, &v, fq.format.as_deref())
+    formatted(200, &v, fq.format)
 }
 
 pub(super) async fn put_result(
     State(app): State<App>,
     headers: HeaderMap,
     Path((workflow_id, task_id)): Path<(String, String)>,
-    Query(fq): Query<FormatQuery>,
+    Args(fq): Args<FormatQuery>,
     body: Body,
 ) -> Result<Response, Fail> {
     let (wf, task) = (workflow_id.clone(), task_id.clone());
@@ -245,5 +237,5 @@ pub(super) async fn put_result(
             Ok((status, render::json(&r)))
         })
         .await?;
-    formatted(status, &v, fq.format.as_deref())
+    formatted(status, &v, fq.format)
 }

@@ -1,20 +1,20 @@
 //! Learned skills (the seed's `/v1/skills`).
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::Error;
 use memdir::api::{self, Request, Response as Answer, render};
 use serde::Deserialize;
 
-use super::answer::{Common, FormatQuery, formatted, parse};
+use super::answer::{Args, Common, FormatQuery, formatted, parse};
 use super::{App, Fail};
 
 pub(super) async fn skills(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(q): Query<Common>,
+    Args(q): Args<Common>,
 ) -> Result<Response, Fail> {
     run_200(app, headers, q, Request::SkillList).await
 }
@@ -32,7 +32,7 @@ pub(super) async fn run_200(
             Ok(render::json(&api::execute(store, who, request)?))
         })
         .await?;
-    formatted(200, &v, q.format.as_deref())
+    formatted(200, &v, q.format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -51,10 +51,10 @@ struct LearnBody {
 pub(super) async fn learn(
     State(app): State<App>,
     headers: HeaderMap,
-    Query(fq): Query<FormatQuery>,
+    Args(fq): Args<FormatQuery>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    let b: LearnBody = parse(&body)?;
+    let b: LearnBody = parse("learn", &body)?;
     let format = b.common.format.or(fq.format);
     let name = b.name.ok_or(Error::Required {
         what: "name",
@@ -88,14 +88,14 @@ pub(super) async fn learn(
             },
         )
         .await?;
-    formatted(status, &v, format.as_deref())
+    formatted(status, &v, format)
 }
 
 pub(super) async fn skill(
     State(app): State<App>,
     headers: HeaderMap,
     Path(name): Path<String>,
-    Query(q): Query<Common>,
+    Args(q): Args<Common>,
 ) -> Result<Response, Fail> {
     run_200(app, headers, q, Request::SkillShow { name }).await
 }
@@ -104,7 +104,7 @@ pub(super) async fn forget_skill(
     State(app): State<App>,
     headers: HeaderMap,
     Path(name): Path<String>,
-    Query(q): Query<Common>,
+    Args(q): Args<Common>,
 ) -> Result<Response, Fail> {
     run_200(app, headers, q, Request::SkillForget { name }).await
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use memdir::Scope;
-use memdir::api::args::worded;
+use memdir::api::args::from_value;
 use memdir::{FactKind, Status};
 use rmcp::model::JsonObject;
 use rmcp::schemars;
@@ -342,7 +342,7 @@ pub fn schema<T: schemars::JsonSchema + 'static>() -> Arc<JsonObject> {
 }
 
 /// Parses a tool's raw arguments as `T`; a failure is the sentence the
-/// tool answers (see [`worded`]). `default_action` fills a missing
+/// tool answers (see [`memdir::api::args::worded`]). `default_action` fills a missing
 /// `action` (the `learn` tool's default).
 pub fn parse<T: DeserializeOwned>(
     tool: &str,
@@ -356,7 +356,7 @@ pub fn parse<T: DeserializeOwned>(
     if let (Some(d), Value::Object(m)) = (default_action, &mut raw) {
         m.entry("action").or_insert_with(|| Value::String(d.into()));
     }
-    serde_json::from_value::<T>(raw.clone()).map_err(|e| worded(tool, &raw, &e.to_string()))
+    from_value(tool, &raw)
 }
 
 #[cfg(test)]

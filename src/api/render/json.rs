@@ -1,11 +1,9 @@
-//! Answers as programs read them: each [`Response`]'s JSON form, built in
-//! one place ([`build`]) for both the value HTTP serves ([`json`]) and the
-//! line the command line prints ([`json_line`]).
-//!
-//! An answer that is one of the library's types serializes in its own
-//! field order on the command line (as it always has); `serde_json`'s
-//! [`Value`] orders an object's keys, so [`json`] of it is the same object
-//! with its keys sorted.
+//! Answers as programs read them: each [`Response`]'s JSON form, built
+//! once as a value ([`json`]) that HTTP serves, MCP reads and the command
+//! line prints as one line ([`json_line`]). `serde_json` keeps an object's
+//! keys in the order they were put in (its `preserve_order` feature), so a
+//! library type keeps its field order and a built answer the order it is
+//! written in, on every surface.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -19,72 +17,38 @@ use crate::model::time::micros;
 use crate::snapshot::Snapshot;
 use crate::store::{FactRow, WriteOutcome};
 
-/// Where an answer's JSON form goes: a [`Value`], or the line printed.
-pub(super) trait Form {
-    /// What it makes.
-    type Out;
-    /// An answer built as a value.
-    fn value(self, v: Value) -> Self::Out;
-    /// An answer that is one of the library's types, serialized as it is.
-    fn typed<T: Serialize>(self, t: &T) -> Self::Out;
+/// One of the library's types as a value; a type that cannot be one says
+/// so (as `line` does), never null.
+fn typed<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or_else(|e| json!({ "error": e.to_string() }))
 }
 
-/// The form HTTP serves: a [`Value`].
-struct AsValue;
-
-impl Form for AsValue {
-    type Out = Value;
-    fn value(self, v: Value) -> Value {
-        v
-    }
-    fn typed<T: Serialize>(self, t: &T) -> Value {
-        // A type that cannot be a value says so (as `line` does), never null.
-        serde_json::to_value(t).unwrap_or_else(|e| json!({ "error": e.to_string() }))
-    }
-}
-
-/// The form the command line prints: one line of JSON.
-struct AsLine;
-
-impl Form for AsLine {
-    type Out = String;
-    fn value(self, v: Value) -> String {
-        line(&v)
-    }
-    fn typed<T: Serialize>(self, t: &T) -> String {
-        line(t)
-    }
-}
-
-/// An answer as a JSON value: the object `--json` prints (keys sorted).
-pub fn json(response: &Response) -> Value {
-    build(response, AsValue)
-}
-
-/// An answer as the one line of JSON `--json` prints.
+/// An answer as the one line of JSON `--json` prints: [`json`]'s value.
 pub(super) fn json_line(response: &Response) -> String {
-    build(response, AsLine)
+    line(&json(response))
 }
 
-/// Every answer's JSON form, into `f`.
-fn build<F: Form>(response: &Response, f: F) -> F::Out {
+/// An answer as a JSON value: what HTTP serves, MCP reads and `--json`
+/// prints (as one line). An answer that is one of the library's types is
+/// that type serialized, in its own field order.
+pub fn json(response: &Response) -> Value {
     match response {
-        Response::Check { reports, strict } => f.value(check_json(reports, *strict)),
-        Response::Merged(m) => f.value(merged_json(m)),
-        Response::Sync(r) => f.typed(r),
-        Response::Log(commits) => f.value(json!({ "commits": commits, "count": commits.len() })),
-        Response::Init(setup) => f.typed(setup),
-        Response::Written(w) => f.value(written(w)),
+        Response::Check { reports, strict } => check_json(reports, *strict),
+        Response::Merged(m) => merged_json(m),
+        Response::Sync(r) => typed(r),
+        Response::Log(commits) => json!({ "commits": commits, "count": commits.len() }),
+        Response::Init(setup) => typed(setup),
+        Response::Written(w) => written(w),
         Response::Batch(b) => {
             let usage: Map<String, Value> = b
                 .usage
                 .iter()
                 .map(|(s, u)| (s.name().to_owned(), json!(u)))
                 .collect();
-            f.value(json!({"results": b.results, "usage": usage, "warnings": b.warnings}))
+            json!({"results": b.results, "usage": usage, "warnings": b.warnings})
         }
-        Response::Show { owner, stores } => f.value(json!({ "owner": owner, "stores": stores })),
-        Response::Snapshot(snap) => f.value(snapshot(snap)),
+        Response::Show { owner, stores } => json!({ "owner": owner, "stores": stores }),
+        Response::Snapshot(snap) => snapshot(snap),
         Response::RunBegun {
             record,
             snapshot: snap,
@@ -98,33 +62,33 @@ fn build<F: Form>(response: &Response, f: F) -> F::Out {
                     o.insert("skills".into(), json!(record.skills));
                 }
             }
-            f.value(v)
+            v
         }
-        Response::Day(d) => f.typed(d),
-        Response::RunHits(hits) => f.value(json!({ "hits": hits, "count": hits.len() })),
-        Response::Run(v) => f.typed(v),
-        Response::Runs(runs) => f.value(json!({ "runs": runs, "count": runs.len() })),
-        Response::Put(p) => f.value(put_json(p)),
-        Response::Result(r) => f.value(result_json(r)),
-        Response::Steps(w) => f.value(steps_json(w)),
-        Response::Transition(t) => f.typed(t),
-        Response::Renewed(r) => f.typed(r),
-        Response::ResultsRemoved(r) => f.typed(r),
-        Response::ResultsGc(g) => f.typed(g),
-        Response::Rows { rows, total, limit } => f.value(list(rows, *total, *limit)),
-        Response::Review(r) => f.value(review(r)),
+        Response::Day(d) => typed(d),
+        Response::RunHits(hits) => json!({ "hits": hits, "count": hits.len() }),
+        Response::Run(v) => typed(v),
+        Response::Runs(runs) => json!({ "runs": runs, "count": runs.len() }),
+        Response::Put(p) => put_json(p),
+        Response::Result(r) => result_json(r),
+        Response::Steps(w) => steps_json(w),
+        Response::Transition(t) => typed(t),
+        Response::Renewed(r) => typed(r),
+        Response::ResultsRemoved(r) => typed(r),
+        Response::ResultsGc(g) => typed(g),
+        Response::Rows { rows, total, limit } => list(rows, *total, *limit),
+        Response::Review(r) => review(r),
         Response::ReviewDue(d) => match &d.ran {
-            Some(r) => f.value(review(r)),
-            None => f.value(json!({"ran": false, "status": d.status})),
+            Some(r) => review(r),
+            None => json!({"ran": false, "status": d.status}),
         },
-        Response::Routine(s) => f.typed(s),
-        Response::Undone(u) => f.typed(u),
-        Response::Skill(o) => f.typed(o),
-        Response::Skills(rows) => f.value(json!({ "skills": rows, "count": rows.len() })),
-        Response::SkillShown(skill) => f.typed(skill),
-        Response::Imported(i) => f.typed(i),
-        Response::Exported(x) => f.typed(x),
-        Response::Recall(r) => f.typed(r),
+        Response::Routine(s) => typed(s),
+        Response::Undone(u) => typed(u),
+        Response::Skill(o) => typed(o),
+        Response::Skills(rows) => json!({ "skills": rows, "count": rows.len() }),
+        Response::SkillShown(skill) => typed(skill),
+        Response::Imported(i) => typed(i),
+        Response::Exported(x) => typed(x),
+        Response::Recall(r) => typed(r),
     }
 }
 

@@ -119,9 +119,8 @@ mod tests {
     use crate::store::Transition;
 
     /// The value HTTP serves and the line `--json` prints are one answer:
-    /// the line parses to the value, for answers built as values and for
-    /// the library's types alike; a typed answer keeps its field order on
-    /// the line.
+    /// the line is the value printed, keys in the order the value holds
+    /// them (a typed answer in its field order, a built one as written).
     #[test]
     fn json_value_and_json_line_agree() {
         let samples = [
@@ -151,6 +150,7 @@ mod tests {
             let parsed: serde_json::Value =
                 serde_json::from_slice(&out.stdout).expect("one line of JSON");
             assert_eq!(parsed, json(r), "{r:?}");
+            assert_eq!(out.stdout, format!("{}\n", json(r)).into_bytes(), "{r:?}");
             assert!(
                 out.stdout.ends_with(b"\n") && !out.stdout[..out.stdout.len() - 1].contains(&b'\n')
             );
@@ -161,6 +161,10 @@ mod tests {
             "{\"id\":\"mem_1\",\"status\":\"archived\",\"message\":\"archived\",\"warnings\":[\"a warning\"]}\n"
         );
         assert_eq!(t.warnings, vec!["a warning".to_owned()]);
+        assert_eq!(
+            String::from_utf8_lossy(&render(&samples[5], true).stdout),
+            "{\"rows\":[],\"count\":0,\"total\":3,\"truncated\":true,\"limit\":10}\n"
+        );
         assert_eq!(json(&samples[5])["truncated"], true);
     }
 
