@@ -139,7 +139,8 @@ pub fn render_run_line(
 }
 
 /// Checks a day line's text: folded to one line, not empty, at most 300
-/// characters.
+/// characters, and clean of the scanner's threat and secret patterns
+/// (`memory_threat_blocked`, `secret_in_memory`, as a fact's text).
 pub fn check_line(text: &str) -> Result<String> {
     let text = fold_whitespace(text);
     if text.is_empty() {
@@ -153,6 +154,9 @@ pub fn check_line(text: &str) -> Result<String> {
         });
     }
     crate::edit::check_controls(&text)?;
+    // A day line goes into a model's context (recall's day-log block, the
+    // run journal): the scanner's refusal, as for a fact.
+    crate::edit::refuse_flagged(&text)?;
     Ok(text)
 }
 

@@ -274,7 +274,8 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
                     person: person.clone(),
                 });
             }
-            Response::Day(owner.runs().finish(&run_id, &text)?)
+            let text = text.as_deref().unwrap_or("finished");
+            Response::Day(owner.runs().finish(&run_id, text)?)
         }
         Request::Day { line, task, run } => {
             Response::Day(owner()?.day(&line, task.as_deref(), run.as_deref())?)

@@ -57,8 +57,9 @@ pub enum Request {
     FinishRun {
         /// The run id.
         run_id: String,
-        /// One line on what the run did.
-        text: String,
+        /// One line on what the run did (none: the line says `finished`).
+        #[serde(default)]
+        text: Option<String>,
     },
     /// Append a line to today's day log.
     Day {

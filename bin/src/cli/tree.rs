@@ -510,9 +510,10 @@ pub enum RunCommand {
     Finish {
         /// The run id `run begin` printed, or a unique prefix of it.
         run: String,
-        /// One line on what the run did.
+        /// One line on what the run did (default: `finished`; a line the
+        /// scanner flags is refused and the run stays open).
         #[arg(allow_hyphen_values = true)]
-        text: String,
+        text: Option<String>,
     },
 }
 
