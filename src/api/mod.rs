@@ -9,6 +9,7 @@
 //! surfaces share one request/response model and one error presentation.
 
 pub mod args;
+mod egress;
 pub mod errors;
 pub mod keys;
 mod model;
@@ -34,6 +35,10 @@ pub struct Who {
     pub caller: Caller,
     /// The owner named, if any.
     pub named: Option<String>,
+    /// A person asks for the answer's text as the files hold it, flagged
+    /// text included (`--raw`, `?raw=true`); otherwise every flagged text
+    /// of an answer is its `[BLOCKED: …]` placeholder. An agent cannot ask.
+    pub raw: bool,
 }
 
 impl Who {
@@ -180,8 +185,23 @@ pub fn git_setup(store: &Store, hook: bool) -> Result<Response> {
     Ok(Response::Init(store.git_setup(hook)?))
 }
 
-/// Executes `request` for `who` on `store`.
+/// Executes `request` for `who` on `store`. The answer passes the scanner
+/// on its way out (the egress rule: every flagged text is its `[BLOCKED:
+/// …]` placeholder), unless a person asked for the raw text.
 pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
+    if who.raw {
+        return match &who.caller {
+            Caller::Person(_) => answer(store, who, request),
+            Caller::Agent(_) => Err(crate::error::Error::Usage {
+                message: "the raw text is for a person: an agent's answers are scanned".into(),
+            }),
+        };
+    }
+    Ok(egress::guard(answer(store, who, request)?))
+}
+
+/// The answer to `request`, as the files hold it.
+fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
     // Every request but a person's `list` acts on one owner.
     let owner = || who.owner(store);
     Ok(match request {

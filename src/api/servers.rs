@@ -112,6 +112,7 @@ pub fn resolve_named(server: &Who, named: Option<&str>) -> (Who, Option<String>)
             Who {
                 caller: server.caller.clone(),
                 named: Some(n.to_owned()),
+                raw: server.raw,
             },
             None,
         ),
@@ -262,6 +263,7 @@ mod tests {
         Who {
             caller: Caller::Agent(id.into()),
             named: None,
+            raw: false,
         }
     }
 
@@ -276,6 +278,7 @@ mod tests {
         let person = Who {
             caller: Caller::Person("alice".into()),
             named: None,
+            raw: false,
         };
         let (who, warning) = resolve_named(&person, Some("agt_b"));
         assert_eq!(who.named.as_deref(), Some("agt_b"));

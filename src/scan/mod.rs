@@ -311,9 +311,15 @@ pub fn pattern_list(findings: &[Finding]) -> String {
 /// otherwise reach a prompt or an answer: `[BLOCKED: <file> entry <id>
 /// matched <pattern ids>; remove or edit it]`.
 pub fn blocked_placeholder(scope: crate::model::Scope, id: &str, findings: &[Finding]) -> String {
+    blocked(&format!("{} entry {id}", scope.file_name()), findings)
+}
+
+/// The placeholder that stands for any flagged text: `[BLOCKED: <what>
+/// matched <pattern ids>; remove or edit it]`, `what` naming where the
+/// text is (`episodes.md line of 2026-12-01 09:30`).
+pub fn blocked(what: &str, findings: &[Finding]) -> String {
     format!(
-        "[BLOCKED: {} entry {id} matched {}; remove or edit it]",
-        scope.file_name(),
+        "[BLOCKED: {what} matched {}; remove or edit it]",
         pattern_list(findings)
     )
 }

@@ -87,3 +87,156 @@ async fn a_flagged_day_line_is_refused_over_mcp() {
     c.cancel().await.ok();
     assert!(!s.read_or_empty(A, "episodes.md").contains("Ignore all"));
 }
+
+/// A root where a hand edit (a person, a git pull, another process) left
+/// flagged text in every file an answer reads: an entry of MEMORY.md, a
+/// line of the day log, a line of a skill.
+fn hand_edited() -> Sandbox {
+    let s = Sandbox::new();
+    s.run_as(A, &["add", "Deploys need the VPN"]).ok();
+    s.run_as(A, &["day", "checked the deploy"]).ok();
+    let skill = s.dir.path().join("deploy.md");
+    std::fs::write(
+        &skill,
+        "---\nname: deploy\ndescription: how to deploy\n---\n# Steps\nrun the tests\n",
+    )
+    .unwrap();
+    s.run_as(
+        A,
+        &[
+            "skill",
+            "learn",
+            "deploy",
+            "--from",
+            skill.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let edit = |name: &str, from: &str, to: &str| {
+        let text = s.read_text(A, name);
+        assert!(text.contains(from), "{name}: {text}");
+        s.write(A, name, text.replace(from, to));
+    };
+    edit("MEMORY.md", "Deploys need the VPN", FLAGGED[0]);
+    edit("episodes.md", "checked the deploy", FLAGGED[0]);
+    edit(
+        "skills/deploy/SKILL.md",
+        "run the tests\n",
+        &format!("run the tests\n{}\n", FLAGGED[0]),
+    );
+    s
+}
+
+/// The id the entry holding `FLAGGED[0]` has.
+fn flagged_id() -> String {
+    memdir::entry_id("memory", FLAGGED[0])
+}
+
+/// What an answer must not hold, and the placeholder it holds instead.
+fn assert_guarded(what: &str, answer: &str) {
+    assert!(
+        !answer.contains("Ignore all previous"),
+        "{what} gave the flagged text raw: {answer}"
+    );
+    assert!(
+        answer.contains("[BLOCKED: ") && answer.contains("ignore_instructions"),
+        "{what} has no placeholder: {answer}"
+    );
+}
+
+#[test]
+fn every_answer_to_an_agent_on_the_command_line_blocks_flagged_text() {
+    let s = hand_edited();
+    let id = flagged_id();
+    for args in [
+        &["show"][..],
+        &["--json", "show"],
+        &["list"],
+        &["--json", "list"],
+        &["--json", "list", "--kind", "day"],
+        &["runs", "search", "previous instructions"],
+        &["--json", "skill", "show", "deploy"],
+    ] {
+        let out = s.run_as(A, args).ok().text();
+        assert_guarded(&format!("{args:?}"), &out);
+    }
+    // The placeholder keeps the id: the agent can still remove the entry.
+    assert!(s.run_as(A, &["show"]).ok().text().contains(&id));
+    s.run_as(A, &["remove", &id]).ok();
+    assert!(!s.read_text(A, "MEMORY.md").contains("Ignore all"));
+}
+
+#[test]
+fn a_person_sees_the_raw_text_only_on_purpose() {
+    let s = hand_edited();
+    let person = ["--person", "pat", "--agent", A];
+    let shown = |extra: &[&str]| {
+        let mut args = person.to_vec();
+        args.extend_from_slice(extra);
+        args.push("show");
+        s.run(&args).ok().text()
+    };
+    assert_guarded("a person's show", &shown(&[]));
+    assert!(shown(&["--raw"]).contains(FLAGGED[0]));
+    // An agent cannot ask for it.
+    let e = s
+        .run_as(A, &["--json", "--raw", "show"])
+        .json_error_exit("usage", 2);
+    assert!(
+        e["message"].as_str().unwrap().contains("for a person"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_answer_to_an_agent_s_key_blocks_flagged_text_and_a_person_s_key_may_ask_raw() {
+    let s = hand_edited();
+    let agent = make_key(&s, &["--owner", A]);
+    let person = make_key(&s, &["--person", "pat"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    for path in [
+        "/api/v1/memories",
+        "/api/v1/memories?kind=day",
+        "/v1/skills/deploy",
+    ] {
+        let a = srv.get(Some(&agent), path);
+        assert_eq!(a.status, 200, "{path}: {}", a.body);
+        assert_guarded(path, &a.body);
+    }
+    let a = srv.get(Some(&person), &format!("/api/v1/memories?agentId={A}"));
+    assert_guarded("a person's list", &a.body);
+    let a = srv.get(
+        Some(&person),
+        &format!("/api/v1/memories?agentId={A}&raw=true"),
+    );
+    assert!(a.body.contains("Ignore all previous"), "{}", a.body);
+    let a = srv.get(Some(&agent), "/api/v1/memories?raw=true");
+    assert_eq!(a.status, 400, "{}", a.body);
+}
+
+#[tokio::test]
+async fn every_mcp_answer_blocks_flagged_text() {
+    let s = hand_edited();
+    let c = mcp::start(&s, &["--owner", A], &[]).await;
+    let run = s.run_as(A, &["--json", "run", "begin"]).ok().json();
+    let run_id = run["run_id"].as_str().unwrap().to_owned();
+    s.run_as(A, &["day", "--run", &run_id, "ran the checks"])
+        .ok();
+    let text = s.read_text(A, "episodes.md");
+    s.write(A, "episodes.md", text.replace("ran the checks", FLAGGED[0]));
+    for (tool, args) in [
+        ("memory", json!({"action": "list"})),
+        ("memory", json!({"action": "list", "kind": "day"})),
+        (
+            "memory",
+            json!({"action": "search_runs", "query": "previous instructions"}),
+        ),
+        ("memory", json!({"action": "get_run", "run_id": run_id})),
+        ("learn", json!({"action": "show", "name": "deploy"})),
+    ] {
+        let (answer, error) = mcp::call(&c, tool, args.clone()).await;
+        assert!(!error, "{tool} {args}: {answer}");
+        assert_guarded(&format!("{tool} {args}"), &answer);
+    }
+    c.cancel().await.ok();
+}

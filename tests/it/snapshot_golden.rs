@@ -68,7 +68,7 @@ fn golden_snapshots_are_byte_identical_across_processes() {
 }
 
 #[test]
-fn blocked_entries_are_reported_and_raw_text_stays_in_show() {
+fn blocked_entries_are_reported_and_raw_text_is_shown_to_a_person_asking() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .join("fixtures/snapshots/blocked/root");
     let v: serde_json::Value = serde_json::from_slice(&snapshot(&root, true)).unwrap();
@@ -85,7 +85,16 @@ fn blocked_entries_are_reported_and_raw_text_stays_in_show() {
         .arg("--root")
         .arg(&root);
     let out = run_cmd(cmd);
-    assert!(out.text().contains("~/.ssh/id_rsa"));
+    assert!(!out.text().contains("~/.ssh/id_rsa"), "{}", out.text());
+    assert!(out.text().contains("[BLOCKED: MEMORY.md entry mem_"));
+    let mut cmd = command();
+    cmd.args([
+        "--person", "pat", "--agent", "o", "--raw", "show", "--in", "memory",
+    ])
+    .arg("--root")
+    .arg(&root);
+    let out = run_cmd(cmd);
+    assert!(out.text().contains("~/.ssh/id_rsa"), "{}", out.text());
 }
 
 #[test]

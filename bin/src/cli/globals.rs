@@ -144,6 +144,11 @@ pub struct Global {
     /// The agent whose memory a person acts on (an agent may only name itself).
     #[arg(long, global = true, value_name = "ID", help_heading = GLOBAL)]
     pub agent: Option<String>,
+    /// A person's answers with flagged text as the files hold it (default:
+    /// each flagged entry or line is its [BLOCKED: …] placeholder; an agent
+    /// cannot ask).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub raw: bool,
     /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
     /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
@@ -190,16 +195,19 @@ pub fn who(g: &Global) -> Result<Option<Who>, String> {
             Some(Who {
                 caller: Caller::Person(p.clone()),
                 named: g.agent.clone().or_else(|| g.owner.clone()),
+                raw: g.raw,
             })
         }
         None => match (&g.owner, &g.agent) {
             (Some(me), named) => Some(Who {
                 caller: Caller::Agent(me.clone()),
                 named: named.clone(),
+                raw: g.raw,
             }),
             (None, Some(me)) => Some(Who {
                 caller: Caller::Agent(me.clone()),
                 named: None,
+                raw: g.raw,
             }),
             (None, None) => None,
         },
@@ -275,6 +283,8 @@ mod tests {
             "--root",
             "--lock-timeout-ms nope add x",
             "--config-dir=/c --agent a show",
+            "--person p --agent a show --raw",
+            "--raw list --person p",
         ];
         for line in lines {
             let fast = meaning(parse(args(line)));
@@ -292,7 +302,7 @@ mod tests {
             .filter(|a| a.is_global_set())
             .cloned()
             .collect();
-        assert_eq!(globals.len(), 7);
+        assert_eq!(globals.len(), 8);
         assert!(matches!(
             named_command(&command, &globals, &args("--owner a --json save x")),
             Named::Command(n) if n == "add"

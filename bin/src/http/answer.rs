@@ -193,6 +193,8 @@ pub(super) struct Common {
     pub(super) format: Option<Format>,
     #[serde(rename = "agentId", alias = "agent_id")]
     pub(super) agent_id: Option<String>,
+    /// A person's key asking for flagged text as the files hold it.
+    pub(super) raw: Option<bool>,
 }
 
 /// Query parameters every One API route takes besides its body.
@@ -203,4 +205,6 @@ pub(super) struct FormatQuery {
     pub(super) agent_id: Option<String>,
     pub(super) overwrite: Option<bool>,
     pub(super) allow_empty: Option<bool>,
+    /// A person's key asking for flagged text as the files hold it.
+    pub(super) raw: Option<bool>,
 }

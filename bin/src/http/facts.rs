@@ -124,6 +124,7 @@ pub(super) struct ListQuery {
     kind: Option<FactKind>,
     status: Option<Status>,
     limit: Option<usize>,
+    raw: Option<bool>,
 }
 
 pub(super) async fn list(
@@ -135,7 +136,7 @@ pub(super) async fn list(
     let (kind, status) = (q.kind, q.status);
     let limit = q.limit;
     let v = app
-        .call(headers, q.agent_id, move |store, who| {
+        .call_as(headers, q.agent_id, q.raw, move |store, who| {
             let r = api::execute(
                 store,
                 who,

@@ -131,6 +131,18 @@ impl App {
         agent: Option<String>,
         f: impl FnOnce(&Store, &Who) -> Result<T, Fail> + Send + 'static,
     ) -> Result<T, Fail> {
+        self.call_as(headers, agent, None, f).await
+    }
+
+    /// [`App::call`] with the query's `raw`: a person's key asking for the
+    /// text as the files hold it (an agent's key asking is refused).
+    async fn call_as<T: Send + 'static>(
+        &self,
+        headers: HeaderMap,
+        agent: Option<String>,
+        raw: Option<bool>,
+        f: impl FnOnce(&Store, &Who) -> Result<T, Fail> + Send + 'static,
+    ) -> Result<T, Fail> {
         let cfg = self.cfg.clone();
         tokio::task::spawn_blocking(move || {
             let store = cfg.opener.open()?;
@@ -138,6 +150,7 @@ impl App {
             let who = Who {
                 caller,
                 named: agent.filter(|a| !a.is_empty()),
+                raw: raw.unwrap_or(false),
             };
             f(&store, &who)
         })

@@ -159,7 +159,7 @@ pub(super) async fn get_result(
     Args(fq): Args<FormatQuery>,
 ) -> Result<Response, Fail> {
     let v = app
-        .call(headers, fq.agent_id, move |store, who| {
+        .call_as(headers, fq.agent_id, fq.raw, move |store, who| {
             let r = api::execute(
                 store,
                 who,

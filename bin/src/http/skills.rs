@@ -28,7 +28,7 @@ pub(super) async fn run_200(
     request: Request,
 ) -> Result<Response, Fail> {
     let v = app
-        .call(headers, q.agent_id, move |store, who| {
+        .call_as(headers, q.agent_id, q.raw, move |store, who| {
             Ok(render::json(&api::execute(store, who, request)?))
         })
         .await?;
