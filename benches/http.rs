@@ -103,6 +103,7 @@ fn who() -> Who {
     Who {
         caller: Caller::Agent(OWNER.into()),
         named: None,
+        raw: false,
     }
 }
 
