@@ -1130,6 +1130,11 @@ async fn every_memory_write_answers_in_one_shape() {
     ] {
         answers.push((name, ok(call(&c, "memory", args).await)));
     }
+    // A veto is a person's: asked on a person's server.
+    let person = start(&s, &["--person", "pat", "--agent", "agt_shape"], &[]).await;
+    let veto = json!({"action": "veto", "id": fact, "reason": "not true"});
+    answers.push(("veto", ok(call(&person, "memory", veto).await)));
+    person.cancel().await.unwrap();
     let verbs = [
         "Saved ",
         "Already stored ",
@@ -1137,6 +1142,7 @@ async fn every_memory_write_answers_in_one_shape() {
         "Removed ",
         "Archived ",
         "Unarchived ",
+        "Vetoed ",
     ];
     let mut wrong = Vec::new();
     for (name, a) in &answers {
