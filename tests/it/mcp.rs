@@ -73,8 +73,10 @@ pub(crate) async fn read(c: &Client, uri: &str) -> String {
     }
 }
 
+/// The server's four tools, each with a row in docs/API.md and annotations
+/// true of it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_uses_every_tool_and_the_files_change() {
+async fn the_server_lists_four_tools_with_annotations_true_of_each() {
     let s = Sandbox::new();
     let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
     let info = c.peer_info().expect("server info");
@@ -109,9 +111,15 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     assert_eq!(ann("memory").read_only_hint, Some(false));
     assert_eq!(ann("memory").destructive_hint, Some(true));
     assert_eq!(ann("put_result").destructive_hint, Some(false));
-    let schema = serde_json::to_string(&tools[0].input_schema).unwrap();
-    assert!(schema.contains("search_runs") || names.len() == 4);
+    c.cancel().await.unwrap();
+}
 
+/// The `memory` tool's `remember`: recall on an empty store, then an add
+/// visible at once, a replace that misses, a read and a removal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remember_adds_reads_replaces_and_removes_in_the_user_profile() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
     // recall on an empty store, then remember, visible at once.
     let r = ok(call(&c, "memory", json!({"action": "recall"})).await);
     assert_eq!(r, "No memory recorded yet.");
@@ -192,7 +200,15 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     )
     .await);
     assert!(!s.read_plain("agt_mcp", "USER.md").contains("monthly"));
+    c.cancel().await.unwrap();
+}
 
+/// The fact lifecycle (save, list, recall_facts, archive, unarchive, an
+/// agent's veto refused), the day log and the run search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fact_lifecycle_day_log_and_run_search_over_mcp() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
     // The fact lifecycle.
     let saved = ok(call(
         &c,
@@ -259,7 +275,15 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     assert_eq!(e, "query is required for search_runs");
     let e = err(call(&c, "memory", json!({"action": "get_run"})).await);
     assert_eq!(e, "run_id is required for get_run");
+    c.cancel().await.unwrap();
+}
 
+/// The namespace rule: another owner named by an agent is ignored, with
+/// a warning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_owner_named_by_an_agent_is_ignored_with_a_warning() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
     // The namespace rule: another owner is ignored, with a warning.
     let r = ok(call(
         &c,
@@ -275,7 +299,15 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     assert!(!s.owner_dir("agt_other").exists());
     let r = ok(call(&c, "memory", json!({"action": "list", "owner": "agt_mcp"})).await);
     assert!(!r.contains("warning"), "{r}");
+    c.cancel().await.unwrap();
+}
 
+/// SharedMemory over MCP: a workflow nothing knows, one not ready, empty
+/// content, a stored result, another owner's name ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_memory_over_mcp_answers_unknown_not_ready_and_stored() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
     // SharedMemory. A workflow nothing knows is an error that says to check
     // the id; once a run names it, "not ready" is an answer.
     let e = err(call(
@@ -352,7 +384,21 @@ async fn an_agent_uses_every_tool_and_the_files_change() {
     .await);
     assert!(e.contains("result_exists"), "{e}");
     assert!(s.owner_dir("agt_mcp").join("results/exec-1").is_dir());
+    c.cancel().await.unwrap();
+}
 
+/// The resources: the snapshot and the stores, read fresh (a hand edit
+/// between two calls is seen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_resources_are_the_snapshot_and_the_stores_read_fresh() {
+    let s = Sandbox::new();
+    let c = start(&s, &["--owner", "agt_mcp"], &[]).await;
+    ok(call(
+        &c,
+        "memory",
+        json!({"action": "save", "content": "Copied configs stay home"}),
+    )
+    .await);
     // Resources: the snapshot and the stores, read fresh.
     let res = c.list_all_resources().await.unwrap();
     let uris: Vec<&str> = res.iter().map(|r| r.uri.as_str()).collect();
