@@ -229,6 +229,44 @@ pub enum InProgress {
     CherryPick,
 }
 
+/// Pathspecs (git's `:(exclude,glob)` magic, relative to the memory root)
+/// that keep memdir's derived files out of what a commit takes, whatever
+/// `.gitignore` says: every `.memdir` (each owner's derived files) and,
+/// unless `results` is true (`git.commit_results`), each owner's
+/// `results/` (SharedMemory run data). Appended to `.` they stage the root
+/// but those; a derived file git tracks already keeps its committed bytes.
+pub fn derived_excludes(results: bool) -> Vec<&'static str> {
+    let mut out = vec![":(exclude,glob)**/.memdir", ":(exclude,glob)**/.memdir/**"];
+    if !results {
+        out.push(":(exclude,glob)*/results/**");
+    }
+    out
+}
+
+/// The files git tracks in its index under the pathspecs `specs` (relative
+/// to `dir`), as paths relative to `dir`; `None` when `dir` is in no work
+/// tree (or git is not installed).
+pub fn tracked(dir: &Path, specs: &[&str]) -> Result<Option<Vec<String>>> {
+    let mut args = vec!["ls-files", "-z", "--"];
+    args.extend(specs);
+    let Ok(out) = output_in(dir, &args, &[]) else {
+        return Ok(None);
+    };
+    if !out.status.success() {
+        if String::from_utf8_lossy(&out.stderr).contains("not a git repository") {
+            return Ok(None);
+        }
+        return Err(failed(&args, &out));
+    }
+    Ok(Some(
+        String::from_utf8_lossy(&out.stdout)
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    ))
+}
+
 /// The environment of a commit memdir makes as `who`: `who` is its author;
 /// its committer is the clone's own identity (the `GIT_COMMITTER_*`
 /// environment, `committer.*` or `user.*` of git's configuration) where it
@@ -327,7 +365,17 @@ pub fn commit(dir: &Path, names: &[&str], message: &str, who: &Identity) -> Resu
     if out.status.success() {
         return Ok(true);
     }
-    if String::from_utf8_lossy(&out.stdout).contains("nothing to commit") {
+    // Nothing staged under `names`: nothing changed, or only files an
+    // exclusion keeps out (`no changes added`, `nothing added`).
+    let said = String::from_utf8_lossy(&out.stdout);
+    if [
+        "nothing to commit",
+        "nothing added to commit",
+        "no changes added to commit",
+    ]
+    .iter()
+    .any(|s| said.contains(s))
+    {
         return Ok(false);
     }
     Err(failed(&commit, &out))

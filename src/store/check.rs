@@ -14,10 +14,10 @@ use serde::Serialize;
 use super::files::{archive, episodes, skills, stores};
 use super::limits::STORE_BYTES;
 use super::owner::{At, Owner};
-use super::root::CONFIG_FILE;
+use super::root::{CONFIG_FILE, DERIVED_DIR};
 use crate::edit;
 use crate::error::{Error, Result};
-use crate::git::{InProgress, Repo, prefix};
+use crate::git::{InProgress, Repo, prefix, tracked};
 use crate::markdown::{Conflict, Document};
 use crate::model::{Meta, Scope, bad_values, is_live};
 use crate::scan::{self, Family};
@@ -41,7 +41,8 @@ pub struct Finding {
     /// `duplicate_entry`, `threat`, `secret`, `malformed_metadata`,
     /// `unreadable`, `format_unsupported`, `merge_conflict_pair`,
     /// `live_and_archived`, `over_budget`, `expired`,
-    /// `unknown_metadata_key`, `unknown_setting`, `control_characters`).
+    /// `unknown_metadata_key`, `unknown_setting`, `control_characters`,
+    /// `tracked_derived`).
     pub kind: &'static str,
     /// The file, relative to the memory root (`agt_a/MEMORY.md`).
     pub file: String,
@@ -391,12 +392,65 @@ pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
         episodes_findings(&mut lint, at);
         skills_findings(&mut lint, at);
     }
+    tracked_findings(&mut lint, owner);
     lint.findings
         .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
     Ok(CheckReport {
         owner: owner.id().to_owned(),
         findings: lint.findings,
     })
+}
+
+/// The owner's derived files git tracks: its `.memdir/` (and its
+/// `results/`, unless `git.commit_results`), which came into the index by
+/// a `git add -f` or a `.gitignore` without memdir's lines. `sync` never
+/// commits changes to them, and a stored snapshot from git is never used
+/// unverified, but a tracked one keeps travelling to every clone: an
+/// error, with the command that stops tracking it. Outside a git work
+/// tree, nothing.
+fn tracked_findings(lint: &mut Lint<'_>, owner: &Owner) {
+    let mut dirs = vec![(
+        DERIVED_DIR,
+        "derived files (stored snapshots, run records, caches) are per machine and are never \
+         taken from git as they are",
+    )];
+    if !owner.store().settings().git.commit_results.unwrap_or(false) {
+        dirs.push((
+            "results",
+            "SharedMemory results are run data, scoped to their owner (set `git: { \
+             commit_results: true }` in the root's memdir.yaml to commit them)",
+        ));
+    }
+    let id = lint.owner;
+    let specs: Vec<String> = dirs
+        .iter()
+        .map(|(d, _)| format!(":(literal){id}/{d}"))
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let Ok(Some(files)) = tracked(lint.root, &specs) else {
+        return;
+    };
+    for (dir, why) in dirs {
+        let under = format!("{id}/{dir}/");
+        let n = files.iter().filter(|f| f.starts_with(&under)).count();
+        if n == 0 {
+            continue;
+        }
+        lint.push(
+            Severity::Error,
+            "tracked_derived",
+            (dir, None, None),
+            format!(
+                "git tracks {n} file{} under {id}/{dir}/: {why}; `memdir sync` never commits \
+                 changes to them",
+                if n == 1 { "" } else { "s" }
+            ),
+            &format!(
+                "run `git rm -r --cached {id}/{dir}` in the memory root (the files stay on disk) \
+                 and commit; `memdir git setup` lists {dir}/ in .gitignore"
+            ),
+        );
+    }
 }
 
 /// Unknown settings keys and a format newer than this memdir knows.

@@ -22,7 +22,7 @@ use super::owner::{Locked, Owner};
 use super::root::Store;
 use crate::edit::one_line;
 use crate::error::{Error, Result};
-use crate::git::{Identity, MERGE_DRIVER, Repo, commit_env, failed, prefix};
+use crate::git::{Identity, MERGE_DRIVER, Repo, commit_env, derived_excludes, failed, prefix};
 use crate::markdown::{Entry, parse};
 use crate::model::{Caller, Scope, validate_id};
 
@@ -235,7 +235,12 @@ pub(crate) fn sync(
         .map(|id| store.owner(id))
         .collect::<Result<_>>()?;
     let locked: Vec<Locked<'_>> = owners.iter().map(Owner::lock).collect::<Result<_>>()?;
-    let committed = repo.commit(root, &["."], &format!("memdir: sync by {}", who.name), &who)?;
+    // The root but its derived files, whatever `.gitignore` says.
+    let mut names = vec!["."];
+    names.extend(derived_excludes(
+        store.settings().git.commit_results.unwrap_or(false),
+    ));
+    let committed = repo.commit(root, &names, &format!("memdir: sync by {}", who.name), &who)?;
     let mut report = SyncReport {
         remote: remote.clone(),
         branch: branch.clone(),
