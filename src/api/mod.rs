@@ -156,7 +156,7 @@ pub fn watch(
         for c in changes.into_iter().filter(|c| !c.own) {
             let owner = store.owner(&c.owner)?;
             let suffix = format!("/{}", c.file);
-            let findings: Vec<crate::store::Finding> = match owner.check() {
+            let findings: Vec<crate::store::Finding> = match owner.check_files() {
                 Ok(r) => r
                     .findings
                     .into_iter()
@@ -236,7 +236,7 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
             // What `check` finds shows as warnings: a store's findings with
             // that store, the others (settings, archive.md, episodes.md)
             // with the first store shown.
-            let report = owner.check()?;
+            let report = owner.check_files()?;
             let of_store =
                 |f: &crate::store::Finding, file: &str| f.file.ends_with(&format!("/{file}"));
             for (i, v) in stores.iter_mut().enumerate() {

@@ -352,7 +352,7 @@ fn store_findings(
 
 /// Checks one owner's files (see the module doc). Findings are errors
 /// first, then by file and line.
-pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
+pub(crate) fn check(owner: &Owner, now: DateTime<Utc>, git: bool) -> Result<CheckReport> {
     let mut lint = Lint {
         owner: owner.id(),
         root: owner.store().root(),
@@ -392,7 +392,9 @@ pub(crate) fn check(owner: &Owner, now: DateTime<Utc>) -> Result<CheckReport> {
         episodes_findings(&mut lint, at);
         skills_findings(&mut lint, at);
     }
-    tracked_findings(&mut lint, owner);
+    if git {
+        tracked_findings(&mut lint, owner);
+    }
     lint.findings
         .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
     Ok(CheckReport {

@@ -132,7 +132,14 @@ impl Owner {
     /// errors are what must not be committed, warnings what a merge or a
     /// person leaves to settle.
     pub fn check(&self) -> Result<CheckReport> {
-        check::check(self, Utc::now())
+        check::check(self, Utc::now(), true)
+    }
+
+    /// [`Owner::check`] of the files alone, without asking git which of
+    /// them it tracks (a process per owner): what `show` and `watch` report
+    /// with their answers.
+    pub(crate) fn check_files(&self) -> Result<CheckReport> {
+        check::check(self, Utc::now(), false)
     }
 
     /// The owner's entry history from git, newest commit first: which
