@@ -1,5 +1,5 @@
 //! Threat regexes for instructions written in other languages: Spanish, French, German,
-//! Portuguese, Italian, Russian, Chinese and Japanese. Each language has the same four intents
+//! Portuguese, Italian, Russian, Chinese and Japanese here, Dutch and Polish in `nl_pl`. Each language has the same four intents
 //! as the English patterns they join: ignore the previous instructions (`ignore_instructions`),
 //! you are now / from now on you are (`new_instructions`), do not tell the user
 //! (`hide_from_user`) and send the key to a destination (`exfiltration`).
@@ -12,6 +12,17 @@
 //! filler is bounded.
 
 use super::Re;
+
+/// `a`, then `b` (`N` is the sum of their lengths).
+const fn join<const N: usize>(a: &[Re], b: &[Re]) -> [Re; N] {
+    let mut out = [b[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 const fn ure(src: &'static str, keys: &'static [&'static [&'static str]]) -> Re {
     Re {
@@ -47,6 +58,8 @@ macro_rules! dest {
         r"(?:https?://|[a-z0-9._%+-]+@[a-z0-9-]+\.|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|de|fr|it|es|br|jp|tk|top|site|app|dev|me|co|sh)(?:$|[/\s:,.])|webhook|pastebin|ngrok)"
     };
 }
+mod nl_pl;
+
 const DEST: &[&str] = &[
     "http", "@", ".com", ".net", ".org", ".io", ".xyz", ".ru", ".cn", ".de", ".fr", ".it", ".es",
     ".br", ".jp", ".tk", ".top", ".site", ".app", ".dev", ".me", ".co", ".sh", "webhook",
@@ -54,7 +67,10 @@ const DEST: &[&str] = &[
 ];
 
 /// "Ignore the previous instructions", by language.
-pub(super) static IGNORE: &[Re] = &[
+pub(super) static IGNORE: &[Re] = &IGNORE_ALL;
+static IGNORE_ALL: [Re; BASE_IGNORE.len() + nl_pl::IGNORE.len()] =
+    join(BASE_IGNORE, &nl_pl::IGNORE);
+const BASE_IGNORE: &[Re] = &[
     // Spanish
     ure(
         concat!(
@@ -345,7 +361,9 @@ pub(super) static IGNORE: &[Re] = &[
 ];
 
 /// "From now on you are", "you are now", "your new role is", by language.
-pub(super) static NEW: &[Re] = &[
+pub(super) static NEW: &[Re] = &NEW_ALL;
+static NEW_ALL: [Re; BASE_NEW.len() + nl_pl::NEW.len()] = join(BASE_NEW, &nl_pl::NEW);
+const BASE_NEW: &[Re] = &[
     ure(
         concat!(
             "(?i)",
@@ -485,7 +503,9 @@ pub(super) static NEW: &[Re] = &[
 ];
 
 /// "Do not tell the user", "without the user knowing", by language.
-pub(super) static HIDE: &[Re] = &[
+pub(super) static HIDE: &[Re] = &HIDE_ALL;
+static HIDE_ALL: [Re; BASE_HIDE.len() + nl_pl::HIDE.len()] = join(BASE_HIDE, &nl_pl::HIDE);
+const BASE_HIDE: &[Re] = &[
     ure(
         concat!(
             "(?i)",
@@ -605,7 +625,9 @@ pub(super) static HIDE: &[Re] = &[
 ];
 
 /// "Send the API key to …", by language.
-pub(super) static EXFIL: &[Re] = &[
+pub(super) static EXFIL: &[Re] = &EXFIL_ALL;
+static EXFIL_ALL: [Re; BASE_EXFIL.len() + nl_pl::EXFIL.len()] = join(BASE_EXFIL, &nl_pl::EXFIL);
+const BASE_EXFIL: &[Re] = &[
     ure(
         concat!(
             "(?i)",

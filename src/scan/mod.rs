@@ -81,6 +81,7 @@ use views::{View, Views, views};
 ///
 /// A threat regex is compiled with Unicode off (`(?-u)`, ASCII case folding and word boundaries)
 /// unless `unicode` is set (the regexes for other languages in `lang.rs`).
+#[derive(Clone, Copy)]
 struct Re {
     src: &'static str,
     keys: &'static [&'static [&'static str]],
@@ -248,7 +249,7 @@ pub(crate) fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
 /// Bump when scanning code changes in a way the pattern table does not show
 /// (normalisation, invisible-character rules, value checks), so that cached
 /// verdicts ([`fingerprint`]) are not reused across the change.
-const SCANNER_REVISION: u32 = 2;
+const SCANNER_REVISION: u32 = 3;
 
 static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
     use sha2::{Digest, Sha256};
