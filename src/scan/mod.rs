@@ -32,7 +32,7 @@
 //!   regexes for instructions in other languages (`lang`) are Unicode-mode regexes without `\b`.
 //! * **Secrets** are matched on the raw text, on its NFKC form, and on that form with split keys
 //!   joined (`ghp_R8kd 93Lm …`, `'ghp_R8kd' + '93Lm'`). Candidate values containing a
-//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
+//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `fake`, `your_`, `your-`,
 //!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
 //!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
 //!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
