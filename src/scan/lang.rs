@@ -13,17 +13,6 @@
 
 use super::Re;
 
-/// `a`, then `b` (`N` is the sum of their lengths).
-const fn join<const N: usize>(a: &[Re], b: &[Re]) -> [Re; N] {
-    let mut out = [b[0]; N];
-    let mut i = 0;
-    while i < N {
-        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
-        i += 1;
-    }
-    out
-}
-
 const fn ure(src: &'static str, keys: &'static [&'static [&'static str]]) -> Re {
     Re {
         src,
@@ -67,9 +56,7 @@ const DEST: &[&str] = &[
 ];
 
 /// "Ignore the previous instructions", by language.
-pub(super) static IGNORE: &[Re] = &IGNORE_ALL;
-static IGNORE_ALL: [Re; BASE_IGNORE.len() + nl_pl::IGNORE.len()] =
-    join(BASE_IGNORE, &nl_pl::IGNORE);
+pub(super) static IGNORE: &[Re] = &nl_pl::IGNORE_ALL;
 const BASE_IGNORE: &[Re] = &[
     // Spanish
     ure(
@@ -361,8 +348,7 @@ const BASE_IGNORE: &[Re] = &[
 ];
 
 /// "From now on you are", "you are now", "your new role is", by language.
-pub(super) static NEW: &[Re] = &NEW_ALL;
-static NEW_ALL: [Re; BASE_NEW.len() + nl_pl::NEW.len()] = join(BASE_NEW, &nl_pl::NEW);
+pub(super) static NEW: &[Re] = &nl_pl::NEW_ALL;
 const BASE_NEW: &[Re] = &[
     ure(
         concat!(
@@ -503,8 +489,7 @@ const BASE_NEW: &[Re] = &[
 ];
 
 /// "Do not tell the user", "without the user knowing", by language.
-pub(super) static HIDE: &[Re] = &HIDE_ALL;
-static HIDE_ALL: [Re; BASE_HIDE.len() + nl_pl::HIDE.len()] = join(BASE_HIDE, &nl_pl::HIDE);
+pub(super) static HIDE: &[Re] = &nl_pl::HIDE_ALL;
 const BASE_HIDE: &[Re] = &[
     ure(
         concat!(
@@ -625,8 +610,7 @@ const BASE_HIDE: &[Re] = &[
 ];
 
 /// "Send the API key to …", by language.
-pub(super) static EXFIL: &[Re] = &EXFIL_ALL;
-static EXFIL_ALL: [Re; BASE_EXFIL.len() + nl_pl::EXFIL.len()] = join(BASE_EXFIL, &nl_pl::EXFIL);
+pub(super) static EXFIL: &[Re] = &nl_pl::EXFIL_ALL;
 const BASE_EXFIL: &[Re] = &[
     ure(
         concat!(

@@ -5,6 +5,26 @@
 use super::super::Re;
 use super::ure;
 
+/// `a`, then `b` (`N` is the sum of their lengths).
+const fn join<const N: usize>(a: &[Re], b: &[Re]) -> [Re; N] {
+    let mut out = [b[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// Each intent's regexes: the other languages', then these.
+pub(super) static IGNORE_ALL: [Re; super::BASE_IGNORE.len() + IGNORE.len()] =
+    join(super::BASE_IGNORE, &IGNORE);
+pub(super) static NEW_ALL: [Re; super::BASE_NEW.len() + NEW.len()] = join(super::BASE_NEW, &NEW);
+pub(super) static HIDE_ALL: [Re; super::BASE_HIDE.len() + HIDE.len()] =
+    join(super::BASE_HIDE, &HIDE);
+pub(super) static EXFIL_ALL: [Re; super::BASE_EXFIL.len() + EXFIL.len()] =
+    join(super::BASE_EXFIL, &EXFIL);
+
 /// "Ignore the previous instructions".
 pub(super) const IGNORE: [Re; 2] = [
     // Dutch
