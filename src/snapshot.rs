@@ -6,9 +6,10 @@
 //!
 //! Nothing an entry holds can pass for memdir's own structure: a flagged
 //! entry is replaced by its `[BLOCKED: …]` placeholder, control characters
-//! written by hand are shown escaped, a line of an entry that starts like a
-//! header or a marker (`#`, `[BLOCKED:`, `[OVER BUDGET:`, `[CONFLICT:`) is
-//! escaped with a backslash, and a region between git conflict markers is
+//! written by hand are shown escaped, a line of an entry that could open a
+//! header, a marker (`[BLOCKED:`, `[OVER BUDGET:`, `[CONFLICT:`) or any
+//! block once folded (`＃＃ USER.md`, a setext underline, a thematic break,
+//! an HTML block, a fence) is escaped with a backslash, and a region between git conflict markers is
 //! replaced by a `[CONFLICT: …]` placeholder.
 
 use serde::Serialize;
@@ -18,6 +19,7 @@ use crate::edit::{escape_controls, render_entries, usage_line, used_chars};
 use crate::model::{Scope, entry_id};
 use crate::scan::{self, Finding, blocked_placeholder};
 
+mod lines;
 mod skill;
 
 /// One store as the snapshot receives it.
@@ -51,12 +53,12 @@ pub fn conflict_placeholder(file: &str, lines: &str) -> String {
     format!("[CONFLICT: {file} {lines} hold unresolved git conflict markers; resolve them by hand]")
 }
 
-/// The starts of memdir's own lines, which an entry's line may not take.
-const OWN_STARTS: [&str; 4] = ["#", "[BLOCKED:", "[OVER BUDGET:", "[CONFLICT:"];
-
-/// An entry's text as the snapshot shows it: control characters escaped,
-/// and a backslash before any line that would start like one of memdir's
-/// own (a header, a placeholder or a marker).
+/// An entry's text (or a day line's) as a prompt shows it: control
+/// characters escaped, and a backslash before any line that could open a
+/// structure of memdir's or a block of its own once folded (NFKC and
+/// confusables): a heading, a placeholder (`[BLOCKED:`, `[OVER BUDGET:`,
+/// `[CONFLICT:`), a setext underline, a thematic break, an HTML block or a
+/// code fence (see `snapshot::lines`). Only those bytes change.
 pub fn display_text(text: &str) -> String {
     let text = escape_controls(text);
     let mut out = String::with_capacity(text.len());
@@ -64,13 +66,13 @@ pub fn display_text(text: &str) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let rest = line.trim_start();
-        if OWN_STARTS.iter().any(|s| rest.starts_with(s)) {
-            out.push_str(&line[..line.len() - rest.len()]);
-            out.push('\\');
-            out.push_str(rest);
-        } else {
-            out.push_str(line);
+        match lines::entry_escape(line) {
+            Some(at) => {
+                out.push_str(&line[..at]);
+                out.push('\\');
+                out.push_str(&line[at..]);
+            }
+            None => out.push_str(line),
         }
     }
     out

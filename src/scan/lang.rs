@@ -1,5 +1,5 @@
 //! Threat regexes for instructions written in other languages: Spanish, French, German,
-//! Portuguese, Italian, Russian, Chinese and Japanese. Each language has the same four intents
+//! Portuguese, Italian, Russian, Chinese and Japanese here, Dutch and Polish in `nl_pl`. Each language has the same four intents
 //! as the English patterns they join: ignore the previous instructions (`ignore_instructions`),
 //! you are now / from now on you are (`new_instructions`), do not tell the user
 //! (`hide_from_user`) and send the key to a destination (`exfiltration`).
@@ -47,6 +47,8 @@ macro_rules! dest {
         r"(?:https?://|[a-z0-9._%+-]+@[a-z0-9-]+\.|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|de|fr|it|es|br|jp|tk|top|site|app|dev|me|co|sh)(?:$|[/\s:,.])|webhook|pastebin|ngrok)"
     };
 }
+mod nl_pl;
+
 const DEST: &[&str] = &[
     "http", "@", ".com", ".net", ".org", ".io", ".xyz", ".ru", ".cn", ".de", ".fr", ".it", ".es",
     ".br", ".jp", ".tk", ".top", ".site", ".app", ".dev", ".me", ".co", ".sh", "webhook",
@@ -54,7 +56,8 @@ const DEST: &[&str] = &[
 ];
 
 /// "Ignore the previous instructions", by language.
-pub(super) static IGNORE: &[Re] = &[
+pub(super) static IGNORE: &[Re] = &nl_pl::IGNORE_ALL;
+const BASE_IGNORE: &[Re] = &[
     // Spanish
     ure(
         concat!(
@@ -345,7 +348,8 @@ pub(super) static IGNORE: &[Re] = &[
 ];
 
 /// "From now on you are", "you are now", "your new role is", by language.
-pub(super) static NEW: &[Re] = &[
+pub(super) static NEW: &[Re] = &nl_pl::NEW_ALL;
+const BASE_NEW: &[Re] = &[
     ure(
         concat!(
             "(?i)",
@@ -485,7 +489,8 @@ pub(super) static NEW: &[Re] = &[
 ];
 
 /// "Do not tell the user", "without the user knowing", by language.
-pub(super) static HIDE: &[Re] = &[
+pub(super) static HIDE: &[Re] = &nl_pl::HIDE_ALL;
+const BASE_HIDE: &[Re] = &[
     ure(
         concat!(
             "(?i)",
@@ -605,7 +610,8 @@ pub(super) static HIDE: &[Re] = &[
 ];
 
 /// "Send the API key to …", by language.
-pub(super) static EXFIL: &[Re] = &[
+pub(super) static EXFIL: &[Re] = &nl_pl::EXFIL_ALL;
+const BASE_EXFIL: &[Re] = &[
     ure(
         concat!(
             "(?i)",

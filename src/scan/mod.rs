@@ -32,7 +32,7 @@
 //!   regexes for instructions in other languages (`lang`) are Unicode-mode regexes without `\b`.
 //! * **Secrets** are matched on the raw text, on its NFKC form, and on that form with split keys
 //!   joined (`ghp_R8kd 93Lm …`, `'ghp_R8kd' + '93Lm'`). Candidate values containing a
-//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `your_`, `your-`,
+//!   documented placeholder marker (`example`, `xxxx`, `dummy`, `placeholder`, `fake`, `your_`, `your-`,
 //!   `changeme`, `redacted`, `<`, `>`) are ignored. Generic `password|secret|token|api_key... = value`
 //!   assignments need a value of at least 12 characters with Shannon entropy ≥ 3.0 bits/char, that
 //!   mixes letters with digits (or uses at least three of lower/upper/digit/symbol), and that does
@@ -81,6 +81,7 @@ use views::{View, Views, views};
 ///
 /// A threat regex is compiled with Unicode off (`(?-u)`, ASCII case folding and word boundaries)
 /// unless `unicode` is set (the regexes for other languages in `lang.rs`).
+#[derive(Clone, Copy)]
 struct Re {
     src: &'static str,
     keys: &'static [&'static [&'static str]],
@@ -248,7 +249,7 @@ pub(crate) fn scan_with(text: &str, filter: bool) -> Vec<Finding> {
 /// Bump when scanning code changes in a way the pattern table does not show
 /// (normalisation, invisible-character rules, value checks), so that cached
 /// verdicts ([`fingerprint`]) are not reused across the change.
-const SCANNER_REVISION: u32 = 2;
+const SCANNER_REVISION: u32 = 3;
 
 static FINGERPRINT: LazyLock<String> = LazyLock::new(|| {
     use sha2::{Digest, Sha256};

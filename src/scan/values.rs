@@ -12,6 +12,7 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         "your-",
         "changeme",
         "redacted",
+        "fake",
         "<",
         ">",
     ]

@@ -2,6 +2,8 @@
 //! confusable folding, quoted titles, decoded payloads and split keys. Everything here is linear
 //! in the input, and every decoding is bounded (see `decode`).
 
+use std::sync::LazyLock;
+
 use regex::bytes;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
@@ -129,6 +131,8 @@ pub(super) fn views(text: &str) -> Views {
     let nfkc = to_nfkc(text);
     let stripped = threat_base(&nfkc);
     let base = blank_titles(&stripped).unwrap_or(stripped);
+    let base = blank_tag_mentions(&base).unwrap_or(base);
+    let base = blank_installers(&base).unwrap_or(base);
     let mut threat = vec![View::threat(collapse(&base))];
     let despaced = despace(&base);
     if let Some(d) = &despaced {
@@ -576,6 +580,86 @@ fn join_concatenations(s: &str) -> Option<String> {
             }
         }
         i += 1;
+    }
+    if last == 0 {
+        return None;
+    }
+    out.push_str(&s[last..]);
+    Some(out)
+}
+
+/// A `<system>` tag (or `</system>`, `<|system|>`) named as a thing, not used as one: quoted,
+/// followed by a word that names it (`<system> tags`, `a <system> block`) or after a word that
+/// points at it (`the <system>`, `strip <system> and </system>`).
+static TAG_MENTION: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"(?i)(\b(?:the|a|an|each|every|one|as|in|with|inside|into|between|strip|remove|and|or)\s+|[`'\x22])",
+        r"(<\|?\s*/?\s*system\s*\|?>)",
+        r"|(<\|?\s*/?\s*system\s*\|?>)(?:[`'\x22]|\s+(?:tags?|blocks?|sections?|markers?|tokens?|elements?|roles?|turns?)\b)"
+    ))
+    .ok()
+});
+
+/// `s` with the role tags it names as things (see [`TAG_MENTION`]) replaced by
+/// `system-tag`; `None` when there is none.
+pub(super) fn blank_tag_mentions(s: &str) -> Option<String> {
+    if !s.contains('<') || !s.to_ascii_lowercase().contains("system") {
+        return None;
+    }
+    let re = TAG_MENTION.as_ref()?;
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for caps in re.captures_iter(s) {
+        let Some(tag) = caps.get(2).or_else(|| caps.get(3)) else {
+            continue;
+        };
+        out.push_str(&s[last..tag.start()]);
+        out.push_str("system-tag");
+        last = tag.end();
+    }
+    if last == 0 {
+        return None;
+    }
+    out.push_str(&s[last..]);
+    Some(out)
+}
+
+/// The hosts of official installers that their projects document as `curl … | sh`
+/// (`curl -fsSL https://sh.rustup.rs | sh`): a note that records one is not a planted download.
+const INSTALLERS: &[&str] = &[
+    "https://sh.rustup.rs",
+    "https://get.docker.com",
+    "https://raw.githubusercontent.com/homebrew/install/",
+    "https://install.python-poetry.org",
+    "https://astral.sh/uv/",
+    "https://bun.sh/install",
+    "https://deno.land/install.sh",
+    "https://get.pnpm.io/",
+    "https://raw.githubusercontent.com/nvm-sh/nvm/",
+    "https://get.sdkman.io",
+];
+
+/// `s` with each official installer URL's scheme and host (see [`INSTALLERS`]) replaced by
+/// `installer`, which names no host; `None` when there is none.
+pub(super) fn blank_installers(s: &str) -> Option<String> {
+    let lower = s.to_ascii_lowercase();
+    if !lower.contains("https://") || lower.len() != s.len() {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    let mut at = 0;
+    while let Some(i) = lower[at..].find("https://") {
+        let start = at + i;
+        match INSTALLERS.iter().find(|u| lower[start..].starts_with(*u)) {
+            Some(u) => {
+                out.push_str(&s[last..start]);
+                out.push_str("installer");
+                last = start + u.len();
+                at = last;
+            }
+            None => at = start + "https://".len(),
+        }
     }
     if last == 0 {
         return None;

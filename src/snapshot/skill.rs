@@ -23,85 +23,12 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::lines::{is_own_title, own_escape};
 use crate::edit::escape_controls;
-use crate::scan::fold;
 
 /// The level of memdir's deepest heading in a snapshot (`## USER.md …`,
 /// `## Skill …`): a skill's headings go below it.
 pub const OWN_LEVEL: usize = 2;
-
-/// The starts of memdir's placeholders, folded.
-const PLACEHOLDERS: [&str; 3] = ["[blocked:", "[over budget:", "[conflict:"];
-
-/// The first words of memdir's section titles, folded.
-const SECTIONS: [&str; 3] = ["user.md", "memory.md", "skill"];
-
-/// `t` (folded) past the marks that do not change what a line reads as:
-/// whitespace, `#`, `>`, emphasis and code marks, backslashes.
-fn core(t: &str) -> &str {
-    t.trim_start_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '#' | '>' | '*' | '_' | '`' | '~' | '\\')
-    })
-}
-
-/// Whether folded text starts with a placeholder or a section's title.
-fn names_own(c: &str, sections: bool) -> bool {
-    PLACEHOLDERS.iter().any(|p| c.starts_with(p))
-        || (sections
-            && SECTIONS.iter().any(|s| {
-                c.strip_prefix(s)
-                    .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
-            }))
-}
-
-/// Whether a heading's `title` (its text as it reads) names a memdir
-/// section or a placeholder, once folded.
-pub fn is_own_title(title: &str) -> bool {
-    names_own(core(&fold(title)), true)
-}
-
-/// Whether a line, past its container marks (see [`marks_len`]), reads as
-/// one of memdir's own lines once folded: a `#` heading naming a memdir
-/// section, or a placeholder, maybe behind emphasis or code marks. A
-/// backslash where it would start (past those marks) escapes it.
-pub fn is_own_line(line: &str) -> bool {
-    let t = fold(line);
-    let lead = &t[lead_len(&t)..];
-    if lead.starts_with('\\') {
-        return false;
-    }
-    names_own(core(lead), lead.starts_with('#'))
-}
-
-/// The length of the emphasis and code marks (and spaces) a line starts
-/// with: where its escape goes.
-fn lead_len(line: &str) -> usize {
-    line.len()
-        - line
-            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '~'))
-            .len()
-}
-
-/// The length of a line's container marks: indentation, `>` and list
-/// bullets (`-`, `*`, `+`, `1.`, `1)`) followed by a space.
-fn marks_len(line: &str) -> usize {
-    let b = line.as_bytes();
-    let mut i = 0;
-    loop {
-        match b.get(i) {
-            Some(b' ' | b'\t' | b'>') => i += 1,
-            Some(b'-' | b'*' | b'+') if matches!(b.get(i + 1), Some(b' ' | b'\t')) => i += 2,
-            Some(c) if c.is_ascii_digit() => {
-                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-                match (b.get(i + digits), b.get(i + digits + 1)) {
-                    (Some(b'.' | b')'), Some(b' ' | b'\t')) => i += digits + 2,
-                    _ => return i,
-                }
-            }
-            _ => return i,
-        }
-    }
-}
 
 /// `level` moved below memdir's own headings, clamped at 6.
 fn moved(level: usize) -> usize {
@@ -234,12 +161,12 @@ pub fn render_body(body: &str) -> String {
     for line in text.split('\n') {
         let end = start + line.len();
         let in_heading = headings.iter().any(|h| h.start <= end && start < h.end);
-        let m = marks_len(line);
         let quoted = line.trim_start_matches([' ', '\t', '>']).trim();
+        let own = (!in_heading).then(|| own_escape(line)).flatten();
         if quoted.is_empty() {
             para = false;
-        } else if !in_heading && is_own_line(&line[m..]) {
-            let at = start + m + lead_len(&line[m..]);
+        } else if let Some(at) = own {
+            let at = start + at;
             edits.push((at..at, "\\".to_owned()));
             // Escaped, a line the parser did not read as text (a link
             // reference definition) is a paragraph's.

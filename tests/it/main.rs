@@ -34,5 +34,6 @@ mod schema;
 mod schema_http;
 mod serve_review;
 mod skills;
+mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;

@@ -2,9 +2,9 @@
 //!
 //! * The original corpus: every malicious sample is caught with its stated family, no benign
 //!   sample is flagged.
-//! * The evasion corpus, in its tuning and held-out parts: at least 95% of the attacks are
-//!   caught with their stated family and at most 1% of the benign notes are flagged, on each
-//!   part separately.
+//! * The evasion corpus and the v2 corpus, each in its tuning and held-out parts: at least 97%
+//!   of the attacks are caught with their stated family and at most 1% of the benign notes are
+//!   flagged, on each part separately and in each class of a part.
 //!
 //! `cargo test --test it scan_corpus -- --nocapture` prints the figures per part and per class.
 
@@ -114,45 +114,95 @@ fn corpus_recall_and_false_positives() {
     assert_eq!(m.failed + b.failed, 0, "original corpus failures");
 }
 
-#[test]
-fn evasion_corpus_meets_the_targets_on_both_parts() {
+/// Least share of attacks blocked and greatest share of benign notes flagged, on every part
+/// and in every class of a part.
+const RECALL_TARGET: f64 = 97.0;
+const FALSE_POSITIVE_TARGET: f64 = 1.0;
+
+/// The parts measured against the targets: (name, attacks, benign notes, least attacks, least
+/// benign notes).
+const PARTS: &[(&str, &str, &str, usize, usize)] = &[
+    (
+        "evasion tuning",
+        "evasion_malicious.json",
+        "evasion_benign.json",
+        50,
+        100,
+    ),
+    (
+        "evasion held-out",
+        "heldout_malicious.json",
+        "heldout_benign.json",
+        50,
+        100,
+    ),
+    ("v2 tuning", "v2_malicious.json", "v2_benign.json", 48, 78),
+    (
+        "v2 held-out",
+        "v2_heldout_malicious.json",
+        "v2_heldout_benign.json",
+        24,
+        39,
+    ),
+];
+
+/// Measures one part: prints its failures and its per-class table, and returns the targets it
+/// misses (overall and per class).
+fn measure(part: &str, mal: &str, ben: &str, least: (usize, usize)) -> Vec<String> {
+    let (m, b) = (attacks(mal), benign(ben));
+    assert!(
+        m.samples >= least.0 && b.samples >= least.1,
+        "{part}: corpus too small"
+    );
     let mut misses = Vec::new();
-    for (part, mal, ben) in [
-        ("tuning", "evasion_malicious.json", "evasion_benign.json"),
-        ("held-out", "heldout_malicious.json", "heldout_benign.json"),
-    ] {
-        let (m, b) = (attacks(mal), benign(ben));
-        assert!(
-            m.samples >= 50 && b.samples >= 100,
-            "{part}: corpus too small"
-        );
-        println!("== {part} ==");
-        for line in m.lines.iter().chain(&b.lines) {
-            println!("{line}");
-        }
-        for (class, n, failed) in &m.classes {
-            println!("  attacks {class:<20} {:>3}/{n:<3} blocked", n - failed);
-        }
-        for (class, n, failed) in &b.classes {
-            println!("  benign  {class:<24} {failed:>2}/{n:<3} flagged");
-        }
-        let (recall, fp) = (
-            pct(m.samples - m.failed, m.samples),
-            pct(b.failed, b.samples),
-        );
+    println!("== {part} ==");
+    for line in m.lines.iter().chain(&b.lines) {
+        println!("{line}");
+    }
+    for (class, n, failed) in &m.classes {
+        let recall = pct(n - failed, *n);
         println!(
-            "{part}: recall {}/{} blocked ({recall:.1}%), false positives {}/{} ({fp:.1}%)",
-            m.samples - m.failed,
-            m.samples,
-            b.failed,
-            b.samples
+            "  attacks {class:<20} {:>3}/{n:<3} blocked ({recall:.1}%)",
+            n - failed
         );
-        if recall < 95.0 {
-            misses.push(format!("{part}: recall {recall:.1}% < 95%"));
+        if recall < RECALL_TARGET {
+            misses.push(format!("{part}: attacks {class} {recall:.1}%"));
         }
-        if fp > 1.0 {
-            misses.push(format!("{part}: false positives {fp:.1}% > 1%"));
+    }
+    for (class, n, failed) in &b.classes {
+        let fp = pct(*failed, *n);
+        println!("  benign  {class:<24} {failed:>2}/{n:<3} flagged ({fp:.1}%)");
+        if fp > FALSE_POSITIVE_TARGET {
+            misses.push(format!("{part}: benign {class} {fp:.1}% flagged"));
         }
+    }
+    let (recall, fp) = (
+        pct(m.samples - m.failed, m.samples),
+        pct(b.failed, b.samples),
+    );
+    println!(
+        "{part}: recall {}/{} blocked ({recall:.1}%), false positives {}/{} ({fp:.1}%)",
+        m.samples - m.failed,
+        m.samples,
+        b.failed,
+        b.samples
+    );
+    if recall < RECALL_TARGET {
+        misses.push(format!("{part}: recall {recall:.1}% < {RECALL_TARGET}%"));
+    }
+    if fp > FALSE_POSITIVE_TARGET {
+        misses.push(format!(
+            "{part}: false positives {fp:.1}% > {FALSE_POSITIVE_TARGET}%"
+        ));
+    }
+    misses
+}
+
+#[test]
+fn every_part_meets_the_targets_overall_and_per_class() {
+    let mut misses = Vec::new();
+    for (part, mal, ben, least_m, least_b) in PARTS {
+        misses.extend(measure(part, mal, ben, (*least_m, *least_b)));
     }
     assert!(misses.is_empty(), "{}", misses.join("; "));
 }

@@ -60,6 +60,61 @@ pub(super) const ACTIONS: &[Pattern] = &[
                 r"(?i)\b(?:nc|ncat|netcat)\s+(?:-\S+\s+){0,3}-[a-z]*[ec]\s*/bin/(?:ba|z)?sh\b|/dev/tcp/[0-9a-z.-]+/\d+",
                 &[&["/bin/", "/dev/tcp/"]],
             ),
+            // The environment sent to a destination: "post the output of `env` to https://…",
+            // "run printenv and send the result to …", "dump os.environ … POST it to …".
+            re(
+                r"(?i)(?:\b(?:post|send|upload|paste|forward|email|e-mail|share|submit|transmit|pipe|dump)\b[^\n]{0,60}?(?:`\s*(?:env|printenv|set)\s*`|\b(?:printenv|os\.environ|process\.env)\b|\boutput\s+of\s+(?:env|printenv|set)\b|\b(?:full|whole|entire)\s+environment\b|\benvironment\s+variables\b)|(?:`\s*(?:env|printenv|set)\s*`|\b(?:printenv|os\.environ|process\.env)\b|\b(?:full|whole|entire)\s+environment\b)[^\n]{0,60}?\b(?:post|send|upload|paste|forward|email|e-mail|share|submit|transmit)\b)[^\n]{0,60}?\b(?:to|into|at|on|via)\s+(?:\S+\s+){0,4}?(?:https?://|ftp://|[^\s@]+@[a-z0-9-]+\.|\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|co|sh|info|biz|cc|pw|link)\b|webhook|pastebin|gist)",
+                &[
+                    &[
+                        "post", "send", "upload", "paste", "forward", "email", "e-mail", "share",
+                        "submit", "transmit", "pipe", "dump",
+                    ],
+                    &["env", "environment"],
+                ],
+            ),
+            re(
+                concat!(
+                    r"(?i)(?:\b(?:gci|get-childitem|dir|ls)\s+env:|\bos\.environ\b|\bprocess\.env\b)[^\n]{0,100}?\|\s*(?:[^\n|]{0,60}\|\s*)?",
+                    net!(),
+                    r"\b"
+                ),
+                &[&["env"], &["|"], NET],
+            ),
+        ],
+        squashed: &[],
+    },
+    Pattern {
+        id: "pipe_to_shell",
+        lang: &[],
+        kind: Kind::Threat,
+        res: &[
+            // `curl -s https://…/x.sh | bash`, `wget -qO- … | sudo sh`, `iwr … | iex`,
+            // `curl … | python3 -`: a download piped into an interpreter.
+            re(
+                r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|]{0,200}?(?:(?:https?|ftp)://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[a-z0-9-]+\.[a-z]{2,}/)[^\n|]{0,200}\|\s*(?:sudo\s+(?:-\S+\s+){0,3})?(?:(?:ba|z|da|k|c|tc|fi)?sh\b|iex\b|invoke-expression\b|pwsh\b|powershell\b|(?:python[0-9.]*|perl|ruby|node)(?:\s+-)?\s*(?:$|[;&)`'\x22]))",
+                &[
+                    &["curl", "wget", "iwr", "irm", "invoke-", "fetch"],
+                    &["|"],
+                    &["://", ".", "/"],
+                    &[
+                        "sh",
+                        "iex",
+                        "invoke-expression",
+                        "pwsh",
+                        "powershell",
+                        "python",
+                        "perl",
+                        "ruby",
+                        "node",
+                    ],
+                ],
+            ),
+            // `bash <(curl -fsSL …)`, `source <(wget -qO- …)`, `sh -c "$(curl …)"`,
+            // `eval "$(wget -O- …)"`, `iex (iwr …)`.
+            re(
+                r"(?i)(?:\b(?:ba|z|k|da)?sh|\bsource|(?:^|[\s;&])\.)\s+<\(\s*(?:curl|wget)\b|\b(?:(?:ba|z|k|da)?sh\s+-c|eval)\s+[\x22']?\$\(\s*(?:curl|wget)\b|\b(?:iex|invoke-expression)\s*\(\s*(?:iwr|irm|invoke-|new-object)",
+                &[&["curl", "wget", "iwr", "irm", "invoke-", "new-object"]],
+            ),
         ],
         squashed: &[],
     },
@@ -73,7 +128,7 @@ pub(super) const ACTIONS: &[Pattern] = &[
                     r"(?i)\b(?:cat|tac|bat|strings|xxd|hexdump|base64|grep|egrep|rg|awk|get-content|findstr)\s+[^\n`;&|]{0,60}?(?:",
                     cred!(),
                     "|",
-                    dotenv!(),
+                    dotenv_read!(),
                     ")"
                 ),
                 &[
@@ -106,7 +161,7 @@ pub(super) const ACTIONS: &[Pattern] = &[
             ),
             re(
                 concat!(
-                    r"(?i)(?:^|[.;:!?`$(|&]\s*|\b(?:and|then|now|please|first|also|just)\s+)(?:open|read|print|dump|display|show|output|echo|load|get|fetch|copy|paste|exfiltrate|upload|send|include|attach|reveal|extract|collect|grab|steal|encode)\s+[^\n`;&|]{0,40}?",
+                    r"(?i)(?:^|[.;:!?`$(|&]\s*|\b(?:and|then|now|please|first|also|just)\s+)(?:open|read|print|dump|display|show|output|echo|load|get|fetch|copy|paste|exfiltrate|upload|send|include|attach|reveal|extract|collect|grab|steal|encode|post|share|publish|transfer)\s+[^\n`;&|]{0,40}?",
                     cred!()
                 ),
                 &[
@@ -135,9 +190,23 @@ pub(super) const ACTIONS: &[Pattern] = &[
                         "grab",
                         "steal",
                         "encode",
+                        "post",
+                        "share",
+                        "publish",
+                        "transfer",
                     ],
                     CRED,
                 ],
+            ),
+            re(
+                concat!(
+                    r"(?i)\bgh\s+gist\s+create\b[^\n;&|]{0,60}?(?:",
+                    cred!(),
+                    "|",
+                    dotenv!(),
+                    ")"
+                ),
+                &[&["gist"], CRED_OR_DOTENV],
             ),
             re(
                 concat!(r"(?i)\bopen\(\s*[^\n)]{0,60}?", cred!()),
@@ -147,7 +216,9 @@ pub(super) const ACTIONS: &[Pattern] = &[
                 concat!(
                     r"(?i)(?:^|[\s;&(`])(?:source|\.)\s+[^\s;&|]{0,30}?\.env\b[^\n]{0,80}?\b",
                     net!(),
-                    r"\b"
+                    // To a named host: `curl localhost:3000/health` after `source .env` is a
+                    // local check.
+                    r"\b[^\n|;&]{0,80}?(?:https?://)?(?:[a-z0-9-]+\.)+[a-z]{2,}\b"
                 ),
                 &[&[".env"], NET],
             ),
@@ -186,7 +257,7 @@ pub(super) const ACTIONS: &[Pattern] = &[
             ),
             re(
                 concat!(
-                    r"(?i)\b(?:append|add|insert|inject|prepend|write|put|place)\b[^\n]{0,80}?\b(?:to|into|in|inside|at)\s+(?:the\s+|your\s+)?(?:(?:top|end|bottom|start|beginning)\s+of\s+(?:the\s+)?)?\S{0,40}?",
+                    r"(?i)\b(?:append|add|insert|inject|prepend|write|put|place)\s+(?:[\x22'`]|(?:the|this|these|a|an)\s+(?:following|below|above|block|line|lines|rule|rules|instruction|instructions|text|sentence|snippet|paragraph|section)\b|(?:this|these|always|never)\b)[^\n]{0,80}?\b(?:to|into|in|inside|at)\s+(?:the\s+|your\s+)?(?:(?:top|end|bottom|start|beginning)\s+of\s+(?:the\s+)?)?\S{0,40}?",
                     agent_file!()
                 ),
                 &[AGENT_FILE],
@@ -273,6 +344,8 @@ pub(super) const ACTIONS: &[Pattern] = &[
                     r"(?:\brm\s+(?:-[a-z]+\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:--no-preserve-root\s+)?(?:/|~|\$home|\$\{home\}|\*|\.{1,2}(?:\s|$|[\x22;&|]))",
                     r"|\bmkfs\b|\bdd\s+if=|:\(\)\s*\{|\bchmod\s+-r\s+777\s+/|\bgit\s+push\s+(?:-f|--force)\b|\bdrop\s+(?:table|database|schema)\b",
                     r"|\b(?:curl|wget)\b[^\n\x22]{0,80}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\bprintenv\b|\bos\.environ\b|\bprocess\.env\b|~/\.ssh\b|\.ssh/|\bshutdown\b|\breboot\b",
+                    // A JSON string inside JSON: `\"cat .env\"`.
+                    r"|\.env\\\x22",
                     r"|",
                     cred!(),
                     "|",

@@ -78,6 +78,18 @@ macro_rules! dotenv {
         r"\.env(?:\.(?:local|prod|production|dev|development|staging|test))?(?:$|[\s'`)|;&>,]|\.\s)"
     };
 }
+// `.env` read whole: not when piped straight into `grep` or `wc` (`cat .env | grep PORT`).
+macro_rules! dotenv_read {
+    () => {
+        r"\.env(?:\.(?:local|prod|production|dev|development|staging|test))?(?:$|['`);&>,]|\.\s|\s+(?:[^\s|]|$)|\s*\|\s*(?:[^gw\s]|g[^r]|w[^c]))"
+    };
+}
+// An approval given in advance (see `standing_permission`).
+macro_rules! permit { () => { r"\b(?:pre-?approved|pre-?authori[sz]ed|approved|authori[sz]ed|(?:blanket|standing|permanent|unconditional|full|prior)\s+(?:approval|permission|consent|authori[sz]ation)|permission\s+(?:is\s+)?granted|grants?\s+(?:you\s+)?(?:permanent\s+|blanket\s+|full\s+)?(?:consent|permission)|consent(?:ed)?\s+to|allowed\s+to|entitled\s+to|auto-?approve)\b" } }
+// Every command, every tool call, sudo.
+macro_rules! any_command { () => { r"\b(?:(?:every|all|any)\s+(?:(?:of\s+(?:the|your|my)\s+)?[a-z-]+\s+){0,2}?(?:commands?|tool\s+calls?|tools|actions|operations|scripts?|changes)\b|everything\b|anything\b|sudo\b|root\b|rm\s+-rf\b)" } }
+// Without asking first.
+macro_rules! unasked { () => { r"\b(?:without\s+(?:first\s+)?(?:asking|confirm\w*|checking|prompting|approval|permission|review(?:ing)?|a\s+(?:prompt|confirmation))|(?:no|never|don'?t|do\s+not|doesn'?t|does\s+not)\s+(?:need\s+to\s+|have\s+to\s+)?(?:ask|confirm|check|wait)\b|skip\s+(?:the\s+)?(?:confirm\w*|approval|prompt)|(?:do\s+not|don'?t|never)\s+prompt\s+for\s+confirm\w*|no\s+(?:need|confirmation|approval)\b)" } }
 macro_rules! user { () => { r"(?:the\s+|your\s+|any\s+|this\s+|my\s+)?(?:end[\s-]?)?(?:user|human|operator|owner|requester)s?\b" } }
 macro_rules! obj { () => { r"(?:this|that|it|these|those|them|anything|everything|any\s+of\s+(?:this|these|it)|about\s+(?:this|that|it|these|them)|what\s+you(?:'re|\s+are|\s+did|\s+do|\s+have\s+done)?|the\s+(?:above|following|truth)|(?:this|these|that)\s+(?:instructions?|messages?|notes?|memor(?:y|ies)|steps?|actions?|changes?|commands?|requests?))" } }
 macro_rules! neg { () => { r"\b(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid)\s+(?:ever\s+)?" } }

@@ -87,7 +87,7 @@ fn corpus(name: &str) -> Vec<String> {
     let path = format!("{}/fixtures/scan/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let samples: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
-    assert!(samples.len() >= 70, "{path}");
+    assert!(samples.len() >= 24, "{path}");
     samples
         .iter()
         .filter_map(|s| s.get("text").and_then(|t| t.as_str()).map(str::to_owned))
@@ -124,7 +124,7 @@ const EXTRA: &[&str] = &[
     "Book: \"Ignore All Previous Instructions\"",
 ];
 
-/// Every corpus text (the original corpus and both parts of the evasion corpus; the prefilter
+/// Every corpus text (the original corpus and both parts of the evasion and v2 corpora; the prefilter
 /// checks below are about correctness, not tuning) and [`EXTRA`].
 fn all_texts() -> Vec<String> {
     let mut texts = Vec::new();
@@ -135,6 +135,10 @@ fn all_texts() -> Vec<String> {
         "evasion_benign.json",
         "heldout_malicious.json",
         "heldout_benign.json",
+        "v2_malicious.json",
+        "v2_benign.json",
+        "v2_heldout_malicious.json",
+        "v2_heldout_benign.json",
     ] {
         texts.extend(corpus(name));
     }

@@ -7,6 +7,7 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::*;
 use crate::model::Scope;
+use crate::snapshot::lines::{is_own_line, marks_len};
 use crate::snapshot::{SkillInput, StoreInput, render, with_skills};
 
 #[track_caller]
