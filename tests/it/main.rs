@@ -35,3 +35,4 @@ mod serve_review;
 mod skills;
 mod snapshot_golden;
 mod surfaces;
+mod veto;
