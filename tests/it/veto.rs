@@ -306,6 +306,7 @@ fn cli_body(s: &Sandbox, args: &[&str]) -> String {
 fn an_id_does_not_tell_an_agent_whether_another_owner_holds_it() {
     let s = Sandbox::new();
     let theirs = add(&s, A, "A's own fact about releases");
+    add(&s, B, "B's own fact about deploys");
     let made_up = "mem_0123456789ab";
     // A made-up id and A's id, asked by agent B: the same answer.
     let answers = |id: &str| -> Vec<String> {
