@@ -405,11 +405,14 @@ pub enum Error {
         /// The id that replaced it.
         by: String,
     },
-    /// Only a person can veto, or bring back a vetoed memory.
-    #[error("only a person can veto {id} or bring it back; ask a person")]
+    /// Only a person can veto, or bring back a vetoed memory (by unarchiving
+    /// it or by saving its text again).
+    #[error("only a person can veto {id} or bring it back{}; ask a person", vetoed_on.as_ref().map(|d| format!(" (a person vetoed it on {d})")).unwrap_or_default())]
     VetoHumanOnly {
         /// The id named.
         id: String,
+        /// The UTC date of the veto (archive.md's record), when it is vetoed.
+        vetoed_on: Option<String>,
     },
     /// That date's day log is already live.
     #[error("the day log of {date} is already live; archive the live one first")]

@@ -392,9 +392,11 @@ pub fn details(e: &Error) -> Value {
         }
         Error::WrongState { id, state } => json!({"id": id, "state": state}),
         Error::AgentMismatch { id, owner } => json!({"id": id, "owner": owner}),
-        Error::SupersedeArchived { id }
-        | Error::VetoHumanOnly { id }
-        | Error::SelfSupersede { id } => json!({"id": id}),
+        Error::SupersedeArchived { id } | Error::SelfSupersede { id } => json!({"id": id}),
+        Error::VetoHumanOnly { id, vetoed_on } => match vetoed_on {
+            Some(d) => json!({"id": id, "vetoed_on": d}),
+            None => json!({"id": id}),
+        },
         Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
         Error::DayExists { date } => json!({"date": date}),
         Error::InvalidExpiry { value, today } => match today {

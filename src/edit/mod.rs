@@ -10,6 +10,7 @@ mod batch;
 pub(crate) mod budget;
 mod check;
 mod context;
+mod revive;
 
 use std::borrow::Cow;
 
@@ -21,6 +22,7 @@ pub use check::MAX_TEXT_CHARS;
 pub(crate) use check::{briefs, candidate, check_controls, check_text, find, refuse_flagged};
 pub use check::{escape_controls, one_line};
 pub(crate) use context::EditContext;
+pub(crate) use revive::{Revival, revival};
 
 use crate::error::{Error, Result};
 use crate::markdown::splice;

@@ -65,7 +65,10 @@ pub(crate) fn archive(owner: &Owner, id: &str, reason: &str) -> Result<Transitio
 /// it back.
 pub(crate) fn veto(owner: &Owner, id: &str, reason: Option<&str>) -> Result<Transition> {
     let Caller::Person(p) = owner.caller() else {
-        return Err(Error::VetoHumanOnly { id: id.to_owned() });
+        return Err(Error::VetoHumanOnly {
+            id: id.to_owned(),
+            vetoed_on: None,
+        });
     };
     let reason = check_reason(reason.unwrap_or(&format!("vetoed by {p}")))?;
     let locked = owner.lock()?;
@@ -176,7 +179,10 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
             });
         }
         Some(ArchiveKind::Vetoed) if !owner.caller().is_person() => {
-            return Err(Error::VetoHumanOnly { id: id.to_owned() });
+            return Err(Error::VetoHumanOnly {
+                id: id.to_owned(),
+                vetoed_on: m.archived.map(|t| t.date_naive().to_string()),
+            });
         }
         _ => {}
     }

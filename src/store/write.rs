@@ -12,6 +12,7 @@
 //! newer save met by the swap.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -25,7 +26,7 @@ use super::limits::STORE_BYTES;
 use super::limits::STORE_EDIT_BYTES;
 use super::owner::{At, Locked};
 use crate::disk::{Change, decode_limited};
-use crate::edit::{self, Applied, OpFailed, OpOutcome, Usage};
+use crate::edit::{self, Applied, OpFailed, OpOutcome, Revival, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::splice::normalize_text;
 use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
@@ -74,7 +75,10 @@ pub(crate) fn commit(
     write(
         locked,
         p.plans,
-        p.records,
+        Archiving {
+            records: p.records,
+            lifted: p.lifted,
+        },
         p.now,
         batch,
         ops.len(),
@@ -82,11 +86,19 @@ pub(crate) fn commit(
     )
 }
 
+/// What a write does to the archive: records it appends, and the ids of
+/// memories it brings back, whose records it takes out.
+struct Archiving {
+    records: Vec<(String, Meta)>,
+    lifted: BTreeSet<String>,
+}
+
 /// What [`plan`] made: each store's checked edit, the archive records and
 /// the facts archived on the way; nothing written yet.
 pub(crate) struct Planned<'o> {
     plans: Vec<Plan<'o>>,
     records: Vec<(String, Meta)>,
+    lifted: BTreeSet<String>,
     archived: Vec<String>,
     now: DateTime<Utc>,
     asked: usize,
@@ -180,6 +192,7 @@ pub(crate) fn plan<'o>(
             ));
         }
     }
+    let lifted = revivals(at, &items).map_err(|(i, e)| wrap(i, e))?;
     // Plan each store, checked whole.
     let mut plans: Vec<Plan<'_>> = Vec::new();
     for scope in Scope::ALL {
@@ -238,10 +251,59 @@ pub(crate) fn plan<'o>(
     Ok(Planned {
         plans,
         records,
+        lifted,
         archived,
         now,
         asked: ops.len(),
     })
+}
+
+/// The ids of the memories the operations `items` bring back by writing a
+/// text archive.md holds as vetoed or superseded (`edit::revival`: a
+/// person's save lifts a veto, a save that supersedes brings a superseded
+/// text back); refused, with the index of the operation, when the caller
+/// may not (an agent's save of a vetoed text, a save of a superseded one
+/// that supersedes nothing). Every write that adds an entry comes here:
+/// `add`, `batch`, `import hermes`, the servers' saves.
+fn revivals(
+    at: At<'_>,
+    items: &[(Scope, Item<'_>)],
+) -> std::result::Result<BTreeSet<String>, (usize, Error)> {
+    let writes: Vec<(usize, String, bool)> = items
+        .iter()
+        .filter(|(_, it)| it.asked)
+        .filter_map(|(s, it)| match &*it.op {
+            edit::Op::Add {
+                text,
+                scope,
+                supersedes,
+                ..
+            } => Some((
+                it.origin,
+                entry_id(scope.name(), &normalize_text(text)),
+                supersedes.is_some(),
+            )),
+            edit::Op::Replace { new, .. } => {
+                Some((it.origin, entry_id(s.name(), &normalize_text(new)), false))
+            }
+            edit::Op::Remove { .. } => None,
+        })
+        .collect();
+    let ids: BTreeSet<String> = writes.iter().map(|(_, id, _)| id.clone()).collect();
+    let first = writes.first().map_or(0, |(i, _, _)| *i);
+    let records = archive::standing(at, &ids).map_err(|e| (first, e))?;
+    let mut lifted = BTreeSet::new();
+    for (i, id, supersedes) in writes {
+        let Some(r) = records.iter().find(|r| r.id == id) else {
+            continue;
+        };
+        if edit::revival(&id, &r.meta, at.owner.caller(), supersedes).map_err(|e| (i, e))?
+            == Revival::Lifts
+        {
+            lifted.insert(id);
+        }
+    }
+    Ok(lifted)
 }
 
 /// Both stores, as answers name them when an operation named neither.
@@ -556,7 +618,7 @@ fn curate(
 fn write(
     locked: &Locked<'_>,
     mut plans: Vec<Plan<'_>>,
-    records: Vec<(String, Meta)>,
+    archiving: Archiving,
     now: DateTime<Utc>,
     batch: bool,
     asked: usize,
@@ -571,12 +633,47 @@ fn write(
         .iter()
         .any(|p| !p.loaded.exists && p.applied.as_ref().is_some_and(|a| a.changed(&p.loaded.src)));
     let mut redone: Vec<Option<Applied>> = plans.iter().map(|_| None).collect();
-    let mut changes: Vec<Change<'_>> = Vec::new();
+    let Archiving { records, lifted } = archiving;
+    // A memory brought back leaves the parts of `archive/` too (a rotation
+    // cut short leaves a record in two files).
+    let mut archives = match lifted.is_empty() {
+        true => None,
+        false => Some(archive::read_all(at)?),
+    };
+    let mut archive_changes: Vec<Change<'_>> = Vec::new();
     let mut parts = Vec::new();
-    if !records.is_empty() {
-        let (change, rotated) = archive::append_rotating(locked, records, None)?;
-        changes.push(change);
-        parts = rotated;
+    if let Some(archives) = archives.as_mut() {
+        let ids = lifted.clone();
+        let dir = locked.dir();
+        let holds = |f: &archive::ArchiveFile| {
+            f.part.is_some()
+                && archive::records(&f.src)
+                    .iter()
+                    .any(|r| lifted.contains(&r.id))
+        };
+        for (rel, change) in archives.changes(dir, holds, move |src| {
+            archive::without(src, &ids).map_err(|reason| Error::Unplaceable {
+                path: dir.join(archive::ARCHIVE_DIR),
+                reason,
+            })
+        }) {
+            parts.push(rel);
+            archive_changes.push(change);
+        }
+    }
+    // Records appended go in before the stores change, so that a crash
+    // leaves a memory in both files rather than in neither; a lift alone
+    // goes after them, as an unarchive's does (a crash leaves the veto
+    // standing).
+    let lift_only = records.is_empty();
+    if !records.is_empty() || !lifted.is_empty() {
+        let (change, rotated) = archive::append_lifting(locked, records, lifted.clone(), None)?;
+        archive_changes.push(change);
+        parts.extend(rotated);
+    }
+    let mut changes: Vec<Change<'_>> = Vec::new();
+    if !lift_only {
+        changes.append(&mut archive_changes);
     }
     for (plan, slot) in plans.iter_mut().zip(redone.iter_mut()) {
         let Some(applied) = &plan.applied else {
@@ -620,6 +717,7 @@ fn write(
             }),
         });
     }
+    changes.extend(archive_changes);
     if first_save && matches!(locked.owner().caller(), Caller::Agent(_)) {
         let (held, text) = config::read(at)?;
         if routine::add_routine(&text, false).is_some() {
@@ -628,7 +726,13 @@ fn write(
             }));
         }
     }
-    let mut written: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
+    // The parts of `archive/` are named by their path in the owner's folder
+    // (`parts`).
+    let mut written: Vec<String> = changes
+        .iter()
+        .filter(|c| !archive::is_part_name(c.name))
+        .map(|c| c.name.to_owned())
+        .collect();
     locked.owner().disk().replace_in_order(changes)?;
     written.extend(parts);
     let mut results: Vec<Option<OpOutcome>> = vec![None; asked];

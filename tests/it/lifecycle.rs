@@ -472,10 +472,12 @@ fn supersede_refusals() {
     let theirs = r.add(B, "Theirs: releases are tagged on release branches");
     let memory_a = r.read_or_empty(A, "MEMORY.md");
 
-    // Another agent's memory.
+    // Another agent's memory, named by a person.
     let e = r.json_fail(
         &[
-            "--owner",
+            "--person",
+            P,
+            "--agent",
             A,
             "add",
             "Releases are tagged by CI",
@@ -489,6 +491,20 @@ fn supersede_refusals() {
     assert_eq!(r.read_or_empty(A, "MEMORY.md"), memory_a);
     assert!(r.read_or_empty(B, "MEMORY.md").contains("Theirs"));
     assert_eq!(r.read_or_empty(B, "archive.md"), "");
+    // By the agent itself: unknown, as any id it does not hold.
+    r.json_fail(
+        &[
+            "--owner",
+            A,
+            "add",
+            "Releases are tagged by CI",
+            "--supersedes",
+            &theirs,
+        ],
+        "memory_not_found",
+        404,
+    );
+    assert_eq!(r.read_or_empty(A, "MEMORY.md"), memory_a);
 
     // Unknown ids.
     r.json_fail(

@@ -37,3 +37,4 @@ mod skills;
 mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;
+mod veto;

@@ -451,6 +451,45 @@ pub(crate) fn append_rotating<'a>(
     items: Vec<(String, Meta)>,
     settle: Settle,
 ) -> Result<(Change<'a>, Vec<String>)> {
+    append_lifting(locked, items, BTreeSet::new(), settle)
+}
+
+/// The records of `ids` that stand in the way of saving their text again
+/// (`vetoed` and `superseded` ones), from archive.md and every part; only
+/// the files that hold such a record at all are parsed.
+pub(crate) fn standing(at: At<'_>, ids: &BTreeSet<String>) -> Result<Vec<Archived>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let archives = read_all(at)?;
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for f in &archives.files {
+        if !(f.src.contains("vetoed") || f.src.contains("superseded")) {
+            continue;
+        }
+        for r in records(&f.src) {
+            let stands = matches!(
+                r.meta.kind,
+                Some(ArchiveKind::Vetoed | ArchiveKind::Superseded)
+            );
+            if ids.contains(&r.id) && seen.insert(r.id.clone()) && stands {
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`append_rotating`] that also takes the records of `lifted` out of
+/// archive.md (memories a save brings back, as an unarchive takes a record
+/// out); a rotation never moves a lifted record into a part.
+pub(crate) fn append_lifting<'a>(
+    locked: &'a Locked<'_>,
+    items: Vec<(String, Meta)>,
+    lifted: BTreeSet<String>,
+    settle: Settle,
+) -> Result<(Change<'a>, Vec<String>)> {
     let (held, src) = read(locked.at())?;
     // Room to spare (a record's comment is at most a few hundred bytes
     // beyond its text and reason): no need to look.
@@ -459,16 +498,20 @@ pub(crate) fn append_rotating<'a>(
             .iter()
             .map(|(t, m)| (t.len() + m.reason.as_ref().map_or(0, String::len) * 6 + 1024) as u64)
             .sum::<u64>();
-    let (moved, parts) = if most <= ARCHIVE_ROTATE_BYTES {
+    let unplaceable = |reason| Error::Unplaceable {
+        path: locked.dir().join(ARCHIVE_FILE),
+        reason,
+    };
+    let (mut moved, parts) = if most <= ARCHIVE_ROTATE_BYTES {
         (BTreeSet::new(), Vec::new())
     } else {
-        let planned =
-            with_appended(&src, &items, ARCHIVE_HEADER).map_err(|reason| Error::Unplaceable {
-                path: locked.dir().join(ARCHIVE_FILE),
-                reason,
-            })?;
+        let mut planned = with_appended(&src, &items, ARCHIVE_HEADER).map_err(unplaceable)?;
+        if let Some(out) = without(&planned, &lifted).map_err(unplaceable)? {
+            planned = out;
+        }
         rotate_first(locked, &planned)?
     };
+    moved.extend(lifted);
     Ok((append(locked.dir(), held, items, moved, settle), parts))
 }
 

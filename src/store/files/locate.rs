@@ -60,9 +60,17 @@ fn holder_elsewhere(at: At<'_>, id: &str) -> Result<Option<String>> {
 }
 
 /// The error for an id found nowhere: `memory_agent_mismatch` if another
-/// owner holds it and `mismatch` is set, else `memory_not_found`.
+/// owner holds it, `mismatch` is set and the caller is a person (naming two
+/// agents), else `memory_not_found`. An agent always gets
+/// `memory_not_found`, the same answer whether or not another owner holds
+/// the id: ids come from scope and text only, so any agent can compute a
+/// guessed text's id, and the answer must not tell it who holds that text.
 pub(crate) fn unknown(at: At<'_>, id: &str, mismatch: bool) -> Result<Error> {
-    if mismatch && let Some(owner) = holder_elsewhere(at, id)? {
+    let person = at.owner.caller().is_person();
+    if mismatch
+        && person
+        && let Some(owner) = holder_elsewhere(at, id)?
+    {
         return Ok(Error::AgentMismatch {
             id: id.to_owned(),
             owner,
