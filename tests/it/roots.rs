@@ -62,7 +62,14 @@ fn a_persons_reads_and_writes_of_a_missing_agent_are_owner_not_found_and_create_
     assert!(!rows.to_string().contains("agt_nobody"), "{rows}");
     // The command line's person write is refused the same way.
     let e = s.json_fail(
-        &["--person", "alice", "--agent", "agt_nobody", "add", "A fact"],
+        &[
+            "--person",
+            "alice",
+            "--agent",
+            "agt_nobody",
+            "add",
+            "A fact",
+        ],
         "owner_not_found",
         404,
     );
@@ -112,13 +119,19 @@ async fn an_agents_mcp_recall_before_its_first_write_is_the_seeds_empty_answer()
 fn a_wait_on_a_new_workflow_creates_no_folder() {
     let s = Sandbox::new();
     s.run_as("agt_w", &["add", "Staging needs the VPN"]).ok();
-    s.run_as("agt_w", &["--json", "result", "wait", "wf9", "t1", "--timeout", "0.2"])
-        .json_error("result_not_found");
+    s.run_as(
+        "agt_w",
+        &["--json", "result", "wait", "wf9", "t1", "--timeout", "0.2"],
+    )
+    .json_error("result_not_found");
     assert!(!s.path("agt_w", "results").exists(), "{:?}", tree(&s.root));
     // For an owner without a folder, the wait is refused first.
     let before = tree(&s.root);
-    s.run_as("agt_none", &["--json", "result", "wait", "wf9", "t1", "--timeout", "0.2"])
-        .json_error("owner_not_found");
+    s.run_as(
+        "agt_none",
+        &["--json", "result", "wait", "wf9", "t1", "--timeout", "0.2"],
+    )
+    .json_error("owner_not_found");
     assert_eq!(tree(&s.root), before);
 }
 
@@ -164,7 +177,15 @@ fn a_root_starting_with_tilde_is_under_home_and_tilde_user_is_refused() {
         run_cmd(c)
     };
     run(&["--root", "~/mem", "init"]).ok();
-    run(&["--root", "~/mem", "--owner", "agt_t", "add", "Staging needs the VPN"]).ok();
+    run(&[
+        "--root",
+        "~/mem",
+        "--owner",
+        "agt_t",
+        "add",
+        "Staging needs the VPN",
+    ])
+    .ok();
     assert!(home.join("mem/agt_t/MEMORY.md").is_file());
     assert!(!s.dir.path().join("~").exists(), "a folder named ~");
     let err = run(&["--root", "~bob/mem", "init"]).usage_error();
@@ -181,8 +202,13 @@ fn the_servers_refuse_a_missing_root_and_name_the_root_they_start_on() {
     let e = s
         .run(&["serve", "--listen", "127.0.0.1:0", "--keys", k])
         .text_error("root_not_found");
-    assert!(e.contains(missing) && e.contains("memdir --root") && e.contains("init"), "{e}");
-    let e = s.run(&["--owner", "agt_m", "mcp"]).text_error("root_not_found");
+    assert!(
+        e.contains(missing) && e.contains("memdir --root") && e.contains("init"),
+        "{e}"
+    );
+    let e = s
+        .run(&["--owner", "agt_m", "mcp"])
+        .text_error("root_not_found");
     assert!(e.contains(missing) && e.contains("init"), "{e}");
     // `~/memory` as an MCP client passes it (no shell): $HOME's, never
     // a folder named `~` under the working folder.
