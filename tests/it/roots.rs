@@ -29,7 +29,8 @@ fn a_persons_reads_and_writes_of_a_missing_agent_are_owner_not_found_and_create_
     let s = Sandbox::new();
     s.run_as("agt_real", &["add", "Staging needs the VPN"]).ok();
     let person = make_key(&s, &["--person", "alice"]);
-    let srv = serve(&s, &[]);
+    // No review pass: it writes agt_real's derived files meanwhile.
+    let srv = serve(&s, &["--review-every", "0"]);
     let before = tree(&s.root);
     for path in [
         "/v1/memory/recall?agentId=agt_nobody",
