@@ -43,8 +43,8 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return clap_failure(e, json),
     };
-    cli.global.fill_from_env();
-    match run(cli) {
+    let filled = cli.global.fill_from_env().map_err(Failure::Usage);
+    match filled.and_then(|()| run(cli)) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
             if json {
@@ -65,6 +65,17 @@ fn main() -> ExitCode {
             ExitCode::from(e.code().exit())
         }
     }
+}
+
+/// The root a server is started on, made absolute: it must exist
+/// (`root_not_found`, naming the path and `memdir init`), since a server
+/// started by a client with no shell must not create a root where nobody
+/// meant one.
+#[cfg(feature = "servers")]
+fn server_root(opener: &api::servers::Opener) -> Result<std::path::PathBuf, Failure> {
+    let root = std::path::absolute(&opener.root).unwrap_or_else(|_| opener.root.clone());
+    Store::open(&root)?.require_root()?;
+    Ok(root)
 }
 
 /// A command line clap refused (or `--help`, `--version`): help and the
@@ -144,6 +155,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                     "mcp needs an identity: --owner AGENT, or --person ID".into(),
                 ));
             };
+            let root = server_root(&opener)?;
+            eprintln!("memdir mcp: root {}", root.display());
             start_log();
             mcp::run(mcp::Config { opener, who, run }).map_err(Failure::Usage)?;
             return Ok(0);
@@ -155,6 +168,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             timeout,
             review_every,
         } => {
+            let root = server_root(&opener)?;
+            eprintln!("memdir serve: root {}", root.display());
             let keys = memdir::api::keys::keys_path(&opener.open()?, keys.as_deref())?;
             start_log();
             http::run(http::Config {

@@ -53,11 +53,11 @@ pub(super) fn expiry_message(value: &str, today: Option<&str>) -> String {
 
 pub(super) fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
     if !root_exists {
-        return " (the root does not exist; `memdir init` creates it, a write creates an owner)"
+        return " (the root does not exist; `memdir init` creates it, an agent's own first write an owner)"
             .into();
     }
     if owners.is_empty() {
-        return " (it holds no owner yet; a write creates one)".into();
+        return " (it holds no owner yet; an agent's own first write creates one)".into();
     }
     let more = if more > 0 {
         format!(" and {more} more")

@@ -19,10 +19,38 @@ const RESERVED: [&str; 22] = [
     "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
 ];
 
+/// The names memdir keeps, or will keep, at a memory root beside the
+/// owners' folders: an owner (or agent) id equal to one of them, compared
+/// case-insensitively, is `invalid_id`, so that no owner's folder ever
+/// takes the place of the root's own files. (An id starting with a dot is
+/// refused by the id's form already.)
+pub const RESERVED_ROOT_NAMES: [&str; 11] = [
+    "memdir.yaml",
+    ".memdir",
+    "results",
+    ".gitattributes",
+    ".gitignore",
+    "learnings",
+    "LEARNINGS.md",
+    "skills",
+    "persons",
+    "keys.yaml",
+    "README.md",
+];
+
+/// Whether `name` is one of [`RESERVED_ROOT_NAMES`] (case-insensitively).
+pub fn is_reserved_root_name(name: &str) -> bool {
+    RESERVED_ROOT_NAMES
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case(name))
+}
+
 /// Checks that `value` is a safe and portable id: 1–128 characters of
 /// `[A-Za-z0-9._-]`, starting with a letter or digit, not ending in a dot,
 /// and not a name Windows reserves for a device (`CON`, `NUL`, `COM1`,
-/// `LPT1`, …, also with an extension). `kind` names it in the error.
+/// `LPT1`, …, also with an extension). `kind` names it in the error; an
+/// `owner` or `agent` id is also not one of the root's own names
+/// ([`RESERVED_ROOT_NAMES`]).
 ///
 /// Such an id can never be `.`, `..`, absolute, or contain a separator, so it
 /// is safe as a single path component; and memory folders travel through
@@ -54,6 +82,12 @@ pub fn validate_id(kind: &'static str, value: &str) -> Result<()> {
         return invalid(
             "CON, PRN, AUX, NUL, COM1-9 and LPT1-9 (with or without an extension) are device names on Windows; choose another id",
         );
+    }
+    if matches!(kind, "owner" | "agent") && is_reserved_root_name(value) {
+        return invalid(&format!(
+            "{value:?} is a name memdir keeps at the memory root ({}; compared ignoring case); choose another id",
+            RESERVED_ROOT_NAMES.join(", ")
+        ));
     }
     Ok(())
 }
@@ -156,6 +190,24 @@ pub fn is_entry_id(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owner_ids_are_not_the_roots_own_names() {
+        for name in RESERVED_ROOT_NAMES.iter().filter(|n| !n.starts_with('.')) {
+            let upper = name.to_uppercase();
+            for v in [*name, upper.as_str()] {
+                for kind in ["owner", "agent"] {
+                    let e = validate_id(kind, v).unwrap_err();
+                    assert_eq!(e.code().as_str(), "invalid_id", "{kind} {v}");
+                    assert!(e.to_string().contains("memory root"), "{e}");
+                }
+            }
+            // Elsewhere (a workflow, a task) the name is an id like any.
+            assert!(validate_id("workflow", name).is_ok(), "{name}");
+        }
+        assert!(validate_id("owner", ".memdir").is_err());
+        assert!(validate_id("owner", "results2").is_ok());
+    }
 
     #[test]
     fn ids_accept_and_refuse() {

@@ -473,7 +473,17 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
             hint: "nothing, if a newer memdir wrote it; else delete the key".into(),
         });
     }
-    if let Err(e) = owner.writable(at.settings) {
+    if let Err(e) = owner.store().settings_ok() {
+        lint.findings.push(Finding {
+            severity: Severity::Error,
+            kind: "invalid_config",
+            file: CONFIG_FILE.to_owned(),
+            line: None,
+            id: None,
+            message: e.to_string(),
+            hint: "fix or delete the setting (writes are refused until then)".into(),
+        });
+    } else if let Err(e) = owner.writable(at.settings) {
         lint.findings.push(Finding {
             severity: Severity::Error,
             kind: "format_unsupported",

@@ -68,7 +68,10 @@ impl Store {
 
     /// The memory `caller` may act on. An agent acts only on its own memory:
     /// naming another owner is `memory_not_own`, never silently honoured. A
-    /// person may act on any owner but must name it (`memory_agent_required`).
+    /// person may act on any owner the root holds but must name it
+    /// (`memory_agent_required`); an owner the root does not hold is
+    /// `owner_not_found` (only an agent's own first write creates its
+    /// folder).
     pub fn owner_as(&self, caller: &Caller, named: Option<&str>) -> Result<Owner> {
         let id = match (caller, named) {
             (Caller::Agent(a), None) => a.as_str(),
@@ -99,6 +102,9 @@ impl Store {
                     uid,
                 });
             }
+            // A person never creates an agent: a name the root does not
+            // hold is a typo (`owner_not_found`), on a read and a write.
+            self.require_owner(id)?;
         }
         Ok(Owner {
             store: self.clone(),
@@ -194,6 +200,7 @@ impl Owner {
     pub(crate) fn folders(&self) -> Result<Folders> {
         let disk = self.disk();
         disk.check()?;
+        self.store.settings_ok()?;
         let root = disk.ensure_root(self.store.root())?;
         let (dir, created) = match disk.open_dir(&root, &self.id)? {
             Some(dir) => (dir, false),
@@ -210,9 +217,33 @@ impl Owner {
         })
     }
 
+    /// Opens the owner's folder and its `.memdir/` to write derived files
+    /// (caches, counts) on a read: `None` when the owner has no folder, so a
+    /// read never creates the root or the owner's folder (only its
+    /// `.memdir/`, inside an existing one). Takes no lock.
+    pub(crate) fn existing_folders(&self) -> Result<Option<Folders>> {
+        let disk = self.disk();
+        disk.check()?;
+        let Some(root) = disk.open_root(self.store.root())? else {
+            return Ok(None);
+        };
+        let Some(dir) = disk.open_dir(&root, &self.id)? else {
+            return Ok(None);
+        };
+        let (derived, _) = disk.ensure_dir(&dir, DERIVED_DIR)?;
+        Ok(Some(Folders {
+            dir,
+            derived,
+            created: false,
+        }))
+    }
+
     /// Refuses to write to a folder in a newer format than this memdir
-    /// knows (`format:` in `memdir.yaml`), rather than misread it.
+    /// knows (`format:` in `memdir.yaml`), rather than misread it, or under
+    /// a root whose `memdir.yaml` is refused (a machine-only key such as
+    /// `persons`): writes fail closed, reads go on with the defaults.
     pub(crate) fn writable(&self, settings: &Settings) -> Result<()> {
+        self.store.settings_ok()?;
         let found = settings.format_version();
         if found > FORMAT {
             return Err(Error::FormatTooNew {

@@ -32,6 +32,9 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     root: PathBuf,
     settings: Arc<Settings>,
+    /// Why the root's `memdir.yaml` was refused (its path and the reason),
+    /// if it was: writes fail with it.
+    refused: Option<Arc<(PathBuf, String)>>,
     lock_timeout: Option<Duration>,
     disk: Disk,
     /// The latest parses of the stores this value read or wrote.
@@ -82,19 +85,32 @@ pub fn default_config_dir() -> Option<PathBuf> {
 
 impl Store {
     /// Opens the memory root `root` (created on the first write) and reads its
-    /// `memdir.yaml` if there is one.
+    /// `memdir.yaml` if there is one. A `memdir.yaml` that is refused (a
+    /// machine-only key such as `persons`, a parse error) does not stop the
+    /// opening: reads use the defaults, every write fails with
+    /// `invalid_config` naming it, and `check` reports it.
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
         Store::open_on(root.into(), Disk::default())
     }
 
     fn open_on(root: PathBuf, disk: Disk) -> Result<Store> {
-        let settings = match disk.open_root(&root)? {
-            Some(dir) => read_settings(&disk, &dir)?,
-            None => Settings::default(),
+        // A refused root `memdir.yaml` (a machine-only key pulled in, a
+        // parse error) fails writes closed and leaves reads, `check` and
+        // `show` to name it: the defaults stand for reading.
+        let (settings, refused) = match disk.open_root(&root)? {
+            Some(dir) => match read_settings(&disk, &dir) {
+                Ok(s) => (s, None),
+                Err(Error::InvalidConfig { path, message }) => {
+                    (Settings::default(), Some(Arc::new((path, message))))
+                }
+                Err(e) => return Err(e),
+            },
+            None => (Settings::default(), None),
         };
         Ok(Store {
             root,
             settings: Arc::new(settings),
+            refused,
             lock_timeout: None,
             disk,
             parsed: Arc::default(),
@@ -253,6 +269,18 @@ impl Store {
             None => Err(Error::RootNotFound {
                 path: self.root.clone(),
             }),
+        }
+    }
+
+    /// Refuses a write under a root whose `memdir.yaml` was refused
+    /// (`invalid_config`, naming the file and the setting).
+    pub(crate) fn settings_ok(&self) -> Result<()> {
+        match self.refused.as_deref() {
+            Some((path, message)) => Err(Error::InvalidConfig {
+                path: path.clone(),
+                message: message.clone(),
+            }),
+            None => Ok(()),
         }
     }
 

@@ -29,6 +29,7 @@ mod recall_cases;
 mod recall_store;
 mod results;
 mod review;
+mod roots;
 mod scan_corpus;
 mod schema;
 mod schema_http;

@@ -159,21 +159,49 @@ impl Global {
     /// Fills what the options leave out from `MEMDIR_ROOT` and
     /// `MEMDIR_OWNER` (an empty owner is refused as an invalid id later).
     /// Read here, not by the parser, so that a usage line never shows them
-    /// as given.
-    pub fn fill_from_env(&mut self) {
+    /// as given. A root starting with `~/` (or `~` alone) is taken from
+    /// `$HOME`, as a shell would, since an MCP client starts memdir with no
+    /// shell; `~user` is refused (a usage error).
+    pub fn fill_from_env(&mut self) -> Result<(), String> {
         let var = |name: &str| std::env::var_os(name);
         if self.root.is_none() {
             self.root =
                 Some(var("MEMDIR_ROOT").map_or_else(|| PathBuf::from("./memory"), PathBuf::from));
         }
+        if let Some(root) = &self.root {
+            self.root = Some(expand_home(root, var("HOME").map(PathBuf::from))?);
+        }
         if self.owner.is_none() {
             self.owner = var("MEMDIR_OWNER").and_then(|v| v.into_string().ok());
         }
+        Ok(())
     }
 
     /// The memory root.
     pub fn root(&self) -> &Path {
         self.root.as_deref().unwrap_or(Path::new("./memory"))
+    }
+}
+
+/// `root` with a leading `~` (alone or before `/`) replaced by `home`
+/// (`$HOME`, which must be set and absolute); `~user` is refused rather
+/// than taken as a folder named `~user`.
+fn expand_home(root: &Path, home: Option<PathBuf>) -> Result<PathBuf, String> {
+    let mut parts = root.components();
+    let first = parts.next().map(|c| c.as_os_str().as_encoded_bytes());
+    match first {
+        Some(b"~") => match home.filter(|h| h.is_absolute()) {
+            Some(h) => Ok(h.join(parts.as_path())),
+            None => Err(format!(
+                "--root {}: $HOME is not set to an absolute path, so `~` cannot be expanded; give the root's full path",
+                root.display()
+            )),
+        },
+        Some(f) if f.starts_with(b"~") => Err(format!(
+            "--root {}: `~user` is not expanded; give the root's full path",
+            root.display()
+        )),
+        _ => Ok(root.to_owned()),
     }
 }
 
@@ -216,6 +244,17 @@ pub fn who(g: &Global) -> Result<Option<Who>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_leading_tilde_is_home() {
+        let home = Some(PathBuf::from("/h"));
+        let e = |r: &str| expand_home(Path::new(r), home.clone());
+        assert_eq!(e("~/x").unwrap(), PathBuf::from("/h/x"));
+        assert_eq!(e("~").unwrap(), PathBuf::from("/h"));
+        assert_eq!(e("a/~/x").unwrap(), PathBuf::from("a/~/x"));
+        assert!(e("~bob/x").unwrap_err().contains("~user"));
+        assert!(expand_home(Path::new("~/x"), None).is_err());
+    }
+
     use super::*;
     use clap::CommandFactory;
 

@@ -162,7 +162,8 @@ pub(crate) fn store(owner: &Owner, cache: CachedScanner) {
     if cache.secret.is_none() || (cache.misses == 0 && cache.new.len() == cache.old.stores.len()) {
         return;
     }
-    let Ok(folders) = owner.folders() else {
+    // A read creates no owner's folder: without one, nothing is cached.
+    let Ok(Some(folders)) = owner.existing_folders() else {
         return;
     };
     let file = CacheFile {

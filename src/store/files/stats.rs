@@ -68,33 +68,40 @@ pub(crate) fn load(at: At<'_>) -> Stats {
 /// a lock of their own, so a recall never waits for the owner's writers.
 const STATS_LOCK: &str = "stats.lock";
 
-/// The stats, held under their own lock for a read-modify-write.
+/// The stats, held under their own lock for a read-modify-write; for an
+/// owner without a folder, nothing held: all zeros, and nothing saved (a
+/// read creates no folder).
 pub(crate) struct StatsLock<'a> {
     owner: &'a Owner,
-    derived: Dir,
-    _lock: Lock,
+    /// `.memdir/` and the lock in it; `None` without an owner's folder.
+    held: Option<(Dir, Lock)>,
 }
 
-/// Takes the stats' lock (creating the owner's folders if missing), waiting
-/// as long as the owner's lock would.
+/// Takes the stats' lock (creating `.memdir/` in the owner's folder if
+/// missing, never the owner's folder), waiting as long as the owner's lock
+/// would.
 pub(crate) fn lock<'a>(owner: &'a Owner, settings: &Settings) -> Result<StatsLock<'a>> {
-    let folders = owner.folders()?;
+    let Some(folders) = owner.existing_folders()? else {
+        return Ok(StatsLock { owner, held: None });
+    };
     let lock = owner
         .disk()
         .lock(&folders.derived, STATS_LOCK, owner.lock_timeout(settings))?;
     Ok(StatsLock {
         owner,
-        derived: folders.derived,
-        _lock: lock,
+        held: Some((folders.derived, lock)),
     })
 }
 
 impl StatsLock<'_> {
     /// Reads the stats (all zeros when missing or unreadable).
     pub(crate) fn load(&self) -> Stats {
+        let Some((derived, _)) = &self.held else {
+            return Stats::default();
+        };
         self.owner
             .disk()
-            .read_bytes(&self.derived, STATS_FILE, STATS_BYTES)
+            .read_bytes(derived, STATS_FILE, STATS_BYTES)
             .ok()
             .flatten()
             .and_then(|b| serde_json::from_slice::<Stats>(&b).ok())
@@ -110,8 +117,11 @@ impl StatsLock<'_> {
             what: "stats.json",
             source: e,
         })?;
+        let Some((derived, _)) = &self.held else {
+            return Ok(());
+        };
         self.owner
             .disk()
-            .write_atomic_volatile(&self.derived, STATS_FILE, &bytes)
+            .write_atomic_volatile(derived, STATS_FILE, &bytes)
     }
 }
