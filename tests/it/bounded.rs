@@ -109,7 +109,7 @@ fn deeply_nested_yaml_is_refused_at_once() {
     )
     .unwrap();
     let t = Instant::now();
-    s.run(&["--owner", O, "--json", "show"])
+    s.run(&["--owner", O, "--json", "add", "y"])
         .json_error("invalid_config");
     assert!(t.elapsed() < Duration::from_secs(2));
 }

@@ -1103,8 +1103,12 @@ fn invalid_config_is_reported_with_its_file() {
     assert!(r.stderr.contains("budgetz"), "{r:?}");
     // …a known key with a value of the wrong type is an error.
     std::fs::write(s.root.join("memdir.yaml"), "budgets: lots\n").expect("write");
-    let stderr = s.run(&["--owner", O, "show"]).text_error("invalid_config");
-    assert!(stderr.contains("memdir.yaml"), "{stderr}");
+    // Reads go on and name the setting, so a person can see and fix it.
+    let shown = s.run(&["--owner", O, "show"]).ok().text();
+    assert!(
+        shown.contains("invalid_config") && shown.contains("memdir.yaml"),
+        "{shown}"
+    );
     let e = s
         .run(&["--owner", O, "--json", "add", "x"])
         .json_error("invalid_config");

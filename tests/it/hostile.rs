@@ -312,6 +312,15 @@ fn persons_are_bound_to_operating_system_users() {
     // The same binding in the root's memdir.yaml grants nothing: it is not
     // a setting a memory folder may hold.
     std::fs::write(s.root.join("memdir.yaml"), "persons:\n  bob: [0]\n").unwrap();
-    s.run(&["--person", "bob", "--agent", O, "--json", "show"])
-        .json_error("invalid_config");
+    s.run(&[
+        "--person",
+        "bob",
+        "--agent",
+        O,
+        "--json",
+        "add",
+        "Bob was here",
+    ])
+    .json_error("invalid_config");
+    assert!(!s.read_text(O, "MEMORY.md").contains("Bob was here"));
 }

@@ -216,8 +216,10 @@ fn an_agents_first_save_creates_the_routine_once_and_keeps_the_file() {
     // Not added twice, and a second save does not touch the file.
     s.run_as(A, &["add", "Deploys need the VPN"]).ok();
     assert_eq!(s.read_text(A, "memdir.yaml"), yaml);
-    // A person's first save creates no routine.
+    // A person's first save creates no routine (on an agent whose folder
+    // exists: a person creates no agent).
     let p = Sandbox::new();
+    std::fs::create_dir_all(p.owner_dir(A)).unwrap();
     p.run(&[
         "--person",
         "ann",
