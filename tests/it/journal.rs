@@ -91,10 +91,7 @@ fn limits_and_callers_have_their_codes() {
     assert_eq!(out.code, 1);
     assert_eq!(code(&out), "memory_day_line_too_long");
     // (The agent exists: a person naming a missing one is owner_not_found.)
-    assert_eq!(
-        memdir(d.path(), &["add", "A fact to make the owner"]).code,
-        0
-    );
+    assert_eq!(memdir(d.path(), &["day", "the first line"]).code, 0);
     let out = memdir(d.path(), &["--json", "--person", "dana", "day", "hello"]);
     assert_eq!(code(&out), "memory_day_agent_only");
     let line = "y".repeat(290);
