@@ -251,13 +251,7 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
     // Out of every archive file that holds it (a rotation cut short leaves
     // a record in two).
     let ids = BTreeSet::from([id.to_owned()]);
-    let holds = |f: &archive::ArchiveFile| archive::records(&f.src).iter().any(|r| r.id == id);
-    for (rel, change) in archives.changes(dir, holds, move |src| {
-        archive::without(src, &ids).map_err(|reason| Error::Unplaceable {
-            path: dir.join(archive::ARCHIVE_FILE),
-            reason,
-        })
-    }) {
+    for (rel, change) in archives.without_records(dir, ids, false) {
         names.push(rel);
         changes.push(change);
     }

@@ -643,20 +643,7 @@ fn write(
     let mut archive_changes: Vec<Change<'_>> = Vec::new();
     let mut parts = Vec::new();
     if let Some(archives) = archives.as_mut() {
-        let ids = lifted.clone();
-        let dir = locked.dir();
-        let holds = |f: &archive::ArchiveFile| {
-            f.part.is_some()
-                && archive::records(&f.src)
-                    .iter()
-                    .any(|r| lifted.contains(&r.id))
-        };
-        for (rel, change) in archives.changes(dir, holds, move |src| {
-            archive::without(src, &ids).map_err(|reason| Error::Unplaceable {
-                path: dir.join(archive::ARCHIVE_DIR),
-                reason,
-            })
-        }) {
+        for (rel, change) in archives.without_records(locked.dir(), lifted.clone(), true) {
             parts.push(rel);
             archive_changes.push(change);
         }

@@ -253,6 +253,34 @@ impl Archives {
         parts.extend(main);
         parts
     }
+
+    /// The changes that take the records of `ids` out of every file of the
+    /// archive that holds one (a rotation cut short leaves a record in
+    /// two), of its parts only with `parts_only`; each with the file's path
+    /// relative to the owner's folder.
+    pub(crate) fn without_records<'a>(
+        &'a mut self,
+        owner_dir: &'a Dir,
+        ids: BTreeSet<String>,
+        parts_only: bool,
+    ) -> Vec<(String, Change<'a>)> {
+        let wanted = ids.clone();
+        let holds = move |f: &ArchiveFile| {
+            (f.part.is_some() || !parts_only)
+                && records(&f.src).iter().any(|r| wanted.contains(&r.id))
+        };
+        let at = owner_dir.join(if parts_only {
+            ARCHIVE_DIR
+        } else {
+            ARCHIVE_FILE
+        });
+        self.changes(owner_dir, holds, move |src| {
+            without(src, &ids).map_err(|reason| Error::Unplaceable {
+                path: at.clone(),
+                reason,
+            })
+        })
+    }
 }
 
 /// The change of the part `name` of `archive/` (read as `held`) that `edit`
