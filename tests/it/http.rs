@@ -225,8 +225,10 @@ impl Server {
     }
 }
 
+/// The One API's remember and recall (and the snapshot), as the first seed
+/// shows them.
 #[test]
-fn the_one_api_answers_as_the_seed_says() {
+fn remember_and_recall_answer_as_the_seed_says() {
     let s = Sandbox::new();
     let key = make_key(&s, &["--owner", "agt_http"]);
     let srv = serve(&s, &[]);
@@ -296,7 +298,37 @@ fn the_one_api_answers_as_the_seed_says() {
     srv.get(k, "/v1/memory/recall?format=xml")
         .error("invalid_request", 400);
 
-    // forget: by id, by a text matching one entry, else the CLI's errors.
+    // The snapshot: text and SHA-256, as `memdir snapshot --json`.
+    let snap = srv.get(k, "/v1/snapshot").json();
+    let cli = s.json_ok(&["--owner", "agt_http", "snapshot"]);
+    assert_eq!(
+        (snap["text"].clone(), snap["sha256"].clone()),
+        (cli["text"].clone(), cli["sha256"].clone())
+    );
+}
+
+/// The One API's forget: by id, by a text matching one entry, else the
+/// CLI's errors.
+#[test]
+fn forget_answers_by_id_by_text_and_with_the_cli_s_errors() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_http"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+    let id = s.json_ok(&[
+        "--owner",
+        "agt_http",
+        "add",
+        "--to",
+        "user",
+        "Prefers weekly summaries, no emojis",
+    ])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.run_as("agt_http", &["add", "Staging needs the VPN"]).ok();
+    s.run_as("agt_http", &["add", "Weekly deploys on Friday"])
+        .ok();
     srv.post(k, "/v1/memory/forget", json!({"text": "eek"}))
         .error("memory_ambiguous_match", 409);
     let e = srv
@@ -319,8 +351,18 @@ fn the_one_api_answers_as_the_seed_says() {
     assert_eq!(gone.json()["removed"], 1, "{gone:?}");
     srv.post(k, "/v1/memory/forget", json!({}))
         .error("invalid_request", 400);
+}
 
-    // SharedMemory: one store behind both paths.
+/// SharedMemory over the One API: one store behind both paths, unknown and
+/// not-ready workflows, empty content, immutability, binary content, ids and
+/// the size limit.
+#[test]
+fn shared_memory_answers_as_the_seed_says() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_http"]);
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+
     let p = "/v1/workflows/results/exec-1/web";
     // A workflow nothing knows is not "poll": 404 result_not_found; once a
     // run names it, 404 not_ready.
@@ -412,14 +454,6 @@ fn the_one_api_answers_as_the_seed_says() {
         )
         .status,
         201
-    );
-
-    // The snapshot: text and SHA-256, as `memdir snapshot --json`.
-    let snap = srv.get(k, "/v1/snapshot").json();
-    let cli = s.json_ok(&["--owner", "agt_http", "snapshot"]);
-    assert_eq!(
-        (snap["text"].clone(), snap["sha256"].clone()),
-        (cli["text"].clone(), cli["sha256"].clone())
     );
 }
 
