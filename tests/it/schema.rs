@@ -31,19 +31,42 @@ fn validator(name: &str) -> jsonschema::Validator {
     jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
 
-/// The schemas used, and the answers each validated.
+/// The schemas used, and the answers each validated; every violation is
+/// collected, and the test fails once at its end naming them all (so one
+/// drifted answer does not hide the rest).
 #[derive(Default)]
-struct Checked(Mutex<BTreeMap<String, usize>>);
+struct Checked(Mutex<BTreeMap<String, usize>>, Mutex<Vec<String>>);
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        let wrong = self.1.get_mut().map(std::mem::take).unwrap_or_default();
+        if !wrong.is_empty() && !std::thread::panicking() {
+            panic!("{} answer(s) wrong:\n{}", wrong.len(), wrong.join("\n"));
+        }
+    }
+}
 
 impl Checked {
-    /// Validates `v` against schema `name`; panics naming every violation.
+    /// Records that `what` went wrong, at the caller's line.
+    #[track_caller]
+    fn wrong(&self, what: String) {
+        let at = std::panic::Location::caller();
+        self.1
+            .lock()
+            .expect("lock")
+            .push(format!("line {}: {what}", at.line()));
+    }
+
+    /// Validates `v` against schema `name`; records every violation.
     #[track_caller]
     fn value(&self, name: &str, v: &Value) {
         let errors: Vec<String> = validator(name)
             .iter_errors(v)
             .map(|e| format!("{}: {e}", e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{name}: {errors:#?}\nanswer: {v}");
+        if !errors.is_empty() {
+            self.wrong(format!("{name}: {errors:?}\n  answer: {v}"));
+        }
         *self
             .0
             .lock()
@@ -64,9 +87,10 @@ impl Checked {
     /// A failed `--json` answer (any code), validated against `error`.
     #[track_caller]
     fn fails(&self, r: Run, code: &str) {
-        assert_ne!(r.code, 0, "{r:?}");
         let v = r.json();
-        assert_eq!(v["error"]["code"], code, "{v}");
+        if r.code == 0 || v["error"]["code"] != code {
+            self.wrong(format!("expected {code}, got exit {}: {v}", r.code));
+        }
         self.value("error", &v);
     }
 }
