@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::http::{Answer, Server, make_key, serve};
 use crate::util::Sandbox;
+use crate::util::{Collect, wrong};
 
 fn schema_root() -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("docs/schema")
@@ -50,45 +51,6 @@ fn validator(name: &str) -> jsonschema::Validator {
         .with_retriever(Files)
         .build(&schema)
         .unwrap_or_else(|e| panic!("{path:?}: {e}"))
-}
-
-thread_local! {
-    /// What [`check`] found wrong in this thread's test, while a
-    /// [`Collect`] guard lives.
-    static WRONG: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Collects every wrong answer of a test; dropped at the test's end, it
-/// fails once naming them all (so one drifted answer does not hide the
-/// rest).
-struct Collect;
-
-impl Collect {
-    fn start() -> Collect {
-        WRONG.with(|w| *w.borrow_mut() = Some(Vec::new()));
-        Collect
-    }
-}
-
-impl Drop for Collect {
-    fn drop(&mut self) {
-        let wrong = WRONG.with(|w| w.borrow_mut().take()).unwrap_or_default();
-        if !wrong.is_empty() && !std::thread::panicking() {
-            panic!("{} answer(s) wrong:\n{}", wrong.len(), wrong.join("\n"));
-        }
-    }
-}
-
-/// Records `what` (at the caller's line) for the [`Collect`] guard; without
-/// one, fails at once.
-#[track_caller]
-fn wrong(what: String) {
-    let line = std::panic::Location::caller().line();
-    let what = format!("line {line}: {what}");
-    WRONG.with(|w| match w.borrow_mut().as_mut() {
-        Some(list) => list.push(what),
-        None => panic!("{what}"),
-    });
 }
 
 /// Validates the answer's JSON against `http/<name>.json` (status checked

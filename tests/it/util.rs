@@ -475,3 +475,42 @@ impl Sandbox {
         memdir::entry_id(scope, text)
     }
 }
+
+thread_local! {
+    /// What a test found wrong in this thread, while a [`Collect`] guard
+    /// lives.
+    static WRONG: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Collects every wrong answer of a test; dropped at the test's end, it
+/// fails once naming them all (so one drifted answer does not hide the
+/// rest).
+pub struct Collect;
+
+impl Collect {
+    pub fn start() -> Collect {
+        WRONG.with(|w| *w.borrow_mut() = Some(Vec::new()));
+        Collect
+    }
+}
+
+impl Drop for Collect {
+    fn drop(&mut self) {
+        let wrong = WRONG.with(|w| w.borrow_mut().take()).unwrap_or_default();
+        if !wrong.is_empty() && !std::thread::panicking() {
+            panic!("{} answer(s) wrong:\n{}", wrong.len(), wrong.join("\n"));
+        }
+    }
+}
+
+/// Records `what` (at the caller's line) for the [`Collect`] guard; without
+/// one, fails at once.
+#[track_caller]
+pub fn wrong(what: String) {
+    let line = std::panic::Location::caller().line();
+    let what = format!("line {line}: {what}");
+    WRONG.with(|w| match w.borrow_mut().as_mut() {
+        Some(list) => list.push(what),
+        None => panic!("{what}"),
+    });
+}
