@@ -32,29 +32,17 @@ fn validator(name: &str) -> jsonschema::Validator {
 }
 
 /// The schemas used, and the answers each validated; every violation is
-/// collected, and the test fails once at its end naming them all (so one
-/// drifted answer does not hide the rest).
+/// recorded for the test's [`crate::util::Collect`] guard, which fails once at the
+/// test's end naming them all (so one drifted answer does not hide the
+/// rest).
 #[derive(Default)]
-struct Checked(Mutex<BTreeMap<String, usize>>, Mutex<Vec<String>>);
-
-impl Drop for Checked {
-    fn drop(&mut self) {
-        let wrong = self.1.get_mut().map(std::mem::take).unwrap_or_default();
-        if !wrong.is_empty() && !std::thread::panicking() {
-            panic!("{} answer(s) wrong:\n{}", wrong.len(), wrong.join("\n"));
-        }
-    }
-}
+struct Checked(Mutex<BTreeMap<String, usize>>);
 
 impl Checked {
     /// Records that `what` went wrong, at the caller's line.
     #[track_caller]
     fn wrong(&self, what: String) {
-        let at = std::panic::Location::caller();
-        self.1
-            .lock()
-            .expect("lock")
-            .push(format!("line {}: {what}", at.line()));
+        crate::util::wrong(what);
     }
 
     /// Validates `v` against schema `name`; records every violation.
@@ -129,6 +117,7 @@ fn in_tree(cwd: &Path, args: &[&str]) -> Run {
 
 #[test]
 fn every_json_answer_validates_against_its_schema() {
+    let _collect = crate::util::Collect::start();
     let c = Checked::default();
     let s = Sandbox::new();
     let me = |args: &[&str]| s.run(&[&["--json", "--owner", O][..], args].concat());
