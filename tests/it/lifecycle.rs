@@ -105,10 +105,15 @@ fn line_with<'a>(file: &'a str, text: &str) -> Option<&'a str> {
     file.lines().find(|l| l.contains(text))
 }
 
-/// Whole-second timestamps: a pause that makes the next `list` a second
-/// later (the interval a test of a time that must not move is about).
+/// Whole-second timestamps: waits for the clock's next second, so the
+/// next `list` is a second later than what came before (the interval a
+/// test of a time that must not move is about): the event, not a fixed
+/// pause.
 fn next_second() {
-    std::thread::sleep(Duration::from_millis(1100));
+    let now = Utc::now().timestamp();
+    while Utc::now().timestamp() == now {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 // ------------------------------------------------------------ transitions
