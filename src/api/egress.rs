@@ -100,7 +100,7 @@ fn guard_text(text: &mut String, what: &str) {
 /// flagged line replaced by its placeholder (`what` and the line's number);
 /// when the whole is flagged but no line alone is (an attack spread over
 /// lines), the whole is one placeholder.
-pub(crate) fn guard_lines(text: &str, what: &str) -> Option<String> {
+fn guard_lines(text: &str, what: &str) -> Option<String> {
     let whole = chunked_findings(text);
     if whole.is_empty() {
         return None;
