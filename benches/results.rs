@@ -6,7 +6,11 @@
 //! durably through the library would take minutes of fsyncs, so the fixture
 //! files are written directly in the exact on-disk format (`docs/RESULTS.md`),
 //! outside the timed part, and checked through the library (a sample read
-//! back, no index rebuilt) before anything is measured.
+//! back, no index rebuilt) before anything is measured. Each carries the
+//! scanner's verdict as a put writes it (format 2: the flagged spans and the
+//! HMAC under the machine's scan key, here a key made for the bench), so a
+//! get believes it instead of scanning the content; the bench checks its
+//! tag against one a real put wrote before it builds anything.
 //!
 //! * put: a new 1 KiB result, through [`memdir::Owner::put_result`] (durable:
 //!   result file and workflow index each written, synced and renamed), filling
@@ -52,6 +56,61 @@ struct Header<'a> {
     created_at: &'a str,
     sha256: &'a str,
     bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan: Option<Verdict>,
+}
+
+/// The scanner's verdict a put keeps: no span flagged, and its tag.
+#[derive(Serialize)]
+struct Verdict {
+    flagged: [u8; 0],
+    tag: String,
+}
+
+/// The tag of a clean verdict on the content hashing to `sha256` at
+/// (`workflow`, `task`): HMAC-SHA256 under the scan key over the parts
+/// docs/SECURITY.md names, each followed by a NUL byte.
+fn clean_tag(key: &[u8], workflow: &str, task: &str, sha256: &str) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut mac = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
+    for part in [
+        "result-verdict",
+        memdir::scan::fingerprint(),
+        workflow,
+        task,
+        sha256,
+        "[]",
+    ] {
+        mac.update(part.as_bytes());
+        mac.update(&[0]);
+    }
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// The bench's scan key, made by a real put (which also checks that
+/// [`clean_tag`] is the tag memdir writes).
+fn scan_key(root: &Path, store: &Store, config: &Path) -> Vec<u8> {
+    let probe = "agt_probe";
+    let body = content(0);
+    store
+        .owner(probe)
+        .expect("owner")
+        .results()
+        .put("probe", "t", &body, "text/plain", false)
+        .expect("probe put");
+    let hexed = std::fs::read_to_string(config.join("scan-key")).expect("scan key");
+    let key = hex::decode(hexed.trim()).expect("hex key");
+    let file = std::fs::read(root.join(probe).join("results/probe/t.result")).expect("probe");
+    let nl = file.iter().position(|&b| b == b'\n').expect("header");
+    let header: serde_json::Value = serde_json::from_slice(&file[..nl]).expect("header json");
+    let sha = hex::encode(Sha256::digest(&body));
+    assert_eq!(
+        header["scan"]["tag"].as_str(),
+        Some(clean_tag(&key, "probe", "t", &sha).as_str()),
+        "the bench's verdict tag is not the one a put writes"
+    );
+    std::fs::remove_dir_all(root.join(probe)).expect("remove the probe");
+    key
 }
 
 #[derive(Serialize)]
@@ -87,8 +146,9 @@ fn task_id(t: usize) -> String {
     format!("task-{t:02}")
 }
 
-/// Writes `n` results (10 per workflow) in the on-disk format, plainly.
-fn build_fixture(root: &Path, n: usize) -> std::io::Result<()> {
+/// Writes `n` results (10 per workflow) in the on-disk format, plainly,
+/// each with a clean verdict under `key`.
+fn build_fixture(root: &Path, n: usize, key: &[u8]) -> std::io::Result<()> {
     let results = root.join(OWNER).join("results");
     let base = chrono::Utc::now() - chrono::Duration::days(1);
     for w in 0..n.div_ceil(TASKS_PER_WORKFLOW) {
@@ -108,13 +168,17 @@ fn build_fixture(root: &Path, n: usize) -> std::io::Result<()> {
             .collect();
         for (task, at, sha, body) in &tasks {
             let header = Header {
-                v: 1,
+                v: 2,
                 workflow_id: &wf,
                 task_id: task,
                 content_type: "text/plain",
                 created_at: at,
                 sha256: sha,
                 bytes: body.len() as u64,
+                scan: Some(Verdict {
+                    flagged: [],
+                    tag: clean_tag(key, &wf, task, sha),
+                }),
             };
             let mut file = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
             file.push(b'\n');
@@ -181,10 +245,18 @@ impl Op {
 impl Fixture {
     fn new(n: usize) -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("root");
+        let config = dir.path().join("config");
+        let store = Store::open(&root)
+            .expect("open store")
+            .with_config_dir(&config);
+        let key = scan_key(&root, &store, &config);
         let t = Instant::now();
-        build_fixture(dir.path(), n).expect("build fixture");
+        build_fixture(&root, n, &key).expect("build fixture");
         let built = t.elapsed();
-        let store = Store::open(dir.path()).expect("open store");
+        let store = Store::open(&root)
+            .expect("open store")
+            .with_config_dir(&config);
         let owner = store.owner(OWNER).expect("owner");
         // The fixture is in the exact format: read back, no index rebuilt.
         let workflows = n / TASKS_PER_WORKFLOW;
@@ -234,7 +306,7 @@ impl Fixture {
         let elapsed = start.elapsed();
         // Untimed: drop what was added, so the owner stays at its size, and
         // start the next batch on a fresh workflow.
-        let results = self.dir.path().join(OWNER).join("results");
+        let results = self.dir.path().join("root").join(OWNER).join("results");
         for w in first..=self.next / TASKS_PER_WORKFLOW {
             let _ = std::fs::remove_dir_all(results.join(format!("new-{w:08}")));
         }
@@ -261,7 +333,7 @@ impl Fixture {
 
     /// Plain reads of result files picked among all, by full path.
     fn reads(&mut self, iters: u64) -> Duration {
-        let results = self.dir.path().join(OWNER).join("results");
+        let results = self.dir.path().join("root").join(OWNER).join("results");
         let paths: Vec<std::path::PathBuf> = self
             .picks(iters, self.n)
             .into_iter()
@@ -311,7 +383,8 @@ fn show(secs: f64) -> String {
     }
 }
 
-/// A `.result` file of `body` for (wf, task), in the on-disk format.
+/// A `.result` file of `body` for (wf, task), in the on-disk format 1 (no
+/// verdict: a wait scans the short content).
 fn result_file(wf: &str, task: &str, body: &[u8]) -> Vec<u8> {
     let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let sha = hex::encode(Sha256::digest(body));
@@ -323,6 +396,7 @@ fn result_file(wf: &str, task: &str, body: &[u8]) -> Vec<u8> {
         created_at: &at,
         sha256: &sha,
         bytes: body.len() as u64,
+        scan: None,
     };
     let mut file = serde_json::to_vec(&header).expect("header");
     file.push(b'\n');
@@ -453,6 +527,103 @@ fn wake_figures(c: &mut Criterion) {
     );
 }
 
+/// Size of the large result of the verdict figures.
+const LARGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// A large text result stored twice: by a put (its verdict kept and
+/// believed by a get) and as a format-1 file without a verdict (scanned on
+/// every get).
+struct Large {
+    _dir: tempfile::TempDir,
+    store: Store,
+    file: std::path::PathBuf,
+}
+
+impl Large {
+    fn new() -> Large {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let store = Store::open(&root)
+            .expect("store")
+            .with_config_dir(dir.path().join("config"));
+        let mut body = String::with_capacity(LARGE_BYTES);
+        let mut i = 0;
+        while body.len() < LARGE_BYTES {
+            body.push_str(&format!(
+                "step {i}: fetched the page, parsed 12 links, kept the summary\n"
+            ));
+            i += 1;
+        }
+        let owner = store.owner(OWNER).expect("owner");
+        owner
+            .results()
+            .put("wf", "kept", body.as_bytes(), "text/plain", false)
+            .expect("put");
+        let wf = root.join(OWNER).join("results/wf");
+        let file = wf.join("kept.result");
+        let raw = std::fs::read(&file).expect("read");
+        let nl = raw.iter().position(|&b| b == b'\n').expect("header");
+        let mut header: serde_json::Value = serde_json::from_slice(&raw[..nl]).expect("json");
+        header["v"] = 1.into();
+        header["task_id"] = "plain".into();
+        header.as_object_mut().expect("object").remove("scan");
+        let mut plain = serde_json::to_vec(&header).expect("json");
+        plain.extend_from_slice(&raw[nl..]);
+        std::fs::write(wf.join("plain.result"), plain).expect("write");
+        let l = Large {
+            _dir: dir,
+            store,
+            file,
+        };
+        assert!(l.get("kept").is_empty() && l.get("plain").is_empty());
+        l
+    }
+
+    /// A get of `task`, returning its flagged spans.
+    fn get(&self, task: &str) -> Vec<memdir::FlaggedSpan> {
+        let owner = self.store.owner(OWNER).expect("owner");
+        owner.results().get("wf", task).expect("get").flagged
+    }
+
+    /// One operation: a get that believes the verdict, one that scans, or
+    /// the floor (the file read and its content hashed, no memdir).
+    fn once(&self, op: usize) -> Duration {
+        let t = Instant::now();
+        match op {
+            0 => drop(std::hint::black_box(self.get("kept"))),
+            1 => drop(std::hint::black_box(self.get("plain"))),
+            _ => {
+                let raw = std::fs::read(&self.file).expect("read");
+                std::hint::black_box(Sha256::digest(&raw));
+            }
+        }
+        t.elapsed()
+    }
+}
+
+/// The verdict figures only (`cargo bench --bench results -- verdict`): a
+/// get of a 4 MiB text result with its verdict kept, one scanning it, and
+/// the floor, in paired rounds.
+fn verdict_figures() {
+    let l = Large::new();
+    const ROUNDS: usize = 21;
+    let names = ["get_kept_verdict", "get_rescanned", "read_and_hash_floor"];
+    let mut per = vec![Vec::new(); 3];
+    for round in 0..ROUNDS {
+        for k in 0..3 {
+            let op = if round % 2 == 0 { k } else { 2 - k };
+            per[op].push(l.once(op).as_secs_f64());
+        }
+    }
+    let floor = median(per[2].clone());
+    println!();
+    println!("== a 4 MiB text result: {ROUNDS} paired rounds (medians) ==");
+    for (k, name) in names.iter().enumerate() {
+        let m = median(per[k].clone());
+        println!("{name:<20} {:>12}  {:.2}x floor", show(m), m / floor);
+    }
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -460,6 +631,10 @@ fn main() {
     if std::env::args().skip(1).any(|a| a == "wake") {
         wake_figures(&mut c);
         c.final_summary();
+        return;
+    }
+    if std::env::args().skip(1).any(|a| a == "verdict") {
+        verdict_figures();
         return;
     }
     let started = Instant::now();

@@ -118,8 +118,9 @@ pub use store::{
 };
 // SharedMemory results.
 pub use store::{
-    DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, PutOptions, PutOutcome, PutStatus, RESULTS_DIR,
-    ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved, TaskResult, WorkflowResults,
+    DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, PutOptions, PutOutcome, PutStatus,
+    RESULTS_DIR, ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved, TaskResult,
+    WorkflowResults,
 };
 // Hermes-style memories folders.
 pub use store::{

@@ -48,7 +48,7 @@ pub fn result_file(data: &[u8]) {
         sha256: sha256_hex(content),
         bytes: content.len() as u64,
     };
-    let encoded = encode_result(&meta, content).unwrap_or_else(|e| panic!("encode: {e}"));
+    let encoded = encode_result(&meta, content, None).unwrap_or_else(|e| panic!("encode: {e}"));
     let header = encoded
         .iter()
         .position(|&b| b == b'\n')
@@ -119,7 +119,8 @@ fn decode_any(workflow: &str, task: &str, bytes: &[u8]) {
     assert_eq!(r.content.len() as u64, r.bytes, "length");
     assert_eq!(sha256_hex(&r.content), r.sha256, "SHA-256");
     assert!(bytes.ends_with(&r.content), "the content is the file's end");
-    let again = encode_result(&r.meta(), &r.content).unwrap_or_else(|e| panic!("encode: {e}"));
+    let again =
+        encode_result(&r.meta(), &r.content, None).unwrap_or_else(|e| panic!("encode: {e}"));
     let back = decode(workflow, task, again).unwrap_or_else(|e| panic!("re-decode: {e}"));
     assert_eq!(back, r, "re-encoded");
 }

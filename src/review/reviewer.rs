@@ -16,6 +16,7 @@ use super::{Change, DayLine, Fact, Plan};
 use crate::edit::check_text;
 use crate::model::{ArchiveKind, Scope, entry_id, fold_whitespace};
 use crate::recall::{jaccard, term_set};
+use crate::scan;
 
 /// The version of both documents.
 pub const VERSION: u32 = 1;
@@ -236,7 +237,9 @@ pub fn candidate_pairs(
     out
 }
 
-/// The reviewer's input.
+/// The reviewer's input. The reviewer may be a model, so every text the
+/// document carries passes the scanner: a flagged fact, day line or line of
+/// a run's result is its `[BLOCKED: …]` placeholder (a fact keeps its id).
 pub fn document(
     owner: &str,
     facts: &[Fact],
@@ -256,7 +259,11 @@ pub fn document(
             .map(|f| DocFact {
                 id: f.id.clone(),
                 store: f.scope,
-                text: f.text.clone(),
+                text: scan::blocked_text(
+                    &f.text,
+                    &format!("{} entry {}", f.scope.file_name(), f.id),
+                )
+                .unwrap_or_else(|| f.text.clone()),
                 created: f.created(),
                 updated: f.meta.updated,
                 expires: f.meta.expires,
@@ -279,7 +286,11 @@ pub fn document(
                 .1
                 .iter()
                 .map(|l| DocLine {
-                    text: l.text.clone(),
+                    text: scan::blocked_text(
+                        &l.text,
+                        &format!("episodes.md line of {}", yesterday.0),
+                    )
+                    .unwrap_or_else(|| l.text.clone()),
                     run: l.run.clone(),
                     task: l.task.clone(),
                 })
@@ -292,7 +303,13 @@ pub fn document(
                 let results = ids
                     .iter()
                     .filter_map(|id| by_id.get(id.as_str())?.meta.run.clone())
-                    .filter_map(|run| Some((run.clone(), results.get(&run)?.clone())))
+                    .filter_map(|run| {
+                        let texts = results.get(&run)?.iter().map(|t| {
+                            let what = format!("a result of run {run}");
+                            scan::blocked_lines(t, &what).unwrap_or_else(|| t.clone())
+                        });
+                        Some((run.clone(), texts.collect()))
+                    })
                     .collect();
                 DocPair {
                     ids,

@@ -55,10 +55,13 @@
 use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, bytes};
+
+pub use lines::{blocked_lines, blocked_text};
 use unicode_normalization::UnicodeNormalization;
 
 mod decode;
 mod lang;
+mod lines;
 mod patterns;
 #[cfg(test)]
 mod tests;
@@ -299,13 +302,18 @@ pub fn finding(pattern: &str) -> Option<Finding> {
 
 /// Convenience: the distinct pattern ids of `findings`, joined with ", ".
 pub fn pattern_list(findings: &[Finding]) -> String {
-    let mut ids: Vec<&str> = Vec::new();
-    for f in findings {
-        if !ids.contains(&f.pattern) {
-            ids.push(f.pattern);
+    distinct(findings.iter().map(|f| f.pattern)).join(", ")
+}
+
+/// `ids` without repeats, in their first order.
+fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for id in ids {
+        if !out.contains(&id) {
+            out.push(id);
         }
     }
-    ids.join(", ")
+    out
 }
 
 /// The placeholder that stands for a flagged entry wherever its text would
@@ -319,9 +327,15 @@ pub fn blocked_placeholder(scope: crate::model::Scope, id: &str, findings: &[Fin
 /// matched <pattern ids>; remove or edit it]`, `what` naming where the
 /// text is (`episodes.md line of 2026-12-01 09:30`).
 pub fn blocked(what: &str, findings: &[Finding]) -> String {
+    let ids: Vec<&str> = findings.iter().map(|f| f.pattern).collect();
+    blocked_ids(what, &ids)
+}
+
+/// [`blocked`] for findings kept as their pattern ids (a stored verdict).
+pub fn blocked_ids(what: &str, ids: &[&str]) -> String {
     format!(
         "[BLOCKED: {what} matched {}; remove or edit it]",
-        pattern_list(findings)
+        distinct(ids.iter().copied()).join(", ")
     )
 }
 

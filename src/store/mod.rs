@@ -53,7 +53,8 @@ pub use daylog::DayOutcome;
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
 pub use files::results::{
-    DEFAULT_MAX_RESULT_BYTES, RESULTS_DIR, ResultMeta, ResultStep, TaskResult, WorkflowResults,
+    DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
+    WorkflowResults,
 };
 pub use files::runs::RunRecord;
 pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};

@@ -57,6 +57,23 @@ pub struct Store {
 #[derive(Clone, Copy)]
 pub(crate) struct ScanKey(pub(crate) [u8; 32]);
 
+impl ScanKey {
+    /// HMAC-SHA256 under this key over `parts` (each followed by a NUL
+    /// byte), in hex: what vouches for a verdict memdir wrote.
+    pub(crate) fn mac(&self, parts: &[&[u8]]) -> String {
+        use hmac::{Hmac, KeyInit, Mac};
+        // A key of any length is accepted (HMAC hashes a long one).
+        let Ok(mut mac) = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&self.0) else {
+            return String::new();
+        };
+        for p in parts {
+            mac.update(p);
+            mac.update(&[0u8]);
+        }
+        hex::encode(mac.finalize().into_bytes())
+    }
+}
+
 impl std::fmt::Debug for ScanKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ScanKey(…)")

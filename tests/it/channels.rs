@@ -240,3 +240,171 @@ async fn every_mcp_answer_blocks_flagged_text() {
     }
     c.cancel().await.ok();
 }
+
+/// A scraped page that quotes an injection, as text and as JSON.
+fn page() -> (String, String) {
+    (
+        format!("scraped page\n{}\nthe end\n", FLAGGED[0]),
+        json!({"page": FLAGGED[0], "n": 1}).to_string(),
+    )
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_result_is_stored_as_given_and_an_agent_gets_it_blocked_or_named() {
+    let s = Sandbox::new();
+    let (text, data) = page();
+    let put = s
+        .run_as_stdin(A, &["--json", "result", "put", "wf", "page"], &text)
+        .ok()
+        .json();
+    assert_eq!(put["status"], "stored", "{put}");
+    s.run_as_stdin(
+        A,
+        &["result", "put", "wf", "data", "--type", "application/json"],
+        &data,
+    )
+    .ok();
+    // Stored byte for byte.
+    let file = s.read(A, "results/wf/page.result");
+    assert!(file.ends_with(text.as_bytes()));
+    // Text: each flagged line replaced, the others kept; sha256 and bytes
+    // describe the stored bytes.
+    let raw = s.run_as(A, &["result", "get", "wf", "page"]).ok().text();
+    assert_guarded("result get (text)", &raw);
+    assert!(raw.starts_with("scraped page\n[BLOCKED: result wf/page line 2 matched "));
+    assert!(raw.ends_with("\nthe end\n"), "{raw}");
+    let j = s
+        .run_as(A, &["--json", "result", "get", "wf", "page"])
+        .ok()
+        .json();
+    assert_guarded("result get --json (text)", &j.to_string());
+    assert_eq!(j["redacted"], true);
+    assert_eq!(j["sha256"], sha256(text.as_bytes()));
+    assert_eq!(j["bytes"], text.len());
+    assert_eq!(j["flagged"][0]["line"], 2);
+    // JSON: byte-exact, the verdict beside (and on stderr).
+    let got = s.run_as(A, &["result", "get", "wf", "data"]).ok();
+    assert_eq!(got.stdout, data.as_bytes());
+    assert!(
+        got.stderr.contains("wf/data line 1") && got.stderr.contains("ignore_instructions"),
+        "{}",
+        got.stderr
+    );
+    let j = s
+        .run_as(A, &["--json", "result", "get", "wf", "data"])
+        .ok()
+        .json();
+    assert_eq!(j["content"], data);
+    assert_eq!(j["redacted"], false);
+    let span = &j["flagged"][0];
+    let (start, end) = (
+        span["start"].as_u64().unwrap() as usize,
+        span["end"].as_u64().unwrap() as usize,
+    );
+    assert!(data[start..end].contains(FLAGGED[0]), "{span}");
+    // A person sees the text raw only on purpose.
+    let person = [
+        "--person", "pat", "--agent", A, "result", "get", "wf", "page",
+    ];
+    assert_guarded("a person's result get", &s.run(&person).ok().text());
+    let mut raw_args = vec!["--raw"];
+    raw_args.extend_from_slice(&person);
+    assert_eq!(s.run(&raw_args).ok().text(), text);
+}
+
+#[test]
+fn a_secret_in_a_result_is_a_warning_of_the_put() {
+    let s = Sandbox::new();
+    let put = s
+        .run_as_stdin(
+            A,
+            &["--json", "result", "put", "wf", "keys"],
+            "the deploy key is AKIAZ7Q3MX9VB2KD4WPL\n",
+        )
+        .ok()
+        .json();
+    let w = put["warnings"].to_string();
+    assert!(
+        w.contains("aws_access_key") && w.contains("stored as given"),
+        "{put}"
+    );
+}
+
+#[test]
+fn an_agent_s_key_gets_a_result_blocked_or_named_and_a_person_s_key_may_ask_raw() {
+    let s = Sandbox::new();
+    let agent = make_key(&s, &["--owner", A]);
+    let person = make_key(&s, &["--person", "pat"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    let (text, data) = page();
+    // The two routes share one store: a put through each.
+    for (base, task, ctype, body) in [
+        ("/v1/workflows/results", "page", "text/plain", &text),
+        ("/v1/agents/results", "data", "application/json", &data),
+    ] {
+        let a = srv.put(
+            &agent,
+            &format!("{base}/wf-{task}/{task}"),
+            ctype,
+            body.as_bytes(),
+        );
+        assert_eq!(a.status, 201, "{base} {task}: {}", a.body);
+    }
+    for base in ["/v1/workflows/results", "/v1/agents/results"] {
+        let a = srv.get(Some(&agent), &format!("{base}/wf-page/page"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        assert_guarded(base, &a.body);
+        let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+        assert_eq!(v["redacted"], true);
+        assert_eq!(v["sha256"], sha256(text.as_bytes()));
+        let a = srv.get(Some(&agent), &format!("{base}/wf-data/data"));
+        let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+        assert_eq!(v["content"], data, "{base}");
+        assert_eq!(v["flagged"][0]["patterns"][0], "ignore_instructions");
+    }
+    let path = format!("/v1/workflows/results/wf-page/page?agentId={A}");
+    assert_guarded("a person's get", &srv.get(Some(&person), &path).body);
+    let a = srv.get(Some(&person), &format!("{path}&raw=true"));
+    let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(v["content"], text, "{}", a.body);
+    assert_eq!(v["redacted"], false);
+}
+
+#[tokio::test]
+async fn mcp_get_result_blocks_a_text_result_and_names_a_json_one() {
+    let s = Sandbox::new();
+    let (text, data) = page();
+    s.run_as_stdin(A, &["result", "put", "wf", "page"], &text)
+        .ok();
+    s.run_as_stdin(
+        A,
+        &["result", "put", "wf", "data", "--type", "application/json"],
+        &data,
+    )
+    .ok();
+    let c = mcp::start(&s, &["--owner", A], &[]).await;
+    let (answer, error) = mcp::call(
+        &c,
+        "get_result",
+        json!({"workflow_id": "wf", "task_id": "page"}),
+    )
+    .await;
+    assert!(!error, "{answer}");
+    assert_guarded("get_result (text)", &answer);
+    assert!(answer.contains("redacted: 1 flagged span"), "{answer}");
+    let (answer, error) = mcp::call(
+        &c,
+        "get_result",
+        json!({"workflow_id": "wf", "task_id": "data"}),
+    )
+    .await;
+    assert!(!error, "{answer}");
+    assert!(answer.ends_with(&data), "{answer}");
+    assert!(answer.contains("flagged: wf/data line 1"), "{answer}");
+    c.cancel().await.ok();
+}

@@ -137,8 +137,11 @@ fn put_then_get_gives_the_exact_bytes_and_metadata() {
     let raw = std::fs::read(s.wf_dir(A, "wf-1").join("scan.result")).expect("result file");
     let nl = raw.iter().position(|&b| b == b'\n').expect("metadata line");
     let header: Value = serde_json::from_slice(&raw[..nl]).expect("header JSON");
-    assert_eq!(header["v"], 1);
+    assert_eq!(header["v"], 2);
     assert_eq!(header["sha256"], put["sha256"]);
+    // The scanner's verdict, vouched for by the machine's key.
+    assert_eq!(header["scan"]["flagged"], serde_json::json!([]));
+    assert_eq!(header["scan"]["tag"].as_str().map(str::len), Some(64));
     assert_eq!(&raw[nl + 1..], text.as_bytes());
 }
 

@@ -30,17 +30,20 @@ pub fn get_result(
                 Ok(s) => s,
                 Err(_) => format!("(binary content, base64)\n{}", render::base64(&r.content)),
             };
-            answer(
-                format!(
-                    "{}/{} ({}, {} bytes, stored {})\n\n{body}",
-                    r.workflow_id,
-                    r.task_id,
-                    r.content_type,
-                    r.content.len(),
-                    r.created_at
-                ),
-                false,
-            )
+            let mut head = format!(
+                "{}/{} ({}, {} bytes, sha256 {}, stored {})",
+                r.workflow_id, r.task_id, r.content_type, r.bytes, r.sha256, r.created_at
+            );
+            if r.redacted {
+                head.push_str(&format!(
+                    "\nredacted: {} flagged span(s) replaced by [BLOCKED: …]",
+                    r.flagged.len()
+                ));
+            }
+            for w in render::flagged_warnings(&r) {
+                head.push_str(&format!("\nflagged: {w}"));
+            }
+            answer(format!("{head}\n\n{body}"), false)
         }
         Ok(other) => answer(rendered(&other), false),
         Err(e) if e.code() == ErrorCode::NotReady => {

@@ -19,7 +19,7 @@ mod text;
 pub use errors::{error_head, error_json, error_text};
 pub use git::watch_event;
 pub use json::json;
-pub use results::base64;
+pub use results::{base64, flagged_warnings};
 
 use super::Response;
 use super::errors::Surface;
@@ -71,7 +71,10 @@ pub fn render_on(response: &Response, json: bool, surface: Surface) -> Rendered 
         } else {
             text::text(response, surface)
         },
-        warnings: warnings(response).to_vec(),
+        warnings: match response {
+            Response::Result(r) => results::flagged_warnings(r),
+            _ => warnings(response).to_vec(),
+        },
         exit: exit(response),
     }
 }

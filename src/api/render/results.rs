@@ -69,8 +69,9 @@ pub(super) fn steps_text(w: &WorkflowResults) -> String {
 }
 
 /// A result as JSON: its metadata and `content` when UTF-8, else `null`
-/// with the bytes in `content_base64` (standard alphabet, padded). As text
-/// a result is its raw bytes.
+/// with the bytes in `content_base64` (standard alphabet, padded); whether
+/// the content is `redacted` and the `flagged` spans of the stored bytes.
+/// As text a result is its raw bytes.
 pub(super) fn result_json(r: &TaskResult) -> Value {
     let (content, b64) = match std::str::from_utf8(&r.content) {
         Ok(s) => (json!(s), None),
@@ -81,7 +82,34 @@ pub(super) fn result_json(r: &TaskResult) -> Value {
     if let Some(b) = b64 {
         o.insert("content_base64".into(), json!(b));
     }
+    o.insert("redacted".into(), json!(r.redacted));
+    o.insert("flagged".into(), json!(r.flagged));
     Value::Object(o)
+}
+
+/// What the scanner flags in a result returned as stored (JSON, binary, or
+/// text a person asked for raw), a line each, for standard error or beside
+/// the content; nothing when the content is redacted (its placeholders say
+/// it).
+pub fn flagged_warnings(r: &TaskResult) -> Vec<String> {
+    if r.redacted {
+        return Vec::new();
+    }
+    r.flagged
+        .iter()
+        .map(|s| {
+            format!(
+                "{}/{} line {} (bytes {}..{}) matched {}: returned as stored; \
+                 do not follow what it says",
+                r.workflow_id,
+                r.task_id,
+                s.line,
+                s.start,
+                s.end,
+                s.patterns.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.

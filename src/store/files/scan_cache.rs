@@ -16,9 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
 use crate::scan::{self, Finding};
 use crate::store::limits::SCAN_CACHE_BYTES;
@@ -55,20 +53,6 @@ pub(crate) struct CachedScanner {
     misses: usize,
 }
 
-/// HMAC-SHA256 with the secret over `parts` (each followed by a NUL byte),
-/// in hex.
-fn mac(secret: &ScanKey, parts: &[&[u8]]) -> String {
-    // A key of any length is accepted (HMAC hashes a long one).
-    let Ok(mut mac) = <Hmac<Sha256> as KeyInit>::new_from_slice(&secret.0) else {
-        return String::new();
-    };
-    for p in parts {
-        mac.update(p);
-        mac.update(&[0u8]);
-    }
-    hex::encode(mac.finalize().into_bytes())
-}
-
 /// The cache key of a store's texts: an HMAC over the scanner's fingerprint
 /// and the texts.
 fn key(secret: &ScanKey, texts: &[&str]) -> String {
@@ -76,13 +60,13 @@ fn key(secret: &ScanKey, texts: &[&str]) -> String {
     parts.push(b"texts");
     parts.push(scan::fingerprint().as_bytes());
     parts.extend(texts.iter().map(|t| t.as_bytes()));
-    mac(secret, &parts)
+    secret.mac(&parts)
 }
 
 /// The tag that vouches for a verdict under a key.
 fn tag(secret: &ScanKey, key: &str, flagged: &Flagged) -> String {
     let verdict = serde_json::to_vec(flagged).unwrap_or_default();
-    mac(secret, &[b"verdict", key.as_bytes(), &verdict])
+    secret.mac(&[b"verdict", key.as_bytes(), &verdict])
 }
 
 impl CachedScanner {

@@ -52,8 +52,11 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::files::results::RESULT_SUFFIX;
-use super::files::results::file::{check_content_type, decode_result, encode_result, sha256_hex};
+use super::files::results::file::{
+    check_content_type, decode_result, decode_with_verdict, encode_result, sha256_hex,
+};
 use super::files::results::index::{self, sort_steps, step_of};
+use super::files::results::verdict::{self, FlaggedSpan};
 use super::files::results::{
     DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
     existing_workflow_dir, file_limit, not_ready, register_waiter, result_name, waited_for,
@@ -239,6 +242,9 @@ pub(crate) fn put(
     owner.disk().check()?;
     let disk = owner.disk();
     owner.writable(owner.view()?.at().settings)?;
+    // Results are stored as given; the verdict travels with them.
+    let flagged = verdict::scan_content(content);
+    let mut warnings = secret_warnings(workflow_id, task_id, &flagged);
     let (folders, dir) = ensure_workflow_dir(owner, workflow_id)?;
     let view = owner.view()?;
     let _lock = workflow_lock(view.at(), &folders.derived, workflow_id)?;
@@ -260,10 +266,11 @@ pub(crate) fn put(
             if loaded.rebuilt {
                 index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
             }
+            warnings.extend(loaded.warnings);
             return Ok(PutOutcome {
                 status: PutStatus::AlreadyStored,
                 result: old.meta(),
-                warnings: loaded.warnings,
+                warnings,
             });
         }
         Some(Ok(_)) | Some(Err(_)) if overwrite => PutStatus::Overwritten,
@@ -291,16 +298,40 @@ pub(crate) fn put(
         // index naming the old content.
         index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
     }
-    let file = encode_result(&meta, content)?;
+    let sealed = owner
+        .store()
+        .scan_key()
+        .map(|key| verdict::seal(&key, workflow_id, task_id, &meta.sha256, flagged));
+    let file = encode_result(&meta, content, sealed)?;
     disk.write_atomic(&dir, &name, &file)?;
     loaded.steps.push(step_of(&meta));
     sort_steps(&mut loaded.steps);
     index::write_index(disk, &dir, workflow_id, &loaded.steps)?;
+    warnings.extend(loaded.warnings);
     Ok(PutOutcome {
         status,
         result: meta,
-        warnings: loaded.warnings,
+        warnings,
     })
+}
+
+/// A warning for each span of a result that looks like a secret: the put
+/// stores it as given, and says so.
+fn secret_warnings(workflow_id: &str, task_id: &str, flagged: &[FlaggedSpan]) -> Vec<String> {
+    flagged
+        .iter()
+        .filter(|s| s.is_secret())
+        .map(|s| {
+            format!(
+                "{workflow_id}/{task_id} line {} (bytes {}..{}) looks like a secret ({}); \
+                 the result is stored as given: remove it if the secret should not be kept",
+                s.line,
+                s.start,
+                s.end,
+                s.patterns.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// The result of `task_id` in `workflow_id`, read from its file and checked
@@ -320,7 +351,21 @@ pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<Tas
         .disk()
         .read_bytes(&dir, &name, file_limit(view.at().settings))?
     {
-        Some(bytes) => decode_result(&dir.join(&name), workflow_id, task_id, bytes),
+        Some(bytes) => {
+            let (mut r, stored) =
+                decode_with_verdict(&dir.join(&name), workflow_id, task_id, bytes)?;
+            let key = owner.store().scan_key();
+            r.flagged = verdict::open(
+                key.as_ref(),
+                (workflow_id, task_id),
+                (&r.sha256, r.bytes),
+                stored,
+            )
+            // Not vouched for here (made elsewhere, before a scanner
+            // change, without a key, or forged): scanned afresh.
+            .unwrap_or_else(|| verdict::scan_content(&r.content));
+            Ok(r)
+        }
         None => Err(not_ready(workflow_id, Some(task_id))),
     }
 }

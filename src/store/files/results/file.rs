@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::verdict::StoredVerdict;
 use super::{RESULT_FORMAT_VERSION, ResultMeta, TaskResult};
 use crate::error::{Error, Result};
 
@@ -24,7 +25,14 @@ struct Header {
     created_at: String,
     sha256: String,
     bytes: u64,
+    /// The scanner's verdict on the content, vouched for by the machine's
+    /// scan key (format 2; absent without a key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scan: Option<StoredVerdict>,
 }
+
+/// The format versions a read accepts: 1 (no verdict) and the current one.
+const READABLE_VERSIONS: [u32; 2] = [1, RESULT_FORMAT_VERSION];
 
 /// SHA-256 of `bytes`, lowercase hex.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
@@ -58,8 +66,13 @@ fn corrupt(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
-/// The bytes of a `.result` file: the metadata line, `\n`, the content.
-pub(crate) fn encode_result(meta: &ResultMeta, content: &[u8]) -> Result<Vec<u8>> {
+/// The bytes of a `.result` file: the metadata line (with the scanner's
+/// verdict, when there is one), `\n`, the content.
+pub(crate) fn encode_result(
+    meta: &ResultMeta,
+    content: &[u8],
+    verdict: Option<StoredVerdict>,
+) -> Result<Vec<u8>> {
     let header = Header {
         v: RESULT_FORMAT_VERSION,
         workflow_id: meta.workflow_id.clone(),
@@ -68,6 +81,7 @@ pub(crate) fn encode_result(meta: &ResultMeta, content: &[u8]) -> Result<Vec<u8>
         created_at: meta.created_at.clone(),
         sha256: meta.sha256.clone(),
         bytes: meta.bytes,
+        scan: verdict,
     };
     let mut out = serde_json::to_vec(&header).map_err(|source| Error::Encode {
         what: "result header",
@@ -81,19 +95,31 @@ pub(crate) fn encode_result(meta: &ResultMeta, content: &[u8]) -> Result<Vec<u8>
 
 /// Parses and checks a `.result` file read from `path`, which must hold the
 /// result of (`workflow_id`, `task_id`); [`Error::ResultCorrupt`] naming
-/// `path` when it does not.
+/// `path` when it does not. Its `flagged` is left empty: see
+/// [`decode_with_verdict`].
 pub(crate) fn decode_result(
     path: &Path,
     workflow_id: &str,
     task_id: &str,
-    mut bytes: Vec<u8>,
+    bytes: Vec<u8>,
 ) -> Result<TaskResult> {
+    decode_with_verdict(path, workflow_id, task_id, bytes).map(|(r, _)| r)
+}
+
+/// [`decode_result`], with the verdict the file keeps (not yet verified:
+/// `verdict::open` does that).
+pub(crate) fn decode_with_verdict(
+    path: &Path,
+    workflow_id: &str,
+    task_id: &str,
+    mut bytes: Vec<u8>,
+) -> Result<(TaskResult, Option<StoredVerdict>)> {
     let Some(nl) = bytes.iter().position(|&b| b == b'\n') else {
         return Err(corrupt(path, "result file: no metadata line"));
     };
     let header: Header = serde_json::from_slice(&bytes[..nl])
         .map_err(|e| corrupt(path, format!("result file: bad metadata line: {e}")))?;
-    if header.v != RESULT_FORMAT_VERSION {
+    if !READABLE_VERSIONS.contains(&header.v) {
         return Err(corrupt(
             path,
             format!("result file: unknown format version {}", header.v),
@@ -129,7 +155,8 @@ pub(crate) fn decode_result(
             ),
         ));
     }
-    Ok(TaskResult {
+    let verdict = if header.v == 1 { None } else { header.scan };
+    let result = TaskResult {
         content,
         content_type: header.content_type,
         workflow_id: header.workflow_id,
@@ -137,5 +164,8 @@ pub(crate) fn decode_result(
         created_at: header.created_at,
         sha256: header.sha256,
         bytes: header.bytes,
-    })
+        flagged: Vec::new(),
+        redacted: false,
+    };
+    Ok((result, verdict))
 }

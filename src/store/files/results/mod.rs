@@ -5,6 +5,7 @@
 
 pub(crate) mod file;
 pub(crate) mod index;
+pub(crate) mod verdict;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,12 +17,15 @@ use crate::model::validate_id;
 use crate::store::owner::{At, Folders, Owner, no_case_twin};
 use crate::store::root::DERIVED_DIR;
 
+pub use verdict::FlaggedSpan;
+
 /// Largest result stored by default: 16 MiB (`max_result_bytes` in
 /// `memdir.yaml` sets another).
 pub const DEFAULT_MAX_RESULT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Version of the `.result` file's metadata line (`"v"`).
-pub const RESULT_FORMAT_VERSION: u32 = 1;
+/// Version of the `.result` file's metadata line (`"v"`): 2 keeps the
+/// scanner's verdict (`"scan"`); files of version 1 are read too.
+pub const RESULT_FORMAT_VERSION: u32 = 2;
 
 /// Version of a workflow's `index.json` (`"version"`).
 pub const RESULT_INDEX_VERSION: u32 = 1;
@@ -62,7 +66,7 @@ pub struct ResultMeta {
 /// A stored result with its content, as `Results::get` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
-    /// The content, byte for byte as it was put.
+    /// The content, byte for byte as it was put (unless `redacted`).
     pub content: Vec<u8>,
     /// Its MIME type.
     pub content_type: String,
@@ -76,6 +80,12 @@ pub struct TaskResult {
     pub sha256: String,
     /// Length of the content in bytes.
     pub bytes: u64,
+    /// The spans of the stored content the scanner flags, in order.
+    pub flagged: Vec<FlaggedSpan>,
+    /// Whether `content` is the stored text with each flagged span replaced
+    /// by its `[BLOCKED: …]` placeholder (an answer to an agent); `sha256`
+    /// and `bytes` still describe the stored bytes.
+    pub redacted: bool,
 }
 
 impl TaskResult {
