@@ -12,6 +12,44 @@ use crate::recall::{jaccard, term_set};
 use super::duplicates::{folded, negations, numbers};
 use super::*;
 
+/// The text a day line marks to be lifted (`fact: …`), checked as a save's
+/// text is: `None` for a line without the mark, the line's text and the
+/// refusal's code when the text is refused.
+fn lift_text(line: &str) -> Option<std::result::Result<String, (String, String)>> {
+    let t = line.trim_start();
+    let rest = t
+        .get(..FACT_PREFIX.len())
+        .filter(|p| p.eq_ignore_ascii_case(FACT_PREFIX))
+        .map(|_| &t[FACT_PREFIX.len()..])?;
+    Some(check_text(rest).map_err(|e| (rest.trim().to_owned(), e.code().as_str().to_owned())))
+}
+
+/// The ids the day lines of `lines` would lift (whether or not the plan
+/// lifts them): the archive records a plan needs for them are theirs.
+pub fn lift_ids(lines: &[DayLine]) -> BTreeSet<String> {
+    lines
+        .iter()
+        .filter_map(|l| lift_text(&l.text)?.ok())
+        .map(|t| entry_id(Scope::Memory.name(), &t))
+        .collect()
+}
+
+/// Why an archive record keeps its fact from coming back: a veto (a
+/// person's word is final) or a supersession; `None` for any other.
+fn refused_return(meta: &Meta) -> Option<String> {
+    match meta.kind? {
+        ArchiveKind::Vetoed => Some(match meta.archived {
+            Some(t) => format!("vetoed on {}", t.date_naive()),
+            None => "vetoed".to_owned(),
+        }),
+        ArchiveKind::Superseded => Some(match &meta.superseded_by {
+            Some(by) => format!("superseded by {by}"),
+            None => "superseded".to_owned(),
+        }),
+        _ => None,
+    }
+}
+
 /// The review's plan (see the module docs).
 pub fn plan(input: &Input<'_>) -> Plan {
     let now = input.now;
@@ -245,21 +283,13 @@ pub fn plan(input: &Input<'_>) -> Plan {
         .map(|f| folded(&f.text))
         .collect();
     for line in input.yesterday {
-        let t = line.text.trim_start();
-        let Some(rest) = t
-            .get(..FACT_PREFIX.len())
-            .filter(|p| p.eq_ignore_ascii_case(FACT_PREFIX))
-            .map(|_| &t[FACT_PREFIX.len()..])
-        else {
+        let Some(checked) = lift_text(&line.text) else {
             continue;
         };
-        let text = match check_text(rest) {
+        let text = match checked {
             Ok(t) => t,
-            Err(e) => {
-                out.skipped.push(Skipped {
-                    what: rest.trim().to_owned(),
-                    why: e.code().as_str().to_owned(),
-                });
+            Err((rest, why)) => {
+                out.skipped.push(Skipped { what: rest, why });
                 continue;
             }
         };
@@ -270,8 +300,20 @@ pub fn plan(input: &Input<'_>) -> Plan {
             });
             continue;
         }
+        // A person's veto is final, and a superseded fact cannot come back:
+        // a day line does not bring either back.
+        let id = entry_id(Scope::Memory.name(), &text);
+        if let Some(why) = input
+            .archived
+            .iter()
+            .find(|r| r.id == id)
+            .and_then(|r| refused_return(&r.meta))
+        {
+            out.skipped.push(Skipped { what: text, why });
+            continue;
+        }
         out.changes.push(Change::Lift {
-            id: entry_id(Scope::Memory.name(), &text),
+            id,
             text,
             date: line.date,
             run: line.run.clone(),

@@ -598,3 +598,62 @@ fn copies_of_one_entry_are_kept_as_one_with_their_metadata_merged() {
     assert_eq!((m.created, m.person.as_deref()), (t(20), Some("ann")));
     assert_eq!(m.review.as_deref(), Some("review-x"));
 }
+
+#[test]
+fn a_day_line_does_not_bring_back_a_vetoed_or_superseded_fact() {
+    let date = (now() - Duration::days(1)).date_naive();
+    let line = |t: &str| DayLine {
+        date,
+        text: format!("fact: {t}"),
+        run: None,
+        task: None,
+    };
+    let vetoed = fact("The staging cluster is in eu-west-1");
+    let superseded = fact("The release train leaves on Fridays");
+    let plain = fact("The runner cache lives on the scratch disk");
+    let mut by = record_of(&superseded, ArchiveKind::Superseded, now());
+    by.meta.superseded_by = Some("mem_0123456789ab".into());
+    let records = [
+        record_of(&vetoed, ArchiveKind::Vetoed, now() - Duration::days(3)),
+        by,
+        record_of(&plain, ArchiveKind::Plain, now()),
+    ];
+    let lines = [
+        line(&vetoed.text),
+        line(&superseded.text),
+        line(&plain.text),
+    ];
+    assert_eq!(
+        lift_ids(&lines),
+        [&vetoed, &superseded, &plain]
+            .iter()
+            .map(|f| f.id.clone())
+            .collect()
+    );
+    let p = plan(&Input {
+        facts: &[],
+        yesterday: &lines,
+        evidence: &BTreeMap::new(),
+        renew_days: &no_days,
+        archived: &records,
+        curation: false,
+        budget: &|_| 2200,
+        now: now(),
+    });
+    let lifted: Vec<&str> = p
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Lift { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    // Only the fact archived by hand comes back.
+    assert_eq!(lifted, [plain.id.as_str()]);
+    let why: Vec<&str> = p.skipped.iter().map(|s| s.why.as_str()).collect();
+    let vetoed_on = format!("vetoed on {}", (now() - Duration::days(3)).date_naive());
+    assert_eq!(
+        why,
+        [vetoed_on.as_str(), "superseded by mem_0123456789ab"]
+    );
+}

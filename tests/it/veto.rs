@@ -247,6 +247,22 @@ fn batch_and_import_refuse_a_vetoed_text_too() {
 }
 
 #[test]
+fn the_review_does_not_lift_a_vetoed_text_from_the_day_log() {
+    let s = Sandbox::new();
+    let (_id, date, memory, archive) = vetoed(&s);
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    s.write(
+        A,
+        "episodes.md",
+        format!("## {yesterday}\n\n- 10:00 fact: {TEXT}\n"),
+    );
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let skipped = v.to_string();
+    assert!(skipped.contains(&format!("vetoed on {date}")), "{v}");
+    unchanged(&s, &memory, &archive);
+}
+
+#[test]
 fn http_and_mcp_refuse_a_vetoed_text_for_an_agent() {
     let s = Sandbox::new();
     let (_, date, memory, archive) = vetoed(&s);

@@ -197,7 +197,7 @@ pub(super) fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
         held.is_some().then(|| sha256(&episodes_src)),
     );
     let journal = crate::journal::parse(&episodes_src);
-    let lines = journal
+    let lines: Vec<DayLine> = journal
         .section(yesterday)
         .map(|sec| {
             sec.lines
@@ -221,8 +221,14 @@ pub(super) fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
         }
     }
     // Archive records of live facts (after a merge), but those a review
-    // settled already.
-    let ids: BTreeSet<&str> = facts.iter().map(|f| f.id.as_str()).collect();
+    // settled already, and of the facts yesterday's day lines would lift
+    // (a veto or a supersession keeps them out).
+    let lifted = review::lift_ids(&lines);
+    let ids: BTreeSet<&str> = facts
+        .iter()
+        .map(|f| f.id.as_str())
+        .chain(lifted.iter().map(String::as_str))
+        .collect();
     let archives = archive::read_all(at)?;
     for f in &archives.files {
         fingerprint
