@@ -14,17 +14,22 @@ use crate::model::{Scope, created_at, validate_id};
 use crate::recall::select::{self, Candidate};
 use crate::recall::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact, Scorer, TokenEstimator};
 use crate::scan;
-use crate::snapshot::conflict_placeholder;
+use crate::snapshot::{conflict_placeholder, display_text};
 
 /// How long a session's start-of-run recall stands (the skip).
 pub const SESSION_SKIP: chrono::Duration = chrono::Duration::hours(24);
 
-/// A day line as a recall may show it: as written, or its placeholder when
-/// the scanner flags it.
+/// A day line as a recall may show it: as written (a line that could pass
+/// for a placeholder or a structure of memdir's escaped, as the snapshot
+/// escapes an entry), or its placeholder when the scanner flags it.
 fn safe_day_line(line: DayLine, date: NaiveDate) -> DayLine {
     let findings = scan::scan(&line.raw);
     if findings.is_empty() {
-        return line;
+        return DayLine {
+            text: display_text(&line.text),
+            raw: display_text(&line.raw),
+            ..line
+        };
     }
     let raw = format!(
         "[BLOCKED: {EPISODES_FILE} line of {date} matched {}; remove or edit it]",
@@ -99,7 +104,7 @@ pub(crate) fn recall(
             }
             let created = created.or(st.first_seen).unwrap_or(now);
             let (text, blocked) = if findings.is_empty() {
-                (e.text.clone(), Vec::new())
+                (display_text(&e.text), Vec::new())
             } else {
                 (
                     scan::blocked_placeholder(scope, &e.id, &findings),
