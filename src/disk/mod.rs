@@ -278,6 +278,30 @@ impl Disk {
         }
     }
 
+    /// Moves whatever is at `name` in `dir` (a folder planted where memdir
+    /// keeps a file) to `<name>.set-aside-<n>`, never over anything, then
+    /// syncs `dir`; the new name, or `None` when nothing is at `name`. What
+    /// was there stays, under the new name, for a person to look at.
+    pub(crate) fn set_aside(&self, dir: &Dir, name: &str) -> Result<Option<String>> {
+        self.check()?;
+        let stamp = chrono::Utc::now().timestamp_micros();
+        for n in 0..16 {
+            let to = format!("{name}.set-aside-{stamp}-{n}");
+            match self.io.rename_noreplace(dir, name, &to) {
+                Ok(()) => {
+                    write::sync_dir(self.io.as_ref(), &self.poison, dir)?;
+                    return Ok(Some(to));
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(Error::io(dir.join(name), "set aside")(e)),
+            }
+        }
+        Err(Error::io(dir.join(name), "set aside")(std::io::Error::from(
+            ErrorKind::AlreadyExists,
+        )))
+    }
+
     /// Durably writes a whole new file (temp, sync, rename, folder sync).
     /// For files only memdir writes.
     pub(crate) fn write_atomic(&self, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {

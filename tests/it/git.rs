@@ -1462,6 +1462,34 @@ async fn a_forged_snapshot_that_arrives_by_git_is_never_served() {
     assert_eq!(shown["snapshot"], text.as_str(), "{shown}");
 }
 
+/// A folder planted where a run's snapshot is stored (git can bring one:
+/// `<sha>.md/x`) does not keep runs from beginning: it is set aside, kept
+/// for a person to look at, and the snapshot stored under its name.
+#[test]
+fn a_folder_at_a_snapshot_s_name_is_set_aside() {
+    let s = Sandbox::new();
+    s.run_as("agt_v", &["add", "Deploys need the VPN"]).ok();
+    let first = s.run_as("agt_v", &["--json", "run", "begin"]).ok().json();
+    let sha = first["sha256"].as_str().expect("sha256");
+    let snaps = s.owner_dir("agt_v").join(".memdir/snapshots");
+    let name = format!("{sha}.md");
+    std::fs::remove_file(snaps.join(&name)).expect("remove");
+    std::fs::create_dir(snaps.join(&name)).expect("plant");
+    std::fs::write(snaps.join(&name).join("x"), "planted").expect("plant");
+    let next = s.run_as("agt_v", &["--json", "run", "begin"]).ok().json();
+    assert_eq!(next["sha256"], sha, "{next}");
+    let stored = std::fs::read_to_string(snaps.join(&name)).expect("a file now");
+    assert_eq!(stored, first["text"].as_str().expect("text"));
+    let aside: Vec<String> = std::fs::read_dir(&snaps)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("{name}.set-aside-")))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let kept = snaps.join(&aside[0]).join("x");
+    assert_eq!(std::fs::read_to_string(kept).expect("kept"), "planted");
+}
+
 /// A collaborator's `.gitignore` without memdir's lines: the victim's
 /// next sync still commits neither its results nor its run records, and
 /// changes to a derived file git already tracks are not committed either.

@@ -63,12 +63,19 @@ impl RunRecord {
 /// snapshots share one file). A file already there is kept only when it
 /// holds exactly `snap`'s bytes: one that arrived by git, or was written by
 /// hand, under that name (other bytes, a symlink, a file too large) is
-/// replaced, so no later reader of the run finds it.
+/// replaced, so no later reader of the run finds it; a folder there is set
+/// aside (`<sha256>.md.set-aside-…`), so it cannot keep runs from beginning.
 pub(crate) fn store_snapshot(owner: &Owner, derived: &Dir, snap: &Snapshot) -> Result<()> {
     let disk = owner.disk();
     let (snaps, _) = disk.ensure_dir(derived, SNAPSHOTS_DIR)?;
     disk.sweep_stale_temps(&snaps, STALE_TEMP_AGE);
     let name = format!("{}.md", snap.sha256);
+    if disk
+        .stat(&snaps, &name)?
+        .is_some_and(|st| st.kind == crate::disk::Kind::Dir)
+    {
+        disk.set_aside(&snaps, &name)?;
+    }
     let same = match disk.read_bytes(&snaps, &name, SNAPSHOT_BYTES) {
         Ok(Some(b)) => b == snap.text.as_bytes(),
         Ok(None) => false,
