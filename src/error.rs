@@ -99,6 +99,10 @@ pub enum Error {
         /// How long we waited.
         waited_ms: u64,
     },
+    /// The call's deadline passed before its write began (waiting for a
+    /// lock, or queued): nothing was written.
+    #[error("the call's deadline passed before its write began: nothing was written")]
+    DeadlinePassed,
     /// A configuration file or front matter could not be read.
     #[error("{}: {message}", path.display())]
     InvalidConfig {
@@ -300,6 +304,15 @@ pub enum Error {
         bytes: u64,
         /// The limit.
         limit: u64,
+    },
+    /// A put would take the owner's stored results past its
+    /// `results_quota_bytes`.
+    #[error("the owner's results would take {bytes} bytes, over its {quota}-byte quota")]
+    ResultsQuotaExceeded {
+        /// The bytes the owner's results would take with this one.
+        bytes: u64,
+        /// The quota (`results_quota_bytes`).
+        quota: u64,
     },
     /// A stored result file is damaged (metadata line, ids, length or
     /// SHA-256 do not match); it is never repaired.

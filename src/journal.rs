@@ -376,12 +376,188 @@ fn splice(src: &str, at: usize, with: &str) -> String {
     out
 }
 
+/// Where the sections of `since` and later begin in `src`, found from the
+/// end: the start of the last `## YYYY-MM-DD` line (an ATX heading of level
+/// 2 at the start of a line) whose date is before `since`. Only the bytes
+/// after it are looked at, a line at a time from the end; `None` when no
+/// such line is found (the whole file is then the answer). The offset is a
+/// line start, so a UTF-8 boundary.
+pub fn recent_start(src: &[u8], since: NaiveDate) -> Option<usize> {
+    let mut end = src.len();
+    while end > 0 {
+        // The line that ends at `end` (its line ending excluded).
+        let start = src[..end - 1]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        if heading_date(&src[start..end]).is_some_and(|date| date < since) {
+            return Some(start);
+        }
+        end = start;
+    }
+    None
+}
+
+/// The date of a line `## YYYY-MM-DD` (closing `#`s and spaces allowed).
+fn heading_date(line: &[u8]) -> Option<NaiveDate> {
+    let rest = line.strip_prefix(b"## ")?;
+    let text = std::str::from_utf8(rest).ok()?;
+    let text = text.trim_end().trim_end_matches('#').trim();
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}
+
+/// Whether `tail` (the bytes from [`recent_start`] on, parsed as `journal`)
+/// begins with its first section's heading, dated before `since`, and
+/// holds no code fence: then its sections of `since` and later are the
+/// whole file's, provided the bytes before it pass [`prefix_hides_nothing`].
+/// When not, the caller parses the whole file.
+pub fn tail_stands_alone(tail: &str, journal: &Journal, since: NaiveDate) -> bool {
+    let Some(first) = journal.sections.first() else {
+        return false;
+    };
+    let fenced = tail.lines().any(|l| opens_block(l.as_bytes()));
+    first.heading.start == 0 && first.date < since && !fenced
+}
+
+/// Whether the bytes before the cut of [`recent_start`] can be left
+/// unparsed: no line of them could be the heading of a section of `since`
+/// or later (a line whose text, its `#`s and up to three spaces of indent
+/// aside, is such a date: an ATX heading, or the text of a setext one,
+/// out of date order), and none opens a code fence or an HTML comment (which
+/// could hold the cut's heading, making the file read otherwise). A byte
+/// scan, a line at a time: no Markdown parse, no UTF-8 decode.
+pub fn prefix_hides_nothing(prefix: &[u8], since: NaiveDate) -> bool {
+    prefix.split(|b| *b == b'\n').all(|line| {
+        if opens_block(line) {
+            return false;
+        }
+        // A date line is short: longer lines are not looked at further.
+        if line.len() > 64 || !line.contains(&b'-') {
+            return true;
+        }
+        let text = std::str::from_utf8(line).unwrap_or("");
+        let text = text.trim().trim_matches('#').trim();
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").map_or(true, |d| d < since)
+    })
+}
+
+/// Whether `line` opens a block whose content Markdown does not read as
+/// headings: a code fence or an HTML comment (up to three spaces of indent).
+fn opens_block(line: &[u8]) -> bool {
+    let indent = line.iter().take(4).take_while(|b| **b == b' ').count();
+    if indent > 3 {
+        return false;
+    }
+    let l = &line[indent..];
+    l.starts_with(b"```") || l.starts_with(b"~~~") || l.starts_with(b"<!--")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn d(s: &str) -> NaiveDate {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    /// The recent sections as the tail read finds them, or `None` when it
+    /// falls back to the whole file.
+    fn tail_dates(src: &str, since: &str) -> Option<Vec<(NaiveDate, String)>> {
+        let since = d(since);
+        let cut = recent_start(src.as_bytes(), since)?;
+        let tail = &src[cut..];
+        let j = parse(tail);
+        let alone = tail_stands_alone(tail, &j, since)
+            && prefix_hides_nothing(&src.as_bytes()[..cut], since);
+        alone.then(|| {
+            j.sections
+                .iter()
+                .filter(|s| s.date >= since)
+                .map(|s| (s.date, s.text()))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_last_section_before_yesterday() {
+        let src = "# Journal\n\n## 2026-11-01\n\n- 08:00 old\n\n## 2026-11-29\n\n- 09:00 \
+                   before\n\n## 2026-11-30\n\n- 10:00 yesterday\n\n## 2026-12-01 ##\n\n- 11:00 \
+                   today\n- 12:00 later\n";
+        let cut = recent_start(src.as_bytes(), d("2026-11-30")).unwrap();
+        assert!(src[cut..].starts_with("## 2026-11-29\n"), "{}", &src[cut..]);
+        let whole: Vec<(NaiveDate, String)> = parse(src)
+            .sections
+            .iter()
+            .filter(|s| s.date >= d("2026-11-30"))
+            .map(|s| (s.date, s.text()))
+            .collect();
+        assert_eq!(tail_dates(src, "2026-11-30"), Some(whole.clone()));
+        assert_eq!(whole.len(), 2);
+        assert_eq!(whole[1].1, "11:00 today\n12:00 later");
+        // CRLF files cut the same way.
+        let crlf = src.replace('\n', "\r\n");
+        assert_eq!(tail_dates(&crlf, "2026-11-30"), Some(whole));
+        // Garbage before the cut is never read: not even as UTF-8.
+        let mut bytes = b"\xff\xfe not text\n## 2026-11-02\n- x\n".to_vec();
+        bytes.extend_from_slice(src.as_bytes());
+        let cut = recent_start(&bytes, d("2026-11-30")).unwrap();
+        assert!(bytes[cut..].starts_with(b"## 2026-11-29"));
+    }
+
+    #[test]
+    fn the_tail_falls_back_when_it_cannot_stand_for_the_file() {
+        // No section before yesterday: the whole file.
+        assert_eq!(recent_start(b"## 2026-11-30\n- a\n", d("2026-11-30")), None);
+        assert_eq!(recent_start(b"", d("2026-11-30")), None);
+        // Not a heading: indented, level 3, text after the date.
+        for line in [
+            "   ## 2026-11-01",
+            "### 2026-11-01",
+            "## 2026-11-01 notes",
+            "##2026-11-01",
+        ] {
+            let src = format!("{line}\n- a\n## 2026-12-01\n- b\n");
+            assert_eq!(
+                recent_start(src.as_bytes(), d("2026-11-30")),
+                None,
+                "{line}"
+            );
+        }
+        // Dates out of order after the cut: the tail holds them all.
+        let unsorted =
+            "## 2026-11-01\n- a\n## 2026-11-20\n- x\n## 2026-12-01\n- b\n## 2026-11-30\n- c\n";
+        let cut = recent_start(unsorted.as_bytes(), d("2026-11-30")).unwrap();
+        assert!(unsorted[cut..].starts_with("## 2026-11-20"));
+        assert_eq!(tail_dates(unsorted, "2026-11-30").map(|v| v.len()), Some(2));
+        // A recent section before the cut (out of order), as an ATX or a
+        // setext heading, indented or not: the prefix hides it, so the
+        // whole file is parsed.
+        for recent in [
+            "## 2026-12-01",
+            "  ## 2026-12-01 ##",
+            "2026-12-01\n---",
+            "# 2026-11-30",
+        ] {
+            let src = format!("## 2026-11-01\n- a\n{recent}\n- b\n## 2026-11-20\n- c\n");
+            assert_eq!(tail_dates(&src, "2026-11-30"), None, "{recent}");
+        }
+        // A fence or an HTML comment before the cut: the whole file.
+        for opener in ["```", " ~~~", "<!-- a"] {
+            let src = format!("## 2026-11-01\n{opener}\n## 2026-11-20\n- c\n");
+            assert_eq!(tail_dates(&src, "2026-11-30"), None, "{opener}");
+        }
+        // A code fence in the tail (one may have opened before the cut).
+        let fenced = "## 2026-11-01\n```\n## 2026-11-02\n```\n## 2026-12-01\n- b\n";
+        assert_eq!(tail_dates(fenced, "2026-11-30"), None);
+        // A cut whose heading the parser does not take as the first section.
+        let para = "## 2026-11-01\n- a\n";
+        assert!(tail_stands_alone(para, &parse(para), d("2026-11-30")));
+        assert!(!tail_stands_alone(para, &parse(para), d("2026-11-01")));
+        assert!(!tail_stands_alone(
+            "- a\n",
+            &parse("- a\n"),
+            d("2026-11-30")
+        ));
     }
 
     #[test]

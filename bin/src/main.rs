@@ -167,6 +167,10 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             keys,
             timeout,
             review_every,
+            max_connections,
+            header_timeout,
+            idle_timeout,
+            max_upload_bytes_in_flight,
         } => {
             let root = server_root(&opener)?;
             eprintln!("memdir serve: root {}", root.display());
@@ -179,6 +183,12 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                 timeout: std::time::Duration::from_secs(timeout),
                 review_every: (review_every > 0)
                     .then(|| std::time::Duration::from_secs(review_every)),
+                bounds: http::Bounds {
+                    max_connections: max_connections as usize,
+                    header_timeout: std::time::Duration::from_secs(header_timeout),
+                    idle_timeout: std::time::Duration::from_secs(idle_timeout),
+                },
+                uploads: http::Uploads::new(max_upload_bytes_in_flight),
             })
             .map_err(Failure::Usage)?;
             return Ok(0);
@@ -206,9 +216,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                     "no owner: pass --owner ID or set MEMDIR_OWNER".into(),
                 ));
             };
-            let request = cli::request(&store, &who, ask)?;
-            api::preflight(&store, &who, &request)?;
-            api::execute(&store, &who, request)?
+            cli::answer(&store, &who, ask)?
         }
     };
     let out = render::render(&response, g.json);

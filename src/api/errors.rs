@@ -195,6 +195,15 @@ pub enum Transport {
         /// The limit in seconds.
         secs: u64,
     },
+    /// The server is at a bound of what it takes at once (one owner's
+    /// calls running and queued, the bytes of uploads in flight): nothing
+    /// was done; retry after `retry_after_secs`.
+    Busy {
+        /// What is at its bound.
+        what: String,
+        /// When to retry, in seconds (also the `Retry-After` header).
+        retry_after_secs: u64,
+    },
     /// The server failed (a task panicked, a worker was lost).
     Internal {
         /// What failed.
@@ -213,6 +222,7 @@ impl Transport {
             Transport::InvalidRequest { .. } => ErrorCode::InvalidRequest,
             Transport::PersonOnly { .. } => ErrorCode::PersonOnly,
             Transport::Timeout { .. } => ErrorCode::RequestTimeout,
+            Transport::Busy { .. } => ErrorCode::Busy,
             Transport::Internal { .. } => ErrorCode::InternalError,
         }
     }
@@ -250,6 +260,13 @@ impl Transport {
             Transport::Timeout { secs } => (
                 format!("the request took longer than {secs} s"),
                 json!({ "limit_secs": secs }),
+            ),
+            Transport::Busy {
+                what,
+                retry_after_secs,
+            } => (
+                format!("the server is busy: {what}; retry after {retry_after_secs} s"),
+                json!({ "retry_after_secs": retry_after_secs }),
             ),
             Transport::Internal { message } => (message.clone(), json!({})),
         };
@@ -366,6 +383,7 @@ pub fn details(e: &Error) -> Value {
             task_id,
         } => json!({"workflow_id": workflow_id, "task_id": task_id}),
         Error::ResultTooLarge { bytes, limit } => json!({"bytes": bytes, "limit": limit}),
+        Error::ResultsQuotaExceeded { bytes, quota } => json!({"bytes": bytes, "quota": quota}),
         Error::ResultEmpty {
             workflow_id,
             task_id,
@@ -425,6 +443,7 @@ pub fn details(e: &Error) -> Value {
         | Error::InvalidBatch { .. }
         | Error::SearchFailed { .. }
         | Error::Encode { .. } => json!({}),
+        Error::DeadlinePassed => json!({}),
     }
 }
 

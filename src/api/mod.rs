@@ -570,3 +570,22 @@ pub fn result_limit(store: &Store, who: &Who, workflow_id: &str, task_id: &str) 
     validate_id("task", task_id)?;
     owner.results().max_bytes()
 }
+
+/// Stores a result whose content is read from `content` as it arrives
+/// (standard input, a file, an upload), never held whole in memory: the
+/// streaming form of [`Request::PutResult`], with its rules and answer
+/// ([`Response::Put`]). `source` names the reader in an I/O error.
+pub fn put_result_from(
+    store: &Store,
+    who: &Who,
+    (workflow_id, task_id): (&str, &str),
+    options: &crate::store::PutOptions,
+    content: &mut dyn std::io::Read,
+    source: &str,
+) -> Result<Response> {
+    let out =
+        who.owner(store)?
+            .results()
+            .put_from(workflow_id, task_id, content, source, options)?;
+    Ok(Response::Put(out))
+}

@@ -34,7 +34,8 @@ pub(crate) trait Io: Send + Sync + std::fmt::Debug {
     fn stat(&self, dir: &Dir, name: &str) -> io::Result<Stat>;
     /// States an open file or folder.
     fn fstat(&self, fd: &dyn AsFd) -> io::Result<Stat>;
-    /// Creates the new file `name` in `dir` (fails if it exists), mode 0666
+    /// Creates the new file `name` in `dir` (fails if it exists), open for
+    /// reading and writing, mode 0666
     /// before the umask, then exactly `mode` when given.
     fn create_new(&self, dir: &Dir, name: &str, mode: Option<u32>) -> io::Result<File>;
     /// Writes all of `bytes`.
@@ -114,7 +115,7 @@ impl Io for RealIo {
         let fd = rustix::fs::openat(
             dir,
             name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | no_follow(),
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | no_follow(),
             Mode::from_raw_mode(0o666),
         )?;
         let file = File::from(fd);

@@ -12,7 +12,9 @@
 //! ([`Disk::write_atomic`]), the editor-safe replace ([`Disk::replace`]) and
 //! several of them in a stated order ([`Disk::replace_in_order`]), durable
 //! folder creation ([`Disk::ensure_dir`]), locks as guard values
-//! ([`Disk::lock`]) and the sweep of leftover temp files.
+//! ([`Disk::lock`]), the sweep of leftover temp files, and spools: content
+//! taken in chunks into an unlinked temp file ([`Disk::spool`]), written
+//! out durably behind a head ([`Disk::write_atomic_spooled`]).
 
 mod dir;
 #[cfg(test)]
@@ -20,6 +22,7 @@ pub(crate) mod faulty;
 mod io;
 mod lock;
 mod read;
+mod spool;
 #[cfg(test)]
 mod tests;
 mod watch;
@@ -34,6 +37,7 @@ pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
 pub(crate) use io::{Io, RealIo};
 pub(crate) use lock::Lock;
 pub(crate) use read::Held;
+pub(crate) use spool::{COPY_BYTES, Spool};
 pub(crate) use watch::{FolderWatch, TreeWatch};
 pub(crate) use write::{Base, Change};
 
@@ -201,6 +205,13 @@ impl Disk {
         }
     }
 
+    /// States an open folder itself (its mode and owner).
+    pub(crate) fn stat_dir(&self, dir: &Dir) -> Result<Stat> {
+        self.io
+            .fstat(dir)
+            .map_err(Error::io(dir.path(), "stat folder"))
+    }
+
     /// The stamp of an open folder (`None` if it cannot be stated).
     pub(crate) fn stamp(&self, dir: &Dir) -> Option<DirStamp> {
         self.io.fstat(dir).ok().map(|s| DirStamp::of(&s))
@@ -297,9 +308,9 @@ impl Disk {
                 Err(e) => return Err(Error::io(dir.join(name), "set aside")(e)),
             }
         }
-        Err(Error::io(dir.join(name), "set aside")(std::io::Error::from(
-            ErrorKind::AlreadyExists,
-        )))
+        Err(Error::io(dir.join(name), "set aside")(
+            std::io::Error::from(ErrorKind::AlreadyExists),
+        ))
     }
 
     /// Durably writes a whole new file (temp, sync, rename, folder sync).

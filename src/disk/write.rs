@@ -68,6 +68,27 @@ fn temp_name(target: &str) -> String {
     format!(".{target}.{:016x}{TEMP_SUFFIX}", h.finish())
 }
 
+/// Creates a new temp file for `target` in `dir` (a fresh name, see
+/// [`temp_name`]) with the permission bits `mode` when given.
+pub(super) fn create_temp(
+    io: &dyn Io,
+    dir: &Dir,
+    target: &str,
+    mode: Option<u32>,
+) -> Result<(File, String)> {
+    for _ in 0..TEMP_ATTEMPTS {
+        let name = temp_name(target);
+        match io.create_new(dir, &name, mode) {
+            Ok(f) => return Ok((f, name)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(dir.path(), "create temp file")(e)),
+        }
+    }
+    Err(Error::io(dir.path(), "create temp file")(io::Error::from(
+        io::ErrorKind::AlreadyExists,
+    )))
+}
+
 /// Writes `bytes` to a new temp file beside `target` in `dir`, with the
 /// permission bits `mode` (default: those of `target` if it is a regular
 /// file), synced. Removes it on failure; a failed sync poisons.
@@ -80,30 +101,29 @@ fn write_temp(
     mode: Option<u32>,
     durable: bool,
 ) -> Result<String> {
+    write_temp_with(io, poison, dir, target, mode, durable, &mut |file| {
+        io.write_all(file, bytes)
+    })
+}
+
+/// [`write_temp`] of what `fill` writes to the new file.
+pub(super) fn write_temp_with(
+    io: &dyn Io,
+    poison: &Poison,
+    dir: &Dir,
+    target: &str,
+    mode: Option<u32>,
+    durable: bool,
+    fill: &mut dyn FnMut(&mut File) -> io::Result<()>,
+) -> Result<String> {
     let mode = mode.or_else(|| {
         io.stat(dir, target)
             .ok()
             .filter(|s| s.kind == Kind::File)
             .map(|s| s.mode)
     });
-    let mut created = None;
-    for _ in 0..TEMP_ATTEMPTS {
-        let name = temp_name(target);
-        match io.create_new(dir, &name, mode) {
-            Ok(f) => {
-                created = Some((f, name));
-                break;
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(dir.path(), "create temp file")(e)),
-        }
-    }
-    let Some((mut file, tmp)) = created else {
-        return Err(Error::io(dir.path(), "create temp file")(io::Error::from(
-            io::ErrorKind::AlreadyExists,
-        )));
-    };
-    if let Err(e) = io.write_all(&mut file, bytes) {
+    let (mut file, tmp) = create_temp(io, dir, target, mode)?;
+    if let Err(e) = fill(&mut file) {
         drop(file);
         let _ = io.remove_file(dir, &tmp);
         return Err(Error::io(dir.join(&tmp), "write")(e));
@@ -136,8 +156,20 @@ pub(super) fn write_atomic(
 ) -> Result<()> {
     poison.check()?;
     let tmp = write_temp(io, poison, dir, name, bytes, None, true)?;
-    if let Err(e) = io.rename(dir, &tmp, name) {
-        let _ = io.remove_file(dir, &tmp);
+    rename_into_place(io, poison, dir, &tmp, name)
+}
+
+/// Renames the synced temp file `tmp` to `name` in `dir`, then syncs the
+/// folder; removes `tmp` when the rename fails.
+pub(super) fn rename_into_place(
+    io: &dyn Io,
+    poison: &Poison,
+    dir: &Dir,
+    tmp: &str,
+    name: &str,
+) -> Result<()> {
+    if let Err(e) = io.rename(dir, tmp, name) {
+        let _ = io.remove_file(dir, tmp);
         return Err(Error::io(dir.join(name), "rename")(e));
     }
     sync_dir(io, poison, dir)

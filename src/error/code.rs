@@ -145,6 +145,8 @@ codes! {
     ResultExists = "result_exists", 409;
     /// A result over the size limit.
     ResultTooLarge = "result_too_large", 413;
+    /// A put past the owner's results quota.
+    ResultsQuotaExceeded = "results_quota_exceeded", 413;
     /// A stored result file is damaged.
     ResultCorrupt = "result_corrupt", 500;
     /// Text that looks like a prompt injection.
@@ -175,6 +177,8 @@ codes! {
     RequestTooLarge = "request_too_large", 413;
     /// A route only a person's key may use.
     PersonOnly = "person_only", 403;
+    /// The server is at a limit of what it takes at once; retry later.
+    Busy = "busy", 503;
     /// A request past the server's time.
     RequestTimeout = "request_timeout", 408;
     /// The server failed.
@@ -192,6 +196,7 @@ impl Error {
             Error::Io { .. } => ErrorCode::IoError,
             Error::Poisoned { .. } => ErrorCode::StorePoisoned,
             Error::Locked { .. } => ErrorCode::Locked,
+            Error::DeadlinePassed => ErrorCode::RequestTimeout,
             Error::InvalidConfig { .. } => ErrorCode::InvalidConfig,
             Error::TextEmpty => ErrorCode::MemoryTextEmpty,
             Error::TextTooLong { .. } => ErrorCode::MemoryTextTooLong,
@@ -238,6 +243,7 @@ impl Error {
             Error::DayAppendOnly { .. } => ErrorCode::MemoryDayAppendOnly,
             Error::ResultExists { .. } => ErrorCode::ResultExists,
             Error::ResultTooLarge { .. } => ErrorCode::ResultTooLarge,
+            Error::ResultsQuotaExceeded { .. } => ErrorCode::ResultsQuotaExceeded,
             Error::ResultEmpty { .. } | Error::ResultNotText { .. } => ErrorCode::InvalidRequest,
             Error::ResultCorrupt { .. } => ErrorCode::ResultCorrupt,
             Error::ThreatBlocked { .. } => ErrorCode::MemoryThreatBlocked,

@@ -36,7 +36,8 @@ pub struct Settings {
     /// Budgets per store, in characters (clamped to 500–20,000).
     #[serde(default)]
     pub budgets: Budgets,
-    /// How long a writer waits for the owner's lock, in milliseconds.
+    /// How long a writer waits for the owner's lock, in milliseconds
+    /// (clamped to 0–60,000: `LOCK_TIMEOUT_MS_RANGE`).
     pub lock_timeout_ms: Option<u64>,
     /// Days until a saved fact expires, per store (MEMORY.md: 90; USER.md: never).
     #[serde(default)]
@@ -44,8 +45,13 @@ pub struct Settings {
     /// `auto`: an add past the budget archives the least recently recalled,
     /// oldest facts until it fits; `off` (default): it is refused.
     pub curation: Option<Curation>,
-    /// Largest SharedMemory result, in bytes (default 16 MiB).
+    /// Largest SharedMemory result, in bytes (default 16 MiB; clamped to
+    /// 1 byte–64 MiB: `MAX_RESULT_BYTES_RANGE`).
     pub max_result_bytes: Option<u64>,
+    /// The most bytes of SharedMemory results an owner may hold (the sum of
+    /// its results' contents); absent: no quota. Clamped to 1 byte–1 TiB
+    /// (`RESULTS_QUOTA_BYTES_RANGE`).
+    pub results_quota_bytes: Option<u64>,
     /// How memdir works with the git repository the folder is in.
     #[serde(default)]
     pub git: GitSettings,
@@ -63,6 +69,78 @@ pub struct Settings {
     /// files, after [`Settings::overlay`]).
     #[serde(skip)]
     unknown_keys: Vec<(PathBuf, String)>,
+    /// The numeric settings clamped into their range, with their file (of
+    /// both files, after [`Settings::overlay`]).
+    #[serde(skip)]
+    clamped: Vec<Clamped>,
+}
+
+/// The range of `lock_timeout_ms`, in milliseconds: a pulled
+/// `memdir.yaml` never makes a writer wait more than a minute.
+pub const LOCK_TIMEOUT_MS_RANGE: (u64, u64) = (0, 60_000);
+/// The range of `max_result_bytes`: 1 byte to 64 MiB.
+pub const MAX_RESULT_BYTES_RANGE: (u64, u64) = (1, 64 * 1024 * 1024);
+/// The range of `results_quota_bytes`: 1 byte to 1 TiB.
+pub const RESULTS_QUOTA_BYTES_RANGE: (u64, u64) = (1, 1 << 40);
+/// The range of `expiry_days.memory` and `expiry_days.user`: 0 (never) to
+/// 36,500 days (a hundred years).
+pub const EXPIRY_DAYS_RANGE: (u32, u32) = (0, 36_500);
+
+/// A numeric setting of a `memdir.yaml` outside its range, and the value
+/// used instead (the nearest end of the range).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clamped {
+    /// The file that set it.
+    pub path: PathBuf,
+    /// The key, dotted (`expiry_days.memory`).
+    pub key: &'static str,
+    /// The value the file holds.
+    pub asked: u64,
+    /// The value used.
+    pub used: u64,
+    /// The allowed range, inclusive.
+    pub range: (u64, u64),
+}
+
+impl Clamped {
+    /// The warning: the file, the key, the value asked, the value used and
+    /// the range (worded as a clamped budget's).
+    pub fn warning(&self) -> String {
+        format!(
+            "{}: `{}` {} clamped to {} (allowed {}-{})",
+            self.path.display(),
+            self.key,
+            self.asked,
+            self.used,
+            self.range.0,
+            self.range.1
+        )
+    }
+}
+
+/// Clamps `value` into `range`, noting it in `out` when it was outside.
+fn clamp_into<T>(
+    value: &mut Option<T>,
+    key: &'static str,
+    range: (T, T),
+    path: &Path,
+    out: &mut Vec<Clamped>,
+) where
+    T: Copy + Ord + Into<u64>,
+{
+    if let Some(v) = *value {
+        let used = v.clamp(range.0, range.1);
+        if used != v {
+            *value = Some(used);
+            out.push(Clamped {
+                path: path.to_owned(),
+                key,
+                asked: v.into(),
+                used: used.into(),
+                range: (range.0.into(), range.1.into()),
+            });
+        }
+    }
 }
 
 /// The `git:` settings.
@@ -265,7 +343,55 @@ impl Settings {
                     .map(move |k| (path.to_owned(), format!("{prefix}{k}")))
             })
             .collect();
+        s.clamp_numbers(path);
         Ok(s)
+    }
+
+    /// Clamps every numeric setting into its range (budgets are clamped
+    /// where they are resolved, `edit::resolve_budget`, since a front
+    /// matter can set one too).
+    fn clamp_numbers(&mut self, path: &Path) {
+        let out = &mut self.clamped;
+        clamp_into(
+            &mut self.lock_timeout_ms,
+            "lock_timeout_ms",
+            LOCK_TIMEOUT_MS_RANGE,
+            path,
+            out,
+        );
+        clamp_into(
+            &mut self.max_result_bytes,
+            "max_result_bytes",
+            MAX_RESULT_BYTES_RANGE,
+            path,
+            out,
+        );
+        clamp_into(
+            &mut self.results_quota_bytes,
+            "results_quota_bytes",
+            RESULTS_QUOTA_BYTES_RANGE,
+            path,
+            out,
+        );
+        clamp_into(
+            &mut self.expiry_days.memory,
+            "expiry_days.memory",
+            EXPIRY_DAYS_RANGE,
+            path,
+            out,
+        );
+        clamp_into(
+            &mut self.expiry_days.user,
+            "expiry_days.user",
+            EXPIRY_DAYS_RANGE,
+            path,
+            out,
+        );
+    }
+
+    /// The numeric settings clamped into their range, each with its file.
+    pub fn clamped(&self) -> &[Clamped] {
+        &self.clamped
     }
 
     /// The keys this version does not know (dotted: `git.sign`), each with
@@ -274,8 +400,8 @@ impl Settings {
         &self.unknown_keys
     }
 
-    /// What parsing found to warn about: a line per unknown key, naming the
-    /// file.
+    /// What parsing found to warn about: a line per unknown key, then one
+    /// per clamped setting, naming the file.
     pub fn warnings(&self) -> Vec<String> {
         self.unknown_keys
             .iter()
@@ -285,6 +411,7 @@ impl Settings {
                     path.display()
                 )
             })
+            .chain(self.clamped.iter().map(Clamped::warning))
             .collect()
     }
 
@@ -301,6 +428,7 @@ impl Settings {
     /// Overlays `other` (more specific) on `self`.
     pub fn overlay(mut self, other: &Settings) -> Settings {
         self.unknown_keys.extend(other.unknown_keys.iter().cloned());
+        self.clamped.extend(other.clamped.iter().cloned());
         self.format = other.format.max(self.format);
         self.git.autocommit = other.git.autocommit.or(self.git.autocommit);
         self.git.commit_results = other.git.commit_results.or(self.git.commit_results);
@@ -317,6 +445,7 @@ impl Settings {
         self.expiry_days.user = other.expiry_days.user.or(self.expiry_days.user);
         self.curation = other.curation.or(self.curation);
         self.max_result_bytes = other.max_result_bytes.or(self.max_result_bytes);
+        self.results_quota_bytes = other.results_quota_bytes.or(self.results_quota_bytes);
         self.review = other.review.clone().or(self.review.take());
         self
     }
@@ -381,6 +510,52 @@ mod tests {
             assert_eq!(err.code().as_str(), "invalid_config", "{key}");
             assert!(err.to_string().contains("machine-local"), "{err}");
         }
+    }
+
+    #[test]
+    fn numeric_settings_are_clamped_with_a_warning() {
+        let p = Path::new("r/memdir.yaml");
+        let s = Settings::from_yaml(
+            "lock_timeout_ms: 18446744073709551615\nmax_result_bytes: 0\n\
+             results_quota_bytes: 18446744073709551615\n\
+             expiry_days:\n  memory: 4294967295\n  user: 40000\n",
+            p,
+        )
+        .unwrap();
+        assert_eq!(s.lock_timeout_ms, Some(60_000));
+        assert_eq!(s.max_result_bytes, Some(1));
+        assert_eq!(s.results_quota_bytes, Some(1 << 40));
+        assert_eq!(
+            (s.expiry_days.memory, s.expiry_days.user),
+            (Some(36_500), Some(36_500))
+        );
+        let w = s.warnings();
+        assert_eq!(w.len(), 5, "{w:?}");
+        assert_eq!(
+            w[0],
+            "r/memdir.yaml: `lock_timeout_ms` 18446744073709551615 clamped to 60000 \
+             (allowed 0-60000)"
+        );
+        assert!(w[1].contains("`max_result_bytes` 0 clamped to 1 (allowed 1-67108864)"));
+        assert!(w[3].contains("`expiry_days.memory` 4294967295 clamped to 36500"));
+        // The largest result: 64 MiB, kept; one byte more is clamped.
+        let s = Settings::from_yaml("max_result_bytes: 67108864\nlock_timeout_ms: 0\n", p).unwrap();
+        assert!(s.clamped().is_empty(), "{:?}", s.clamped());
+        let s = Settings::from_yaml("max_result_bytes: 67108865\n", p).unwrap();
+        assert_eq!(s.max_result_bytes, Some(64 << 20));
+        // Overlaid, the owner's value wins and both files' warnings stay.
+        let owner = Settings::from_yaml(
+            "lock_timeout_ms: 90000\nresults_quota_bytes: 10\n",
+            Path::new("o/memdir.yaml"),
+        )
+        .unwrap();
+        let both = s.overlay(&owner);
+        assert_eq!(
+            (both.lock_timeout_ms, both.results_quota_bytes),
+            (Some(60_000), Some(10))
+        );
+        assert_eq!(both.clamped().len(), 2);
+        assert!(both.warnings()[1].starts_with("o/memdir.yaml: `lock_timeout_ms` 90000"));
     }
 
     #[test]

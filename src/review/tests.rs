@@ -652,8 +652,5 @@ fn a_day_line_does_not_bring_back_a_vetoed_or_superseded_fact() {
     assert_eq!(lifted, [plain.id.as_str()]);
     let why: Vec<&str> = p.skipped.iter().map(|s| s.why.as_str()).collect();
     let vetoed_on = format!("vetoed on {}", (now() - Duration::days(3)).date_naive());
-    assert_eq!(
-        why,
-        [vetoed_on.as_str(), "superseded by mem_0123456789ab"]
-    );
+    assert_eq!(why, [vetoed_on.as_str(), "superseded by mem_0123456789ab"]);
 }

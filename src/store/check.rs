@@ -41,7 +41,7 @@ pub struct Finding {
     /// `duplicate_entry`, `threat`, `secret`, `malformed_metadata`,
     /// `unreadable`, `format_unsupported`, `merge_conflict_pair`,
     /// `live_and_archived`, `over_budget`, `expired`,
-    /// `unknown_metadata_key`, `unknown_setting`, `control_characters`,
+    /// `unknown_metadata_key`, `unknown_setting`, `setting_clamped`, `control_characters`,
     /// `tracked_derived`).
     pub kind: &'static str,
     /// The file, relative to the memory root (`agt_a/MEMORY.md`).
@@ -455,7 +455,8 @@ fn tracked_findings(lint: &mut Lint<'_>, owner: &Owner) {
     }
 }
 
-/// Unknown settings keys and a format newer than this memdir knows.
+/// Unknown settings keys, numeric settings clamped into their range, and a
+/// format newer than this memdir knows.
 fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
     let root = owner.store().root();
     for (path, key) in at.settings.unknown_keys() {
@@ -471,6 +472,25 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
             id: None,
             message: format!("unknown setting `{key}` (ignored)"),
             hint: "nothing, if a newer memdir wrote it; else delete the key".into(),
+        });
+    }
+    for c in at.settings.clamped() {
+        lint.findings.push(Finding {
+            severity: Severity::Warning,
+            kind: "setting_clamped",
+            file: c
+                .path
+                .strip_prefix(root)
+                .unwrap_or(&c.path)
+                .display()
+                .to_string(),
+            line: None,
+            id: None,
+            message: format!(
+                "`{}` {} is outside {}-{}: {} is used",
+                c.key, c.asked, c.range.0, c.range.1, c.used
+            ),
+            hint: "set a value within the range (docs/FORMAT.md, Ranges)".into(),
         });
     }
     if let Err(e) = owner.store().settings_ok() {

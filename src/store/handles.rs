@@ -209,6 +209,24 @@ impl Results<'_> {
         results::put_with(self.0, workflow_id, task_id, content, options)
     }
 
+    /// [`Results::put_with`] of content read from `content` to its end as it
+    /// arrives (standard input, a file, an upload), never held whole in
+    /// memory: it is taken into a spool through a bounded buffer, hashed,
+    /// counted and checked on the way, scanned from the spool a piece at a
+    /// time and written behind its metadata line (the same `.result` file).
+    /// Past the limit it stops reading: `result_too_large` with `bytes` what
+    /// was read so far. `source` names the reader in an I/O error.
+    pub fn put_from(
+        &self,
+        workflow_id: &str,
+        task_id: &str,
+        content: &mut dyn std::io::Read,
+        source: &str,
+        options: &PutOptions,
+    ) -> Result<PutOutcome> {
+        results::put_from(self.0, (workflow_id, task_id), content, source, options)
+    }
+
     /// [`Results::put_with`] of a result of the type named, with the
     /// owner's limit.
     pub fn put(

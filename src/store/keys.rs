@@ -4,8 +4,9 @@
 //! configuration (`keys.yaml` in the configuration folder, or a file named
 //! with `--keys`), never in a memory root, which a `git pull` can change.
 //! The file is created with mode 0600; one that another user owns, or that
-//! others can read or write, or that lies inside the memory root, is
-//! refused, and grants nothing.
+//! others can read or write, or a symlink, or one whose folder others can
+//! write (they could put another file in its place), or that lies inside
+//! the memory root, is refused, and grants nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -118,6 +119,27 @@ fn locate(store: &Store, path: &Path, create: bool) -> Result<Option<(Dir, Strin
             "a keys file inside the memory root grants nothing: keep it in the machine-local configuration folder",
         ));
     }
+    let st = disk.stat_dir(&dir)?;
+    let me = rustix::process::geteuid().as_raw();
+    if st.uid != me && st.uid != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "the keys file's folder {} belongs to another user: keep the keys file in a folder of yours",
+                parent.display()
+            ),
+        ));
+    }
+    if st.mode & 0o002 != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "the keys file's folder {} is writable by others (mode {:o}): chmod o-w it, or keep the keys file in a folder only you can write",
+                parent.display(),
+                st.mode
+            ),
+        ));
+    }
     Ok(Some((dir, name)))
 }
 
@@ -129,9 +151,10 @@ fn read(store: &Store, dir: &Dir, name: &str, path: &Path) -> Result<KeysDoc> {
         return Ok(KeysDoc::default());
     };
     if st.kind != Kind::File {
-        return Err(Error::UnsafePath {
-            path: path.to_owned(),
-        });
+        return Err(refuse(
+            path,
+            "the keys file is a symlink or not a plain file: put the file itself there (chmod 600)",
+        ));
     }
     if st.uid != rustix::process::geteuid().as_raw() {
         return Err(refuse(path, "the keys file belongs to another user"));

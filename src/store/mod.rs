@@ -73,7 +73,7 @@ pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
 };
 pub use review::{DueOutcome, ReviewOptions, ReviewReport, RoutineStatus, UndoReport};
-pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Store};
+pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
 pub use skills::{Skill, SkillOutcome, SkillRow};

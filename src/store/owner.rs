@@ -258,12 +258,37 @@ impl Owner {
     /// How long to wait for one of the owner's locks: the store's
     /// `--lock-timeout-ms` override, else `lock_timeout_ms` from the
     /// settings, else [`DEFAULT_LOCK_TIMEOUT`].
+    /// The wait ends at the call's deadline, if it has one and that is
+    /// sooner.
     pub(crate) fn lock_timeout(&self, settings: &Settings) -> Duration {
-        self.store.lock_timeout().unwrap_or_else(|| {
+        let wait = self.store.lock_timeout().unwrap_or_else(|| {
             settings
                 .lock_timeout_ms
                 .map_or(DEFAULT_LOCK_TIMEOUT, Duration::from_millis)
-        })
+        });
+        match self.store.deadline() {
+            Some(d) => wait.min(d.left()),
+            None => wait,
+        }
+    }
+
+    /// The check of the call's deadline a write makes with its lock `taken`
+    /// (the lock's own answer), before writing anything: a wait the
+    /// deadline cut, or a deadline passed (or the call abandoned) by now, is
+    /// [`Error::DeadlinePassed`]; otherwise the write goes on and finishes.
+    /// Without a deadline, the lock's answer as it is.
+    pub(crate) fn begin_write<L>(&self, taken: Result<L>) -> Result<L> {
+        let Some(deadline) = self.store.deadline() else {
+            return taken;
+        };
+        match taken {
+            Err(Error::Locked { .. }) if deadline.passed() => Err(Error::DeadlinePassed),
+            Err(e) => Err(e),
+            Ok(lock) => {
+                deadline.commit()?;
+                Ok(lock)
+            }
+        }
     }
 
     /// Takes the owner's lock, creating the folders it needs; reads the
@@ -276,7 +301,14 @@ impl Owner {
     /// lock): the sweep, which lists the folder, runs on the first write and
     /// after any change to the folder by someone else (a writer of another
     /// process, a killed one, a person).
+    ///
+    /// With a deadline ([`Store::with_deadline`]), the wait ends at it and
+    /// the deadline is checked once the lock is held, before the sweep or
+    /// anything else is written ([`Owner::begin_write`]).
     pub(crate) fn lock(&self) -> Result<Locked<'_>> {
+        if self.store.deadline().is_some_and(|d| d.passed()) {
+            return Err(Error::DeadlinePassed);
+        }
         let folders = self.folders()?;
         let disk = self.disk();
         let checked = if folders.created {
@@ -286,7 +318,8 @@ impl Owner {
         };
         let settings = self.settings_in(Some(&folders.dir))?;
         self.writable(&settings)?;
-        let lock = disk.lock(&folders.derived, "lock", self.lock_timeout(&settings))?;
+        let lock =
+            self.begin_write(disk.lock(&folders.derived, "lock", self.lock_timeout(&settings)))?;
         // Taken at once, the lock had no holder since the folder was checked
         // a moment ago, unless one that held it then made a temp file after
         // the check and died before the lock was tried, microseconds later:

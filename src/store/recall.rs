@@ -128,7 +128,10 @@ pub(crate) fn recall(
     scan_cache::store(owner, scanner);
     // The day log of today and yesterday, each line scanned.
     let today = now.date_naive();
-    let days = episodes::day_rows(at)?
+    // Read from the end of episodes.md: only the sections since yesterday
+    // are parsed.
+    let since = today.pred_opt().unwrap_or(today);
+    let days = episodes::recent_day_rows(at, since)?
         .into_iter()
         .filter(|r| r.date == today || Some(r.date) == today.pred_opt())
         .map(|r| {

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
@@ -36,6 +37,8 @@ pub struct Store {
     /// if it was: writes fail with it.
     refused: Option<Arc<(PathBuf, String)>>,
     lock_timeout: Option<Duration>,
+    /// The deadline of the call this value serves, if it has one.
+    deadline: Option<Deadline>,
     disk: Disk,
     /// The latest parses of the stores this value read or wrote.
     parsed: Arc<ParseCache>,
@@ -48,6 +51,91 @@ pub struct Store {
     scan_key: Arc<OnceLock<Option<ScanKey>>>,
     /// The machine-local configuration, read once.
     machine: Arc<OnceLock<std::result::Result<MachineConfig, String>>>,
+}
+
+/// A call's deadline, shared by the interface that set it and the writes
+/// of the call (clones share it): each write checks it after taking its
+/// lock and before writing anything (inside the store), and the interface may give up on the call at the same instant
+/// ([`Deadline::abandon`]). Whichever comes first decides, once: a call
+/// abandoned writes nothing; a call whose write passed its check is no
+/// longer abandoned and finishes.
+#[derive(Debug, Clone)]
+pub struct Deadline {
+    at: Instant,
+    state: Arc<AtomicU8>,
+}
+
+/// No write of the call has passed its check, and it is not abandoned.
+const PENDING: u8 = 0;
+/// A write of the call passed its check: the call finishes.
+const COMMITTED: u8 = 1;
+/// The call is abandoned: no write of it begins.
+const ABANDONED: u8 = 2;
+
+impl Deadline {
+    /// A deadline at `at`.
+    pub fn at(at: Instant) -> Deadline {
+        Deadline {
+            at,
+            state: Arc::new(AtomicU8::new(PENDING)),
+        }
+    }
+
+    /// The instant.
+    pub fn instant(&self) -> Instant {
+        self.at
+    }
+
+    /// The time left until it (zero once it has passed).
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// Gives up on the call unless one of its writes has passed its check:
+    /// `true` when the call is abandoned (no write of it will begin),
+    /// `false` when a write is under way and will finish.
+    pub fn abandon(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(PENDING, ABANDONED, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => true,
+            Err(state) => state == ABANDONED,
+        }
+    }
+
+    /// Whether a write of the call has passed its check.
+    pub fn committed(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == COMMITTED
+    }
+
+    /// Whether the call was abandoned, or its deadline passed before any
+    /// write of it began (then it is abandoned now).
+    pub(crate) fn passed(&self) -> bool {
+        if Instant::now() >= self.at {
+            let _ = self.abandon();
+        }
+        self.state.load(Ordering::SeqCst) == ABANDONED
+    }
+
+    /// The check a write makes with its lock held, before writing anything:
+    /// it may go on (and the call can no longer be abandoned) unless the
+    /// call was abandoned or the deadline passed first
+    /// ([`Error::DeadlinePassed`]). A later write of a call that passed
+    /// this check goes on too.
+    pub(crate) fn commit(&self) -> Result<()> {
+        if Instant::now() >= self.at {
+            let _ = self.abandon();
+        }
+        match self
+            .state
+            .compare_exchange(PENDING, COMMITTED, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => Ok(()),
+            Err(COMMITTED) => Ok(()),
+            Err(_) => Err(Error::DeadlinePassed),
+        }
+    }
 }
 
 /// The secret that keys cached scanner verdicts: 32 random bytes kept in the
@@ -129,6 +217,7 @@ impl Store {
             settings: Arc::new(settings),
             refused,
             lock_timeout: None,
+            deadline: None,
             disk,
             parsed: Arc::default(),
             swept: Arc::default(),
@@ -222,6 +311,22 @@ impl Store {
     pub fn with_lock_timeout(mut self, timeout: Duration) -> Store {
         self.lock_timeout = Some(timeout);
         self
+    }
+
+    /// Gives every write through this value the deadline `deadline`: a
+    /// write waits for a lock at most until it, and checks it after taking
+    /// the lock and before writing anything; past it (or once the interface
+    /// abandoned the call) the write is abandoned with
+    /// [`Error::DeadlinePassed`] and nothing is written. A write past its
+    /// check finishes, whatever the time.
+    pub fn with_deadline(mut self, deadline: Deadline) -> Store {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The deadline of the call this value serves, if it has one.
+    pub(crate) fn deadline(&self) -> Option<&Deadline> {
+        self.deadline.as_ref()
     }
 
     /// The memory root.
@@ -375,5 +480,32 @@ pub(crate) fn read_settings_cached(disk: &Disk, dir: &Dir, cache: &ParseCache) -
             })
         }
         None => Ok(Settings::default()),
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    #[test]
+    fn a_write_past_its_check_finishes_and_an_abandoned_call_writes_nothing() {
+        let later = || Deadline::at(Instant::now() + Duration::from_secs(60));
+        // The write's check first: the call can no longer be abandoned, and
+        // a later write of it goes on.
+        let d = later();
+        assert!(d.commit().is_ok());
+        assert!(!d.abandon());
+        assert!(d.committed());
+        assert!(d.commit().is_ok());
+        // Abandoned first: no write of it begins.
+        let d = later();
+        assert!(d.abandon());
+        assert!(matches!(d.commit(), Err(Error::DeadlinePassed)));
+        assert!(d.passed());
+        // Past the deadline, a write that has not begun does not begin,
+        // and the interface's abandon agrees.
+        let d = Deadline::at(Instant::now());
+        assert!(matches!(d.commit(), Err(Error::DeadlinePassed)));
+        assert!(d.abandon());
     }
 }

@@ -107,6 +107,8 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/memories/{id}/unarchive", "transition"),
     ("POST /api/v1/memories/{id}/veto", "transition"),
     ("PATCH /api/v1/memories/{id}", "memory-edit"),
+    ("POST /api/v1/reviews", "review-job"),
+    ("GET /api/v1/reviews/jobs/{job}", "review-job"),
 ];
 
 #[test]
@@ -299,6 +301,33 @@ fn every_http_answer_validates_against_its_schema() {
         "memory_veto_human_only",
         403,
         &srv.post(k, &format!("/api/v1/memories/{new_id}/veto"), json!({})),
+    );
+
+    // A review in the background: started, then polled until it ends.
+    let started = ok(
+        "review-job",
+        202,
+        &srv.post(k, "/api/v1/reviews", json!({})),
+    );
+    let job = format!(
+        "/api/v1/reviews/jobs/{}",
+        started["job"].as_str().unwrap_or("?")
+    );
+    let since = std::time::Instant::now();
+    loop {
+        let v = ok("review-job", 200, &srv.get(k, &job));
+        if v["status"] != "running" || since.elapsed() > std::time::Duration::from_secs(60) {
+            if v["status"] != "done" {
+                wrong(format!("the review job: {v}"));
+            }
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    fails(
+        "review_not_found",
+        404,
+        &srv.get(k, "/api/v1/reviews/jobs/job-0000000000000000"),
     );
 
     // The transport's.

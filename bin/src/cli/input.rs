@@ -4,7 +4,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use memdir::Error;
+use memdir::api::{self, Response, Who};
+use memdir::{Error, PutOptions, Store};
 
 /// Reads all of standard input as text (a batch).
 pub(super) fn read_stdin() -> Result<String, Error> {
@@ -19,6 +20,44 @@ pub(super) fn read_stdin() -> Result<String, Error> {
     Ok(input)
 }
 
+/// Stores a result read from `file`, else standard input, as it arrives
+/// (see [`api::put_result_from`]). Past the limit, the rest is read and
+/// counted, so the refusal gives the content's exact size.
+pub(super) fn put_streamed(
+    store: &Store,
+    who: &Who,
+    ids: (&str, &str),
+    options: &PutOptions,
+    file: Option<&Path>,
+) -> Result<Response, Error> {
+    let (mut reader, name): (Box<dyn Read>, PathBuf) = match file {
+        Some(p) => (
+            Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
+                path: p.to_owned(),
+                op: "open",
+                source,
+            })?),
+            p.to_owned(),
+        ),
+        None => (Box::new(std::io::stdin().lock()), PathBuf::from("<stdin>")),
+    };
+    let source = name.display().to_string();
+    match api::put_result_from(store, who, ids, options, &mut reader, &source) {
+        Err(Error::ResultTooLarge { bytes, limit }) => {
+            let rest =
+                std::io::copy(&mut reader, &mut std::io::sink()).map_err(|source| Error::Io {
+                    path: name.clone(),
+                    op: "read",
+                    source,
+                })?;
+            Err(Error::ResultTooLarge {
+                bytes: bytes + rest,
+                limit,
+            })
+        }
+        other => other,
+    }
+}
 /// Reads a result's content, refusing (with its exact size) more than
 /// `limit` bytes without holding more than `limit` + 1 in memory.
 pub(super) fn read_content(file: Option<&Path>, limit: u64) -> Result<Vec<u8>, Error> {

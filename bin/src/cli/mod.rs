@@ -11,7 +11,7 @@ mod tree;
 use clap::Parser;
 
 pub use globals::{Global, parse, who};
-pub use request::request;
+pub use request::answer;
 pub use tree::{Command, GitCommand, KeyCommand};
 
 /// What `memdir --help` ends with.

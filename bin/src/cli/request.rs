@@ -4,14 +4,50 @@
 
 use std::path::PathBuf;
 
-use memdir::api::{self, Request, Who};
-use memdir::{Error, Op, Store};
+use memdir::api::{self, Request, Response, Who};
+use memdir::{Error, Op, PutOptions, Store};
 
-use super::input::{read_content, read_stdin};
+use super::input::{put_streamed, read_content, read_stdin};
 use super::tree::*;
 
-/// The request `command` makes of `who`'s memory.
-pub fn request(store: &Store, who: &Who, command: Ask) -> Result<Request, Error> {
+/// The answer to `command` for `who`: a result's put streamed from its
+/// content (standard input or `--file`, never held whole in memory), every
+/// other command as the [`Request`] it makes, checked first
+/// ([`api::preflight`]) and executed.
+pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Response, Error> {
+    if let Ask::Result {
+        command:
+            ResultCommand::Put {
+                workflow,
+                task,
+                content_type,
+                file,
+                overwrite,
+                allow_empty,
+            },
+    } = command
+    {
+        // Refuse bad ids (and a missing root) before reading, possibly
+        // waiting on, the content; read the limit once, so the read and
+        // the put refuse at the same size.
+        let limit = api::result_limit(store, who, &workflow, &task)?;
+        store.require_root()?;
+        let options = PutOptions {
+            content_type,
+            overwrite,
+            allow_empty,
+            limit: Some(limit),
+        };
+        return put_streamed(store, who, (&workflow, &task), &options, file.as_deref());
+    }
+    let request = request(command)?;
+    api::preflight(store, who, &request)?;
+    api::execute(store, who, request)
+}
+
+/// The request `command` makes of `who`'s memory (a result's put is not
+/// one: see [`answer`]).
+fn request(command: Ask) -> Result<Request, Error> {
     Ok(match command {
         Ask::Log { id, since, limit } => Request::Log { id, since, limit },
         Ask::Add {
@@ -203,28 +239,10 @@ pub fn request(store: &Store, who: &Who, command: Ask) -> Result<Request, Error>
             command: RunsCommand::List { open },
         } => Request::ListRuns { open },
         Ask::Result { command } => match command {
-            ResultCommand::Put {
-                workflow,
-                task,
-                content_type,
-                file,
-                overwrite,
-                allow_empty,
-            } => {
-                // Refuse bad ids before reading (possibly waiting on) the
-                // content; read the limit once, so the read and the put
-                // refuse at the same size.
-                let limit = api::result_limit(store, who, &workflow, &task)?;
-                let content = read_content(file.as_deref(), limit)?;
-                Request::PutResult {
-                    workflow_id: workflow,
-                    task_id: task,
-                    content,
-                    content_type,
-                    overwrite,
-                    allow_empty,
-                    limit: Some(limit),
-                }
+            ResultCommand::Put { .. } => {
+                return Err(Error::Usage {
+                    message: "a result's put is streamed: see `answer`".into(),
+                });
             }
             ResultCommand::Get {
                 workflow,

@@ -96,6 +96,24 @@ pub enum Command {
         /// for (`review --due`, the routine "Memory dreaming"); 0: never.
         #[arg(long, value_name = "S", default_value_t = 300)]
         review_every: u64,
+        /// Open connections at most (capped at the descriptor limit less
+        /// 64); at the limit the one that has waited longest without
+        /// completing its headers is closed for a new one.
+        #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        max_connections: u32,
+        /// How long a request's headers may take, from their first byte, in
+        /// seconds.
+        #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        header_timeout: u64,
+        /// How long a connection may wait for a request (kept alive after
+        /// an answer, or just opened), in seconds.
+        #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        idle_timeout: u64,
+        /// The most bytes of result uploads (`PUT`) in flight at once,
+        /// server-wide; past it a `PUT` is answered 503 `busy` with
+        /// `Retry-After` (default 256 MiB).
+        #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+        max_upload_bytes_in_flight: u64,
     },
     /// The keys of `memdir serve`: create (shown once), list, revoke.
     #[command(display_order = 32)]

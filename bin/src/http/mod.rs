@@ -13,9 +13,17 @@
 
 mod answer;
 mod facts;
+pub mod limits;
 mod one_api;
+mod reviews;
 mod routes;
+mod serve;
 mod skills;
+mod uploads;
+
+pub use uploads::Uploads;
+
+pub use serve::Bounds;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -31,7 +39,7 @@ use axum::response::{IntoResponse, Response};
 use memdir::api::Who;
 use memdir::api::errors::{ErrorBody, Surface, Transport, envelope};
 use memdir::api::servers::Opener;
-use memdir::{Caller, Error, Store};
+use memdir::{Caller, Deadline, Error, ErrorCode, Store};
 use serde_json::Value;
 
 /// The largest body of every route but a result's `PUT`.
@@ -52,6 +60,11 @@ pub struct Config {
     pub timeout: Duration,
     /// How often to run the reviews that are due (the routine), if at all.
     pub review_every: Option<Duration>,
+    /// The bounds on connections: how many, how long idle, how long to send
+    /// headers.
+    pub bounds: Bounds,
+    /// The bytes of uploads in flight, server-wide, and their cap.
+    pub uploads: Uploads,
 }
 
 /// How a call failed: an operation's error, or the transport's.
@@ -98,17 +111,59 @@ fn json_response(status: u16, v: &Value) -> Response {
 impl IntoResponse for Fail {
     fn into_response(self) -> Response {
         let b = self.body();
-        json_response(b.status, &envelope(&b))
+        let mut r = json_response(b.status, &envelope(&b));
+        if let Fail::Transport(Transport::Busy {
+            retry_after_secs, ..
+        }) = self
+        {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
+        r
     }
 }
 
-/// The shared state of the handlers: the configuration only.
+/// The shared state of the handlers: the configuration, each owner's
+/// share of the blocking pool, and the background reviews.
 #[derive(Debug, Clone)]
 pub struct App {
     cfg: Arc<Config>,
+    limits: Arc<limits::Limits>,
+    jobs: Arc<reviews::Jobs>,
+}
+
+impl App {
+    /// The state of a server started with `cfg`.
+    pub fn new(cfg: Config) -> App {
+        App {
+            cfg: Arc::new(cfg),
+            limits: Arc::default(),
+            jobs: Arc::default(),
+        }
+    }
+}
+
+tokio::task_local! {
+    /// The deadline of the request this task serves ([`bounded`] sets it).
+    static DEADLINE: Deadline;
+}
+
+/// Runs `f` on the blocking pool; a lost worker is `internal_error`.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, Fail> + Send + 'static,
+) -> Result<T, Fail> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        Fail::Transport(Transport::Internal {
+            message: format!("worker failed: {e}"),
+        })
+    })?
 }
 
 /// The caller a request's key names, checked against the keys file now.
+/// A keys file that is refused (opened to others, a symlink, in a folder
+/// others can write) or cannot be read grants nothing: the caller gets the
+/// `401` of any wrong key, never the file's path or mode, and the reason
+/// goes to the server's log.
 fn authenticate(store: &Store, cfg: &Config, headers: &HeaderMap) -> Result<Caller, Fail> {
     let key = headers
         .get(header::AUTHORIZATION)
@@ -116,9 +171,13 @@ fn authenticate(store: &Store, cfg: &Config, headers: &HeaderMap) -> Result<Call
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
         .ok_or(Transport::Unauthorized)?;
-    match memdir::api::keys::verify(store, &cfg.keys, key)? {
-        Some(rec) => Ok(rec.caller()),
-        None => Err(Transport::Unauthorized.into()),
+    match memdir::api::keys::verify(store, &cfg.keys, key) {
+        Ok(Some(rec)) => Ok(rec.caller()),
+        Ok(None) => Err(Transport::Unauthorized.into()),
+        Err(e) => {
+            tracing::warn!("memdir serve: no key is accepted while the keys file is refused: {e}");
+            Err(Transport::Unauthorized.into())
+        }
     }
 }
 
@@ -136,6 +195,13 @@ impl App {
 
     /// [`App::call`] with the query's `raw`: a person's key asking for the
     /// text as the files hold it (an agent's key asking is refused).
+    ///
+    /// The key is checked first (on the blocking pool, briefly); the call
+    /// then waits for a turn of the owner it resolves to ([`limits`]:
+    /// `busy` past the owner's share) without holding a thread, and runs
+    /// with its turn on the pool, on a store that carries the request's
+    /// deadline: its write is abandoned if the deadline passes before it
+    /// begins (`408 request_timeout`), and finishes otherwise.
     async fn call_as<T: Send + 'static>(
         &self,
         headers: HeaderMap,
@@ -143,8 +209,42 @@ impl App {
         raw: Option<bool>,
         f: impl FnOnce(&Store, &Who) -> Result<T, Fail> + Send + 'static,
     ) -> Result<T, Fail> {
+        let (store, who) = self.caller(headers, agent, raw).await?;
+        let share = self
+            .limits
+            .enter(limits::owner_of(&who.caller, who.named.as_deref()))?
+            .turn()
+            .await;
+        let store = match DEADLINE.try_with(Deadline::clone) {
+            Ok(deadline) => store.with_deadline(deadline),
+            Err(_) => store,
+        };
+        let secs = self.cfg.timeout.as_secs();
+        blocking(move || {
+            // The turn ends with the work, even if no one waits for it.
+            let _share = share;
+            f(&store, &who)
+        })
+        .await
+        .map_err(|e| match e {
+            // The deadline cut the write: the answer the time bound gives.
+            Fail::Memdir(e) if e.code() == ErrorCode::RequestTimeout => {
+                Fail::Transport(Transport::Timeout { secs })
+            }
+            e => e,
+        })
+    }
+
+    /// The store opened for this call and who asks: the caller of
+    /// `headers`' key (checked now) with the agent it names.
+    async fn caller(
+        &self,
+        headers: HeaderMap,
+        agent: Option<String>,
+        raw: Option<bool>,
+    ) -> Result<(Store, Who), Fail> {
         let cfg = self.cfg.clone();
-        tokio::task::spawn_blocking(move || {
+        blocking(move || {
             let store = cfg.opener.open()?;
             let caller = authenticate(&store, &cfg, &headers)?;
             let who = Who {
@@ -152,14 +252,9 @@ impl App {
                 named: agent.filter(|a| !a.is_empty()),
                 raw: raw.unwrap_or(false),
             };
-            f(&store, &who)
+            Ok((store, who))
         })
         .await
-        .map_err(|e| {
-            Fail::Transport(Transport::Internal {
-                message: format!("worker failed: {e}"),
-            })
-        })?
     }
 }
 
@@ -187,16 +282,27 @@ async fn guard(
 /// Turns any answer of the framework that is an error but not JSON (its
 /// 404, 405, 413, 400, 415) into the one error shape; and bounds the time
 /// of every request.
+///
+/// The time bound is the request's [`Deadline`], which its calls' writes
+/// check too: at the deadline a request none of whose writes began is
+/// abandoned (`408 request_timeout`; no write of it begins after), while a
+/// request whose write passed its check finishes and answers its real
+/// status (docs/API.md).
 async fn bounded(app: App, req: Request, next: Next, method: &str, path: &str) -> Response {
     let timeout = app.cfg.timeout;
-    let resp = match tokio::time::timeout(timeout, next.run(req)).await {
+    let deadline = Deadline::at(std::time::Instant::now() + timeout);
+    let mut run = std::pin::pin!(DEADLINE.scope(deadline.clone(), next.run(req)));
+    let at = tokio::time::Instant::from_std(deadline.instant());
+    let resp = match tokio::time::timeout_at(at, &mut run).await {
         Ok(r) => r,
-        Err(_) => {
+        Err(_) if deadline.abandon() => {
             return Fail::Transport(Transport::Timeout {
                 secs: timeout.as_secs(),
             })
             .into_response();
         }
+        // A write under way: it finishes, and answers what it did.
+        Err(_) => run.await,
     };
     let status = resp.status();
     let is_json = resp
@@ -318,6 +424,51 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
     }
 }
 
+/// Descriptors kept for what is not a connection: the listener, the
+/// standard streams, the files of the calls in flight.
+const SPARE_DESCRIPTORS: u64 = 64;
+
+/// Raises the soft limit on open descriptors to the hard one, and gives
+/// `max` capped at that limit less [`SPARE_DESCRIPTORS`] (at least one),
+/// each saying so in the log.
+fn connections_within_descriptors(max: usize) -> usize {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let mut soft = limit.current;
+    if limit.current != limit.maximum {
+        match setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: limit.maximum,
+                ..limit
+            },
+        ) {
+            Ok(()) => {
+                soft = limit.maximum;
+                let shown = |l: Option<u64>| l.map_or("unlimited".to_owned(), |n| n.to_string());
+                tracing::info!(
+                    "memdir serve: descriptor limit raised from {} to {}",
+                    shown(limit.current),
+                    shown(limit.maximum)
+                );
+            }
+            Err(e) => tracing::info!(
+                "memdir serve: descriptor limit kept at {:?} (cannot raise it: {e})",
+                limit.current
+            ),
+        }
+    }
+    let Some(soft) = soft else { return max };
+    let room = usize::try_from(soft.saturating_sub(SPARE_DESCRIPTORS).max(1)).unwrap_or(usize::MAX);
+    if max > room {
+        tracing::info!(
+            "memdir serve: --max-connections {max} is over the descriptor limit {soft} less {SPARE_DESCRIPTORS}: at most {room} connections"
+        );
+        return room;
+    }
+    max
+}
+
 /// Serves until ctrl-c or SIGTERM, then finishes the requests in flight.
 pub fn run(cfg: Config) -> Result<(), String> {
     let store = cfg.opener.open().map_err(|e| e.to_string())?;
@@ -334,6 +485,8 @@ pub fn run(cfg: Config) -> Result<(), String> {
             cfg.keys.display()
         );
     }
+    let mut cfg = cfg;
+    cfg.bounds.max_connections = connections_within_descriptors(cfg.bounds.max_connections);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)
@@ -361,11 +514,9 @@ pub fn run(cfg: Config) -> Result<(), String> {
         if let Some(every) = cfg.review_every {
             tokio::spawn(reviews(cfg.opener.clone(), every));
         }
-        let app = App { cfg: Arc::new(cfg) };
-        axum::serve(listener, router(app))
-            .with_graceful_shutdown(stop)
-            .await
-            .map_err(|e| format!("the server failed: {e}"))?;
+        let bounds = cfg.bounds;
+        let app = App::new(cfg);
+        serve::serve(listener, router(app), bounds, stop).await;
         tracing::info!("memdir serve: stopped");
         Ok(())
     })

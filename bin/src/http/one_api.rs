@@ -4,16 +4,16 @@
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
-use axum::response::Response;
-use memdir::PutStatus;
+use axum::response::{IntoResponse, Response};
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
 use memdir::{Error, Op, Scope};
+use memdir::{PutOptions, PutStatus};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::answer::{Args, Common, FormatQuery, budget, formatted, parse};
-use super::{App, Fail};
+use super::{App, Fail, blocking, uploads};
 
 pub(super) async fn snapshot(
     State(app): State<App>,
@@ -174,19 +174,36 @@ pub(super) async fn get_result(
     formatted(200, &v, fq.format)
 }
 
+/// A result's `PUT`: the body streamed into the put (see `uploads`), its
+/// bytes counted against the server's cap of uploads in flight.
 pub(super) async fn put_result(
     State(app): State<App>,
     headers: HeaderMap,
     Path((workflow_id, task_id)): Path<(String, String)>,
     Args(fq): Args<FormatQuery>,
     body: Body,
+) -> Response {
+    match put_streamed(app, headers, (workflow_id, task_id), fq, body).await {
+        Ok(r) => r,
+        Err(fail) => fail.into_response(),
+    }
+}
+
+async fn put_streamed(
+    app: App,
+    headers: HeaderMap,
+    (workflow_id, task_id): (String, String),
+    fq: FormatQuery,
+    body: Body,
 ) -> Result<Response, Fail> {
     let (wf, task) = (workflow_id.clone(), task_id.clone());
-    let limit = app
-        .call(headers.clone(), fq.agent_id.clone(), move |store, who| {
-            Ok(api::result_limit(store, who, &wf, &task)?)
-        })
+    // The key and the limit at once, outside the owner's share: a refusal
+    // (401, 413, 503) is answered before the body is asked for, so a
+    // client that sent `Expect: 100-continue` never sends it.
+    let (store, who) = app
+        .caller(headers.clone(), fq.agent_id.clone(), None)
         .await?;
+    let limit = blocking(move || Ok(api::result_limit(&store, &who, &wf, &task)?)).await?;
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -194,48 +211,37 @@ pub(super) async fn put_result(
     if let Some(n) = declared.filter(|n| *n > limit) {
         return Err(Error::ResultTooLarge { bytes: n, limit }.into());
     }
-    let cap = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
-    let content = axum::body::to_bytes(body, cap).await.map_err(|_| {
-        Fail::Memdir(Error::ResultTooLarge {
-            bytes: declared.unwrap_or(limit.saturating_add(1)),
-            limit,
-        })
-    })?;
-    if content.len() as u64 > limit {
-        return Err(Error::ResultTooLarge {
-            bytes: content.len() as u64,
-            limit,
-        }
-        .into());
-    }
+    // Given back when this request ends, however it ends.
+    let mut held = app.cfg.uploads.reserve(declared.unwrap_or(0))?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/octet-stream")
         .to_owned();
-    let overwrite = fq.overwrite.unwrap_or(false);
-    let allow_empty = fq.allow_empty.unwrap_or(false);
-    let (status, v) = app
-        .call(headers, fq.agent_id, move |store, who| {
-            let r = api::execute(
-                store,
-                who,
-                Request::PutResult {
-                    workflow_id,
-                    task_id,
-                    content: content.to_vec(),
-                    content_type: Some(content_type),
-                    overwrite,
-                    allow_empty,
-                    limit: Some(limit),
-                },
-            )?;
-            let status = match &r {
-                Answer::Put(p) if p.status == PutStatus::AlreadyStored => 200,
-                _ => 201,
-            };
-            Ok((status, render::json(&r)))
-        })
-        .await?;
+    let options = PutOptions {
+        content_type: Some(content_type),
+        overwrite: fq.overwrite.unwrap_or(false),
+        allow_empty: fq.allow_empty.unwrap_or(false),
+        limit: Some(limit),
+    };
+    let (tx, mut reader) = uploads::channel();
+    let put = app.call(headers, fq.agent_id, move |store, who| {
+        let ids = (workflow_id.as_str(), task_id.as_str());
+        let r = api::put_result_from(store, who, ids, &options, &mut reader, "the request body")?;
+        let status = match &r {
+            Answer::Put(p) if p.status == PutStatus::AlreadyStored => 200,
+            _ => 201,
+        };
+        Ok((status, render::json(&r)))
+    });
+    let pump = uploads::pump(body, tx, &mut held, declared.is_none());
+    let (pumped, put) = tokio::join!(pump, put);
+    let (status, v) = match (put, pumped) {
+        (Ok(answer), _) => answer,
+        // The body's failure (or the cap) is why the put failed.
+        (Err(_), Err(fail)) => return Err(fail),
+        (Err(fail), Ok(())) => return Err(fail),
+    };
+    drop(held);
     formatted(status, &v, fq.format)
 }

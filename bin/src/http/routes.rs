@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::facts::{archive, day, edit, list, recall_facts, save, unarchive, veto};
 use super::one_api::{forget, get_result, put_result, recall, remember, snapshot};
+use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 
@@ -161,6 +162,18 @@ pub const ROUTES: &[Route] = &[
         "/api/v1/memories/{id}/veto",
         "A person's veto",
         || post(veto),
+    ),
+    r(
+        "POST",
+        "/api/v1/reviews",
+        "Start the owner's review {agentId, dryRun} in the background: 202 {job, status: running}",
+        || post(reviews::start),
+    ),
+    r(
+        "GET",
+        "/api/v1/reviews/jobs/{job}",
+        "A background review: {job, status: running | done (review) | failed (error)}",
+        || get(reviews::job),
     ),
     r(
         "GET",

@@ -9,6 +9,7 @@
 //! standard error only.
 
 mod args;
+mod lines;
 mod memory;
 mod results;
 mod skills;
@@ -355,7 +356,8 @@ impl Server {
     }
 }
 
-/// Serves MCP on standard input and output until the client closes them.
+/// Serves MCP on standard input and output until the client closes them,
+/// each line bounded and answered (`lines`).
 pub fn run(cfg: Config) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -365,7 +367,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
     rt.block_on(async move {
         tracing::info!("memdir mcp: serving {} on stdio", cfg.opener.root.display());
         let service = Server::new(cfg)
-            .serve(rmcp::transport::stdio())
+            .serve(lines::transport(tokio::io::stdin(), tokio::io::stdout()))
             .await
             .map_err(|e| format!("cannot start the MCP session: {e}"))?;
         service

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::disk::{Change, Dir, Held};
+use crate::disk::{Change, Dir, Held, decode};
 use crate::error::Result;
 use crate::journal::{self, DayLine, Journal};
 use crate::model::day_id;
@@ -56,6 +56,41 @@ pub(crate) fn journal(at: At<'_>) -> Result<Journal> {
 /// Every date's day log, newest first.
 pub(crate) fn day_rows(at: At<'_>) -> Result<Vec<DayRow>> {
     let mut rows: Vec<DayRow> = journal(at)?.sections.iter().map(row).collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.date));
+    Ok(rows)
+}
+
+/// The day logs of `since` and later, newest first, as [`day_rows`] gives
+/// them, without parsing the whole file: the bytes are searched from the
+/// end for the last section dated before `since`
+/// ([`journal::recent_start`]) and only the text after it is decoded and
+/// parsed. A file where that cannot stand for the whole is parsed whole:
+/// no older section, a code fence in the tail
+/// ([`journal::tail_stands_alone`]), or bytes before the cut that could
+/// hide or add a recent section ([`journal::prefix_hides_nothing`]).
+pub(crate) fn recent_day_rows(at: At<'_>, since: NaiveDate) -> Result<Vec<DayRow>> {
+    let Some(dir) = at.dir else {
+        return Ok(Vec::new());
+    };
+    let Some(bytes) = at.disk().read_bytes(dir, EPISODES_FILE, EPISODES_BYTES)? else {
+        return Ok(Vec::new());
+    };
+    let tail = journal::recent_start(&bytes, since)
+        .filter(|cut| journal::prefix_hides_nothing(&bytes[..*cut], since))
+        .and_then(|cut| String::from_utf8(bytes[cut..].to_vec()).ok())
+        .map(|tail| {
+            let j = journal::parse(&tail);
+            (journal::tail_stands_alone(&tail, &j, since), j)
+        });
+    let sections = match tail {
+        Some((true, j)) => j.sections,
+        _ => journal::parse(&decode(&dir.join(EPISODES_FILE), bytes)?).sections,
+    };
+    let mut rows: Vec<DayRow> = sections
+        .iter()
+        .filter(|s| s.date >= since)
+        .map(row)
+        .collect();
     rows.sort_by_key(|r| std::cmp::Reverse(r.date));
     Ok(rows)
 }

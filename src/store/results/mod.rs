@@ -15,6 +15,8 @@
 //! The largest result accepted is `max_result_bytes` from `memdir.yaml` (the
 //! owner's over the root's), else [`DEFAULT_MAX_RESULT_BYTES`]. A damaged
 //! result file is [`Error::ResultCorrupt`], naming it; it is never repaired.
+//! With `results_quota_bytes`, a put that would take the owner's stored
+//! results past it is [`Error::ResultsQuotaExceeded`] (`quota`).
 //!
 //! The files are `files::results` (the `.result` format, the index, the
 //! folders and the workflow lock); this module holds the operations, and
@@ -39,13 +41,16 @@
 //! # }
 //! ```
 
+mod quota;
 mod remove;
+mod stream;
 #[cfg(test)]
 mod tests;
 mod wait;
 
 pub use remove::{ResultsGc, ResultsRemoved};
 pub(crate) use remove::{gc, remove};
+pub(crate) use stream::put_from;
 
 use std::time::{Duration, Instant};
 
@@ -53,7 +58,7 @@ use serde::Serialize;
 
 use super::files::results::RESULT_SUFFIX;
 use super::files::results::file::{
-    check_content_type, decode_result, decode_with_verdict, encode_result, sha256_hex,
+    check_content_type, decode_result, decode_with_verdict, encode_head, encode_result, sha256_hex,
 };
 use super::files::results::index::{self, sort_steps, step_of};
 use super::files::results::verdict::{self, FlaggedSpan};
@@ -123,7 +128,7 @@ pub struct PutOptions {
 
 /// The first byte of `content` that is not text, and why: invalid UTF-8 or
 /// a NUL byte.
-fn not_text(content: &[u8]) -> Option<(&'static str, usize)> {
+pub(super) fn not_text(content: &[u8]) -> Option<(&'static str, usize)> {
     match std::str::from_utf8(content) {
         Err(e) => Some(("invalid UTF-8", e.valid_up_to())),
         Ok(_) => content
@@ -136,13 +141,16 @@ fn not_text(content: &[u8]) -> Option<(&'static str, usize)> {
 /// The content type a put stores `content` under, after the checks the
 /// options ask for: empty content refused unless allowed; without a type,
 /// content that is not text refused (stored as `text/plain` otherwise).
-fn accepted_type(
-    workflow_id: &str,
-    task_id: &str,
-    content: &[u8],
+///
+/// `bytes` is the content's length and `not_text` finds its first byte that
+/// is not text (asked only for a put without a type).
+pub(super) fn accepted_type(
+    (workflow_id, task_id): (&str, &str),
+    bytes: u64,
+    not_text: impl FnOnce() -> Option<(&'static str, usize)>,
     options: &PutOptions,
 ) -> Result<String> {
-    if content.is_empty() && !options.allow_empty {
+    if bytes == 0 && !options.allow_empty {
         return Err(Error::ResultEmpty {
             workflow_id: workflow_id.to_owned(),
             task_id: task_id.to_owned(),
@@ -150,7 +158,7 @@ fn accepted_type(
     }
     match &options.content_type {
         Some(t) => Ok(t.clone()),
-        None => match not_text(content) {
+        None => match not_text() {
             Some((reason, offset)) => Err(Error::ResultNotText {
                 workflow_id: workflow_id.to_owned(),
                 task_id: task_id.to_owned(),
@@ -187,7 +195,12 @@ pub(crate) fn put_with(
             limit,
         });
     }
-    let content_type = accepted_type(workflow_id, task_id, content, options)?;
+    let content_type = accepted_type(
+        (workflow_id, task_id),
+        content.len() as u64,
+        || not_text(content),
+        options,
+    )?;
     put(
         owner,
         workflow_id,
@@ -240,10 +253,57 @@ pub(crate) fn put(
     }
     check_content_type(content_type)?;
     owner.disk().check()?;
-    let disk = owner.disk();
     owner.writable(owner.view()?.at().settings)?;
     // Results are stored as given; the verdict travels with them.
     let flagged = verdict::scan_content(content);
+    let received = Content {
+        body: Body::Bytes(content),
+        sha256: sha256_hex(content),
+        bytes,
+        flagged,
+    };
+    commit(
+        owner,
+        (workflow_id, task_id),
+        received,
+        content_type,
+        overwrite,
+    )
+}
+
+/// Where the content a put stores is: in memory, or in a spool.
+pub(super) enum Body<'a> {
+    /// The bytes themselves.
+    Bytes(&'a [u8]),
+    /// Taken as it arrived (see `files::results::upload`).
+    Spool(&'a crate::disk::Spool),
+}
+
+/// Content checked and scanned, ready to store.
+pub(super) struct Content<'a> {
+    pub(super) body: Body<'a>,
+    pub(super) sha256: String,
+    pub(super) bytes: u64,
+    pub(super) flagged: Vec<FlaggedSpan>,
+}
+
+/// The steps every put shares once its content is checked: the workflow's
+/// folder and lock, the rules of an earlier result (already stored, exists,
+/// overwrite), the result file written durably, then the index.
+pub(super) fn commit(
+    owner: &Owner,
+    (workflow_id, task_id): (&str, &str),
+    content: Content<'_>,
+    content_type: &str,
+    overwrite: bool,
+) -> Result<PutOutcome> {
+    let disk = owner.disk();
+    let Content {
+        body,
+        sha256,
+        bytes,
+        flagged,
+    } = content;
     let mut warnings = secret_warnings(workflow_id, task_id, &flagged);
     let (folders, dir) = ensure_workflow_dir(owner, workflow_id)?;
     let view = owner.view()?;
@@ -251,7 +311,6 @@ pub(crate) fn put(
     disk.sweep_temps(&dir);
     let name = result_name(task_id);
     let path = dir.join(&name);
-    let sha256 = sha256_hex(content);
     let limit = file_limit(view.at().settings);
     let existing = disk
         .read_bytes(&dir, &name, limit)?
@@ -291,6 +350,7 @@ pub(crate) fn put(
         bytes,
     };
     loaded.steps.retain(|s| s.task_id != task_id);
+    quota::check(view.at(), workflow_id, &loaded.steps, bytes)?;
     if status == PutStatus::Overwritten {
         // Before replacing a result, drop it from the index: a crash before
         // the final index write then leaves the index out of step with the
@@ -302,8 +362,14 @@ pub(crate) fn put(
         .store()
         .scan_key()
         .map(|key| verdict::seal(&key, workflow_id, task_id, &meta.sha256, flagged));
-    let file = encode_result(&meta, content, sealed)?;
-    disk.write_atomic(&dir, &name, &file)?;
+    match body {
+        Body::Bytes(content) => {
+            disk.write_atomic(&dir, &name, &encode_result(&meta, content, sealed)?)?
+        }
+        Body::Spool(spool) => {
+            disk.write_atomic_spooled(&dir, &name, &encode_head(&meta, sealed, 0)?, spool)?
+        }
+    }
     loaded.steps.push(step_of(&meta));
     sort_steps(&mut loaded.steps);
     index::write_index(disk, &dir, workflow_id, &loaded.steps)?;

@@ -73,6 +73,18 @@ pub(crate) fn encode_result(
     content: &[u8],
     verdict: Option<StoredVerdict>,
 ) -> Result<Vec<u8>> {
+    let mut out = encode_head(meta, verdict, content.len())?;
+    out.extend_from_slice(content);
+    Ok(out)
+}
+
+/// The head of a `.result` file: its metadata line and the `\n` that ends
+/// it, with room reserved for `room` bytes of content to follow.
+pub(crate) fn encode_head(
+    meta: &ResultMeta,
+    verdict: Option<StoredVerdict>,
+    room: usize,
+) -> Result<Vec<u8>> {
     let header = Header {
         v: RESULT_FORMAT_VERSION,
         workflow_id: meta.workflow_id.clone(),
@@ -87,9 +99,8 @@ pub(crate) fn encode_result(
         what: "result header",
         source,
     })?;
-    out.reserve(content.len() + 1);
+    out.reserve(room + 1);
     out.push(b'\n');
-    out.extend_from_slice(content);
     Ok(out)
 }
 

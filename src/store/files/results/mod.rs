@@ -1,10 +1,12 @@
 //! SharedMemory's files: `results/<workflow_id>/<task_id>.result` (the
 //! format is `file`), each workflow's derived `index.json` (`index`), the
-//! workflow folders, and the per-workflow lock
-//! `.memdir/locks/<workflow_id>.lock`.
+//! workflow folders, the per-workflow lock
+//! `.memdir/locks/<workflow_id>.lock`, and content taken as it arrives
+//! (`upload`).
 
 pub(crate) mod file;
 pub(crate) mod index;
+pub(crate) mod upload;
 pub(crate) mod verdict;
 
 use serde::{Deserialize, Serialize};
@@ -242,15 +244,16 @@ pub(crate) fn nearest_dir(owner: &Owner, workflow_id: &str) -> Result<Option<Dir
 }
 
 /// Takes the workflow's lock, `.memdir/locks/<workflow_id>.lock`, waiting
-/// as long as the owner's lock would.
+/// as long as the owner's lock would; the call's deadline is checked once
+/// it is held, as the owner's lock does (`Owner::begin_write`).
 pub(crate) fn workflow_lock(at: At<'_>, derived: &Dir, workflow_id: &str) -> Result<Lock> {
     let disk = at.disk();
     let (locks, _) = disk.ensure_dir(derived, LOCKS_DIR)?;
-    disk.lock(
+    at.owner.begin_write(disk.lock(
         &locks,
         &format!("{workflow_id}.lock"),
         at.owner.lock_timeout(at.settings),
-    )
+    ))
 }
 
 /// The workflow's final result: every step stored so far, from the
