@@ -177,7 +177,7 @@ fn one_stalled_owner_stalls_only_its_own_calls() {
             201,
         ),
     ];
-    let mut slow = Vec::new();
+    let (mut slow, mut times) = (Vec::new(), Vec::new());
     for (method, path, body, want) in probes {
         let t = Instant::now();
         let r = match body {
@@ -185,6 +185,7 @@ fn one_stalled_owner_stalls_only_its_own_calls() {
             None => get(&agent, &srv.url(path), &kb),
         };
         let took = t.elapsed();
+        times.push(format!("{method} {path} {took:?}"));
         if r.status != want || took > Duration::from_secs(2) {
             slow.push(format!(
                 "{method} {path}: {} in {took:?}: {}",
@@ -196,6 +197,9 @@ fn one_stalled_owner_stalls_only_its_own_calls() {
     assert!(
         slow.is_empty(),
         "agt_b's calls while agt_a stalled: {slow:#?}"
+    );
+    println!(
+        "agt_b's calls while agt_a's lock is held and {N} of its writes are in flight: {times:?}"
     );
     assert_eq!(busy.len(), EXCESS, "{seen:#?}");
     for r in busy {

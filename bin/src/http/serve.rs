@@ -336,7 +336,7 @@ pub async fn serve(
                 // make room, then take the next one a little later.
                 tracing::warn!("memdir serve: cannot accept a connection: {e}");
                 table.make_room(bounds.max_connections.saturating_sub(1).max(1));
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
