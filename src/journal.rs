@@ -408,9 +408,10 @@ fn heading_date(line: &[u8]) -> Option<NaiveDate> {
 
 /// Whether `tail` (the bytes from [`recent_start`] on, parsed as `journal`)
 /// begins with its first section's heading, dated before `since`, and
-/// holds no code fence: then its sections of `since` and later are the
-/// whole file's, provided the bytes before it pass [`prefix_hides_nothing`].
-/// When not, the caller parses the whole file.
+/// holds no code fence or HTML comment opener: then its sections of
+/// `since` and later are the file's, as far as its sections are in date
+/// order (see [`out_of_order`]). When not, the caller parses the whole
+/// file.
 pub fn tail_stands_alone(tail: &str, journal: &Journal, since: NaiveDate) -> bool {
     let Some(first) = journal.sections.first() else {
         return false;
@@ -419,26 +420,20 @@ pub fn tail_stands_alone(tail: &str, journal: &Journal, since: NaiveDate) -> boo
     first.heading.start == 0 && first.date < since && !fenced
 }
 
-/// Whether the bytes before the cut of [`recent_start`] can be left
-/// unparsed: no line of them could be the heading of a section of `since`
-/// or later (a line whose text, its `#`s and up to three spaces of indent
-/// aside, is such a date: an ATX heading, or the text of a setext one,
-/// out of date order), and none opens a code fence or an HTML comment (which
-/// could hold the cut's heading, making the file read otherwise). A byte
-/// scan, a line at a time: no Markdown parse, no UTF-8 decode.
-pub fn prefix_hides_nothing(prefix: &[u8], since: NaiveDate) -> bool {
-    prefix.split(|b| *b == b'\n').all(|line| {
-        if opens_block(line) {
-            return false;
+/// The first section dated before a section above it, if any: memdir
+/// appends sections in date order, and a recall reads the day log from the
+/// end, so a section out of order (moved by hand or by a merge) is
+/// reported (`memdir check`'s `day_log_out_of_order`).
+/// Gives it with the newest date above it.
+pub fn out_of_order(journal: &Journal) -> Option<(&DaySection, NaiveDate)> {
+    let mut newest: Option<NaiveDate> = None;
+    for s in &journal.sections {
+        if let Some(n) = newest.filter(|n| s.date < *n) {
+            return Some((s, n));
         }
-        // A date line is short: longer lines are not looked at further.
-        if line.len() > 64 || !line.contains(&b'-') {
-            return true;
-        }
-        let text = std::str::from_utf8(line).unwrap_or("");
-        let text = text.trim().trim_matches('#').trim();
-        NaiveDate::parse_from_str(text, "%Y-%m-%d").map_or(true, |d| d < since)
-    })
+        newest = Some(newest.map_or(s.date, |n| n.max(s.date)));
+    }
+    None
 }
 
 /// Whether `line` opens a block whose content Markdown does not read as
@@ -467,9 +462,7 @@ mod tests {
         let cut = recent_start(src.as_bytes(), since)?;
         let tail = &src[cut..];
         let j = parse(tail);
-        let alone = tail_stands_alone(tail, &j, since)
-            && prefix_hides_nothing(&src.as_bytes()[..cut], since);
-        alone.then(|| {
+        tail_stands_alone(tail, &j, since).then(|| {
             j.sections
                 .iter()
                 .filter(|s| s.date >= since)
@@ -529,23 +522,16 @@ mod tests {
         let cut = recent_start(unsorted.as_bytes(), d("2026-11-30")).unwrap();
         assert!(unsorted[cut..].starts_with("## 2026-11-20"));
         assert_eq!(tail_dates(unsorted, "2026-11-30").map(|v| v.len()), Some(2));
-        // A recent section before the cut (out of order), as an ATX or a
-        // setext heading, indented or not: the prefix hides it, so the
-        // whole file is parsed.
-        for recent in [
-            "## 2026-12-01",
-            "  ## 2026-12-01 ##",
-            "2026-12-01\n---",
-            "# 2026-11-30",
-        ] {
-            let src = format!("## 2026-11-01\n- a\n{recent}\n- b\n## 2026-11-20\n- c\n");
-            assert_eq!(tail_dates(&src, "2026-11-30"), None, "{recent}");
-        }
-        // A fence or an HTML comment before the cut: the whole file.
-        for opener in ["```", " ~~~", "<!-- a"] {
-            let src = format!("## 2026-11-01\n{opener}\n## 2026-11-20\n- c\n");
-            assert_eq!(tail_dates(&src, "2026-11-30"), None, "{opener}");
-        }
+        // A recent section before the cut (out of order) is not seen from
+        // the end: `out_of_order` names it for `memdir check`.
+        let src = "## 2026-11-01\n- a\n## 2026-12-01\n- b\n## 2026-11-20\n- c\n";
+        assert_eq!(tail_dates(src, "2026-11-30"), Some(vec![]));
+        let j = parse(src);
+        assert_eq!(
+            out_of_order(&j).map(|(s, n)| (s.date, n)),
+            Some((d("2026-11-20"), d("2026-12-01")))
+        );
+        assert!(out_of_order(&parse("## 2026-11-01\n## 2026-11-02\n")).is_none());
         // A code fence in the tail (one may have opened before the cut).
         let fenced = "## 2026-11-01\n```\n## 2026-11-02\n```\n## 2026-12-01\n- b\n";
         assert_eq!(tail_dates(fenced, "2026-11-30"), None);

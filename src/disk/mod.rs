@@ -36,7 +36,7 @@ use std::time::Duration;
 pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
 pub(crate) use io::{Io, RealIo};
 pub(crate) use lock::Lock;
-pub(crate) use read::Held;
+pub(crate) use read::{Held, Tail};
 pub(crate) use spool::{COPY_BYTES, Spool};
 pub(crate) use watch::{FolderWatch, TreeWatch};
 pub(crate) use write::{Base, Change};
@@ -230,6 +230,19 @@ impl Disk {
     /// ([`Error::FileTooLarge`]).
     pub(crate) fn read(&self, dir: &Dir, name: &str, limit: u64) -> Result<Option<Held>> {
         read::stable_read(self.io.as_ref(), dir, name, limit)
+    }
+
+    /// The end of a regular file, read a piece at a time from its end until
+    /// `cut` finds where the caller's part begins (see
+    /// `read::stable_read_tail`); `None` if missing.
+    pub(crate) fn read_tail(
+        &self,
+        dir: &Dir,
+        name: &str,
+        limit: u64,
+        cut: &dyn Fn(&[u8]) -> Option<usize>,
+    ) -> Result<Option<Tail>> {
+        read::stable_read_tail(self.io.as_ref(), dir, name, limit, cut)
     }
 
     /// [`Disk::read`], the bytes only.

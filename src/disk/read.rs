@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
 use super::dir::{Dir, Kind, Stat};
@@ -128,4 +129,107 @@ pub(super) fn stable_read(io: &dyn Io, dir: &Dir, name: &str, limit: u64) -> Res
         std::thread::sleep(Duration::from_millis(if same { 10 } else { 2 }));
     }
     Ok(last)
+}
+
+/// The end of a file, as [`stable_read_tail`] read it.
+#[derive(Debug)]
+pub(crate) struct Tail {
+    /// The bytes read: from some line start to the end of the file, or the
+    /// whole file.
+    pub(crate) bytes: Vec<u8>,
+    /// Where the caller's part begins in `bytes` (the offset its `cut`
+    /// gave); `None` when the start of the file was reached without one
+    /// (`bytes` is then the whole file).
+    pub(crate) cut: Option<usize>,
+}
+
+/// The first piece read from the end, in bytes; each further piece is as
+/// large as what was read so far.
+const TAIL_PIECE: u64 = 64 * 1024;
+
+/// Reads a regular file from its end, a piece at a time (each as large as
+/// what was read so far, at least [`TAIL_PIECE`]), until `cut` finds where
+/// the caller's part begins among the whole lines read, or the start of the
+/// file; stable as [`stable_read`] is (the same stat before and after, else
+/// read again). `cut` is given each newly completed run of whole lines once
+/// (beginning at a line start, ending where the lines it saw before begin),
+/// so the search costs what the part read costs; `None` if missing. The
+/// file's size is checked against `limit` first, as every read's.
+pub(super) fn stable_read_tail(
+    io: &dyn Io,
+    dir: &Dir,
+    name: &str,
+    limit: u64,
+    cut: &dyn Fn(&[u8]) -> Option<usize>,
+) -> Result<Option<Tail>> {
+    let path = || dir.join(name);
+    let mut last = None;
+    for _ in 0..READ_ATTEMPTS {
+        let Some((file, before)) = open_plain(io, dir, name, limit)? else {
+            return Ok(None);
+        };
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut start = before.len;
+        // Where, in `bytes`, the lines already given to `cut` begin.
+        let mut searched = 0usize;
+        let mut complete = true;
+        let found = loop {
+            let want = TAIL_PIECE.max(bytes.len() as u64).min(start);
+            let from = start - want;
+            let mut piece = vec![
+                0;
+                usize::try_from(want)
+                    .map_err(|e| Error::io(path(), "read")(io::Error::other(e)))?
+            ];
+            let n = read_at_full(&file, &mut piece, from).map_err(Error::io(path(), "read"))?;
+            if n < piece.len() {
+                complete = false;
+                break None;
+            }
+            let added = piece.len();
+            piece.extend_from_slice(&bytes);
+            bytes = piece;
+            start = from;
+            searched += added;
+            // The first line of what was read may begin before it, unless
+            // the file starts there.
+            let first = if start == 0 {
+                0
+            } else {
+                match bytes[..searched].iter().position(|b| *b == b'\n') {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            if let Some(c) = cut(&bytes[first..searched]) {
+                break Some(first + c);
+            }
+            searched = first;
+            if start == 0 {
+                break None;
+            }
+        };
+        let after = io.fstat(&file).map_err(Error::io(path(), "stat"))?;
+        let tail = Tail { bytes, cut: found };
+        if complete && after.same_version(&before) {
+            return Ok(Some(tail));
+        }
+        last = Some(tail);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    Ok(last)
+}
+
+/// Reads `buf.len()` bytes at `offset`, fewer only at the end of the file.
+fn read_at_full(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }

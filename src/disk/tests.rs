@@ -440,3 +440,79 @@ fn a_waiter_wakes_when_the_holder_lets_go() {
         "woke {after:?} after the release"
     );
 }
+
+#[test]
+fn a_tail_read_stops_at_the_cut_and_reads_whole_lines_only() {
+    let d = tempfile::tempdir().unwrap();
+    let disk = Disk::default();
+    let dir = open(&disk, d.path());
+    // 40,000 lines of 10 bytes (400 KB: several pieces from the end), a
+    // marker line near the start and one near the end.
+    let mut text = Vec::new();
+    for i in 0..40_000 {
+        if i == 100 || i == 39_000 {
+            text.extend_from_slice(b"CUT here!\n");
+        } else {
+            text.extend_from_slice(format!("line {i:04}\n").as_bytes());
+        }
+    }
+    std::fs::write(d.path().join("f"), &text).unwrap();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let cut = |lines: &[u8]| {
+        // Every run given starts at a line start and ends at one.
+        seen.borrow_mut().push(lines.len());
+        assert!(lines.is_empty() || lines.ends_with(b"\n"));
+        lines
+            .split_inclusive(|b| *b == b'\n')
+            .scan(0, |at, l| {
+                let start = *at;
+                *at += l.len();
+                Some((start, l))
+            })
+            .filter(|(_, l)| l.starts_with(b"CUT"))
+            .map(|(start, _)| start)
+            .last()
+    };
+    let marker =
+        |t: &[u8], from: usize| from + t[from..].windows(3).position(|w| w == b"CUT").unwrap();
+    let (early_at, late_at) = (marker(&text, 0), marker(&text, 2000));
+    let tail = disk.read_tail(&dir, "f", 1 << 20, &cut).unwrap().unwrap();
+    let at = tail.cut.unwrap();
+    assert!(tail.bytes[at..] == text[late_at..]);
+    // The last marker is in the first piece: nothing before it was read.
+    assert_eq!(tail.bytes.len(), 64 * 1024);
+    assert!(tail.bytes[..] == text[text.len() - 64 * 1024..]);
+    // Each line was given to `cut` once: the runs add up to what was read,
+    // less its first, partial line.
+    let given: usize = seen.borrow().iter().sum();
+    assert!(
+        given <= tail.bytes.len() && given + 10 >= tail.bytes.len(),
+        "{given}"
+    );
+    // The cut searched for from the end, piece after piece: the early
+    // marker is found when the late one is not there.
+    let early = |lines: &[u8]| cut(lines).filter(|_| !lines.is_empty());
+    let mut text2 = text.clone();
+    text2[late_at..late_at + 3].copy_from_slice(b"cut");
+    std::fs::write(d.path().join("g"), &text2).unwrap();
+    let tail = disk.read_tail(&dir, "g", 1 << 20, &early).unwrap().unwrap();
+    let at = tail.cut.unwrap();
+    assert!(tail.bytes[at..] == text2[early_at..]);
+    // No cut: the whole file, read to its start.
+    let none = disk
+        .read_tail(&dir, "f", 1 << 20, &|_| None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(none.cut, None);
+    assert!(none.bytes == text);
+    // Missing: None; over the limit: refused before reading.
+    assert!(
+        disk.read_tail(&dir, "missing", 1 << 20, &cut)
+            .unwrap()
+            .is_none()
+    );
+    assert!(matches!(
+        disk.read_tail(&dir, "f", 1000, &cut),
+        Err(crate::Error::FileTooLarge { .. })
+    ));
+}

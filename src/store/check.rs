@@ -41,7 +41,8 @@ pub struct Finding {
     /// `duplicate_entry`, `threat`, `secret`, `malformed_metadata`,
     /// `unreadable`, `format_unsupported`, `merge_conflict_pair`,
     /// `live_and_archived`, `over_budget`, `expired`,
-    /// `unknown_metadata_key`, `unknown_setting`, `setting_clamped`, `control_characters`,
+    /// `unknown_metadata_key`, `unknown_setting`, `setting_clamped`,
+    /// `day_log_out_of_order`, `control_characters`,
     /// `tracked_derived`).
     pub kind: &'static str,
     /// The file, relative to the memory root (`agt_a/MEMORY.md`).
@@ -576,7 +577,8 @@ fn archive_findings(
     }
 }
 
-/// episodes.md: readable, no conflict markers, no day line the scanner flags.
+/// episodes.md: readable, no conflict markers, its sections in date
+/// order, no day line the scanner flags.
 fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
     let file = episodes::EPISODES_FILE;
     let src = match episodes::read(at) {
@@ -584,7 +586,20 @@ fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
         Err(e) => return lint.unreadable(file, &e),
     };
     lint.conflicts(file, &crate::markdown::conflicts(&src));
-    for sec in crate::journal::parse(&src).sections {
+    let journal = crate::journal::parse(&src);
+    if let Some((sec, newer)) = crate::journal::out_of_order(&journal) {
+        lint.push(
+            Severity::Warning,
+            "day_log_out_of_order",
+            (file, Some(line_of(&src, sec.heading.start)), Some(&crate::model::day_id(sec.date))),
+            format!(
+                "the section of {} comes after the newer one of {newer}: a recall reads the day log from the end and stops before a section out of date order",
+                sec.date
+            ),
+            "move the section to its place in date order (memdir appends new days at the end)",
+        );
+    }
+    for sec in journal.sections {
         for (range, l) in &sec.lines {
             scanned(
                 lint,

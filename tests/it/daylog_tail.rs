@@ -77,23 +77,38 @@ fn a_recall_on_a_60_mib_log_answers_today_and_yesterday() {
 }
 
 #[test]
-fn a_log_out_of_order_is_read_whole_and_answers_the_same() {
+fn a_section_out_of_date_order_is_reported_by_check() {
     let s = Sandbox::new();
     s.run(&["--owner", O, "add", "A fact"]).ok();
     let today = Utc::now().date_naive();
     let old = today - Duration::days(10);
     let older = today - Duration::days(20);
-    // Today's section before an older one: the tail from the last older
-    // heading alone would miss it.
+    // Today's section moved before an older one: a recall reading from the
+    // end stops at the older one, so check names the section out of order.
     s.write(
         O,
         "episodes.md",
         format!("## {older}\n\n- 01:00 a\n\n## {today}\n\n- 08:00 today's line\n\n## {old}\n\n- 02:00 b\n"),
     );
-    let got: Vec<Value> = day_log(&s)
+    let v = s.json_ok(&["check", O]);
+    let found: Vec<&Value> = v["reports"][0]["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
         .iter()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .filter(|f| f["kind"] == "day_log_out_of_order")
         .collect();
-    assert_eq!(got.len(), 1, "{got:?}");
-    assert!(got[0].to_string().contains("today's line"), "{got:?}");
+    assert_eq!(found.len(), 1, "{v}");
+    assert_eq!(found[0]["file"], format!("{O}/episodes.md"), "{v}");
+    assert_eq!(found[0]["line"], 9, "{v}");
+    assert_eq!(found[0]["severity"], "warning", "{v}");
+    // In date order again, nothing to report, and the recall sees today.
+    s.write(
+        O,
+        "episodes.md",
+        format!("## {older}\n\n- 01:00 a\n\n## {old}\n\n- 02:00 b\n\n## {today}\n\n- 08:00 today's line\n"),
+    );
+    let v = s.json_ok(&["check", O]);
+    assert!(!v.to_string().contains("day_log_out_of_order"), "{v}");
+    let got = day_log(&s).join("\n");
+    assert!(got.contains("today's line"), "{got}");
 }

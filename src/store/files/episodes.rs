@@ -61,30 +61,42 @@ pub(crate) fn day_rows(at: At<'_>) -> Result<Vec<DayRow>> {
 }
 
 /// The day logs of `since` and later, newest first, as [`day_rows`] gives
-/// them, without parsing the whole file: the bytes are searched from the
-/// end for the last section dated before `since`
-/// ([`journal::recent_start`]) and only the text after it is decoded and
-/// parsed. A file where that cannot stand for the whole is parsed whole:
-/// no older section, a code fence in the tail
-/// ([`journal::tail_stands_alone`]), or bytes before the cut that could
-/// hide or add a recent section ([`journal::prefix_hides_nothing`]).
+/// them, without reading or parsing the whole file: episodes.md is read
+/// from its end a piece at a time until the last section dated before
+/// `since` ([`journal::recent_start`]), and only the text from there is
+/// decoded and parsed. The sections are in date order as memdir writes
+/// them; one a person or a merge put out of order before that cut is not
+/// seen here (`memdir check` reports it: `day_log_out_of_order`). A tail
+/// that cannot stand for the file's end (a code fence in it:
+/// [`journal::tail_stands_alone`]) and a file with no section before
+/// `since` are parsed whole.
 pub(crate) fn recent_day_rows(at: At<'_>, since: NaiveDate) -> Result<Vec<DayRow>> {
     let Some(dir) = at.dir else {
         return Ok(Vec::new());
     };
-    let Some(bytes) = at.disk().read_bytes(dir, EPISODES_FILE, EPISODES_BYTES)? else {
+    let disk = at.disk();
+    let cut = |lines: &[u8]| journal::recent_start(lines, since);
+    let Some(tail) = disk.read_tail(dir, EPISODES_FILE, EPISODES_BYTES, &cut)? else {
         return Ok(Vec::new());
     };
-    let tail = journal::recent_start(&bytes, since)
-        .filter(|cut| journal::prefix_hides_nothing(&bytes[..*cut], since))
-        .and_then(|cut| String::from_utf8(bytes[cut..].to_vec()).ok())
-        .map(|tail| {
-            let j = journal::parse(&tail);
-            (journal::tail_stands_alone(&tail, &j, since), j)
-        });
-    let sections = match tail {
-        Some((true, j)) => j.sections,
-        _ => journal::parse(&decode(&dir.join(EPISODES_FILE), bytes)?).sections,
+    let path = dir.join(EPISODES_FILE);
+    let sections = match tail.cut {
+        // The start of the file was reached: the bytes are the whole file.
+        None => journal::parse(&decode(&path, tail.bytes)?).sections,
+        Some(c) => {
+            let part = String::from_utf8(tail.bytes[c..].to_vec()).ok();
+            let alone = part.map(|text| {
+                let j = journal::parse(&text);
+                (journal::tail_stands_alone(&text, &j, since), j)
+            });
+            match alone {
+                Some((true, j)) => j.sections,
+                _ => match disk.read_bytes(dir, EPISODES_FILE, EPISODES_BYTES)? {
+                    Some(bytes) => journal::parse(&decode(&path, bytes)?).sections,
+                    None => Vec::new(),
+                },
+            }
+        }
     };
     let mut rows: Vec<DayRow> = sections
         .iter()
