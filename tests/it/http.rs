@@ -12,6 +12,45 @@ use serde_json::{Value, json};
 
 use crate::util::Sandbox;
 
+/// What a call answered, with its `Retry-After`.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<String>,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    /// The body as JSON (`null` when it is not).
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// A client of its own (a thread's connection) that takes answers as they
+/// are, waiting `secs` at most.
+pub(crate) fn client(secs: u64) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(secs)))
+        .build()
+        .into()
+}
+
+/// The [`Reply`] of a call.
+pub(crate) fn reply(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+    let mut r = r.expect("an answer");
+    Reply {
+        status: r.status().as_u16(),
+        retry_after: r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        body: r.body_mut().read_to_string().unwrap_or_default(),
+    }
+}
+
 /// A running `memdir serve`.
 pub(crate) struct Server {
     child: Child,

@@ -13,47 +13,11 @@ use std::time::{Duration, Instant};
 use fs2::FileExt;
 use serde_json::{Value, json};
 
-use crate::http::{Server, make_key, serve};
+use crate::http::{Reply, Server, client, make_key, reply, serve};
 use crate::util::{self, Sandbox};
 
 const A: &str = "agt_a";
 const B: &str = "agt_b";
-
-/// What a call answered, with its `Retry-After`.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    retry_after: Option<String>,
-    body: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-/// A client of its own (a thread's connection), answers as they are.
-fn client() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into()
-}
-
-fn reply(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
-    let mut r = r.expect("an answer");
-    Reply {
-        status: r.status().as_u16(),
-        retry_after: r
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-        body: r.body_mut().read_to_string().unwrap_or_default(),
-    }
-}
 
 fn post(agent: &ureq::Agent, url: &str, key: &str, body: Value) -> Reply {
     reply(
@@ -91,7 +55,7 @@ fn day_writes(srv: &Server, key: &str, n: usize, tag: &str) -> mpsc::Receiver<Re
         let (tx, url, key) = (tx.clone(), url.clone(), key.to_owned());
         let line = format!("{tag} line {i}");
         std::thread::spawn(move || {
-            let _ = tx.send(post(&client(), &url, &key, json!({ "line": line })));
+            let _ = tx.send(post(&client(60), &url, &key, json!({ "line": line })));
         });
     }
     rx
@@ -108,7 +72,7 @@ fn a_write_answered_408_is_never_applied() {
     let s = Sandbox::new();
     let key = make_key(&s, &["--owner", A]);
     let srv = serve(&s, &["--timeout", "1"]);
-    let agent = client();
+    let agent = client(60);
     let day = srv.url("/api/v1/memories/day");
     assert_eq!(
         post(&agent, &day, &key, json!({"line": "seed"})).status,
@@ -147,7 +111,7 @@ fn one_stalled_owner_stalls_only_its_own_calls() {
     let ka = make_key(&s, &["--owner", A]);
     let kb = make_key(&s, &["--owner", B]);
     let srv = serve(&s, &["--timeout", "5"]);
-    let agent = client();
+    let agent = client(60);
     let day = srv.url("/api/v1/memories/day");
     assert_eq!(post(&agent, &day, &ka, json!({"line": "seed"})).status, 201);
     let remember = srv.url("/v1/memory/remember");
@@ -243,7 +207,7 @@ fn a_review_over_http_runs_in_the_background_and_is_polled() {
             cfg.path().to_str().unwrap(),
         ],
     );
-    let agent = client();
+    let agent = client(60);
     let start = Instant::now();
     let r = post(&agent, &srv.url("/api/v1/reviews"), &key, json!({}));
     let took = start.elapsed();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::http::{make_key, serve};
+use crate::http::{client, make_key, reply, serve};
 use crate::util::{self, Sandbox};
 
 const O: &str = "agt_up";
@@ -26,35 +26,6 @@ fn status_kib(pid: u32, field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
         .unwrap_or_else(|| panic!("no {field} in {status}"))
-}
-
-/// What a `PUT` answered.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    retry_after: Option<String>,
-    body: String,
-}
-
-fn client() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .into()
-}
-
-fn reply(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
-    let mut r = r.expect("an answer");
-    Reply {
-        status: r.status().as_u16(),
-        retry_after: r
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-        body: r.body_mut().read_to_string().unwrap_or_default(),
-    }
 }
 
 /// The content of upload `i`: 16 MiB of text lines, each upload its own.
@@ -102,7 +73,7 @@ fn forty_parallel_16_mib_puts_stay_bounded_and_all_land_with_retries() {
                 let url = srv.url(&format!("/v1/workflows/results/wf-up/t{i:02}"));
                 scope.spawn(move || {
                     let body = content(i);
-                    let agent = client();
+                    let agent = client(120);
                     for _ in 0..600 {
                         let r = reply(
                             agent
@@ -181,7 +152,7 @@ fn a_chunked_upload_past_the_cap_is_busy_and_stores_nothing() {
     // No length declared: the cap is counted as the bytes arrive.
     let body = content(1);
     let r = reply(
-        client()
+        client(120)
             .put(&url)
             .header("Authorization", format!("Bearer {key}"))
             .header("Content-Type", "text/plain")
@@ -194,7 +165,7 @@ fn a_chunked_upload_past_the_cap_is_busy_and_stores_nothing() {
     // Under the cap, chunked, it lands.
     let small = &body[..512 * 1024];
     let r = reply(
-        client()
+        client(120)
             .put(&url)
             .header("Authorization", format!("Bearer {key}"))
             .header("Content-Type", "text/plain")

@@ -20,6 +20,22 @@ pub(super) fn read_stdin() -> Result<String, Error> {
     Ok(input)
 }
 
+/// A result's content: `file` opened, else standard input; with its name
+/// for messages.
+fn open_content(file: Option<&Path>) -> Result<(Box<dyn Read>, PathBuf), Error> {
+    Ok(match file {
+        Some(p) => (
+            Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
+                path: p.to_owned(),
+                op: "open",
+                source,
+            })?),
+            p.to_owned(),
+        ),
+        None => (Box::new(std::io::stdin().lock()), PathBuf::from("<stdin>")),
+    })
+}
+
 /// Stores a result read from `file`, else standard input, as it arrives
 /// (see [`api::put_result_from`]). Past the limit, the rest is read and
 /// counted, so the refusal gives the content's exact size.
@@ -30,17 +46,7 @@ pub(super) fn put_streamed(
     options: &PutOptions,
     file: Option<&Path>,
 ) -> Result<Response, Error> {
-    let (mut reader, name): (Box<dyn Read>, PathBuf) = match file {
-        Some(p) => (
-            Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
-                path: p.to_owned(),
-                op: "open",
-                source,
-            })?),
-            p.to_owned(),
-        ),
-        None => (Box::new(std::io::stdin().lock()), PathBuf::from("<stdin>")),
-    };
+    let (mut reader, name) = open_content(file)?;
     let source = name.display().to_string();
     match api::put_result_from(store, who, ids, options, &mut reader, &source) {
         Err(Error::ResultTooLarge { bytes, limit }) => {
@@ -58,20 +64,11 @@ pub(super) fn put_streamed(
         other => other,
     }
 }
+
 /// Reads a result's content, refusing (with its exact size) more than
 /// `limit` bytes without holding more than `limit` + 1 in memory.
 pub(super) fn read_content(file: Option<&Path>, limit: u64) -> Result<Vec<u8>, Error> {
-    let (mut reader, name): (Box<dyn Read>, PathBuf) = match file {
-        Some(p) => (
-            Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
-                path: p.to_owned(),
-                op: "open",
-                source,
-            })?),
-            p.to_owned(),
-        ),
-        None => (Box::new(std::io::stdin().lock()), PathBuf::from("<stdin>")),
-    };
+    let (mut reader, name) = open_content(file)?;
     let io_err = |source| Error::Io {
         path: name.clone(),
         op: "read",

@@ -173,6 +173,22 @@ pub(super) fn accepted_type(
 /// The type of a result put without one: it is text.
 pub const DEFAULT_CONTENT_TYPE: &str = "text/plain";
 
+/// The ids checked (bad ones are refused before any file, even
+/// memdir.yaml, is read), then the limit a put of them has: `options`'
+/// own, else the owner's.
+pub(super) fn checked_limit(
+    owner: &Owner,
+    (workflow_id, task_id): (&str, &str),
+    options: &PutOptions,
+) -> Result<u64> {
+    validate_id("workflow", workflow_id)?;
+    validate_id("task", task_id)?;
+    match options.limit {
+        Some(l) => Ok(l),
+        None => max_result_bytes(owner),
+    }
+}
+
 /// Stores a result under `options` (see [`PutOptions`]): the checks of the
 /// content, then [`put`].
 pub(crate) fn put_with(
@@ -182,13 +198,7 @@ pub(crate) fn put_with(
     content: &[u8],
     options: &PutOptions,
 ) -> Result<PutOutcome> {
-    // Bad ids are refused before any file (even memdir.yaml) is read.
-    validate_id("workflow", workflow_id)?;
-    validate_id("task", task_id)?;
-    let limit = match options.limit {
-        Some(l) => l,
-        None => max_result_bytes(owner)?,
-    };
+    let limit = checked_limit(owner, (workflow_id, task_id), options)?;
     if content.len() as u64 > limit {
         return Err(Error::ResultTooLarge {
             bytes: content.len() as u64,

@@ -14,9 +14,8 @@
 
 use std::io::Read;
 
-use super::{Body, Content, PutOptions, PutOutcome, accepted_type, commit, max_result_bytes};
+use super::{Body, Content, PutOptions, PutOutcome, accepted_type, checked_limit, commit};
 use crate::error::{Error, Result};
-use crate::model::validate_id;
 use crate::store::files::results::file::check_content_type;
 use crate::store::files::results::upload::{CHUNK_BYTES, SpoolSource, receive};
 use crate::store::files::results::verdict;
@@ -36,12 +35,7 @@ pub(crate) fn put_from(
     source: &str,
     options: &PutOptions,
 ) -> Result<PutOutcome> {
-    validate_id("workflow", workflow_id)?;
-    validate_id("task", task_id)?;
-    let limit = match options.limit {
-        Some(l) => l,
-        None => max_result_bytes(owner)?,
-    };
+    let limit = checked_limit(owner, (workflow_id, task_id), options)?;
     if let Some(t) = &options.content_type {
         check_content_type(t)?;
     }
