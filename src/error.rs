@@ -614,6 +614,52 @@ pub enum Error {
         /// edited.
         changed: Vec<String>,
     },
+    /// Only a person approves, rejects or retires a learning.
+    #[error("only a person can {action} a learning ({id}); ask a person")]
+    LearningPersonOnly {
+        /// `approve`, `reject` or `retire`.
+        action: &'static str,
+        /// The proposal's or learning's id.
+        id: String,
+    },
+    /// Too many learnings wait for a person: the agent's own pending
+    /// proposals, or the root's.
+    #[error(
+        "{pending} learnings already wait for a person ({of}; at most {limit}); wait until a person decides on them"
+    )]
+    LearningLimit {
+        /// `this agent's` or `the root's`.
+        of: &'static str,
+        /// How many wait.
+        pending: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// No proposal or approved learning of that id.
+    #[error("no learning or proposal {id}")]
+    LearningNotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// The proposal or learning is not in the state the action needs (a
+    /// rejected or retired text proposed again, an approved one rejected).
+    #[error("learning {id} is {state}{}", reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default())]
+    LearningClosed {
+        /// Its id.
+        id: String,
+        /// `rejected`, `retired`, `pending` or `approved`.
+        state: &'static str,
+        /// The person's reason, when one was given.
+        reason: Option<String>,
+    },
+    /// The proposal's text changed since the person read it.
+    #[error(
+        "proposal {id} changed since you read it; read it again and decide on its text as it is now"
+    )]
+    LearningChanged {
+        /// The proposal's id.
+        id: String,
+    },
     /// One of memdir's own records could not be encoded (an internal fault,
     /// not the caller's).
     #[error("could not encode {what}: {source}")]

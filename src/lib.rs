@@ -116,6 +116,11 @@ pub use store::{DueOutcome, ReviewOptions, ReviewReport, Reviews, RoutineStatus,
 pub use store::{
     MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,
 };
+// Learnings: proposed by agents, approved by persons, in every snapshot.
+pub use store::{
+    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningOutcome,
+    LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT, PROPOSALS_FILE,
+};
 // SharedMemory results.
 pub use store::{
     DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, PutOptions, PutOutcome, PutStatus,

@@ -118,6 +118,87 @@ pub struct Snapshot {
     /// Declared skills replaced by a `[BLOCKED: …]` placeholder.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocked_skills: Vec<BlockedSkill>,
+    /// Approved learnings replaced by a `[BLOCKED: …]` placeholder.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_learnings: Vec<BlockedLearning>,
+}
+
+/// An approved learning the scanner replaced with a placeholder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlockedLearning {
+    /// The learning's id.
+    pub id: String,
+    /// The pattern ids it matched.
+    pub patterns: Vec<&'static str>,
+}
+
+/// `snap` with the root's approved learnings after the stores: the
+/// section `## LEARNINGS.md (what every agent should know) [usage]`, its
+/// entries as a store's are rendered (each shown with `display_text`, a
+/// flagged one as `[BLOCKED: LEARNINGS.md entry ID matched …; remove or
+/// edit it]`, past `limit` cut in file order and an `[OVER BUDGET: …]`
+/// line). Without learnings `snap` is returned unchanged, so a root
+/// without LEARNINGS.md renders byte for byte as before.
+pub fn with_learnings(snap: Snapshot, learnings: &[(&str, &str)], limit: usize) -> Snapshot {
+    if learnings.is_empty() {
+        return snap;
+    }
+    let Snapshot {
+        mut text,
+        blocked,
+        over_budget,
+        blocked_skills,
+        mut blocked_learnings,
+        ..
+    } = snap;
+    let used = used_chars(learnings.iter().map(|(_, t)| *t));
+    text.push('\n');
+    text.push_str(&format!(
+        "## LEARNINGS.md (what every agent should know) [{}]\n",
+        usage_line(used, limit)
+    ));
+    let mut shown: Vec<(String, String)> = Vec::new();
+    let mut omitted = 0;
+    for (id, raw) in learnings {
+        if omitted > 0 {
+            omitted += 1;
+            continue;
+        }
+        let findings = scan::scan(raw);
+        let piece = if findings.is_empty() {
+            (display_text(raw), (*raw).to_owned())
+        } else {
+            let p = scan::blocked(&format!("LEARNINGS.md entry {id}"), &findings);
+            blocked_learnings.push(BlockedLearning {
+                id: (*id).to_owned(),
+                patterns: findings.iter().map(|f| f.pattern).collect(),
+            });
+            (p.clone(), p)
+        };
+        shown.push(piece);
+        if used > limit && used_chars(shown.iter().map(|(_, c)| c.as_str())) > limit {
+            shown.pop();
+            omitted += 1;
+        }
+    }
+    if !shown.is_empty() {
+        text.push_str(&render_entries(shown.iter().map(|(s, _)| s.as_str())));
+        text.push('\n');
+    }
+    if used > limit {
+        text.push_str(&format!(
+            "[OVER BUDGET: LEARNINGS.md uses {used}/{limit} chars; {omitted} entries left out of this snapshot]\n"
+        ));
+    }
+    Snapshot {
+        sha256: hex::encode(Sha256::digest(text.as_bytes())),
+        bytes: text.len(),
+        text,
+        blocked,
+        over_budget,
+        blocked_skills,
+        blocked_learnings,
+    }
 }
 
 /// A declared skill the scanner replaced with a placeholder.
@@ -157,6 +238,7 @@ pub fn with_skills(snap: Snapshot, skills: &[SkillInput<'_>]) -> Snapshot {
         blocked,
         over_budget,
         mut blocked_skills,
+        blocked_learnings,
         ..
     } = snap;
     for s in skills {
@@ -207,6 +289,7 @@ pub fn with_skills(snap: Snapshot, skills: &[SkillInput<'_>]) -> Snapshot {
         blocked,
         over_budget,
         blocked_skills,
+        blocked_learnings,
     }
 }
 
@@ -369,6 +452,7 @@ pub(crate) fn render_scanned(
         blocked,
         over_budget,
         blocked_skills: Vec::new(),
+        blocked_learnings: Vec::new(),
     }
 }
 

@@ -41,6 +41,15 @@ pub(crate) fn guard(response: Response) -> Response {
             }
             Response::Skills(rows)
         }
+        Response::Learning(mut o) => {
+            learning(&mut o.learning);
+            Response::Learning(o)
+        }
+        Response::Learnings(mut l) => {
+            l.approved.iter_mut().for_each(learning);
+            l.proposals.iter_mut().for_each(learning);
+            Response::Learnings(l)
+        }
         Response::Log(mut commits) => {
             for c in &mut commits {
                 let what = format!("the message of commit {}", c.commit);
@@ -88,6 +97,18 @@ pub(crate) fn guard(response: Response) -> Response {
 fn guard_text(text: &mut String, what: &str) {
     if let Some(p) = scan::blocked_text(text, what) {
         *text = p;
+    }
+}
+
+fn learning(l: &mut crate::store::Learning) {
+    let file = match l.status {
+        crate::store::LearningStatus::Approved => "LEARNINGS.md",
+        _ => "learnings/proposals.md",
+    };
+    let what = format!("{file} entry {}", l.id);
+    guard_text(&mut l.text, &what);
+    if let Some(r) = &mut l.reason {
+        guard_text(r, &format!("the reason of {}", l.id));
     }
 }
 

@@ -427,6 +427,15 @@ pub fn details(e: &Error) -> Value {
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
+        Error::LearningPersonOnly { action, id } => json!({"action": action, "id": id}),
+        Error::LearningLimit { of, pending, limit } => {
+            json!({"of": of, "pending": pending, "limit": limit})
+        }
+        Error::LearningNotFound { id } | Error::LearningChanged { id } => json!({"id": id}),
+        Error::LearningClosed { id, state, reason } => match reason {
+            Some(r) => json!({"id": id, "state": state, "reason": r}),
+            None => json!({"id": id, "state": state}),
+        },
         Error::ReviewNotFound { id } => json!({"review": id}),
         Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
         Error::ReviewPlanNotFound { id } => json!({"review": id}),

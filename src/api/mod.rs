@@ -202,9 +202,29 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
 
 /// The answer to `request`, as the files hold it.
 fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
-    // Every request but a person's `list` acts on one owner.
+    // Every request but a person's `list` and the learnings acts on one
+    // owner; the learnings are the root's.
     let owner = || who.owner(store);
+    let caller = &who.caller;
     Ok(match request {
+        Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
+        Request::Learnings => Response::Learnings(store.learnings(caller)?),
+        Request::Approve {
+            id,
+            text,
+            seen_text,
+        } => Response::Learning(store.approve_learning(
+            caller,
+            &id,
+            text.as_deref(),
+            seen_text.as_deref(),
+        )?),
+        Request::Reject { id, reason } => {
+            Response::Learning(store.reject_learning(caller, &id, &reason)?)
+        }
+        Request::Retire { id, reason } => {
+            Response::Learning(store.retire_learning(caller, &id, reason.as_deref())?)
+        }
         Request::List {
             kind,
             status,
@@ -485,7 +505,12 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::SkillForget { .. }
         | Request::ExportHermes { .. }
         | Request::Recall { .. } => false,
-        Request::List { .. } => return None,
+        Request::List { .. }
+        | Request::Propose { .. }
+        | Request::Learnings
+        | Request::Approve { .. }
+        | Request::Reject { .. }
+        | Request::Retire { .. } => return None,
     })
 }
 
@@ -498,6 +523,10 @@ fn creates_owner(request: &Request) -> Option<bool> {
 /// of every owner needs neither. (A server keeps the seeds' answers
 /// instead, such as "No memory recorded yet." for a new agent.)
 pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
+    // The learnings are the root's: no owner needed, only the root.
+    if is_learnings(request) {
+        return store.require_root();
+    }
     let id = match (&who.caller, &who.named) {
         (_, Some(n)) => n.as_str(),
         (Caller::Agent(a), None) => a.as_str(),
@@ -539,6 +568,18 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
         Some(true) => store.require_root(),
         Some(false) | None => store.require_owner(id),
     }
+}
+
+/// Whether `request` acts on the root's learnings (no owner).
+fn is_learnings(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::Propose { .. }
+            | Request::Learnings
+            | Request::Approve { .. }
+            | Request::Reject { .. }
+            | Request::Retire { .. }
+    )
 }
 
 /// The rows of one owner, or of every owner for a person who named none.

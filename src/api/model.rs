@@ -235,6 +235,40 @@ pub enum Request {
     },
     /// The owner's learned skills.
     SkillList,
+    /// Propose a learning (every agent would see it once a person approves).
+    Propose {
+        /// Its text.
+        text: String,
+    },
+    /// The learnings the caller may see.
+    Learnings,
+    /// A person approves a proposed learning.
+    Approve {
+        /// The proposal's id.
+        id: String,
+        /// The learning's text, when the person edits it.
+        #[serde(default)]
+        text: Option<String>,
+        /// The proposal's text as the person read it (refused when it
+        /// changed since).
+        #[serde(default)]
+        seen_text: Option<String>,
+    },
+    /// A person rejects a proposed learning.
+    Reject {
+        /// The proposal's id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// A person retires an approved learning.
+    Retire {
+        /// The learning's id.
+        id: String,
+        /// Why.
+        #[serde(default)]
+        reason: Option<String>,
+    },
     /// One learned skill.
     SkillShow {
         /// Its name.
@@ -369,6 +403,10 @@ pub enum Response {
     Skills(Vec<SkillRow>),
     /// One skill.
     SkillShown(Skill),
+    /// A learning proposed, approved, rejected or retired.
+    Learning(crate::store::LearningOutcome),
+    /// The learnings a caller may see.
+    Learnings(crate::store::LearningsList),
     /// What `import hermes` did.
     Imported(crate::store::HermesImport),
     /// What `export --format hermes` did.

@@ -167,6 +167,15 @@ codes! {
     ReviewNotFound = "review_not_found", 404;
     /// Entries of the review changed since it ran.
     ReviewChanged = "review_changed", 409;
+    /// No learning or proposal of that id.
+    LearningNotFound = "learning_not_found", 404;
+    /// Too many learnings wait for a person.
+    LearningLimit = "learning_limit", 409;
+    /// A learning's state refuses the action (a rejected or retired text
+    /// proposed again).
+    LearningClosed = "learning_closed", 409;
+    /// A proposal's text changed since the person read it.
+    LearningChanged = "learning_changed", 409;
     /// A server's call without a valid key.
     Unauthorized = "unauthorized", 401;
     /// A server has no route at this path.
@@ -253,6 +262,11 @@ impl Error {
             Error::ExportExists { .. } => ErrorCode::ExportExists,
             Error::SkillExists { .. } => ErrorCode::SkillExists,
             Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
+            Error::LearningPersonOnly { .. } => ErrorCode::PersonOnly,
+            Error::LearningLimit { .. } => ErrorCode::LearningLimit,
+            Error::LearningNotFound { .. } => ErrorCode::LearningNotFound,
+            Error::LearningClosed { .. } => ErrorCode::LearningClosed,
+            Error::LearningChanged { .. } => ErrorCode::LearningChanged,
             Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
                 ErrorCode::ReviewNotFound
             }

@@ -224,6 +224,9 @@ pub struct Budgets {
     pub memory: Option<i64>,
     /// USER.md's budget.
     pub user: Option<i64>,
+    /// LEARNINGS.md's budget (the root's `memdir.yaml` only: the learnings
+    /// are the root's, not an owner's).
+    pub learnings: Option<i64>,
     #[serde(flatten)]
     unknown: Unknown,
 }

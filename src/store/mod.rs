@@ -23,6 +23,7 @@ mod handles;
 mod hermes;
 mod history;
 pub mod keys;
+mod learnings;
 mod lifecycle;
 pub mod limits;
 mod list;
@@ -52,6 +53,9 @@ pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
+pub use files::learnings::{
+    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, LearningStatus, PROPOSALS_FILE,
+};
 pub use files::results::{
     DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
     WorkflowResults,
@@ -64,6 +68,9 @@ pub use hermes::{
     ExportedFile, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile, LeftOut,
 };
 pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
+pub use learnings::{
+    Learning, LearningOutcome, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
+};
 pub use lifecycle::{MAX_REASON_CHARS, Renewed, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
@@ -112,6 +119,51 @@ impl Store {
     /// every owner's lock meanwhile.
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
         sync::sync(self, caller, remote)
+    }
+
+    /// Proposes `text` as a learning every agent would see once a person
+    /// approves it: checked and scanned like a fact, it waits in
+    /// `learnings/proposals.md` (at most 20 an agent, 200 a root).
+    pub fn propose(&self, caller: &Caller, text: &str) -> Result<LearningOutcome> {
+        learnings::propose(self, caller, text, Utc::now())
+    }
+
+    /// The learnings `caller` may see: every approved one, and the
+    /// proposals (a person's list: all; an agent's: its own).
+    pub fn learnings(&self, caller: &Caller) -> Result<LearningsList> {
+        learnings::list(self, caller)
+    }
+
+    /// A person approves the proposal `id` (with `text` in place of its
+    /// own when given; refused when its text is no longer `seen`).
+    pub fn approve_learning(
+        &self,
+        caller: &Caller,
+        id: &str,
+        text: Option<&str>,
+        seen: Option<&str>,
+    ) -> Result<LearningOutcome> {
+        learnings::approve(self, caller, id, text, seen, Utc::now())
+    }
+
+    /// A person rejects the proposal `id` with a reason.
+    pub fn reject_learning(
+        &self,
+        caller: &Caller,
+        id: &str,
+        reason: &str,
+    ) -> Result<LearningOutcome> {
+        learnings::reject(self, caller, id, reason, Utc::now())
+    }
+
+    /// A person retires the approved learning `id`.
+    pub fn retire_learning(
+        &self,
+        caller: &Caller,
+        id: &str,
+        reason: Option<&str>,
+    ) -> Result<LearningOutcome> {
+        learnings::retire(self, caller, id, reason, Utc::now())
     }
 
     /// Starts watching the root for changes to owners' memory files (see

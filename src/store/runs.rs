@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
 use super::files::runs::{self, RunRecord};
-use super::files::{scan_cache, skills, stores};
+use super::files::{learnings, scan_cache, skills, stores};
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
 use crate::error::Result;
@@ -187,7 +187,21 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
         .collect();
     let snap = snapshot::render_scanned(&inputs, &findings);
     scan_cache::store(owner, scanner);
-    Ok(snap)
+    // The root's approved learnings, after the two stores.
+    let store = owner.store();
+    let approved = match store.disk().open_root(store.root())? {
+        Some(root) => learnings::approved(store.disk(), &root)?,
+        None => Vec::new(),
+    };
+    let refs: Vec<(&str, &str)> = approved
+        .iter()
+        .map(|(i, t)| (i.as_str(), t.as_str()))
+        .collect();
+    Ok(snapshot::with_learnings(
+        snap,
+        &refs,
+        learnings::budget(store.settings()),
+    ))
 }
 
 /// Begins a run: takes the snapshot, stores it content-addressed under

@@ -23,6 +23,7 @@ mod http_bounds;
 mod http_limits;
 mod http_uploads;
 mod journal;
+mod learnings;
 mod lifecycle;
 mod load;
 mod mcp;

@@ -292,6 +292,22 @@ fn every_json_answer_validates_against_its_schema() {
     c.ok("skill", me(&["skill", "forget", "deploy"]));
     c.fails(me(&["skill", "forget", "deploy"]), "skill_not_found");
 
+    // Learnings.
+    let l = c.ok("learning", me(&["propose", "Deploys need the VPN"]));
+    let lid = l["learning"]["id"].as_str().expect("id").to_owned();
+    c.fails(me(&["propose", ""]), "memory_text_empty");
+    c.ok("learnings", me(&["learnings"]));
+    let person =
+        |args: &[&str]| s.run(&[&["--json", "--person", "alice", "learnings"][..], args].concat());
+    c.ok("learning", person(&["approve", &lid]));
+    c.ok("learnings", person(&["list"]));
+    c.ok("learning", person(&["retire", &lid]));
+    c.fails(person(&["retire", &lid]), "learning_closed");
+    c.fails(
+        person(&["reject", "mem_000000000000", "--reason", "no"]),
+        "learning_not_found",
+    );
+
     // Checks and the merge driver.
     c.ok("check", s.run(&["--json", "check"]));
     c.fails(s.run(&["--json", "check", "bad id"]), "invalid_id");
@@ -464,6 +480,8 @@ fn every_json_answer_validates_against_its_schema() {
         "run",
         "review",
         "skill",
+        "propose",
+        "learnings",
         "key",
         "import",
         "export",

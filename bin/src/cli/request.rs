@@ -180,6 +180,21 @@ fn request(command: Ask) -> Result<Request, Error> {
             force,
             dry_run,
         },
+        Ask::Propose { text } => Request::Propose { text },
+        Ask::Learnings { command } => match command {
+            None | Some(LearningsCommand::List) => Request::Learnings,
+            Some(LearningsCommand::Approve {
+                id,
+                text,
+                seen_text,
+            }) => Request::Approve {
+                id,
+                text,
+                seen_text,
+            },
+            Some(LearningsCommand::Reject { id, reason }) => Request::Reject { id, reason },
+            Some(LearningsCommand::Retire { id, reason }) => Request::Retire { id, reason },
+        },
         Ask::Skill { command } => match command {
             SkillCommand::Learn {
                 name,

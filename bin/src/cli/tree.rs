@@ -371,6 +371,58 @@ pub enum Ask {
         #[command(subcommand)]
         command: SkillCommand,
     },
+    /// Propose a learning, a fact every agent needs (an agent): it waits in
+    /// learnings/proposals.md until a person approves it into LEARNINGS.md.
+    #[command(display_order = 29)]
+    Propose {
+        /// The learning's text (at most 500 characters; scanned like a fact).
+        text: String,
+    },
+    /// The root's learnings: list them (default), or, as a person
+    /// (--person P), approve, reject or retire one.
+    #[command(display_order = 29)]
+    Learnings {
+        /// What to do (default: list).
+        #[command(subcommand)]
+        command: Option<LearningsCommand>,
+    },
+}
+
+/// `memdir learnings list|approve|reject|retire`: the root's learnings, decided by persons.
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub enum LearningsCommand {
+    /// The approved learnings and the proposals (an agent sees its own only).
+    List,
+    /// Approve a proposal into LEARNINGS.md (a person).
+    Approve {
+        /// The proposal's id.
+        id: String,
+        /// The learning's text, in place of the proposal's.
+        #[arg(long, value_name = "TEXT")]
+        text: Option<String>,
+        /// The proposal's text as you read it: refused (learning_changed)
+        /// when it changed since.
+        #[arg(long, value_name = "TEXT")]
+        seen_text: Option<String>,
+    },
+    /// Reject a proposal with a reason (a person); its text is never
+    /// proposed again.
+    Reject {
+        /// The proposal's id.
+        id: String,
+        /// Why (required, at most 500 characters).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Retire an approved learning (a person): it leaves every snapshot.
+    Retire {
+        /// The learning's id.
+        id: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+    },
 }
 
 /// `memdir key create|list|revoke`: the keys of `memdir serve`.

@@ -84,6 +84,8 @@ pub fn json(response: &Response) -> Value {
         Response::Routine(s) => typed(s),
         Response::Undone(u) => typed(u),
         Response::Skill(o) => typed(o),
+        Response::Learning(o) => typed(o),
+        Response::Learnings(l) => typed(l),
         Response::Skills(rows) => json!({ "skills": rows, "count": rows.len() }),
         Response::SkillShown(skill) => typed(skill),
         Response::Imported(i) => typed(i),

@@ -282,6 +282,14 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
                 .collect()
         }),
         Response::SkillShown(skill) => text(skill.text.clone()),
+        Response::Learning(o) => text(format!(
+            "{} learning {}: {}\n  LEARNINGS.md: {}\n",
+            o.message,
+            o.learning.id,
+            crate::edit::one_line(&o.learning.text, 200),
+            o.usage.text
+        )),
+        Response::Learnings(l) => text(learnings_text(l)),
         Response::Imported(i) => text(imported_text(i)),
         Response::Exported(x) => text(exported_text(x)),
         Response::Recall(r) => text(if r.skipped {
@@ -529,6 +537,39 @@ fn list(rows: &[FactRow], total: usize, surface: Surface) -> String {
                 Surface::Http => "?limit=N",
             },
             crate::store::MAX_LIST_LIMIT
+        ));
+    }
+    out
+}
+
+/// `memdir learnings`: the approved learnings, then the proposals.
+fn learnings_text(l: &crate::store::LearningsList) -> String {
+    let mut out = format!("LEARNINGS.md ({}):\n", l.usage.text);
+    if l.approved.is_empty() {
+        out.push_str("  (none approved yet)\n");
+    }
+    for a in &l.approved {
+        out.push_str(&format!(
+            "  {} {}\n",
+            a.id,
+            crate::edit::one_line(&a.text, 200)
+        ));
+    }
+    if !l.proposals.is_empty() {
+        out.push_str("Proposals:\n");
+    }
+    for p in &l.proposals {
+        let by = p.proposed_by.as_deref().unwrap_or("unknown");
+        let reason = p
+            .reason
+            .as_ref()
+            .map(|r| format!(" ({})", crate::edit::one_line(r, 120)))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {} [{}] by {by}{reason}: {}\n",
+            p.id,
+            p.status.name(),
+            crate::edit::one_line(&p.text, 200)
         ));
     }
     out

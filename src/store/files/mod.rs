@@ -13,12 +13,14 @@
 //! results/             results     SharedMemory result files and indexes
 //! .memdir/reviews      reviews     review plans (dry run, applied), the last unchanged review
 //! skills/<NAME>/SKILL.md  skills   learned skills
+//! learnings/, LEARNINGS.md  learnings  the root's proposed and approved learnings
 //! (all of the above)   locate      where an id lives
 //! ```
 
 pub(crate) mod archive;
 pub(crate) mod config;
 pub(crate) mod episodes;
+pub(crate) mod learnings;
 pub(crate) mod locate;
 pub(crate) mod results;
 pub(crate) mod reviews;
