@@ -123,6 +123,27 @@ pub struct Snapshot {
     pub blocked_learnings: Vec<BlockedLearning>,
 }
 
+impl Snapshot {
+    /// The snapshot of `text`, its identity and length computed from it.
+    fn of(
+        text: String,
+        blocked: Vec<Blocked>,
+        over_budget: Vec<Overflow>,
+        blocked_skills: Vec<BlockedSkill>,
+        blocked_learnings: Vec<BlockedLearning>,
+    ) -> Snapshot {
+        Snapshot {
+            sha256: hex::encode(Sha256::digest(text.as_bytes())),
+            bytes: text.len(),
+            text,
+            blocked,
+            over_budget,
+            blocked_skills,
+            blocked_learnings,
+        }
+    }
+}
+
 /// An approved learning the scanner replaced with a placeholder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BlockedLearning {
@@ -190,15 +211,13 @@ pub fn with_learnings(snap: Snapshot, learnings: &[(&str, &str)], limit: usize) 
             "[OVER BUDGET: LEARNINGS.md uses {used}/{limit} chars; {omitted} entries left out of this snapshot]\n"
         ));
     }
-    Snapshot {
-        sha256: hex::encode(Sha256::digest(text.as_bytes())),
-        bytes: text.len(),
+    Snapshot::of(
         text,
         blocked,
         over_budget,
         blocked_skills,
         blocked_learnings,
-    }
+    )
 }
 
 /// A declared skill the scanner replaced with a placeholder.
@@ -282,15 +301,13 @@ pub fn with_skills(snap: Snapshot, skills: &[SkillInput<'_>]) -> Snapshot {
             });
         }
     }
-    Snapshot {
-        sha256: hex::encode(Sha256::digest(text.as_bytes())),
-        bytes: text.len(),
+    Snapshot::of(
         text,
         blocked,
         over_budget,
         blocked_skills,
         blocked_learnings,
-    }
+    )
 }
 
 /// The header line of a store in the snapshot.
@@ -444,16 +461,7 @@ pub(crate) fn render_scanned(
             });
         }
     }
-    let sha256 = hex::encode(Sha256::digest(text.as_bytes()));
-    Snapshot {
-        bytes: text.len(),
-        sha256,
-        text,
-        blocked,
-        over_budget,
-        blocked_skills: Vec::new(),
-        blocked_learnings: Vec::new(),
-    }
+    Snapshot::of(text, blocked, over_budget, Vec::new(), Vec::new())
 }
 
 #[cfg(test)]

@@ -450,13 +450,7 @@ pub(crate) fn approve(
             None => Err(Error::LearningNotFound { id: id.to_owned() }),
         };
     };
-    if p.status != LearningStatus::Pending {
-        return Err(Error::LearningClosed {
-            id: id.to_owned(),
-            state: p.status.name(),
-            reason: p.meta.reason.clone(),
-        });
-    }
+    still_pending(p, id)?;
     if let Some(seen) = seen
         && crate::model::fold_whitespace(seen) != crate::model::fold_whitespace(&p.text)
     {
@@ -555,13 +549,7 @@ pub(crate) fn reject(
             None => Err(Error::LearningNotFound { id: id.to_owned() }),
         };
     };
-    if p.status != LearningStatus::Pending {
-        return Err(Error::LearningClosed {
-            id: id.to_owned(),
-            state: p.status.name(),
-            reason: p.meta.reason.clone(),
-        });
-    }
+    still_pending(p, id)?;
     let mut meta = p.meta.clone();
     meta.id = Some(id.to_owned());
     meta.reason = reason;
@@ -674,6 +662,19 @@ pub(crate) fn retire(
         message: "retired",
         learning,
         usage: after.usage(store),
+    })
+}
+
+/// A decision on proposal `id` needs it still pending: a rejected or
+/// retired one is [`Error::LearningClosed`], with its state and reason.
+fn still_pending(p: &Item, id: &str) -> Result<()> {
+    if p.status == LearningStatus::Pending {
+        return Ok(());
+    }
+    Err(Error::LearningClosed {
+        id: id.to_owned(),
+        state: p.status.name(),
+        reason: p.meta.reason.clone(),
     })
 }
 
