@@ -1,6 +1,7 @@
 //! Recall, pure: scoring facts against a task ([`Scorer`], the built-in
 //! [`Bm25Scorer`]), estimating tokens ([`TokenEstimator`]), and picking what
-//! a run's `--- MEMORY ---` block holds within its limits (`select`). No
+//! a run's block holds within its limits (`select`): the approved
+//! learnings that match, as wiki matches, then the `--- MEMORY ---` block. No
 //! I/O: the store's recall feature reads the files and counts the recall.
 
 mod score;
@@ -12,6 +13,6 @@ pub use score::{
 };
 pub use select::{
     MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,
-    RecalledDayLine, RecalledFact,
+    RecalledDayLine, RecalledFact, RecalledLearning, WIKI_HEADING,
 };
 pub use similarity::{jaccard, term_set};

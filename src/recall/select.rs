@@ -93,6 +93,24 @@ pub struct RecalledFact {
     pub blocked: Vec<&'static str>,
 }
 
+/// One approved learning a recall matched: a wiki match, shown before the
+/// `--- MEMORY ---` block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecalledLearning {
+    /// Its id.
+    pub id: String,
+    /// The date it was approved (UTC).
+    pub added: NaiveDate,
+    /// Its text; for a learning the scanner flags, its `[BLOCKED: …]`
+    /// placeholder.
+    pub text: String,
+    /// Its score in [0, 1].
+    pub score: Option<f64>,
+    /// The scanner's pattern ids, for a learning it flags (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<&'static str>,
+}
+
 /// One day-log line of the block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecalledDayLine {
@@ -109,6 +127,11 @@ pub struct Recall {
     pub skipped: bool,
     /// Set when the newest facts are listed instead of scored ones, with why.
     pub fallback: Option<String>,
+    /// The approved learnings that matched, best first: the wiki matches,
+    /// shown before the `--- MEMORY ---` block (none without a query, or
+    /// when scoring failed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wiki: Vec<RecalledLearning>,
     /// The facts, best first (or newest first).
     pub facts: Vec<RecalledFact>,
     /// Today's and yesterday's day log, newest line first.
@@ -119,7 +142,8 @@ pub struct Recall {
     /// (their facts are left out).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
-    /// The `--- MEMORY ---` block (empty when skipped).
+    /// The block: the wiki matches (`--- WIKI ---`, when any), then the
+    /// `--- MEMORY ---` block (empty when skipped).
     pub block: String,
     /// Whether the recall was counted (false for a preview).
     pub counted: bool,
@@ -131,6 +155,7 @@ impl Recall {
         Recall {
             skipped: true,
             fallback: None,
+            wiki: Vec::new(),
             facts: Vec::new(),
             day_log: Vec::new(),
             tokens: 0,
@@ -150,20 +175,25 @@ pub(crate) struct Candidate {
     pub(crate) scored: String,
     /// Its creation time (ties break newest first).
     pub(crate) created: DateTime<Utc>,
+    /// An approved learning (a wiki match), not a fact of the owner's (its
+    /// `fact.scope` is then not read).
+    pub(crate) wiki: bool,
 }
 
 fn fact_line(f: &RecalledFact) -> String {
-    format!(
-        "{} ({}) {}",
-        f.id,
-        f.added,
-        escape_controls(&fold_whitespace(&f.text))
-    )
+    line(&f.id, f.added, &f.text)
+}
+
+/// A line of the block: `ID (DATE) TEXT`.
+fn line(id: &str, added: NaiveDate, text: &str) -> String {
+    format!("{id} ({added}) {}", escape_controls(&fold_whitespace(text)))
 }
 
 /// Picks the block's facts and day-log lines and renders it.
 ///
-/// `candidates` are the live facts; `days` the day log's dates with their
+/// `candidates` are the live facts and the approved learnings (`wiki`),
+/// scored together and held to one limit of facts and tokens; a learning
+/// is kept only when scored (a match), never as one of the newest; `days` the day log's dates with their
 /// lines in file order (only today's and yesterday's are kept, newest line
 /// first; a line the scanner flags must come as its placeholder already);
 /// `conflicts` the placeholders of conflict regions, shown first.
@@ -185,6 +215,7 @@ pub(crate) fn select(
         });
     };
     let mut fallback = None;
+    let mut scored = false;
     match options.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
             newest(&mut facts);
@@ -199,6 +230,7 @@ pub(crate) fn select(
                         c.fact.score = Some(s);
                     }
                     facts.retain(|c| c.fact.score.is_some_and(|s| s >= KEEP_THRESHOLD));
+                    scored = true;
                     facts.sort_by(|a, b| {
                         b.fact
                             .score
@@ -220,8 +252,13 @@ pub(crate) fn select(
             }
         }
     }
-    // Limits: 300 facts and 12,000 tokens.
+    // The learnings are matches or nothing: listed only when scored.
+    if !scored {
+        facts.retain(|c| !c.wiki);
+    }
+    // Limits: 300 facts and 12,000 tokens, the wiki matches counted in.
     let mut picked = Vec::new();
+    let mut wiki = Vec::new();
     let mut used = 0;
     for c in facts.into_iter().take(MAX_RECALL_FACTS) {
         let t = tokens.tokens(&fact_line(&c.fact));
@@ -229,7 +266,18 @@ pub(crate) fn select(
             break;
         }
         used += t;
-        picked.push(c.fact);
+        if c.wiki {
+            let f = c.fact;
+            wiki.push(RecalledLearning {
+                id: f.id,
+                added: f.added,
+                text: f.text,
+                score: f.score,
+                blocked: f.blocked,
+            });
+        } else {
+            picked.push(c.fact);
+        }
     }
     // Day log: today and yesterday, newest line first, at most 2,000 tokens.
     let today = now.date_naive();
@@ -248,10 +296,11 @@ pub(crate) fn select(
             day_log.push(RecalledDayLine { date, line });
         }
     }
-    let block = render_block(&picked, &day_log, &conflicts);
+    let block = render_block(&wiki, &picked, &day_log, &conflicts);
     Recall {
         skipped: false,
         fallback,
+        wiki,
         facts: picked,
         day_log,
         tokens: used + day_tokens,
@@ -261,9 +310,27 @@ pub(crate) fn select(
     }
 }
 
-/// The `--- MEMORY ---` block.
-fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine], conflicts: &[String]) -> String {
-    let mut out = String::from("--- MEMORY ---\n");
+/// The heading of the wiki matches, before the `--- MEMORY ---` block.
+pub const WIKI_HEADING: &str = "--- WIKI ---";
+
+/// The block: the wiki matches under [`WIKI_HEADING`] (left out when there
+/// are none), then the `--- MEMORY ---` block.
+fn render_block(
+    wiki: &[RecalledLearning],
+    facts: &[RecalledFact],
+    day: &[RecalledDayLine],
+    conflicts: &[String],
+) -> String {
+    let mut out = String::new();
+    if !wiki.is_empty() {
+        out.push_str(WIKI_HEADING);
+        out.push('\n');
+        for l in wiki {
+            out.push_str(&line(&l.id, l.added, &l.text));
+            out.push('\n');
+        }
+    }
+    out.push_str("--- MEMORY ---\n");
     for c in conflicts {
         out.push_str(c);
         out.push('\n');
@@ -282,4 +349,150 @@ fn render_block(facts: &[RecalledFact], day: &[RecalledDayLine], conflicts: &[St
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::{Bm25Scorer, CharEstimator};
+
+    fn candidate(id: &str, text: &str, wiki: bool) -> Candidate {
+        let created = DateTime::parse_from_rfc3339("2026-03-01T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        Candidate {
+            fact: RecalledFact {
+                id: id.into(),
+                scope: Scope::Memory,
+                added: created.date_naive(),
+                text: text.into(),
+                score: None,
+                blocked: Vec::new(),
+            },
+            scored: text.into(),
+            created,
+            wiki,
+        }
+    }
+
+    fn recall(candidates: Vec<Candidate>, query: Option<&str>) -> Recall {
+        let options = RecallOptions {
+            query: query.map(str::to_owned),
+            ..RecallOptions::default()
+        };
+        select(
+            candidates,
+            Vec::new(),
+            Vec::new(),
+            &options,
+            &Bm25Scorer::default(),
+            &CharEstimator,
+            Utc::now(),
+        )
+    }
+
+    #[test]
+    fn a_matching_learning_is_a_wiki_match_before_the_memory_block() {
+        let r = recall(
+            vec![
+                candidate(
+                    "mem_00000000000a",
+                    "The staging deploy needs the VPN",
+                    false,
+                ),
+                candidate("mem_00000000000b", "Prefers tabs in Go code", false),
+                candidate(
+                    "mem_00000000000c",
+                    "Production deploys need a change ticket",
+                    true,
+                ),
+                candidate("mem_00000000000d", "Invoices go out monthly", true),
+            ],
+            Some("prepare the production deploy ticket"),
+        );
+        assert_eq!(r.wiki.len(), 1, "{r:?}");
+        assert_eq!(r.wiki[0].id, "mem_00000000000c");
+        assert!(r.facts.iter().all(|f| !f.id.ends_with(['c', 'd'])), "{r:?}");
+        assert!(
+            r.block.starts_with(
+                "--- WIKI ---\nmem_00000000000c (2026-03-01) Production deploys need a change ticket\n--- MEMORY ---\n"
+            ),
+            "{}",
+            r.block
+        );
+    }
+
+    #[test]
+    fn without_a_query_no_learning_is_listed_and_the_block_is_as_before() {
+        let r = recall(
+            vec![
+                candidate(
+                    "mem_00000000000a",
+                    "The staging deploy needs the VPN",
+                    false,
+                ),
+                candidate("mem_00000000000c", "Production deploys need a ticket", true),
+            ],
+            None,
+        );
+        assert!(r.wiki.is_empty());
+        assert_eq!(r.facts.len(), 1);
+        assert!(
+            r.block.starts_with("--- MEMORY ---\nmem_00000000000a"),
+            "{}",
+            r.block
+        );
+    }
+
+    /// Scores every fact 1.
+    struct All;
+    impl Scorer for All {
+        fn score(
+            &self,
+            _: &str,
+            docs: &[&str],
+            _: Instant,
+        ) -> Result<Vec<f64>, crate::recall::ScoreError> {
+            Ok(vec![1.0; docs.len()])
+        }
+    }
+
+    #[test]
+    fn the_wiki_matches_count_toward_the_one_limit_of_facts() {
+        let mut all: Vec<Candidate> = (0..MAX_RECALL_FACTS)
+            .map(|i| candidate(&format!("mem_{i:012x}"), "deploy ticket", true))
+            .collect();
+        all.push(candidate("mem_ffffffffffff", "deploy ticket", false));
+        let options = RecallOptions::query("deploy ticket");
+        let r = select(
+            all,
+            Vec::new(),
+            Vec::new(),
+            &options,
+            &All,
+            &CharEstimator,
+            Utc::now(),
+        );
+        assert_eq!(r.wiki.len() + r.facts.len(), MAX_RECALL_FACTS);
+        // And the tokens: long learnings stop at 12,000 with the facts.
+        let long = "deploy ticket ".repeat(35);
+        let many: Vec<Candidate> = (0..MAX_RECALL_FACTS)
+            .map(|i| candidate(&format!("mem_{i:012x}"), &long, i % 2 == 0))
+            .collect();
+        let r = select(
+            many,
+            Vec::new(),
+            Vec::new(),
+            &options,
+            &All,
+            &CharEstimator,
+            Utc::now(),
+        );
+        assert!(r.tokens <= MAX_RECALL_TOKENS && !r.wiki.is_empty() && !r.facts.is_empty());
+        assert!(
+            r.wiki.len() + r.facts.len() < MAX_RECALL_FACTS,
+            "{}",
+            r.tokens
+        );
+    }
 }

@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::files::episodes::{self, EPISODES_FILE};
+use super::files::learnings::{self, LEARNINGS_FILE};
 use super::files::{scan_cache, stats, stores};
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
@@ -43,6 +44,43 @@ fn safe_day_line(line: DayLine, date: NaiveDate) -> DayLine {
         workflow: line.workflow,
         raw,
     }
+}
+
+/// The root's approved learnings as recall candidates (wiki matches when
+/// they score), each scanned as the snapshot scans it.
+fn wiki_candidates(owner: &Owner, now: DateTime<Utc>) -> Result<Vec<Candidate>> {
+    let store = owner.store();
+    let Some(root) = store.disk().open_root(store.root())? else {
+        return Ok(Vec::new());
+    };
+    Ok(learnings::approved(store.disk(), &root)?
+        .into_iter()
+        .map(|a| {
+            let findings = scan::scan(&a.text);
+            let (text, blocked) = if findings.is_empty() {
+                (display_text(&a.text), Vec::new())
+            } else {
+                (
+                    scan::blocked(&format!("{LEARNINGS_FILE} entry {}", a.id), &findings),
+                    findings.iter().map(|f| f.pattern).collect(),
+                )
+            };
+            let created = a.created.unwrap_or(now);
+            Candidate {
+                fact: RecalledFact {
+                    id: a.id,
+                    scope: Scope::Memory,
+                    added: created.date_naive(),
+                    text,
+                    score: None,
+                    blocked,
+                },
+                scored: a.text,
+                created,
+                wiki: true,
+            }
+        })
+        .collect())
 }
 
 /// Recalls with a given scorer, token estimate and time.
@@ -122,10 +160,12 @@ pub(crate) fn recall(
                 },
                 scored: e.text.clone(),
                 created,
+                wiki: false,
             });
         }
     }
     scan_cache::store(owner, scanner);
+    facts.extend(wiki_candidates(owner, now)?);
     // The day log of today and yesterday, each line scanned.
     let today = now.date_naive();
     // Read from the end of episodes.md: only the sections since yesterday
@@ -147,7 +187,7 @@ pub(crate) fn recall(
     if options.preview {
         return Ok(recall);
     }
-    // Count the recall.
+    // Count the recall (of the owner's facts: a learning is the root's).
     for f in &recall.facts {
         let st = stats.facts.entry(f.id.clone()).or_default();
         st.recall_count += 1;
@@ -259,5 +299,35 @@ mod tests {
                 .as_str(),
             "memory_query_too_long"
         );
+    }
+
+    #[test]
+    fn an_approved_learning_that_matches_is_a_wiki_match() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        s.init().unwrap();
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::Memory, "The staging deploy needs the VPN on")
+            .unwrap();
+        let agent = crate::model::Caller::Agent("agt_other".into());
+        let person = crate::model::Caller::Person("ann".into());
+        let p = s
+            .propose(&agent, "Production deploys need a change ticket")
+            .unwrap();
+        let q = RecallOptions::query("open the change ticket for the production deploy");
+        let before = o
+            .recall_with(&q, &Bm25Scorer::default(), &CharEstimator, Utc::now())
+            .unwrap();
+        assert!(before.wiki.is_empty(), "a pending proposal is no match");
+        s.approve_learning(&person, &p.learning.id, None, None)
+            .unwrap();
+        let r = o
+            .recall_with(&q, &Bm25Scorer::default(), &CharEstimator, Utc::now())
+            .unwrap();
+        assert_eq!(r.wiki.len(), 1, "{r:?}");
+        assert_eq!(r.wiki[0].id, p.learning.id);
+        let wiki = r.block.find("--- WIKI ---\n").unwrap();
+        let memory = r.block.find("--- MEMORY ---\n").unwrap();
+        assert!(wiki < memory && r.block[wiki..memory].contains("change ticket"));
     }
 }

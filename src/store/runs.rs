@@ -195,7 +195,7 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
     };
     let refs: Vec<(&str, &str)> = approved
         .iter()
-        .map(|(i, t)| (i.as_str(), t.as_str()))
+        .map(|a| (a.id.as_str(), a.text.as_str()))
         .collect();
     Ok(snapshot::with_learnings(
         snap,

@@ -13,6 +13,7 @@
 
 mod answer;
 mod facts;
+mod learnings;
 pub mod limits;
 mod one_api;
 mod reviews;

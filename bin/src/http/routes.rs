@@ -1,7 +1,7 @@
 //! The route table of `memdir serve`: every route with its method, path,
 //! summary and handler, the router built from it and `/openapi.json`
 //! written from it. The handlers are by family beside it (`one_api`,
-//! `skills`, `facts`); each turns its path, query and body into an
+//! `skills`, `facts`, `learnings`); each turns its path, query and body into an
 //! interface `Request` (or a call of `api::servers`), runs it through
 //! `App::call` and shapes the answer as the seed does (`answer`).
 
@@ -11,6 +11,7 @@ use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use serde_json::{Value, json};
 
 use super::facts::{archive, day, edit, list, recall_facts, save, unarchive, veto};
+use super::learnings;
 use super::one_api::{forget, get_result, put_result, recall, remember, snapshot};
 use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
@@ -162,6 +163,36 @@ pub const ROUTES: &[Route] = &[
         "/api/v1/memories/{id}/veto",
         "A person's veto",
         || post(veto),
+    ),
+    r(
+        "POST",
+        "/api/v1/learnings",
+        "Propose a learning {text}: 201 proposed, 200 already pending or approved",
+        || post(learnings::propose),
+    ),
+    r(
+        "GET",
+        "/api/v1/learnings",
+        "The approved learnings and the proposals the caller may see",
+        || get(learnings::list),
+    ),
+    r(
+        "POST",
+        "/api/v1/learnings/{id}/approve",
+        "A person approves a proposal {text, seenText}: 409 learning_changed",
+        || post(learnings::approve),
+    ),
+    r(
+        "POST",
+        "/api/v1/learnings/{id}/reject",
+        "A person rejects a proposal {reason}",
+        || post(learnings::reject),
+    ),
+    r(
+        "POST",
+        "/api/v1/learnings/{id}/retire",
+        "A person retires an approved learning {reason}",
+        || post(learnings::retire),
     ),
     r(
         "POST",

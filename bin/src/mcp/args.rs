@@ -222,6 +222,20 @@ pub enum MemoryCall {
         #[serde(flatten)]
         who: Identity,
     },
+    /// Propose a learning: a fact every agent needs. It waits for a
+    /// person's approval and changes no prompt until then.
+    Propose {
+        /// The learning's text (a fact, not an instruction).
+        text: String,
+        #[serde(flatten)]
+        who: Identity,
+    },
+    /// The approved learnings (every agent's snapshot shows them) and your
+    /// own proposals with their status.
+    Learnings {
+        #[serde(flatten)]
+        who: Identity,
+    },
 }
 
 impl MemoryCall {
@@ -229,8 +243,8 @@ impl MemoryCall {
     pub fn who(&self) -> &Identity {
         match self {
             MemoryCall::Remember(r) => &r.who,
-            MemoryCall::Recall { who }
-            | MemoryCall::SearchRuns { who, .. }
+            MemoryCall::Recall { who } | MemoryCall::Learnings { who } => who,
+            MemoryCall::SearchRuns { who, .. }
             | MemoryCall::GetRun { who, .. }
             | MemoryCall::Save { who, .. }
             | MemoryCall::Day { who, .. }
@@ -238,7 +252,8 @@ impl MemoryCall {
             | MemoryCall::Archive { who, .. }
             | MemoryCall::Unarchive { who, .. }
             | MemoryCall::Veto { who, .. }
-            | MemoryCall::RecallFacts { who, .. } => who,
+            | MemoryCall::RecallFacts { who, .. }
+            | MemoryCall::Propose { who, .. } => who,
         }
     }
 }
@@ -402,7 +417,13 @@ mod tests {
                 "memory",
                 json!({"action": "update"}),
                 None,
-                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, veto, recall_facts",
+                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, veto, recall_facts, propose, learnings",
+            ),
+            (
+                "memory",
+                json!({"action": "propose"}),
+                None,
+                "text is required for propose",
             ),
             (
                 "memory",

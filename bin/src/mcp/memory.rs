@@ -105,12 +105,32 @@ fn written(r: &Response, in_run: bool) -> Option<String> {
                 &t.warnings,
             )
         }
+        Response::Learning(o) => return Some(proposed(o)),
         _ => return None,
     };
     for w in warnings {
         text.push_str(&format!("warning: {w}\n"));
     }
     Some(text)
+}
+
+/// The sentence a `propose` answers with: what became of the text, and
+/// when agents see it.
+fn proposed(o: &memdir::LearningOutcome) -> String {
+    let id = &o.learning.id;
+    match o.learning.status {
+        memdir::LearningStatus::Approved => format!(
+            "Already approved as {id} (LEARNINGS.md {}); every agent's next snapshot shows it.\n",
+            o.usage.text
+        ),
+        _ if o.message == "proposed" => {
+            format!("Proposed as {id} (pending); no agent sees it until a person approves it.\n")
+        }
+        _ => format!(
+            "Already proposed as {id} ({}); no agent sees it until a person approves it.\n",
+            o.learning.status.name()
+        ),
+    }
 }
 
 /// The answer to a request: a write's sentence, else the rendering; an
@@ -199,6 +219,8 @@ pub fn memory_action(
             on_demand: true,
             preview: false,
         },
+        MemoryCall::Propose { text, .. } => Request::Propose { text },
+        MemoryCall::Learnings { .. } => Request::Learnings,
     };
     executed(store, who, in_run, request)
 }

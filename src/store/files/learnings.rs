@@ -213,10 +213,21 @@ pub(crate) fn text_of(dir: &Dir, name: &str, held: Option<&Held>) -> Result<Stri
     }
 }
 
+/// An approved learning as the snapshot and recall read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Approved {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its text.
+    pub(crate) text: String,
+    /// When it was approved (`created=` of its comment), if recorded.
+    pub(crate) created: Option<DateTime<Utc>>,
+}
+
 /// The approved learnings of the root at `root` (none without a
-/// LEARNINGS.md), as the snapshot and recall read them: `(id, text)` in
-/// file order, entries between git conflict markers left out.
-pub(crate) fn approved(disk: &Disk, root: &Dir) -> Result<Vec<(String, String)>> {
+/// LEARNINGS.md), as the snapshot and recall read them, in file order,
+/// entries between git conflict markers left out.
+pub(crate) fn approved(disk: &Disk, root: &Dir) -> Result<Vec<Approved>> {
     let Some(text) = disk.read_text(root, LEARNINGS_FILE, STORE_EDIT_BYTES)? else {
         return Ok(Vec::new());
     };
@@ -227,7 +238,11 @@ pub(crate) fn approved(disk: &Disk, root: &Dir) -> Result<Vec<(String, String)>>
             let e = &doc.entries[i.index];
             !doc.conflicts.iter().any(|c| c.overlaps(&e.item))
         })
-        .map(|i| (i.id, i.text))
+        .map(|i| Approved {
+            id: i.id,
+            text: i.text,
+            created: i.meta.created,
+        })
         .collect())
 }
 

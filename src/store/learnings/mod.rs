@@ -7,26 +7,27 @@
 //! editor-safely (a person's save made meanwhile is edited again, never
 //! overwritten).
 
+mod access;
+mod checks;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::files::learnings::{
-    self as files, Item, LEARNINGS_DIR, LEARNINGS_FILE, LEARNINGS_LOCK, LearningStatus,
-    PROPOSALS_FILE, learning_id, set_other,
+    self as files, Item, LEARNINGS_DIR, LEARNINGS_FILE, LearningStatus, PROPOSALS_FILE,
+    learning_id, set_other,
 };
-use super::root::{DEFAULT_LOCK_TIMEOUT, DERIVED_DIR, Store};
-use crate::disk::{Base, Change, Dir, Disk, Lock, decode_limited};
+use super::root::Store;
 use crate::edit::{Usage, check_text, used_chars};
 use crate::error::{Error, Result};
-use crate::model::{Caller, Meta, fmt_time, validate_id};
-use crate::store::limits::STORE_EDIT_BYTES;
+use crate::model::{Caller, Meta, fmt_time};
+use access::{Files, check_caller, heading, lock, open, replace};
+use checks::{as_learning, by, check_reason, fits_budget, person_only, still_pending, visible_to};
 
 /// Most proposals one agent may have waiting.
 pub const MAX_PENDING_PER_AGENT: usize = 20;
 /// Most proposals a root may have waiting.
 pub const MAX_PENDING_PER_ROOT: usize = 200;
-/// Longest reason for a rejection or a retirement, in characters.
-const MAX_REASON: usize = 500;
 
 /// A learning or a proposal, as the answers give it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -67,6 +68,10 @@ pub struct LearningOutcome {
     pub learning: Learning,
     /// LEARNINGS.md's usage against its budget after the call.
     pub usage: Usage,
+    /// Whether the call added a proposal (a `propose` that found its text
+    /// pending or approved already did not).
+    #[serde(skip)]
+    pub created: bool,
 }
 
 /// The learnings a caller may see.
@@ -79,212 +84,6 @@ pub struct LearningsList {
     pub proposals: Vec<Learning>,
     /// LEARNINGS.md's usage against its budget.
     pub usage: Usage,
-}
-
-/// Who acts, checked: an agent by a valid id, a person allowed by the
-/// machine's `persons` binding.
-fn check_caller(store: &Store, caller: &Caller) -> Result<()> {
-    match caller {
-        Caller::Agent(a) => validate_id("agent", a),
-        Caller::Person(p) => {
-            validate_id("person", p)?;
-            let uid = rustix::process::getuid().as_raw();
-            if store.machine_config()?.person_allowed(p, uid) {
-                Ok(())
-            } else {
-                Err(Error::PersonNotAllowed {
-                    person: p.clone(),
-                    uid,
-                })
-            }
-        }
-    }
-}
-
-/// The caller as a comment records it: `agent:ID` or `person:ID`.
-fn by(caller: &Caller) -> String {
-    match caller {
-        Caller::Agent(a) => format!("agent:{a}"),
-        Caller::Person(p) => format!("person:{p}"),
-    }
-}
-
-/// Refuses an agent: only a person decides on learnings.
-fn person_only<'a>(caller: &'a Caller, action: &'static str, id: &str) -> Result<&'a str> {
-    match caller {
-        Caller::Person(p) => Ok(p),
-        Caller::Agent(_) => Err(Error::LearningPersonOnly {
-            action,
-            id: id.to_owned(),
-        }),
-    }
-}
-
-/// LEARNINGS.md's budget.
-fn budget(store: &Store) -> usize {
-    files::budget(store.settings())
-}
-
-fn as_learning(i: &Item) -> Learning {
-    let proposed_by = match (&i.meta.agent, &i.meta.person) {
-        (Some(a), _) => Some(format!("agent:{a}")),
-        (None, Some(p)) if i.status != LearningStatus::Approved => Some(format!("person:{p}")),
-        _ => i.other("proposed_by").map(str::to_owned),
-    };
-    let decided_by = match i.status {
-        LearningStatus::Approved => i.meta.person.as_ref().map(|p| format!("person:{p}")),
-        _ => i.other("decided_by").map(str::to_owned),
-    };
-    Learning {
-        id: i.id.clone(),
-        text: i.text.clone(),
-        status: i.status,
-        proposed_by,
-        created: i.meta.created,
-        decided_by,
-        decided_at: match i.status {
-            LearningStatus::Approved => i.meta.created,
-            _ => i.decided_at(),
-        },
-        reason: i.meta.reason.clone(),
-        proposal: i.other("proposal").map(str::to_owned),
-    }
-}
-
-/// The two files as one operation read them.
-struct Files {
-    root: Dir,
-    proposals_dir: Option<Dir>,
-    proposals: Option<crate::disk::Held>,
-    learnings: Option<crate::disk::Held>,
-    proposals_text: String,
-    learnings_text: String,
-}
-
-impl Files {
-    fn read(disk: &Disk, root: Dir) -> Result<Files> {
-        let proposals_dir = files::proposals_dir(disk, &root)?;
-        let proposals = match &proposals_dir {
-            Some(d) => files::read(disk, d, PROPOSALS_FILE)?,
-            None => None,
-        };
-        let learnings = files::read(disk, &root, LEARNINGS_FILE)?;
-        let proposals_text = match &proposals_dir {
-            Some(d) => files::text_of(d, PROPOSALS_FILE, proposals.as_ref())?,
-            None => String::new(),
-        };
-        let learnings_text = files::text_of(&root, LEARNINGS_FILE, learnings.as_ref())?;
-        Ok(Files {
-            root,
-            proposals_dir,
-            proposals,
-            learnings,
-            proposals_text,
-            learnings_text,
-        })
-    }
-
-    fn proposals(&self) -> Vec<Item> {
-        files::items(&self.proposals_text, false).1
-    }
-
-    fn learnings(&self) -> Vec<Item> {
-        files::items(&self.learnings_text, true).1
-    }
-
-    fn usage(&self, store: &Store) -> Usage {
-        let items = self.learnings();
-        Usage::new(
-            used_chars(items.iter().map(|i| i.text.as_str())),
-            budget(store),
-        )
-    }
-}
-
-/// Opens the root to read (`root_not_found` without one).
-fn open(store: &Store) -> Result<Files> {
-    let disk = store.disk();
-    let Some(root) = disk.open_root(store.root())? else {
-        store.require_root()?;
-        return Err(Error::RootNotFound {
-            path: store.root().to_owned(),
-        });
-    };
-    Files::read(disk, root)
-}
-
-/// Takes the root's learnings lock and reads both files under it.
-fn lock(store: &Store) -> Result<(Lock, Files)> {
-    let disk = store.disk();
-    disk.check()?;
-    store.settings_ok()?;
-    store.require_root()?;
-    let root = disk.ensure_root(store.root())?;
-    let (derived, _) = disk.ensure_dir(&root, DERIVED_DIR)?;
-    let wait = store.lock_timeout().unwrap_or_else(|| {
-        store
-            .settings()
-            .lock_timeout_ms
-            .map_or(DEFAULT_LOCK_TIMEOUT, std::time::Duration::from_millis)
-    });
-    let wait = match store.deadline() {
-        Some(d) => wait.min(d.left()),
-        None => wait,
-    };
-    let lock = disk.lock(&derived, LEARNINGS_LOCK, wait)?;
-    if let Some(d) = store.deadline() {
-        d.commit()?;
-    }
-    let files = Files::read(disk, root)?;
-    if let Some(d) = &files.proposals_dir {
-        disk.sweep_temps(d);
-    }
-    Ok((lock, files))
-}
-
-/// A pure change of one file's text (`None`: no change), redone on an
-/// editor's newer save.
-type Edit<'a> = Box<dyn Fn(&str) -> Result<Option<String>> + 'a>;
-
-/// Replaces `name` in `dir` with `edit` applied to what was read (`held`),
-/// editor-safely.
-fn replace(
-    disk: &Disk,
-    dir: &Dir,
-    name: &str,
-    held: Option<crate::disk::Held>,
-    text: &str,
-    edit: Edit<'_>,
-) -> Result<()> {
-    let Some(planned) = edit(text)? else {
-        return Ok(());
-    };
-    let path = dir.join(name);
-    disk.replace(Change {
-        dir,
-        name,
-        base: held.map(Base::from),
-        planned: Some(planned.into_bytes()),
-        redo: Box::new(move |cur| {
-            let src = match cur {
-                Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
-                None => String::new(),
-            };
-            Ok(edit(&src)?.map(String::into_bytes))
-        }),
-    })?;
-    Ok(())
-}
-
-/// The heading a new file opens with.
-fn heading(name: &str, text: &str) -> String {
-    if !text.is_empty() {
-        return text.to_owned();
-    }
-    match name {
-        LEARNINGS_FILE => "# Learnings\n\n".to_owned(),
-        _ => "# Proposed learnings\n\n".to_owned(),
-    }
 }
 
 /// Proposes `text` as a learning (see the module's doc).
@@ -303,6 +102,7 @@ pub(crate) fn propose(
             message: "already approved",
             learning: as_learning(l),
             usage: f.usage(store),
+            created: false,
         });
     }
     let proposals = f.proposals();
@@ -312,6 +112,7 @@ pub(crate) fn propose(
                 message: "already pending",
                 learning: as_learning(p),
                 usage: f.usage(store),
+                created: false,
             }),
             LearningStatus::Rejected | LearningStatus::Retired => Err(Error::LearningClosed {
                 id,
@@ -385,6 +186,7 @@ pub(crate) fn propose(
         message: "proposed",
         learning,
         usage,
+        created: true,
     })
 }
 
@@ -392,35 +194,16 @@ pub(crate) fn propose(
 pub(crate) fn list(store: &Store, caller: &Caller) -> Result<LearningsList> {
     check_caller(store, caller)?;
     let f = open(store)?;
-    let mine = |i: &Item| match caller {
-        Caller::Person(_) => true,
-        Caller::Agent(a) => i.meta.agent.as_deref() == Some(a.as_str()),
-    };
     Ok(LearningsList {
         approved: f.learnings().iter().map(as_learning).collect(),
         proposals: f
             .proposals()
             .iter()
-            .filter(|i| mine(i))
+            .filter(|i| visible_to(caller, i))
             .map(as_learning)
             .collect(),
         usage: f.usage(store),
     })
-}
-
-fn check_reason(reason: Option<&str>, required: bool) -> Result<Option<String>> {
-    let reason = reason.map(crate::model::fold_whitespace);
-    let chars = reason.as_ref().map_or(0, |r| r.chars().count());
-    if (required && chars == 0) || chars > MAX_REASON {
-        return Err(Error::BadReason {
-            chars,
-            limit: MAX_REASON,
-        });
-    }
-    if let Some(r) = &reason {
-        crate::edit::check_controls(r)?;
-    }
-    Ok(reason.filter(|r| !r.is_empty()))
 }
 
 /// Approves the proposal `id`, with `text` in place of the proposal's when
@@ -446,6 +229,7 @@ pub(crate) fn approve(
                 message: "already approved",
                 learning: as_learning(l),
                 usage: f.usage(store),
+                created: false,
             }),
             None => Err(Error::LearningNotFound { id: id.to_owned() }),
         };
@@ -484,6 +268,7 @@ pub(crate) fn approve(
     if !exists {
         let path = f.root.join(LEARNINGS_FILE);
         let (t, m) = (final_text.clone(), meta.clone());
+        let limit = access::budget(store);
         replace(
             disk,
             &f.root,
@@ -495,6 +280,11 @@ pub(crate) fn approve(
                 if items.iter().any(|i| i.id == learning_id(&t)) {
                     return Ok(None);
                 }
+                // Past LEARNINGS.md's budget: refused as a store's add is.
+                let texts = || items.iter().map(|i| i.text.as_str());
+                let used = used_chars(texts());
+                let would_use = used_chars(texts().chain([t.as_str()]));
+                fits_budget(&items, used, would_use, limit)?;
                 files::append(&heading(LEARNINGS_FILE, src), &path, &t, &m).map(Some)
             }),
         )?;
@@ -522,6 +312,7 @@ pub(crate) fn approve(
         message: "approved",
         learning,
         usage: after.usage(store),
+        created: false,
     })
 }
 
@@ -580,6 +371,7 @@ pub(crate) fn reject(
         message: "rejected",
         learning,
         usage,
+        created: false,
     })
 }
 
@@ -662,19 +454,7 @@ pub(crate) fn retire(
         message: "retired",
         learning,
         usage: after.usage(store),
-    })
-}
-
-/// A decision on proposal `id` needs it still pending: a rejected or
-/// retired one is [`Error::LearningClosed`], with its state and reason.
-fn still_pending(p: &Item, id: &str) -> Result<()> {
-    if p.status == LearningStatus::Pending {
-        return Ok(());
-    }
-    Err(Error::LearningClosed {
-        id: id.to_owned(),
-        state: p.status.name(),
-        reason: p.meta.reason.clone(),
+        created: false,
     })
 }
 

@@ -1,0 +1,131 @@
+//! The learnings' routes (`/api/v1/learnings`): an agent (or a person)
+//! proposes a learning and lists what it may see; a person approves,
+//! rejects or retires one. The rules (who decides, the limits, the checks)
+//! are the library's (`store::learnings`): an agent's key on a decision is
+//! `403 person_only`, as on every other surface.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use memdir::api::{self, Request, Response as Answer, render};
+use memdir::Error;
+use serde::Deserialize;
+
+use super::answer::{ok, parse};
+use super::{App, Fail};
+
+#[derive(Debug, Deserialize)]
+struct ProposeBody {
+    text: Option<String>,
+}
+
+/// `POST /api/v1/learnings`: `201` proposed, `200` already pending or
+/// already approved.
+pub(super) async fn propose(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: ProposeBody = parse("propose", &body)?;
+    let text = b.text.ok_or(Error::Required {
+        what: "text",
+        action: "propose",
+    })?;
+    let (status, v) = app
+        .call(headers, None, move |store, who| {
+            let r = api::execute(store, who, Request::Propose { text })?;
+            let created = matches!(&r, Answer::Learning(o) if o.created);
+            Ok((if created { 201 } else { 200 }, render::json(&r)))
+        })
+        .await?;
+    ok(status, v)
+}
+
+/// `GET /api/v1/learnings`: the approved learnings and the proposals the
+/// caller may see (an agent: its own; a person: every one).
+pub(super) async fn list(State(app): State<App>, headers: HeaderMap) -> Result<Response, Fail> {
+    let v = app
+        .call(headers, None, move |store, who| {
+            Ok(render::json(&api::execute(store, who, Request::Learnings)?))
+        })
+        .await?;
+    ok(200, v)
+}
+
+#[derive(Debug, Deserialize)]
+struct DecisionBody {
+    text: Option<String>,
+    #[serde(rename = "seenText", alias = "seen_text")]
+    seen_text: Option<String>,
+    reason: Option<String>,
+}
+
+/// Runs a person's decision on the learning `id`.
+async fn decide(
+    app: App,
+    headers: HeaderMap,
+    action: &'static str,
+    body: &Bytes,
+    make: impl FnOnce(DecisionBody) -> Result<Request, Error> + Send + 'static,
+) -> Result<Response, Fail> {
+    let b: DecisionBody = parse(action, body)?;
+    let request = make(b)?;
+    let v = app
+        .call(headers, None, move |store, who| {
+            Ok(render::json(&api::execute(store, who, request)?))
+        })
+        .await?;
+    ok(200, v)
+}
+
+/// `POST /api/v1/learnings/{id}/approve`: `text` in place of the
+/// proposal's, `seenText` the proposal as the person read it.
+pub(super) async fn approve(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    decide(app, headers, "approve", &body, move |b| {
+        Ok(Request::Approve {
+            id,
+            text: b.text,
+            seen_text: b.seen_text,
+        })
+    })
+    .await
+}
+
+/// `POST /api/v1/learnings/{id}/reject`: `reason` required.
+pub(super) async fn reject(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    decide(app, headers, "reject", &body, move |b| match b.reason {
+        Some(reason) => Ok(Request::Reject { id, reason }),
+        None => Err(Error::Required {
+            what: "reason",
+            action: "reject",
+        }),
+    })
+    .await
+}
+
+/// `POST /api/v1/learnings/{id}/retire`: `reason` optional.
+pub(super) async fn retire(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    decide(app, headers, "retire", &body, move |b| {
+        Ok(Request::Retire {
+            id,
+            reason: b.reason,
+        })
+    })
+    .await
+}
