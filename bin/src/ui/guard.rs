@@ -111,10 +111,7 @@ pub async fn layer(State(ui): State<Arc<Ui>>, req: Request, next: Next) -> Respo
             ),
             None,
         )
-    } else if req.method() != Method::GET
-        && req.method() != Method::HEAD
-        && !ui.same_origin(req.headers())
-    {
+    } else if req.method() == Method::POST && !ui.same_origin(req.headers()) {
         error_page(
             Shown::transport(
                 ErrorCode::CsrfRefused,
