@@ -535,6 +535,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
             "memdir serve: listening on http://{addr} (root {})",
             cfg.opener.root.display()
         );
+        tracing::info!("memdir serve: the dashboard for persons at http://{addr}/ui/");
         if let Some(every) = cfg.review_every {
             tokio::spawn(reviews(cfg.opener.clone(), every));
         }
