@@ -3,6 +3,8 @@
 //! the dashboard's agents page and its forms' "changed since" check.
 //! Stated and read through `disk`, relative to the root opened once.
 
+use std::collections::HashMap;
+
 use sha2::{Digest, Sha256};
 
 use super::limits::STORE_EDIT_BYTES;
@@ -54,35 +56,78 @@ fn components(rel: &str) -> Result<Vec<&str>> {
     Ok(parts)
 }
 
+/// The folders opened for one call, by their path relative to the root
+/// (`None`: missing), so each is opened once however many names in it are
+/// stated.
+type Opened = HashMap<String, Option<Dir>>;
+
+/// The folder `path` (relative to the root), each folder on the way
+/// opened once per call.
+fn folder<'o>(
+    store: &Store,
+    root: &Dir,
+    opened: &'o mut Opened,
+    path: &[&str],
+) -> Result<Option<&'o Dir>> {
+    for i in 1..=path.len() {
+        let key = path[..i].join("/");
+        if opened.contains_key(&key) {
+            continue;
+        }
+        let dir = {
+            let parent = if i == 1 {
+                Some(root)
+            } else {
+                opened
+                    .get(&path[..i - 1].join("/"))
+                    .and_then(Option::as_ref)
+            };
+            match parent {
+                Some(p) => store.disk().open_dir(p, path[i - 1])?,
+                None => None,
+            }
+        };
+        opened.insert(key, dir);
+    }
+    Ok(opened.get(&path.join("/")).and_then(Option::as_ref))
+}
+
 /// The stamp of `rel` under the open root (`None` when it or a folder on
 /// the way is missing). A folder's stamp is its own (its mtime changes as
 /// names are added, renamed or removed in it).
-fn stamp_in(store: &Store, root: &Dir, rel: &str) -> Result<Option<FileStamp>> {
-    let disk = store.disk();
+fn stamp_in(
+    store: &Store,
+    root: &Dir,
+    opened: &mut Opened,
+    rel: &str,
+) -> Result<Option<FileStamp>> {
     let parts = components(rel)?;
     let Some((last, folders)) = parts.split_last() else {
         return Ok(None);
     };
-    let mut here: Option<Dir> = None;
-    for name in folders {
-        let parent = here.as_ref().unwrap_or(root);
-        match disk.open_dir(parent, name)? {
-            Some(d) => here = Some(d),
-            None => return Ok(None),
-        }
+    let parent = if folders.is_empty() {
+        Some(root)
+    } else {
+        folder(store, root, opened, folders)?
+    };
+    match parent {
+        Some(p) => Ok(store.disk().stat(p, last)?.map(|s| FileStamp::of(&s))),
+        None => Ok(None),
     }
-    let parent = here.as_ref().unwrap_or(root);
-    Ok(disk.stat(parent, last)?.map(|s| FileStamp::of(&s)))
 }
 
 /// The stamps of `rels`, paths relative to the root (`memdir.yaml`,
 /// `OWNER/MEMORY.md`, `OWNER/.memdir/runs`), in order; `None` for each
-/// missing one, and for all when the root is missing.
+/// missing one, and for all when the root is missing. The root and each
+/// folder on the way are opened once.
 pub(crate) fn stamps(store: &Store, rels: &[&str]) -> Result<Vec<Option<FileStamp>>> {
     let Some(root) = store.disk().open_root(store.root())? else {
         return Ok(vec![None; rels.len()]);
     };
-    rels.iter().map(|rel| stamp_in(store, &root, rel)).collect()
+    let mut opened = Opened::new();
+    rels.iter()
+        .map(|rel| stamp_in(store, &root, &mut opened, rel))
+        .collect()
 }
 
 /// The SHA-256 (hex) of the file `name` of the owner's folder as it is now:

@@ -13,12 +13,18 @@ use chrono::{DateTime, NaiveDate, Utc};
 use memdir::api::{self, Request, Response, Who};
 use memdir::{Caller, Error, FactKind, FileStamp, Status, Store};
 
+/// The most threads computing rows at once.
+const MAX_WORKERS: usize = 8;
+
+/// How many files an agent's row is keyed by.
+const FILES: usize = 9;
+
 /// The files (relative to the root) an agent's row is computed from (not
-/// `.memdir/` itself: reading a row writes caches there).
-fn files(agent: &str) -> [String; 10] {
+/// the agent's folder nor its `.memdir/` themselves: reading a row creates
+/// and writes caches there).
+fn files(agent: &str) -> [String; FILES] {
     [
         "memdir.yaml".to_owned(),
-        agent.to_owned(),
         format!("{agent}/MEMORY.md"),
         format!("{agent}/USER.md"),
         format!("{agent}/archive.md"),
@@ -115,48 +121,81 @@ impl Cache {
     ) -> Result<Vec<AgentRow>, Error> {
         let now = Utc::now();
         let today = now.date_naive();
-        let mut out = Vec::with_capacity(agents.len());
-        for agent in agents {
-            let names = files(agent);
-            let rels: Vec<&str> = names.iter().map(String::as_str).collect();
-            let stamps = store.stamps(&rels)?;
-            let hit = self.map.lock().ok().and_then(|m| {
-                m.get(agent)
-                    .filter(|c| {
-                        c.stamps == stamps
-                            && c.day == today
-                            && c.row.valid_until.is_none_or(|t| now < t)
+        // Every agent's files stated in one call (each folder opened once).
+        let names: Vec<[String; FILES]> = agents.iter().map(|a| files(a)).collect();
+        let all: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
+        let stamped = store.stamps(&all)?;
+        let stamps_of = |i: usize| stamped[i * FILES..(i + 1) * FILES].to_vec();
+        let mut out: Vec<Option<AgentRow>> = {
+            let map = self.map.lock().ok();
+            agents
+                .iter()
+                .enumerate()
+                .map(|(i, agent)| {
+                    map.as_ref()?
+                        .get(agent)
+                        .filter(|c| {
+                            c.stamps == stamps_of(i)
+                                && c.day == today
+                                && c.row.valid_until.is_none_or(|t| now < t)
+                        })
+                        .map(|c| c.row.clone())
+                })
+                .collect()
+        };
+        let missing: Vec<usize> = (0..agents.len()).filter(|i| out[*i].is_none()).collect();
+        counted.cached += agents.len() - missing.len();
+        counted.computed += missing.len();
+        // The rows to compute, on a few threads (each row is its own reads).
+        let workers = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, MAX_WORKERS)
+            .min(missing.len().max(1));
+        let chunk = missing.len().div_ceil(workers).max(1);
+        let computed: Vec<Result<Vec<(usize, AgentRow)>, Error>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = missing
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|&i| Ok((i, compute(store, person, &agents[i], now)?)))
+                            .collect::<Result<Vec<_>, Error>>()
                     })
-                    .map(|c| c.row.clone())
-            });
-            let row = match hit {
-                Some(row) => {
-                    counted.cached += 1;
-                    row
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Usage {
+                            message: "a dashboard worker failed".to_owned(),
+                        })
+                    })
+                })
+                .collect()
+        });
+        for part in computed {
+            for (i, row) in part? {
+                let rels = &all[i * FILES..(i + 1) * FILES];
+                let stamps = stamps_of(i);
+                // A file that changed while the row was read: the row is
+                // shown, not kept.
+                if store.stamps(rels)? == stamps
+                    && let Ok(mut m) = self.map.lock()
+                {
+                    m.insert(
+                        agents[i].clone(),
+                        Cached {
+                            stamps,
+                            day: today,
+                            row: row.clone(),
+                        },
+                    );
                 }
-                None => {
-                    counted.computed += 1;
-                    let row = compute(store, person, agent, now)?;
-                    // A file that changed while the row was read: the row
-                    // is shown, not kept.
-                    if store.stamps(&rels)? == stamps
-                        && let Ok(mut m) = self.map.lock()
-                    {
-                        m.insert(
-                            agent.clone(),
-                            Cached {
-                                stamps,
-                                day: today,
-                                row: row.clone(),
-                            },
-                        );
-                    }
-                    row
-                }
-            };
-            out.push(row);
+                out[i] = Some(row);
+            }
         }
-        Ok(out)
+        Ok(out.into_iter().flatten().collect())
     }
 }
 
@@ -357,6 +396,15 @@ mod tests {
         assert_eq!((rows[0].live, n.computed, n.cached), (1, 1, 0));
         let again = cache.rows(&store, "ann", &agents, &mut n).unwrap();
         assert_eq!((again, n.computed, n.cached), (rows, 1, 1));
+        // A folder written by hand (no `.memdir/` yet): reading its row
+        // creates one, and the row is still kept.
+        std::fs::create_dir(tmp.path().join("agt_b")).unwrap();
+        std::fs::write(tmp.path().join("agt_b/MEMORY.md"), "- one\n").unwrap();
+        let b = vec!["agt_b".to_owned()];
+        let mut m = Counted::default();
+        cache.rows(&store, "ann", &b, &mut m).unwrap();
+        cache.rows(&store, "ann", &b, &mut m).unwrap();
+        assert_eq!((m.computed, m.cached), (1, 1));
         store
             .owner("agt_a")
             .unwrap()
