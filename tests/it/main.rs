@@ -45,4 +45,5 @@ mod skills;
 mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;
+mod ui;
 mod veto;
