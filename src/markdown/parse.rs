@@ -119,6 +119,13 @@ pub fn parse(scope: Scope, src: &str) -> Document {
     parse_with(Some(scope.name()), src)
 }
 
+/// [`parse`] with the entry ids over `id_scope`: a store's scope name, or
+/// what another file of entries computes its ids over (the learnings'
+/// [`crate::model::LEARNING_ID_SCOPE`]).
+pub fn parse_over(id_scope: &str, src: &str) -> Document {
+    parse_with(Some(id_scope), src)
+}
+
 /// [`parse`] without computing entry ids (each `id` is empty): for readers
 /// that need ids only for a few entries, such as the snapshot.
 pub fn parse_without_ids(src: &str) -> Document {

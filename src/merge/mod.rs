@@ -10,6 +10,9 @@
 //!   replaced (`pairing`), both versions kept with `conflict=<base id>`
 //!   where both sides edited one entry; the bytes outside the entries merge
 //!   as text. See docs/GIT.md for every rule.
+//! * the root's `LEARNINGS.md` and `learnings/proposals.md`
+//!   ([`Kind::Learnings`]): merged as a store is, the entries' ids over the
+//!   learnings' id scope.
 //! * `archive.md` ([`Kind::Archive`]): the union of the archived records.
 //! * `episodes.md` ([`Kind::Episodes`]): date sections by date, each day's
 //!   lines interleaved by time.
@@ -27,7 +30,7 @@ mod tests;
 mod text;
 
 use crate::markdown::BOM;
-use crate::model::Scope;
+use crate::model::{LEARNING_ID_SCOPE, Scope};
 
 pub use pairing::{EDIT_SIMILARITY, MAX_PAIRS, similarity};
 
@@ -36,6 +39,9 @@ pub use pairing::{EDIT_SIMILARITY, MAX_PAIRS, similarity};
 pub enum Kind {
     /// A curated store: `MEMORY.md` or `USER.md`.
     Store(Scope),
+    /// The root's learnings: `LEARNINGS.md` (the approved) or
+    /// `learnings/proposals.md` (the proposals); merged as a store.
+    Learnings,
     /// `archive.md`.
     Archive,
     /// `episodes.md`.
@@ -51,14 +57,19 @@ impl Kind {
         let mut parts = path.rsplit(['/', '\\']);
         let name = parts.next().unwrap_or(path);
         // A part of an owner's `archive/` (`archive/2025.md`): an archive.
-        if parts.next() == Some("archive") && is_archive_part(name) {
+        let folder = parts.next();
+        if folder == Some("archive") && is_archive_part(name) {
             return Some(Kind::Archive);
+        }
+        if folder == Some("learnings") && name == "proposals.md" {
+            return Some(Kind::Learnings);
         }
         match name {
             "MEMORY.md" => Some(Kind::Store(Scope::Memory)),
             "USER.md" => Some(Kind::Store(Scope::User)),
             "archive.md" => Some(Kind::Archive),
             "episodes.md" => Some(Kind::Episodes),
+            "LEARNINGS.md" => Some(Kind::Learnings),
             _ => None,
         }
     }
@@ -187,7 +198,10 @@ pub fn merge_as(kind: Kind, base: &str, ours: &str, theirs: &str) -> Merged {
     }
     match kind {
         Kind::Store(scope) => with_bom(base, ours, theirs, |b, o, t| {
-            store::merge(store::Rules::Store(scope), b, o, t)
+            store::merge(store::Rules::Store(scope.name()), b, o, t)
+        }),
+        Kind::Learnings => with_bom(base, ours, theirs, |b, o, t| {
+            store::merge(store::Rules::Store(LEARNING_ID_SCOPE), b, o, t)
         }),
         Kind::Archive => with_bom(base, ours, theirs, |b, o, t| {
             store::merge(store::Rules::Archive, b, o, t)

@@ -19,15 +19,16 @@ use super::pairing;
 use super::text::{self, lines};
 use super::{Conflict, Merged, text_conflicts, text_merge};
 use crate::markdown::{
-    Document, Entry, META_PREFIX, Marker, parse, parse_without_ids, read_marker, splice,
+    Document, Entry, META_PREFIX, Marker, parse_over, parse_without_ids, read_marker, splice,
 };
-use crate::model::{Meta, Scope};
+use crate::model::Meta;
 
 /// Which rules a file of entries merges by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Rules {
-    /// A curated store of this scope: three-way by id, edits paired.
-    Store(Scope),
+    /// A file of entries whose ids are over this scope name (a curated
+    /// store's scope, or the learnings'): three-way by id, edits paired.
+    Store(&'static str),
     /// archive.md: the union of the records (by archived id).
     Archive,
 }
@@ -59,7 +60,7 @@ impl<'a> Side<'a> {
     /// it holds conflict markers already).
     fn new(rules: Rules, src: &'a str) -> Option<Side<'a>> {
         let doc = match rules {
-            Rules::Store(scope) => parse(scope, src),
+            Rules::Store(scope) => parse_over(scope, src),
             Rules::Archive => parse_without_ids(src),
         };
         if !doc.conflicts.is_empty() {
@@ -272,7 +273,7 @@ pub(super) fn merge(rules: Rules, base: &str, ours: &str, theirs: &str) -> Merge
     if checks(rules, &cur, &mine, regions) {
         for p in &rest {
             let doc = match rules {
-                Rules::Store(scope) => parse(scope, &cur),
+                Rules::Store(scope) => parse_over(scope, &cur),
                 Rules::Archive => parse_without_ids(&cur),
             };
             let id = match rules {
@@ -628,7 +629,7 @@ fn marker_of(item: &str) -> Option<(usize, Marker)> {
 /// The entries of `out`, parsed by `rules`, with their identities.
 fn entries(rules: Rules, out: &str) -> (Document, Vec<String>) {
     let doc = match rules {
-        Rules::Store(scope) => parse(scope, out),
+        Rules::Store(scope) => parse_over(scope, out),
         Rules::Archive => parse_without_ids(out),
     };
     let ids = doc

@@ -182,6 +182,12 @@ fn kinds_by_name_and_by_content() {
     assert_eq!(Kind::of_path("a\\archive.md"), Some(Kind::Archive));
     assert_eq!(Kind::of_path("episodes.md"), Some(Kind::Episodes));
     assert_eq!(Kind::of_path("notes.md"), None);
+    assert_eq!(Kind::of_path("mem/LEARNINGS.md"), Some(Kind::Learnings));
+    assert_eq!(
+        Kind::of_path("mem/learnings/proposals.md"),
+        Some(Kind::Learnings)
+    );
+    assert_eq!(Kind::of_path("agt_a/proposals.md"), None);
     let store = "- Prefers tea <!-- memdir created=2026-11-29T09:00:00Z -->\n";
     let archive = "- Old <!-- memdir scope=memory archived=2026-11-29T09:00:00Z kind=plain -->\n";
     let journal = "## 2026-11-29\n\n- 09:00 started\n";
@@ -219,6 +225,37 @@ fn a_conflict_names_the_base_id_and_is_not_marked_twice() {
             Some("mem_a38c1aa19099")
         );
     }
+}
+
+#[test]
+fn the_learnings_merge_as_a_store_with_their_own_ids() {
+    let base = "# Learnings\n\n- Deploys need the VPN <!-- memdir person=ann -->\n";
+    let ours = format!("{base}- Releases are tagged on main <!-- memdir person=ann -->\n");
+    let theirs = format!("{base}- Invoices go out monthly <!-- memdir person=bob -->\n");
+    let m = merge_path(Some("mem/LEARNINGS.md"), base, &ours, &theirs);
+    assert!(m.is_clean() && m.conflicts.is_empty(), "{m:?}");
+    assert_eq!(
+        m.text,
+        format!("{ours}- Invoices go out monthly <!-- memdir person=bob -->\n")
+    );
+    // Edited differently on both sides: both kept, marked with the
+    // learning's own id (over the learnings' scope, not a store's).
+    let text = "Deploys need the VPN";
+    let id = entry_id(crate::model::LEARNING_ID_SCOPE, text);
+    assert_ne!(id, entry_id("memory", text));
+    let m = merge_path(
+        Some("LEARNINGS.md"),
+        base,
+        "# Learnings\n\n- Deploys need the VPN and a hardware key\n",
+        "# Learnings\n\n- Deploys need the VPN from the office\n",
+    );
+    assert!(m.is_clean(), "{m:?}");
+    assert_eq!(
+        m.text.matches(&format!("conflict={id}")).count(),
+        2,
+        "{}",
+        m.text
+    );
 }
 
 /// Text made of the pieces markdown, memdir's comments and git's markers
@@ -274,7 +311,7 @@ proptest! {
 /// Then the whole file is left in conflict instead.
 #[test]
 fn a_last_resort_text_merge_that_reads_back_as_other_entries_is_a_conflict() {
-    let rules = store::Rules::Store(Scope::Memory);
+    let rules = store::Rules::Store(Scope::Memory.name());
     let base = "intro\n";
     let ours = "- dup\n\nintro\n";
     let theirs = "intro\n\n- dup\n";

@@ -134,6 +134,11 @@ pub fn fold_whitespace(text: &str) -> String {
     out
 }
 
+/// What a learning's id is computed over, beside its folded text (the
+/// root's `LEARNINGS.md` and `learnings/proposals.md`; a store's entries
+/// are over their scope's name).
+pub const LEARNING_ID_SCOPE: &str = "learning";
+
 /// The id of an entry: `mem_` plus the first 12 hex digits of
 /// SHA-256(`scope` + `"\n"` + folded text).
 pub fn entry_id(scope: &str, text: &str) -> String {

@@ -11,8 +11,8 @@ pub(crate) mod time;
 
 pub use caller::{Caller, RunContext};
 pub use id::{
-    MAX_ID_LEN, RESERVED_ROOT_NAMES, day_id, entry_id, fold_whitespace, is_entry_id,
-    is_reserved_root_name, validate_id, validate_new_id,
+    LEARNING_ID_SCOPE, MAX_ID_LEN, RESERVED_ROOT_NAMES, day_id, entry_id, fold_whitespace,
+    is_entry_id, is_reserved_root_name, validate_id, validate_new_id,
 };
 pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
 pub use meta::{

@@ -26,6 +26,11 @@ pub use super::files::MEMORY_FILES as MERGED_FILES;
 /// (relative to the root, which holds `.gitattributes`).
 pub const ARCHIVE_PARTS: &str = "*/archive/*.md";
 
+/// The `.gitattributes` patterns of the root's learnings: the approved
+/// (`LEARNINGS.md`) and the proposals (`learnings/proposals.md`, relative
+/// to the root), which merge entry by entry as the stores do.
+pub const LEARNINGS_PATTERNS: [&str; 2] = ["LEARNINGS.md", "learnings/proposals.md"];
+
 /// The pre-commit hook's file name in git's hooks folder.
 const HOOK_FILE: &str = "pre-commit";
 /// A line of the hook that says memdir wrote it.
@@ -73,9 +78,14 @@ pub(crate) fn setup(store: &Store, hook: bool) -> Result<Setup> {
     }
     let repo = Repo::find(root_path);
     if let Some(repo) = &repo {
-        // The memory files by name, and the parts archive.md rotates into
-        // (`<owner>/archive/YYYY.md`), which merge as archive.md does.
-        for file in MERGED_FILES.into_iter().chain([ARCHIVE_PARTS]) {
+        // The memory files by name, the parts archive.md rotates into
+        // (`<owner>/archive/YYYY.md`), which merge as archive.md does, and
+        // the root's learnings.
+        for file in MERGED_FILES
+            .into_iter()
+            .chain([ARCHIVE_PARTS])
+            .chain(LEARNINGS_PATTERNS)
+        {
             let line = format!("{file} merge=memdir");
             if add_line(
                 disk,

@@ -694,6 +694,105 @@ fn git_merges_branches_entry_by_entry_through_the_driver() {
     );
 }
 
+/// The texts of `memdir learnings`' list `field` (as a person sees it).
+fn learning_texts(top: &Path, field: &str) -> Vec<String> {
+    let v = memdir_in(top, &["--json", "--person", "ann", "learnings"])
+        .ok()
+        .json();
+    v[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("{field}: {v}"))
+        .iter()
+        .map(|l| l["text"].as_str().expect("text").to_owned())
+        .collect()
+}
+
+#[test]
+fn git_merges_the_learnings_entry_by_entry_through_the_driver() {
+    if !have_git() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    let top = d.path().join("team");
+    repo(&top);
+    let v = memdir_in(&top, &["--json", "init"]).ok().json();
+    let changes = v["changes"].to_string();
+    assert!(
+        changes.contains("LEARNINGS.md merge=memdir")
+            && changes.contains("learnings/proposals.md merge=memdir"),
+        "{changes}"
+    );
+    for path in ["mem/LEARNINGS.md", "mem/learnings/proposals.md"] {
+        assert_eq!(
+            git(&top, &["check-attr", "merge", path]).trim(),
+            format!("{path}: merge: memdir")
+        );
+    }
+    let propose = |agent: &str, text: &str| -> String {
+        let v = memdir_in(&top, &["--json", "--owner", agent, "propose", text])
+            .ok()
+            .json();
+        v["learning"]["id"].as_str().expect("id").to_owned()
+    };
+    let approve = |id: &str| {
+        memdir_in(
+            &top,
+            &["--json", "--person", "ann", "learnings", "approve", id],
+        )
+        .ok();
+    };
+    let first = propose("agt_a", "Deploys to production need the VPN");
+    approve(&first);
+    propose("agt_a", "The wiki lives in the docs repository");
+    git(&top, &["add", "-A"]);
+    git(&top, &["commit", "--quiet", "-m", "base"]);
+    // Each branch approves its own proposal at the end of LEARNINGS.md and
+    // adds one to the end of proposals.md: as text, both ends conflict.
+    git(&top, &["checkout", "--quiet", "-b", "other"]);
+    let theirs = propose("agt_b", "Invoices go out on the first Monday");
+    approve(&theirs);
+    propose("agt_b", "The build cache is shared by every runner");
+    git(&top, &["add", "-A"]);
+    git(&top, &["commit", "--quiet", "-m", "other"]);
+    git(&top, &["checkout", "--quiet", "main"]);
+    let ours = propose("agt_c", "Releases are tagged from the main branch");
+    approve(&ours);
+    propose("agt_c", "Grafana dashboards live in the ops folder");
+    git(&top, &["add", "-A"]);
+    git(&top, &["commit", "--quiet", "-m", "main"]);
+    git(&top, &["merge", "--quiet", "--no-edit", "other"]);
+    let file = std::fs::read_to_string(top.join("mem/LEARNINGS.md")).expect("read");
+    assert!(!file.contains("<<<<<<<"), "{file}");
+    assert_eq!(
+        learning_texts(&top, "approved"),
+        [
+            "Deploys to production need the VPN",
+            "Releases are tagged from the main branch",
+            "Invoices go out on the first Monday",
+        ],
+        "{file}"
+    );
+    let proposals = std::fs::read_to_string(top.join("mem/learnings/proposals.md")).expect("read");
+    assert!(!proposals.contains("<<<<<<<"), "{proposals}");
+    let pending: Vec<String> = learning_texts(&top, "proposals");
+    for t in [
+        "The wiki lives in the docs repository",
+        "The build cache is shared by every runner",
+        "Grafana dashboards live in the ops folder",
+    ] {
+        assert!(pending.iter().any(|p| p == t), "{t}: {proposals}");
+    }
+    // Every agent's snapshot shows the learnings of both branches.
+    memdir_in(&top, &["--owner", "agt_a", "add", "A keeps a fact"]).ok();
+    let snap = memdir_in(&top, &["--owner", "agt_a", "snapshot"])
+        .ok()
+        .text();
+    assert!(
+        snap.contains("Invoices go out") && snap.contains("Releases are tagged"),
+        "{snap}"
+    );
+}
+
 #[test]
 fn merge_file_leaves_markers_and_exits_1_only_where_prose_conflicts() {
     let d = tempfile::tempdir().expect("tmp");

@@ -24,6 +24,7 @@ mod http_limits;
 mod http_uploads;
 mod journal;
 mod learnings;
+mod learnings_surfaces;
 mod lifecycle;
 mod load;
 mod mcp;

@@ -107,6 +107,11 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/memories/{id}/unarchive", "transition"),
     ("POST /api/v1/memories/{id}/veto", "transition"),
     ("PATCH /api/v1/memories/{id}", "memory-edit"),
+    ("POST /api/v1/learnings", "learning"),
+    ("GET /api/v1/learnings", "learnings"),
+    ("POST /api/v1/learnings/{id}/approve", "learning"),
+    ("POST /api/v1/learnings/{id}/reject", "learning"),
+    ("POST /api/v1/learnings/{id}/retire", "learning"),
     ("POST /api/v1/reviews", "review-job"),
     ("GET /api/v1/reviews/jobs/{job}", "review-job"),
 ];
@@ -301,6 +306,87 @@ fn every_http_answer_validates_against_its_schema() {
         "memory_veto_human_only",
         403,
         &srv.post(k, &format!("/api/v1/memories/{new_id}/veto"), json!({})),
+    );
+
+    // Learnings.
+    let proposed = ok(
+        "learning",
+        201,
+        &srv.post(
+            k,
+            "/api/v1/learnings",
+            json!({"text": "Deploys need the VPN"}),
+        ),
+    );
+    let lid = proposed["learning"]["id"]
+        .as_str()
+        .unwrap_or("?")
+        .to_owned();
+    ok(
+        "learning",
+        200,
+        &srv.post(
+            k,
+            "/api/v1/learnings",
+            json!({"text": "Deploys need the VPN"}),
+        ),
+    );
+    ok("learnings", 200, &srv.get(k, "/api/v1/learnings"));
+    fails(
+        "person_only",
+        403,
+        &srv.post(k, &format!("/api/v1/learnings/{lid}/approve"), json!({})),
+    );
+    fails(
+        "learning_changed",
+        409,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/learnings/{lid}/approve"),
+            json!({"seenText": "Deploys need no VPN"}),
+        ),
+    );
+    ok(
+        "learning",
+        200,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/learnings/{lid}/approve"),
+            json!({"seenText": "Deploys need the VPN"}),
+        ),
+    );
+    ok(
+        "learning",
+        200,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/learnings/{lid}/retire"),
+            json!({}),
+        ),
+    );
+    let other = ok(
+        "learning",
+        201,
+        &srv.post(k, "/api/v1/learnings", json!({"text": "Tabs are best"})),
+    );
+    let oid = other["learning"]["id"].as_str().unwrap_or("?").to_owned();
+    ok(
+        "learning",
+        200,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/learnings/{oid}/reject"),
+            json!({"reason": "taste"}),
+        ),
+    );
+    fails(
+        "learning_not_found",
+        404,
+        &srv.post(
+            Some(&p),
+            "/api/v1/learnings/mem_000000000000/reject",
+            json!({"reason": "no"}),
+        ),
     );
 
     // A review in the background: started, then polled until it ends.

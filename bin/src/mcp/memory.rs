@@ -155,7 +155,15 @@ pub fn memory_action(
     let in_run = run.is_some();
     let request = match call {
         MemoryCall::Recall { .. } => {
-            let empty = || servers::current_entries(store, who).is_ok_and(|l| l.is_empty());
+            // No entries of its own and no approved learning: nothing to
+            // recall (an approved learning is in every agent's snapshot).
+            let no_learnings = || {
+                matches!(api::execute(store, who, Request::Learnings),
+                    Ok(Response::Learnings(l)) if l.approved.is_empty())
+            };
+            let empty = || {
+                servers::current_entries(store, who).is_ok_and(|l| l.is_empty()) && no_learnings()
+            };
             return match snapshot_text(store, who, run) {
                 Ok(_) if run.is_none() && empty() => {
                     answer("No memory recorded yet.".into(), false)

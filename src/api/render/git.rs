@@ -56,6 +56,7 @@ fn merged_kind(m: &crate::store::MergeFileOutcome) -> &'static str {
     use crate::merge::Kind;
     match m.kind {
         Kind::Store(scope) => scope.file_name(),
+        Kind::Learnings => "learnings",
         Kind::Archive => "archive.md",
         Kind::Episodes => "episodes.md",
         Kind::Text => "text",

@@ -30,8 +30,9 @@ pub const PROPOSALS_FILE: &str = "proposals.md";
 pub(crate) const LEARNINGS_LOCK: &str = "learnings.lock";
 /// LEARNINGS.md's budget when `budgets.learnings` sets none.
 pub const DEFAULT_LEARNINGS_BUDGET: usize = 2_200;
-/// What a learning's id is computed over, beside its folded text.
-const ID_SCOPE: &str = "learning";
+/// What a learning's id is computed over, beside its folded text (the
+/// merge driver pairs the entries of both files by it too).
+const ID_SCOPE: &str = crate::model::LEARNING_ID_SCOPE;
 
 /// Where a learning stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
