@@ -640,3 +640,111 @@ fn a_blocked_entry_is_marked_and_revealed_only_on_purpose_and_a_save_goes_throug
     let row = r.row(&id_of(&s, "Works from Oslo")).unwrap().to_owned();
     assert!(row.contains("person ann"), "{row}");
 }
+
+impl Page {
+    /// The HTML of the learning row of `id`.
+    fn learning(&self, id: &str) -> Option<&str> {
+        let at = self.body.find(&format!("<tr id=\"learning-{id}\""))?;
+        let end = self.body[at..]
+            .find("</tr>")
+            .map_or(self.body.len(), |e| at + e);
+        Some(&self.body[at..end])
+    }
+}
+
+fn propose(s: &Sandbox, text: &str) -> String {
+    let v = s.json_ok(&["--owner", O, "propose", text]);
+    assert_eq!(v["message"], "proposed", "{v}");
+    v["learning"]["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    let plain = "Deploys to production need the VPN";
+    let tricky = "Use the p\u{0430}yments host <img src=x onerror=alert(5)>";
+    let (a, b) = (propose(&s, plain), propose(&s, tricky));
+    let mut br = Browser::logged_in(&srv, &person);
+    let page = br.get("/ui/learnings");
+    assert_eq!(page.status, 200, "{}", page.body);
+    // Both pending, the lookalike letter named, the markup escaped.
+    let row = page.learning(&b).unwrap_or_else(|| panic!("{}", page.body));
+    assert!(row.contains("data-state=\"pending\""), "{row}");
+    assert!(row.contains("p\u{0430}⟨U+0430≈a⟩yments"), "{row}");
+    assert!(!page.body.contains("<img"), "{}", page.body);
+    assert!(
+        page.learning(&a)
+            .unwrap()
+            .contains("data-action=\"approve\"")
+    );
+    let csrf = input(&page.body, "csrf");
+    // A proposal changed since the page was rendered is not approved.
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "approve"),
+            ("id", &a),
+            ("seen_text", "Deploys need the VPN"),
+            ("text", plain),
+        ],
+    );
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (409, Some("learning_changed")),
+        "{}",
+        r.body
+    );
+    assert!(!snapshot(&s).contains(plain));
+    // Approved as rendered: in the agent's snapshot, listed as approved.
+    let seen = input(page.learning(&a).unwrap(), "seen_text");
+    assert_eq!(seen, plain);
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "approve"),
+            ("id", &a),
+            ("seen_text", &seen),
+            ("text", &seen),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("class=\"notice\""), "{}", r.body);
+    let row = r.learning(&a).unwrap();
+    assert!(row.contains("data-state=\"approved\""), "{row}");
+    assert!(row.contains("data-action=\"retire\""), "{row}");
+    assert!(snapshot(&s).contains(plain));
+    // Rejected with a reason.
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "reject"),
+            ("id", &b),
+            ("reason", "a lookalike host"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let row = r.learning(&b).unwrap();
+    assert!(
+        row.contains("data-state=\"rejected\"") && row.contains("a lookalike host"),
+        "{row}"
+    );
+    let v = s.json_ok(&["--person", "ann", "learnings"]);
+    assert!(v.to_string().contains("rejected"), "{v}");
+    // Retired: out of the snapshot again.
+    let r = br.post(
+        "/ui/learnings",
+        &[("csrf", &csrf), ("action", "retire"), ("id", &a)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.learning(&a).unwrap().contains("data-state=\"retired\""));
+    assert!(!snapshot(&s).contains(plain));
+    // Without the token nothing is done.
+    let r = br.post(
+        "/ui/learnings",
+        &[("action", "reject"), ("id", &a), ("reason", "x")],
+    );
+    assert_eq!(r.alert().as_deref(), Some("csrf_refused"));
+}

@@ -16,7 +16,7 @@ use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
-use crate::ui::pages::{actions, agent, agents, day, login, snapshot};
+use crate::ui::pages::{actions, agent, agents, day, learnings, login, snapshot};
 
 /// One route as the router serves it and `/openapi.json` documents it.
 #[derive(Debug, Clone, Copy)]
@@ -269,6 +269,18 @@ pub const ROUTES: &[Route] = &[
         "/ui/agents/{agent}/day",
         "The agent's day log, newest first",
         || get(day::show),
+    ),
+    page(
+        "GET",
+        "/ui/learnings",
+        "The learnings to review: pending proposals, approved, rejected and retired",
+        || get(learnings::show),
+    ),
+    page(
+        "POST",
+        "/ui/learnings",
+        "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: the page again, or 409 learning_changed",
+        || post(learnings::post),
     ),
 ];
 
