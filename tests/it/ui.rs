@@ -748,3 +748,58 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     );
     assert_eq!(r.alert().as_deref(), Some("csrf_refused"));
 }
+
+#[test]
+fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    propose(&s, "Deploys need the VPN");
+    let path = s.root.join(O).join("MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    for (text, run) in [
+        ("The gateway times out after 30 seconds", "run-a"),
+        ("The gateway times out after 60 seconds", "run-b"),
+    ] {
+        src.push_str(&format!(
+            "- {text} <!-- memdir created=2026-11-12T08:00:00Z run={run} agent={O} conflict=mem_000000000000 -->\n"
+        ));
+    }
+    std::fs::write(&path, src).unwrap();
+    let (keep, drop) = (
+        id_of(&s, "The gateway times out after 60 seconds"),
+        id_of(&s, "The gateway times out after 30 seconds"),
+    );
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body
+            .contains("id=\"pending-learnings\" data-count=\"1\""),
+        "{}",
+        page.body
+    );
+    let at = page
+        .body
+        .find(&format!("data-action=\"keep\" data-keep=\"{keep}\""))
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let form = &page.body[at..];
+    assert_eq!(input(form, "others"), drop);
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(
+        "/ui/decisions",
+        &[
+            ("csrf", &csrf),
+            ("action", "keep"),
+            ("agent", O),
+            ("id", &keep),
+            ("others", &drop),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("class=\"notice\""), "{}", r.body);
+    let snap = snapshot(&s);
+    assert!(
+        snap.contains("after 60 seconds") && !snap.contains("after 30 seconds"),
+        "{snap}"
+    );
+    assert!(!r.body.contains("data-action=\"keep\""), "{}", r.body);
+}

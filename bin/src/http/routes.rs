@@ -16,7 +16,7 @@ use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
-use crate::ui::pages::{actions, agent, agents, day, learnings, login, snapshot};
+use crate::ui::pages::{actions, agent, agents, day, decisions, learnings, login, snapshot};
 
 /// One route as the router serves it and `/openapi.json` documents it.
 #[derive(Debug, Clone, Copy)]
@@ -281,6 +281,18 @@ pub const ROUTES: &[Route] = &[
         "/ui/learnings",
         "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: the page again, or 409 learning_changed",
         || post(learnings::post),
+    ),
+    page(
+        "GET",
+        "/ui/decisions",
+        "What waits for a person: pending learnings, then check's findings per agent with their resolutions",
+        || get(decisions::show),
+    ),
+    page(
+        "POST",
+        "/ui/decisions",
+        "Resolve a finding {action (keep, archive), agent, id, others, reason, csrf}: the page again",
+        || post(decisions::post),
     ),
 ];
 

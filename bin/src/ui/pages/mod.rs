@@ -7,6 +7,7 @@ pub mod actions;
 pub mod agent;
 pub mod agents;
 pub mod day;
+pub mod decisions;
 pub mod learnings;
 pub mod login;
 pub mod snapshot;
