@@ -803,3 +803,61 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
     );
     assert!(!r.body.contains("data-action=\"keep\""), "{}", r.body);
 }
+
+#[test]
+fn dreaming_pauses_runs_a_review_in_the_background_and_undoes_it() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    // An exact duplicate for the review to merge.
+    let path = s.root.join(O).join("MEMORY.md");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let line = src
+        .lines()
+        .find(|l| l.contains("Prefers tea"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(&path, format!("{src}{line}\n")).unwrap();
+    let url = format!("/ui/agents/{O}/dreaming");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get(&url);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("data-paused=\"false\""), "{}", page.body);
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "pause")]);
+    assert!(r.body.contains("data-paused=\"true\""), "{}", r.body);
+    assert!(r.body.contains("data-action=\"resume\""), "{}", r.body);
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "resume")]);
+    assert!(r.body.contains("data-paused=\"false\""), "{}", r.body);
+    // Run now: the answer comes at once, the page polls until done.
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "run")]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut page = r;
+    for _ in 0..600 {
+        if !page.body.contains("data-run=\"running\"") {
+            break;
+        }
+        assert!(
+            page.body.contains("http-equiv=\"refresh\""),
+            "{}",
+            page.body
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        page = b.get(&url);
+    }
+    assert!(page.body.contains("data-run=\"done\""), "{}", page.body);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("Prefers tea").count(), 1, "{text}");
+    // Undo the review: the duplicate is back.
+    let at = page
+        .body
+        .find("data-action=\"undo-review\"")
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let id = input(&page.body[at..], "id");
+    let r = b.post(
+        &url,
+        &[("csrf", &csrf), ("action", "undo-review"), ("id", &id)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("data-undone=\"true\""), "{}", r.body);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("Prefers tea").count(), 2, "{text}");
+}

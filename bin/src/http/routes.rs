@@ -16,7 +16,9 @@ use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
-use crate::ui::pages::{actions, agent, agents, day, decisions, learnings, login, snapshot};
+use crate::ui::pages::{
+    actions, agent, agents, day, decisions, dreaming, learnings, login, snapshot,
+};
 
 /// One route as the router serves it and `/openapi.json` documents it.
 #[derive(Debug, Clone, Copy)]
@@ -293,6 +295,18 @@ pub const ROUTES: &[Route] = &[
         "/ui/decisions",
         "Resolve a finding {action (keep, archive), agent, id, others, reason, csrf}: the page again",
         || post(decisions::post),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/dreaming",
+        "The agent's daily review: the routine, the last review, a review run from the page",
+        || get(dreaming::show),
+    ),
+    page(
+        "POST",
+        "/ui/agents/{agent}/dreaming",
+        "Pause, resume, run a review in the background, or undo a review {action, id, csrf}: the page again",
+        || post(dreaming::post),
     ),
 ];
 

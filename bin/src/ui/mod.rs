@@ -59,6 +59,8 @@ pub struct Ui {
     pub attempts: session::Attempts,
     /// The agents page's rows, by the stamps of their files.
     pub stats: stats::Cache,
+    /// The reviews started from the dreaming page.
+    pub reviews: pages::dreaming::Runs,
 }
 
 impl Ui {
@@ -69,6 +71,7 @@ impl Ui {
             sessions: session::Sessions::default(),
             attempts: session::Attempts::default(),
             stats: stats::Cache::default(),
+            reviews: pages::dreaming::Runs::default(),
         })
     }
 

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod agents;
 pub mod day;
 pub mod decisions;
+pub mod dreaming;
 pub mod learnings;
 pub mod login;
 pub mod snapshot;
