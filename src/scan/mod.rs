@@ -57,6 +57,25 @@ use std::sync::{LazyLock, OnceLock};
 use regex::{Regex, bytes};
 
 pub use lines::{blocked_lines, blocked_text};
+
+/// Whether `c` is invisible or a format character the scanner strips
+/// before matching: zero-width characters, bidirectional controls, tag
+/// characters, variation selectors, fillers. A page that shows text for a
+/// person to review marks these visibly.
+pub fn is_invisible(c: char) -> bool {
+    views::is_stripped(c)
+}
+
+/// The ASCII letter or digit `c` imitates (Cyrillic `а`, Greek `ο`, ...),
+/// from the TR39 confusable skeleton; `None` for ASCII and for a letter
+/// that imitates none.
+pub fn ascii_lookalike(c: char) -> Option<char> {
+    if c.is_ascii() {
+        None
+    } else {
+        views::ascii_lookalike(c)
+    }
+}
 use unicode_normalization::UnicodeNormalization;
 
 mod decode;

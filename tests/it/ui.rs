@@ -640,3 +640,224 @@ fn a_blocked_entry_is_marked_and_revealed_only_on_purpose_and_a_save_goes_throug
     let row = r.row(&id_of(&s, "Works from Oslo")).unwrap().to_owned();
     assert!(row.contains("person ann"), "{row}");
 }
+
+impl Page {
+    /// The HTML of the learning row of `id`.
+    fn learning(&self, id: &str) -> Option<&str> {
+        let at = self.body.find(&format!("<tr id=\"learning-{id}\""))?;
+        let end = self.body[at..]
+            .find("</tr>")
+            .map_or(self.body.len(), |e| at + e);
+        Some(&self.body[at..end])
+    }
+}
+
+fn propose(s: &Sandbox, text: &str) -> String {
+    let v = s.json_ok(&["--owner", O, "propose", text]);
+    assert_eq!(v["message"], "proposed", "{v}");
+    v["learning"]["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    let plain = "Deploys to production need the VPN";
+    let tricky = "Use the p\u{0430}yments host <img src=x onerror=alert(5)>";
+    let (a, b) = (propose(&s, plain), propose(&s, tricky));
+    let mut br = Browser::logged_in(&srv, &person);
+    let page = br.get("/ui/learnings");
+    assert_eq!(page.status, 200, "{}", page.body);
+    // Both pending, the lookalike letter named, the markup escaped.
+    let row = page.learning(&b).unwrap_or_else(|| panic!("{}", page.body));
+    assert!(row.contains("data-state=\"pending\""), "{row}");
+    assert!(row.contains("p\u{0430}⟨U+0430≈a⟩yments"), "{row}");
+    assert!(!page.body.contains("<img"), "{}", page.body);
+    assert!(
+        page.learning(&a)
+            .unwrap()
+            .contains("data-action=\"approve\"")
+    );
+    let csrf = input(&page.body, "csrf");
+    // A proposal changed since the page was rendered is not approved.
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "approve"),
+            ("id", &a),
+            ("seen_text", "Deploys need the VPN"),
+            ("text", plain),
+        ],
+    );
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (409, Some("learning_changed")),
+        "{}",
+        r.body
+    );
+    assert!(!snapshot(&s).contains(plain));
+    // Approved as rendered: in the agent's snapshot, listed as approved.
+    let seen = input(page.learning(&a).unwrap(), "seen_text");
+    assert_eq!(seen, plain);
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "approve"),
+            ("id", &a),
+            ("seen_text", &seen),
+            ("text", &seen),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("class=\"notice\""), "{}", r.body);
+    let row = r.learning(&a).unwrap();
+    assert!(row.contains("data-state=\"approved\""), "{row}");
+    assert!(row.contains("data-action=\"retire\""), "{row}");
+    assert!(snapshot(&s).contains(plain));
+    // Rejected with a reason.
+    let r = br.post(
+        "/ui/learnings",
+        &[
+            ("csrf", &csrf),
+            ("action", "reject"),
+            ("id", &b),
+            ("reason", "a lookalike host"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let row = r.learning(&b).unwrap();
+    assert!(
+        row.contains("data-state=\"rejected\"") && row.contains("a lookalike host"),
+        "{row}"
+    );
+    let v = s.json_ok(&["--person", "ann", "learnings"]);
+    assert!(v.to_string().contains("rejected"), "{v}");
+    // Retired: out of the snapshot again.
+    let r = br.post(
+        "/ui/learnings",
+        &[("csrf", &csrf), ("action", "retire"), ("id", &a)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.learning(&a).unwrap().contains("data-state=\"retired\""));
+    assert!(!snapshot(&s).contains(plain));
+    // Without the token nothing is done.
+    let r = br.post(
+        "/ui/learnings",
+        &[("action", "reject"), ("id", &a), ("reason", "x")],
+    );
+    assert_eq!(r.alert().as_deref(), Some("csrf_refused"));
+}
+
+#[test]
+fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    propose(&s, "Deploys need the VPN");
+    let path = s.root.join(O).join("MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    for (text, run) in [
+        ("The gateway times out after 30 seconds", "run-a"),
+        ("The gateway times out after 60 seconds", "run-b"),
+    ] {
+        src.push_str(&format!(
+            "- {text} <!-- memdir created=2026-11-12T08:00:00Z run={run} agent={O} conflict=mem_000000000000 -->\n"
+        ));
+    }
+    std::fs::write(&path, src).unwrap();
+    let (keep, drop) = (
+        id_of(&s, "The gateway times out after 60 seconds"),
+        id_of(&s, "The gateway times out after 30 seconds"),
+    );
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body
+            .contains("id=\"pending-learnings\" data-count=\"1\""),
+        "{}",
+        page.body
+    );
+    let at = page
+        .body
+        .find(&format!("data-action=\"keep\" data-keep=\"{keep}\""))
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let form = &page.body[at..];
+    assert_eq!(input(form, "others"), drop);
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(
+        "/ui/decisions",
+        &[
+            ("csrf", &csrf),
+            ("action", "keep"),
+            ("agent", O),
+            ("id", &keep),
+            ("others", &drop),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("class=\"notice\""), "{}", r.body);
+    let snap = snapshot(&s);
+    assert!(
+        snap.contains("after 60 seconds") && !snap.contains("after 30 seconds"),
+        "{snap}"
+    );
+    assert!(!r.body.contains("data-action=\"keep\""), "{}", r.body);
+}
+
+#[test]
+fn dreaming_pauses_runs_a_review_in_the_background_and_undoes_it() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    // An exact duplicate for the review to merge.
+    let path = s.root.join(O).join("MEMORY.md");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let line = src
+        .lines()
+        .find(|l| l.contains("Prefers tea"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(&path, format!("{src}{line}\n")).unwrap();
+    let url = format!("/ui/agents/{O}/dreaming");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get(&url);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("data-paused=\"false\""), "{}", page.body);
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "pause")]);
+    assert!(r.body.contains("data-paused=\"true\""), "{}", r.body);
+    assert!(r.body.contains("data-action=\"resume\""), "{}", r.body);
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "resume")]);
+    assert!(r.body.contains("data-paused=\"false\""), "{}", r.body);
+    // Run now: the answer comes at once, the page polls until done.
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "run")]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut page = r;
+    for _ in 0..600 {
+        if !page.body.contains("data-run=\"running\"") {
+            break;
+        }
+        assert!(
+            page.body.contains("http-equiv=\"refresh\""),
+            "{}",
+            page.body
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        page = b.get(&url);
+    }
+    assert!(page.body.contains("data-run=\"done\""), "{}", page.body);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("Prefers tea").count(), 1, "{text}");
+    // Undo the review: the duplicate is back.
+    let at = page
+        .body
+        .find("data-action=\"undo-review\"")
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let id = input(&page.body[at..], "id");
+    let r = b.post(
+        &url,
+        &[("csrf", &csrf), ("action", "undo-review"), ("id", &id)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("data-undone=\"true\""), "{}", r.body);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("Prefers tea").count(), 2, "{text}");
+}

@@ -17,7 +17,9 @@ use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
-use crate::ui::pages::{actions, agent, agents, day, login, snapshot};
+use crate::ui::pages::{
+    actions, agent, agents, day, decisions, dreaming, learnings, login, snapshot,
+};
 
 /// One route as the router serves it and `/openapi.json` documents it.
 #[derive(Debug, Clone, Copy)]
@@ -300,6 +302,42 @@ pub const ROUTES: &[Route] = &[
         "/ui/agents/{agent}/day",
         "The agent's day log, newest first",
         || get(day::show),
+    ),
+    page(
+        "GET",
+        "/ui/learnings",
+        "The learnings to review: pending proposals, approved, rejected and retired",
+        || get(learnings::show),
+    ),
+    page(
+        "POST",
+        "/ui/learnings",
+        "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: the page again, or 409 learning_changed",
+        || post(learnings::post),
+    ),
+    page(
+        "GET",
+        "/ui/decisions",
+        "What waits for a person: pending learnings, then check's findings per agent with their resolutions",
+        || get(decisions::show),
+    ),
+    page(
+        "POST",
+        "/ui/decisions",
+        "Resolve a finding {action (keep, archive), agent, id, others, reason, csrf}: the page again",
+        || post(decisions::post),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/dreaming",
+        "The agent's daily review: the routine, the last review, a review run from the page",
+        || get(dreaming::show),
+    ),
+    page(
+        "POST",
+        "/ui/agents/{agent}/dreaming",
+        "Pause, resume, run a review in the background, or undo a review {action, id, csrf}: the page again",
+        || post(dreaming::post),
     ),
 ];
 

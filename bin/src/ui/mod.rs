@@ -59,6 +59,8 @@ pub struct Ui {
     pub attempts: session::Attempts,
     /// The agents page's rows, by the stamps of their files.
     pub stats: stats::Cache,
+    /// The reviews started from the dreaming page.
+    pub reviews: pages::dreaming::Runs,
 }
 
 impl Ui {
@@ -69,6 +71,7 @@ impl Ui {
             sessions: session::Sessions::default(),
             attempts: session::Attempts::default(),
             stats: stats::Cache::default(),
+            reviews: pages::dreaming::Runs::default(),
         })
     }
 
@@ -223,6 +226,29 @@ pub fn encode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
+/// `text` with every character a reviewer could not see or could mistake
+/// made visible: an invisible or format character (zero-width, a
+/// bidirectional control, a tag character) replaced by `⟨U+XXXX⟩`, a
+/// letter imitating an ASCII one kept and followed by `⟨U+XXXX≈a⟩`; and
+/// whether anything was marked. Pure: the page escapes the result.
+pub fn visible(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut marked = false;
+    for c in text.chars() {
+        if memdir::scan::is_invisible(c) {
+            out.push_str(&format!("⟨U+{:04X}⟩", u32::from(c)));
+            marked = true;
+        } else if let Some(a) = memdir::scan::ascii_lookalike(c) {
+            out.push(c);
+            out.push_str(&format!("⟨U+{:04X}≈{a}⟩", u32::from(c)));
+            marked = true;
+        } else {
+            out.push(c);
+        }
+    }
+    (out, marked)
+}
+
 /// `/ui/static/ui.css`: the stylesheet (public: the login page needs it).
 pub async fn stylesheet() -> Response {
     let mut r = with_type(200, CSS.to_owned(), "text/css; charset=utf-8");
@@ -253,5 +279,23 @@ mod tests {
         assert_eq!(field(&f, "id"), Some("mem_1"));
         assert_eq!(field(&f, "text"), Some("a <b>"));
         assert_eq!(encode("a b/<"), "a+b%2F%3C");
+    }
+
+    #[test]
+    fn hidden_and_lookalike_characters_are_made_visible() {
+        assert_eq!(
+            visible("plain text, café"),
+            ("plain text, café".to_owned(), false)
+        );
+        assert_eq!(
+            visible("invoice_\u{202E}txt.exe"),
+            ("invoice_⟨U+202E⟩txt.exe".to_owned(), true)
+        );
+        assert_eq!(visible("a\u{200B}b\u{FEFF}").0, "a⟨U+200B⟩b⟨U+FEFF⟩");
+        // A tag character (invisible ASCII smuggled in tags).
+        assert_eq!(visible("x\u{E0041}").0, "x⟨U+E0041⟩");
+        // Cyrillic а in "pаypal": kept, and named.
+        assert_eq!(visible("p\u{0430}ypal").0, "p\u{0430}⟨U+0430≈a⟩ypal");
+        assert_eq!(visible("\u{2066}x\u{2069}").0, "⟨U+2066⟩x⟨U+2069⟩");
     }
 }

@@ -7,6 +7,9 @@ pub mod actions;
 pub mod agent;
 pub mod agents;
 pub mod day;
+pub mod decisions;
+pub mod dreaming;
+pub mod learnings;
 pub mod login;
 pub mod snapshot;
 
