@@ -10,6 +10,8 @@ mod cli;
 mod http;
 #[cfg(feature = "servers")]
 mod mcp;
+#[cfg(feature = "servers")]
+mod ui;
 
 use clap::CommandFactory;
 use memdir::api::errors::Surface;
@@ -171,6 +173,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             header_timeout,
             idle_timeout,
             max_upload_bytes_in_flight,
+            public_host,
+            behind_tls,
         } => {
             let root = server_root(&opener)?;
             eprintln!("memdir serve: root {}", root.display());
@@ -189,6 +193,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                     idle_timeout: std::time::Duration::from_secs(idle_timeout),
                 },
                 uploads: http::Uploads::new(max_upload_bytes_in_flight),
+                public_host,
+                behind_tls,
             })
             .map_err(Failure::Usage)?;
             return Ok(0);

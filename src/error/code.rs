@@ -192,6 +192,16 @@ codes! {
     RequestTimeout = "request_timeout", 408;
     /// The server failed.
     InternalError = "internal_error", 500;
+    /// A dashboard form not posted from the dashboard's own origin, or
+    /// without its session's CSRF token.
+    CsrfRefused = "csrf_refused", 403;
+    /// A request whose `Host` is not the server's (DNS rebinding).
+    MisdirectedRequest = "misdirected_request", 421;
+    /// Too many login attempts from one client address; retry later.
+    TooManyAttempts = "too_many_attempts", 429;
+    /// The store a dashboard form was rendered from changed since: nothing
+    /// was done.
+    StoreChanged = "store_changed", 409;
 }
 
 impl Error {

@@ -38,6 +38,7 @@ mod root;
 mod runs;
 mod setup;
 mod skills;
+mod stamps;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -84,6 +85,7 @@ pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
 pub use skills::{Skill, SkillOutcome, SkillRow};
+pub use stamps::FileStamp;
 pub use sync::{SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
@@ -171,9 +173,24 @@ impl Store {
     pub fn watch(&self) -> Result<Watching> {
         Watching::start(self)
     }
+
+    /// The stamps (size, modification time, inode) of `rels`, paths of
+    /// plain names relative to the root (`memdir.yaml`, `OWNER/MEMORY.md`,
+    /// `OWNER/.memdir/runs`; at most three deep), `None` for a missing one:
+    /// what a cache outside the store keys a parse by.
+    pub fn stamps(&self, rels: &[&str]) -> Result<Vec<Option<FileStamp>>> {
+        stamps::stamps(self, rels)
+    }
 }
 
 impl Owner {
+    /// The SHA-256 (hex) of the file `name` of the owner's folder as it is
+    /// now (`MEMORY.md`, `USER.md`, `archive.md`), of no bytes when it is
+    /// missing: what a form rendered from it carries, to tell a change since.
+    pub fn file_sha256(&self, name: &str) -> Result<String> {
+        stamps::sha256(self, name)
+    }
+
     // ---- curated stores ----
 
     /// The entries of one store with their ids, and its usage.

@@ -812,7 +812,8 @@ fn the_openapi_document_matches_the_router() {
             .replace("{taskId}", "t-1")
             .replace("{id}", "mem_000000000000")
             .replace("{name}", "some-skill")
-            .replace("{job}", "job-0");
+            .replace("{job}", "job-0")
+            .replace("{agent}", "agt_o");
         let methods = methods.as_object().unwrap();
         for m in methods.keys() {
             ops += 1;
@@ -831,8 +832,14 @@ fn the_openapi_document_matches_the_router() {
                 .error("method_not_allowed", 405);
         }
     }
-    // Every route of docs/API.md.
-    assert_eq!(ops, 24, "{doc}");
+    // Every route of docs/API.md: the API's 24 and the dashboard's 10 pages.
+    assert_eq!(ops, 34, "{doc}");
+    let pages = paths
+        .values()
+        .flat_map(|m| m.as_object().unwrap().values())
+        .filter(|op| op["x-dashboard"] == true)
+        .count();
+    assert_eq!(pages, 10, "{doc}");
     for p in [
         "/v1/memory/recall",
         "/v1/skills",

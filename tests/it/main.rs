@@ -46,4 +46,5 @@ mod skills;
 mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;
+mod ui;
 mod veto;

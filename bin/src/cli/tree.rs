@@ -114,6 +114,15 @@ pub enum Command {
         /// `Retry-After` (default 256 MiB).
         #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
         max_upload_bytes_in_flight: u64,
+        /// Another name the dashboard answers to (its `Host`: `NAME` or
+        /// `NAME:PORT`), beside the listen address; any other `Host` gets 421.
+        #[arg(long, value_name = "HOST")]
+        public_host: Option<String>,
+        /// The server sits behind TLS (a reverse proxy): the dashboard's
+        /// cookie is `Secure` with the `__Host-` prefix, its origin
+        /// `https://`, and a login from another machine is allowed.
+        #[arg(long)]
+        behind_tls: bool,
     },
     /// The keys of `memdir serve`: create (shown once), list, revoke.
     #[command(display_order = 32)]

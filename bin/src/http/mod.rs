@@ -65,6 +65,10 @@ pub struct Config {
     pub bounds: Bounds,
     /// The bytes of uploads in flight, server-wide, and their cap.
     pub uploads: Uploads,
+    /// Another `Host` the dashboard answers to (`--public-host`).
+    pub public_host: Option<String>,
+    /// The server sits behind TLS (`--behind-tls`).
+    pub behind_tls: bool,
 }
 
 /// How a call failed: an operation's error, or the transport's.
@@ -124,22 +128,38 @@ impl IntoResponse for Fail {
 }
 
 /// The shared state of the handlers: the configuration, each owner's
-/// share of the blocking pool, and the background reviews.
+/// share of the blocking pool, the background reviews and the dashboard.
 #[derive(Debug, Clone)]
 pub struct App {
     cfg: Arc<Config>,
     limits: Arc<limits::Limits>,
     jobs: Arc<reviews::Jobs>,
+    ui: Arc<crate::ui::Ui>,
 }
 
 impl App {
-    /// The state of a server started with `cfg`.
-    pub fn new(cfg: Config) -> App {
+    /// The state of a server started with `cfg`, listening on `listen`.
+    pub fn new(cfg: Config, listen: SocketAddr) -> App {
+        let ui = crate::ui::Ui::new(crate::ui::Settings {
+            opener: cfg.opener.clone(),
+            keys: cfg.keys.clone(),
+            listen,
+            public_host: cfg.public_host.clone(),
+            behind_tls: cfg.behind_tls,
+        });
         App {
             cfg: Arc::new(cfg),
             limits: Arc::default(),
             jobs: Arc::default(),
+            ui,
         }
+    }
+}
+
+/// The dashboard's handlers take its state from the server's.
+impl axum::extract::FromRef<App> for Arc<crate::ui::Ui> {
+    fn from_ref(app: &App) -> Arc<crate::ui::Ui> {
+        app.ui.clone()
     }
 }
 
@@ -305,11 +325,11 @@ async fn bounded(app: App, req: Request, next: Next, method: &str, path: &str) -
         Err(_) => run.await,
     };
     let status = resp.status();
-    let is_json = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+    // The dashboard's pages answer their errors as pages.
+    let is_json_or_page = resp.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes().starts_with(b"application/json") || v.as_bytes().starts_with(b"text/html")
+    });
+    if !(status.is_client_error() || status.is_server_error()) || is_json_or_page {
         return resp;
     }
     let t = match status.as_u16() {
@@ -348,6 +368,10 @@ pub fn router(app: App) -> Router {
             })
         })
         .layer(axum::extract::DefaultBodyLimit::max(SMALL_BODY))
+        .layer(axum::middleware::from_fn_with_state(
+            app.ui.clone(),
+            crate::ui::guard::layer,
+        ))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }
@@ -511,11 +535,12 @@ pub fn run(cfg: Config) -> Result<(), String> {
             "memdir serve: listening on http://{addr} (root {})",
             cfg.opener.root.display()
         );
+        tracing::info!("memdir serve: the dashboard for persons at http://{addr}/ui/");
         if let Some(every) = cfg.review_every {
             tokio::spawn(reviews(cfg.opener.clone(), every));
         }
         let bounds = cfg.bounds;
-        let app = App::new(cfg);
+        let app = App::new(cfg, addr);
         serve::serve(listener, router(app), bounds, stop).await;
         tracing::info!("memdir serve: stopped");
         Ok(())

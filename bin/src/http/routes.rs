@@ -15,6 +15,8 @@ use super::one_api::{forget, get_result, put_result, recall, remember, snapshot}
 use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
+use crate::ui;
+use crate::ui::pages::{actions, agent, agents, day, login, snapshot};
 
 /// One route as the router serves it and `/openapi.json` documents it.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +29,9 @@ pub struct Route {
     pub summary: &'static str,
     /// Whether it needs a key.
     pub auth: bool,
+    /// A page of the dashboard (`crate::ui`): HTML for a browser, behind a
+    /// session cookie rather than a key (`x-dashboard` in `/openapi.json`).
+    pub dashboard: bool,
     /// Its handler: the router serves the route with it, so a row cannot
     /// lack one.
     pub handler: fn() -> MethodRouter<App>,
@@ -43,7 +48,22 @@ const fn r(
         path,
         summary,
         auth: true,
+        dashboard: false,
         handler,
+    }
+}
+
+/// A page of the dashboard: no key (a session), HTML.
+const fn page(
+    method: &'static str,
+    path: &'static str,
+    summary: &'static str,
+    handler: fn() -> MethodRouter<App>,
+) -> Route {
+    Route {
+        auth: false,
+        dashboard: true,
+        ..r(method, path, summary, handler)
     }
 }
 
@@ -199,6 +219,57 @@ pub const ROUTES: &[Route] = &[
         "Forget a skill: {name, message: forgot, path}; 404 skill_not_found",
         || delete(forget_skill),
     ),
+    page("GET", "/", "To the dashboard: 303 to /ui/", || {
+        get(ui::root)
+    }),
+    page("GET", "/ui/login", "The dashboard's login form", || {
+        get(login::show)
+    }),
+    page(
+        "POST",
+        "/ui/login",
+        "Log in with a person's key {key, csrf}: 303 to /ui/ with the session cookie; 401, 403 (an agent's key), 429",
+        || post(login::submit),
+    ),
+    page("POST", "/ui/logout", "End the session {csrf}", || {
+        post(login::logout)
+    }),
+    page(
+        "GET",
+        "/ui/static/ui.css",
+        "The dashboard's stylesheet",
+        || get(ui::stylesheet),
+    ),
+    page(
+        "GET",
+        "/ui/",
+        "Every agent: counts, usage, last run, day log, review, findings (?page=, ?sort=)",
+        || get(agents::show),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}",
+        "An agent's facts and their actions (?store=, ?kind=, ?status=, ?q=, ?reveal=)",
+        || get(agent::show),
+    ),
+    page(
+        "POST",
+        "/ui/agents/{agent}/actions",
+        "An action on the agent's memory {action, id, store, hash, csrf, …}: the page again, or 409 store_changed",
+        || post(actions::post),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/snapshot",
+        "The snapshot the next run would freeze, and a recall preview (?q=)",
+        || get(snapshot::show),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/day",
+        "The agent's day log, newest first",
+        || get(day::show),
+    ),
 ];
 
 /// Every route of [`ROUTES`], the methods of one path merged.
@@ -244,6 +315,16 @@ async fn openapi() -> Response {
             && let Some(o) = op.as_object_mut()
         {
             o.insert("security".into(), json!([]));
+        }
+        if route.dashboard
+            && let Some(o) = op.as_object_mut()
+        {
+            o.insert("x-dashboard".into(), json!(true));
+            o.insert("tags".into(), json!(["dashboard"]));
+            o.insert(
+                "responses".into(),
+                json!({"200": {"description": "an HTML page (303 to the login page without a session)"}}),
+            );
         }
         if let Some(entry) = paths
             .entry(route.path)

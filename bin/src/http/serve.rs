@@ -329,8 +329,8 @@ pub async fn serve(
             r = listener.accept() => r,
             () = &mut stop => break 'accept,
         };
-        let stream = match stream {
-            Ok((s, _)) => s,
+        let (stream, peer) = match stream {
+            Ok(s) => s,
             Err(e) => {
                 // Out of descriptors, or the peer gone before the accept:
                 // make room, then take the next one a little later.
@@ -346,7 +346,7 @@ pub async fn serve(
         let router = router.clone();
         let stopped = stopped.clone();
         tokio::spawn(async move {
-            connection(stream, router, conn, bounds, stopped).await;
+            connection(stream, peer, router, conn, bounds, stopped).await;
             table.remove(id);
         });
     }
@@ -362,9 +362,12 @@ pub async fn serve(
 }
 
 /// Serves one connection until it ends, is closed for its time or to make
-/// room, or the server stops (then its request in flight finishes).
+/// room, or the server stops (then its request in flight finishes). Each
+/// request carries the client's address (`ConnectInfo`: the dashboard
+/// limits login attempts by it).
 async fn connection(
     stream: TcpStream,
+    peer: std::net::SocketAddr,
     router: Router,
     conn: Arc<Conn>,
     bounds: Bounds,
@@ -372,8 +375,10 @@ async fn connection(
 ) {
     let svc = TowerToHyperService::new(router);
     let on_request = conn.clone();
-    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+    let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         on_request.begin();
+        req.extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
         let request = InFlight(on_request.clone());
         let answer = hyper::service::Service::call(&svc, req);
         async move {

@@ -1,0 +1,271 @@
+//! `POST /ui/agents/{agent}/actions`: one endpoint for every action of the
+//! agent's page, named by the form's `action` (`save`, `replace`,
+//! `archive`, `veto`, `unarchive`, `undo`, `renew`, `expiry`). Each is the
+//! `Request` the command line and HTTP send, through `api::execute` with
+//! the logged-in person as the caller. The form names the entry (`id`),
+//! its store file (`store`: `memory`, `user`, `archive`) and that file's
+//! SHA-256 as rendered (`hash`): when the file changed since, nothing is
+//! done (`409 store_changed`) and the page shows the entry as it is now.
+//! An error of the api is shown in the page, with its hint.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Request as HttpRequest, State};
+use axum::response::Response;
+use memdir::api::errors::Surface;
+use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::{ErrorCode, Op, Scope, Store};
+
+use super::agent::{Filter, Notice, file_name, render};
+use super::posted;
+use crate::ui::pages::login::FORM_BYTES;
+use crate::ui::{Shown, Ui, blocking, field, fields};
+
+/// What an action did: the words the command line prints, and the entry
+/// an Undo brings back.
+type Done = (String, Option<String>);
+
+/// The value of a form field, or `None` when empty.
+fn given<'f>(f: &'f [(String, String)], name: &str) -> Option<&'f str> {
+    field(f, name).map(str::trim).filter(|v| !v.is_empty())
+}
+
+fn missing(name: &str) -> Shown {
+    Shown::transport(
+        ErrorCode::InvalidRequest,
+        format!("the form lacks its field {name:?}"),
+    )
+}
+
+/// The request an action's form makes, and whether an Undo follows it.
+fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
+    let action = given(f, "action").ok_or_else(|| missing("action"))?;
+    let id = || {
+        given(f, "id")
+            .map(str::to_owned)
+            .ok_or_else(|| missing("id"))
+    };
+    let scope = |s: Option<&str>| match s {
+        Some("user") => Scope::User,
+        _ => Scope::Memory,
+    };
+    Ok(match action {
+        "save" => (
+            Request::Write {
+                op: Op::Add {
+                    text: field(f, "text").unwrap_or("").to_owned(),
+                    scope: scope(given(f, "scope")),
+                    expires: given(f, "expires").map(str::to_owned),
+                    supersedes: None,
+                },
+            },
+            false,
+        ),
+        "replace" => (
+            Request::Write {
+                op: Op::Replace {
+                    old: id()?,
+                    new: field(f, "text").unwrap_or("").to_owned(),
+                    scope: Some(scope(given(f, "store"))),
+                },
+            },
+            false,
+        ),
+        "archive" => (
+            Request::Archive {
+                id: id()?,
+                reason: field(f, "reason").unwrap_or("").to_owned(),
+            },
+            true,
+        ),
+        "veto" => (
+            Request::Veto {
+                id: id()?,
+                reason: given(f, "reason").map(str::to_owned),
+            },
+            true,
+        ),
+        "unarchive" | "undo" => (Request::Unarchive { id: id()? }, false),
+        "renew" => (
+            Request::Renew {
+                id: id()?,
+                expires: None,
+            },
+            false,
+        ),
+        "expiry" => (
+            Request::Renew {
+                id: id()?,
+                expires: Some(
+                    given(f, "expires")
+                        .ok_or_else(|| missing("expires"))?
+                        .to_owned(),
+                ),
+            },
+            false,
+        ),
+        other => {
+            return Err(Shown::transport(
+                ErrorCode::InvalidRequest,
+                format!("no such action: {other:?}"),
+            ));
+        }
+    })
+}
+
+/// The store file a form was rendered from and the hash it carries.
+fn rendered(f: &[(String, String)]) -> Result<(&'static str, String), Shown> {
+    if given(f, "action") == Some("save") {
+        let (file, hash) = match given(f, "scope") {
+            Some("user") => ("USER.md", "hash_user"),
+            _ => ("MEMORY.md", "hash_memory"),
+        };
+        return Ok((
+            file,
+            given(f, hash).ok_or_else(|| missing(hash))?.to_owned(),
+        ));
+    }
+    let store = given(f, "store").ok_or_else(|| missing("store"))?;
+    let file = file_name(store).ok_or_else(|| missing("store"))?;
+    Ok((
+        file,
+        given(f, "hash").ok_or_else(|| missing("hash"))?.to_owned(),
+    ))
+}
+
+/// Runs the form's action when its store file is as rendered.
+fn act(store: &Store, who: &Who, f: &[(String, String)]) -> Result<Done, Shown> {
+    let (request, undo) = request(f)?;
+    let (file, hash) = rendered(f)?;
+    let owner = who.owner(store).map_err(|e| Shown::of(&e))?;
+    let now = owner.file_sha256(file).map_err(|e| Shown::of(&e))?;
+    if !crate::ui::session::same(&now, &hash) {
+        return Err(Shown::transport(
+            ErrorCode::StoreChanged,
+            format!(
+                "{file} changed since this page was rendered: nothing was done; the page shows it as it is now"
+            ),
+        ));
+    }
+    let id = given(f, "id").map(str::to_owned);
+    let answer = api::execute(store, who, request).map_err(|e| Shown::of(&e))?;
+    let words = api::render::render_on(&answer, false, Surface::Http).stdout;
+    let words = String::from_utf8_lossy(&words).trim().to_owned();
+    let undo = match &answer {
+        Answer::Transition(t) if undo && t.status == "archived" => Some(t.id.clone()),
+        _ if undo => id,
+        _ => None,
+    };
+    Ok((words, undo))
+}
+
+/// `POST /ui/agents/{agent}/actions`.
+pub async fn post(
+    State(ui): State<Arc<Ui>>,
+    Path(agent): Path<String>,
+    req: HttpRequest,
+) -> Response {
+    let headers = req.headers().clone();
+    let body = axum::body::to_bytes(req.into_body(), FORM_BYTES)
+        .await
+        .unwrap_or_default();
+    let f = fields(&body);
+    let l = match posted(&ui, &headers, &f).await {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let u = ui.clone();
+    let who = l.who(&agent);
+    let form = f.clone();
+    let done = blocking(move || {
+        let store = u.open().map_err(|e| Shown::of(&e))?;
+        act(&store, &who, &form)
+    })
+    .await;
+    match done {
+        Ok((text, undo)) => {
+            render(
+                &ui,
+                &l,
+                &agent,
+                Filter::default(),
+                Some(Notice { text, undo }),
+                None,
+            )
+            .await
+        }
+        Err(e) => render(&ui, &l, &agent, Filter::default(), None, Some(e)).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn each_action_is_the_request_the_other_surfaces_send() {
+        let (r, undo) = request(&form(&[
+            ("action", "veto"),
+            ("id", "mem_1"),
+            ("reason", ""),
+        ]))
+        .unwrap();
+        assert_eq!(
+            r,
+            Request::Veto {
+                id: "mem_1".into(),
+                reason: None
+            }
+        );
+        assert!(undo);
+        let (r, _) = request(&form(&[("action", "undo"), ("id", "mem_1")])).unwrap();
+        assert_eq!(r, Request::Unarchive { id: "mem_1".into() });
+        let (r, _) = request(&form(&[
+            ("action", "save"),
+            ("text", "Tea"),
+            ("scope", "user"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            r,
+            Request::Write {
+                op: Op::Add {
+                    text: "Tea".into(),
+                    scope: Scope::User,
+                    expires: None,
+                    supersedes: None
+                }
+            }
+        );
+        assert!(request(&form(&[("action", "drop")])).is_err());
+        assert!(request(&form(&[("action", "archive")])).is_err());
+    }
+
+    #[test]
+    fn a_form_names_the_file_it_was_rendered_from() {
+        let f = form(&[
+            ("action", "save"),
+            ("scope", "user"),
+            ("hash_user", "ab"),
+            ("hash_memory", "cd"),
+        ]);
+        assert_eq!(rendered(&f).unwrap(), ("USER.md", "ab".to_owned()));
+        let f = form(&[("action", "veto"), ("store", "archive"), ("hash", "ef")]);
+        assert_eq!(rendered(&f).unwrap(), ("archive.md", "ef".to_owned()));
+        assert!(
+            rendered(&form(&[
+                ("action", "veto"),
+                ("store", "../x"),
+                ("hash", "ef")
+            ]))
+            .is_err()
+        );
+    }
+}

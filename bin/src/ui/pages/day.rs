@@ -1,0 +1,136 @@
+//! `GET /ui/agents/{agent}/day`: the agent's day log (episodes.md), newest
+//! day first and each day's newest line first, the lines that mark a fact
+//! for the review to lift (`fact: …`) shown as such.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use memdir::api::{self, Request, Response as Answer};
+use memdir::{FactKind, MAX_LIST_LIMIT};
+
+use super::{Chrome, logged_in};
+use crate::ui::{Shown, Ui, blocking, encode, error_page, html};
+
+/// One day of the log.
+#[derive(Debug, Clone)]
+pub struct Day {
+    /// Its date.
+    pub date: String,
+    /// Its lines, newest first: (marked to be lifted, the line).
+    pub lines: Vec<(bool, String)>,
+}
+
+/// The day log page.
+#[derive(Template)]
+#[template(path = "day.html")]
+pub struct DayPage {
+    /// The frame.
+    pub chrome: Chrome,
+    /// The agent.
+    pub agent: String,
+    /// The agent's path segment, encoded.
+    pub seg: String,
+    /// The days, newest first.
+    pub days: Vec<Day>,
+    /// Days in the log.
+    pub total: usize,
+}
+
+/// Whether a day line marks a fact to lift: its text (after the time,
+/// the task and the run) starts with `fact:` (any case).
+pub fn lifted(line: &str) -> bool {
+    let prefix = memdir::review::FACT_PREFIX;
+    let mut rest = line.trim_start();
+    for _ in 0..4 {
+        if rest
+            .get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+        {
+            return true;
+        }
+        // Skip one leading word (a list marker, the time, the task key).
+        match rest.split_once(char::is_whitespace) {
+            Some((_, r)) => rest = r.trim_start(),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `GET /ui/agents/{agent}/day`.
+pub async fn show(
+    State(ui): State<Arc<Ui>>,
+    Path(agent): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let l = match logged_in(&ui, &headers, false).await {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let u = ui.clone();
+    let who = l.who(&agent);
+    let got = blocking(move || {
+        let store = u.open().map_err(|e| Shown::of(&e))?;
+        let r = api::execute(
+            &store,
+            &who,
+            Request::List {
+                kind: Some(FactKind::Day),
+                status: None,
+                all: true,
+                limit: Some(MAX_LIST_LIMIT),
+            },
+        )
+        .map_err(|e| Shown::of(&e))?;
+        Ok(match r {
+            Answer::Rows { rows, total, .. } => (rows, total),
+            _ => (Vec::new(), 0),
+        })
+    })
+    .await;
+    let (rows, total) = match got {
+        Ok(g) => g,
+        Err(e) => return error_page(e, Some(l.session.person)),
+    };
+    let mut rows = rows;
+    rows.sort_by_key(|r| std::cmp::Reverse(r.date));
+    let days = rows
+        .into_iter()
+        .map(|r| Day {
+            date: r.date.map_or_else(|| "-".to_owned(), |d| d.to_string()),
+            lines: r
+                .text
+                .lines()
+                .rev()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| (lifted(l), l.to_owned()))
+                .collect(),
+        })
+        .collect();
+    html(
+        200,
+        &DayPage {
+            chrome: Chrome::of(format!("{agent}: day log — memdir"), &l.session),
+            seg: encode(&agent),
+            agent,
+            days,
+            total,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lifted;
+
+    #[test]
+    fn a_fact_line_is_marked_to_be_lifted() {
+        assert!(lifted("- 14:02 PIN-1 fact: the build needs Go 1.22"));
+        assert!(lifted("FACT: x"));
+        assert!(!lifted("- 14:02 fixed the build"));
+        assert!(!lifted("- 14:02 PIN-1 a b c d fact: late"));
+    }
+}
