@@ -113,7 +113,14 @@ fn start(root: &Path, keys: &Path, key: &str) -> Server {
     let mut child = Command::new(BIN)
         .arg("--root")
         .arg(root)
-        .args(["serve", "--listen", "127.0.0.1:0", "--review-every", "0", "--keys"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--review-every",
+            "0",
+            "--keys",
+        ])
         .arg(keys)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -186,7 +193,9 @@ fn agents_floor(root: &Path) -> usize {
     owners.sort();
     let mut n = 0;
     for o in owners.iter().take(50) {
-        let owner = store.owner_as(&Caller::Person("ann".into()), Some(o)).expect("owner");
+        let owner = store
+            .owner_as(&Caller::Person("ann".into()), Some(o))
+            .expect("owner");
         for scope in Scope::ALL {
             n += owner.show(scope).expect("show").entries.len();
         }
