@@ -16,7 +16,13 @@
 //! missing browser a failure. The browser tests run one at a time: a
 //! Chromium per test on a small machine is enough.
 
+mod actions;
+mod forged;
 mod harness;
+mod hostile;
+mod listener;
+mod login;
+mod site;
 
 use std::any::Any;
 use std::future::Future;
@@ -169,7 +175,6 @@ pub(crate) struct Page {
     base: String,
 }
 
-#[allow(dead_code, reason = "helpers for the dashboard's flows")]
 impl Page {
     /// `path` (on the server) or a full URL.
     fn absolute(&self, path: &str) -> String {
@@ -235,13 +240,6 @@ impl Page {
     /// The page's HTML as the browser holds it now.
     pub(crate) async fn html(&self) -> String {
         bounded("the page's HTML", self.client.source()).await
-    }
-
-    /// The page's URL now.
-    pub(crate) async fn url(&self) -> String {
-        bounded("the page's URL", self.client.current_url())
-            .await
-            .to_string()
     }
 
     /// The path of the page's URL now (`/ui/`, without the query).
