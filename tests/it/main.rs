@@ -11,6 +11,7 @@ mod util;
 
 mod architecture;
 mod bounded;
+mod browser;
 mod channels;
 mod cli;
 mod contract;

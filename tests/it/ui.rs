@@ -292,7 +292,7 @@ fn posts_need_the_token_and_our_origin_and_pages_our_host_and_headers() {
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         ),
         ("x-content-type-options", "nosniff"),
-        ("referrer-policy", "no-referrer"),
+        ("referrer-policy", "same-origin"),
         ("cache-control", "no-store"),
     ] {
         assert_eq!(page.header(h), Some(v), "{h}");

@@ -5,7 +5,9 @@
 //! `SameSite` alone ignores ports) and carry its session's CSRF token
 //! (checked by the page, which knows the session), and every answer
 //! carries the security headers: a CSP with no script at all, no
-//! sniffing, no referrer, no caching.
+//! sniffing, no referrer to another origin, no caching. (`same-origin`,
+//! not `no-referrer`: under `no-referrer` a browser sends `Origin: null`
+//! with every form it posts, and the origin check would refuse them all.)
 
 use std::sync::Arc;
 
@@ -31,7 +33,7 @@ pub fn secure(headers: &mut HeaderMap) {
     for (name, value) in [
         (header::CONTENT_SECURITY_POLICY, CSP),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::CACHE_CONTROL, "no-store"),
         (header::X_FRAME_OPTIONS, "DENY"),
     ] {
