@@ -18,7 +18,7 @@ use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
-    actions, agent, agents, day, decisions, dreaming, learnings, login, snapshot,
+    actions, agent, agents, day, decisions, dreaming, learnings as learnings_page, login, snapshot,
 };
 
 /// One route as the router serves it and `/openapi.json` documents it.
@@ -307,13 +307,13 @@ pub const ROUTES: &[Route] = &[
         "GET",
         "/ui/learnings",
         "The learnings to review: pending proposals, approved, rejected and retired",
-        || get(learnings::show),
+        || get(learnings_page::show),
     ),
     page(
         "POST",
         "/ui/learnings",
         "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: the page again, or 409 learning_changed",
-        || post(learnings::post),
+        || post(learnings_page::post),
     ),
     page(
         "GET",
