@@ -17,9 +17,8 @@ use memdir::api::{self, Request, Response as Answer, Who};
 use memdir::{ErrorCode, Op, Scope, Store};
 
 use super::agent::{Filter, Notice, file_name, render};
-use super::posted;
-use crate::ui::pages::login::FORM_BYTES;
-use crate::ui::{Shown, Ui, blocking, field, fields};
+use super::posted_form;
+use crate::ui::{Shown, Ui, blocking, field};
 
 /// What an action did: the words the command line prints, and the entry
 /// an Undo brings back.
@@ -165,13 +164,8 @@ pub async fn post(
     Path(agent): Path<String>,
     req: HttpRequest,
 ) -> Response {
-    let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), FORM_BYTES)
-        .await
-        .unwrap_or_default();
-    let f = fields(&body);
-    let l = match posted(&ui, &headers, &f).await {
-        Ok(l) => l,
+    let (l, f) = match posted_form(&ui, req).await {
+        Ok(posted) => posted,
         Err(r) => return r,
     };
     let u = ui.clone();

@@ -20,9 +20,8 @@ use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
 use memdir::{Caller, CheckReport, ErrorCode, LearningStatus, Op};
 
-use super::{Chrome, LoggedIn, logged_in, posted};
-use crate::ui::pages::login::FORM_BYTES;
-use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html, visible};
+use super::{Chrome, LoggedIn, logged_in, posted_form};
+use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html, visible};
 
 /// One finding as the page shows it.
 #[derive(Debug, Clone)]
@@ -217,13 +216,8 @@ pub async fn show(State(ui): State<Arc<Ui>>, headers: HeaderMap) -> Response {
 /// `POST /ui/decisions`: a resolution (`action`: `keep` with `agent`,
 /// `id` and `others`; `archive` with `agent`, `id` and `reason`; `csrf`).
 pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
-    let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), FORM_BYTES)
-        .await
-        .unwrap_or_default();
-    let f = fields(&body);
-    let l = match posted(&ui, &headers, &f).await {
-        Ok(l) => l,
+    let (l, f) = match posted_form(&ui, req).await {
+        Ok(posted) => posted,
         Err(r) => return r,
     };
     let u = ui.clone();

@@ -20,9 +20,8 @@ use memdir::ErrorCode;
 use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
 
-use super::{Chrome, LoggedIn, logged_in, posted, when};
-use crate::ui::pages::login::FORM_BYTES;
-use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
+use super::{Chrome, LoggedIn, logged_in, posted_form, when};
+use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html};
 
 /// The most agents whose last run from the page is kept.
 const MAX_RUNS: usize = 256;
@@ -201,13 +200,8 @@ pub async fn post(
     Path(agent): Path<String>,
     req: HttpRequest,
 ) -> Response {
-    let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), FORM_BYTES)
-        .await
-        .unwrap_or_default();
-    let f = fields(&body);
-    let l = match posted(&ui, &headers, &f).await {
-        Ok(l) => l,
+    let (l, f) = match posted_form(&ui, req).await {
+        Ok(posted) => posted,
         Err(r) => return r,
     };
     let who = l.who(&agent);

@@ -165,6 +165,22 @@ pub async fn posted(
     Ok(l)
 }
 
+/// A `POST`'s form (read up to [`login::FORM_BYTES`]) and its logged-in
+/// session, checked as [`posted`] checks it: what every action handler
+/// starts with.
+pub async fn posted_form(
+    ui: &Arc<Ui>,
+    req: axum::extract::Request,
+) -> Result<(LoggedIn, Vec<(String, String)>), Response> {
+    let headers = req.headers().clone();
+    let body = axum::body::to_bytes(req.into_body(), login::FORM_BYTES)
+        .await
+        .unwrap_or_default();
+    let f = super::fields(&body);
+    let l = posted(ui, &headers, &f).await?;
+    Ok((l, f))
+}
+
 /// A time as the pages show it: UTC, to the minute.
 pub fn when(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
