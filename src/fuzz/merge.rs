@@ -1,7 +1,7 @@
 //! Target `merge`: the git merge driver's logic on three versions of a file.
 //!
 //! Input: a control byte (bits 0–1: the kind of file — store, archive,
-//! journal, text), then base, ours and theirs as three fields (each at most
+//! journal, text; bit 2 on a store: the root's learnings instead), then base, ours and theirs as three fields (each at most
 //! 16 KiB).
 //!
 //! Properties: the merge answers; it is clean exactly when it reports no
@@ -9,14 +9,15 @@
 //! from an input; a file merged with itself is itself; when one side left
 //! the base as it was, a text merge gives the other side; and for a store,
 //! an entry both sides kept unchanged from the base is in the result, and
-//! the result never holds an id twice that neither side held twice.
+//! the result never holds an id twice that neither side held twice (for
+//! learnings too, their ids over the learning scope).
 
 use std::collections::BTreeMap;
 
 use super::{Input, truncate};
-use crate::markdown::parse;
+use crate::markdown::parse_over;
 use crate::merge::{Conflict, Kind, merge_as};
-use crate::model::Scope;
+use crate::model::{LEARNING_ID_SCOPE, Scope};
 
 /// Largest version the target merges.
 const MAX_SIDE_BYTES: usize = 16 * 1024;
@@ -24,7 +25,9 @@ const MAX_SIDE_BYTES: usize = 16 * 1024;
 /// Merges the three versions and checks the properties.
 pub fn merge(data: &[u8]) {
     let mut input = Input::new(data);
-    let kind = match input.byte() & 3 {
+    let control = input.byte();
+    let kind = match control & 3 {
+        0 if control & 4 != 0 => Kind::Learnings,
         0 => Kind::Store(Scope::Memory),
         1 => Kind::Archive,
         2 => Kind::Episodes,
@@ -52,10 +55,15 @@ pub fn merge(data: &[u8]) {
         assert_eq!(merge_as(kind, &base, &base, &theirs).text, theirs);
         assert_eq!(merge_as(kind, &base, &ours, &base).text, ours);
     }
-    if let Kind::Store(scope) = kind {
+    let id_scope = match kind {
+        Kind::Store(scope) => Some(scope.name()),
+        Kind::Learnings => Some(LEARNING_ID_SCOPE),
+        _ => None,
+    };
+    if let Some(id_scope) = id_scope {
         let ids = |s: &str| {
             let mut n: BTreeMap<String, usize> = BTreeMap::new();
-            for e in parse(scope, s).entries {
+            for e in parse_over(id_scope, s).entries {
                 *n.entry(e.id).or_default() += 1;
             }
             n
