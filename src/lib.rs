@@ -113,7 +113,8 @@ pub use store::{
 };
 // The daily review.
 pub use store::{
-    DueOutcome, ReviewHistory, ReviewOptions, ReviewReport, Reviews, RoutineStatus, UndoReport,
+    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
+    ReviewReport, Reviews, RoutineStatus, UndoReport,
 };
 // Learned skills.
 pub use store::{

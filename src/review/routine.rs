@@ -378,7 +378,9 @@ mod tests {
         ep.push_str("- 06:00 review: 2 expired (run review-20260309T060000Z-00000002)\n");
         ep.push_str("- 06:30 review undo: 2 brought back (run review-20260309T060000Z-00000002)\n");
         ep.push_str("- 06:40 review: no id here\n");
-        ep.push_str("## 2026-03-10\n\n- 04:02 review: 1 lifted (run review-20260310T040200Z-deadbeef)\n");
+        ep.push_str(
+            "## 2026-03-10\n\n- 04:02 review: 1 lifted (run review-20260310T040200Z-deadbeef)\n",
+        );
         let all = reviews(&ep, 10);
         let ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(

@@ -10,9 +10,10 @@ use chrono::{DateTime, Utc};
 
 use super::{
     DayOutcome, DueOutcome, HermesExport, HermesImport, ImportOptions, Owner, PutOptions,
-    PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport, RoutineStatus, RunHit,
-    RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow, TaskResult, UndoReport,
-    WorkflowResults, daylog, files, hermes, lookup, results, review, skills,
+    PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport,
+    RoutineStatus, RunHit, RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow,
+    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, review,
+    skills,
 };
 use crate::error::Result;
 

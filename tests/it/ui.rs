@@ -913,7 +913,10 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
         one.contains(&format!("data-kind=\"archived\" data-id=\"{first}\"")),
         "{one}"
     );
-    assert!(one.contains("-- The old host is db-1 &lt;!-- memdir"), "{one}");
+    assert!(
+        one.contains("-- The old host is db-1 &lt;!-- memdir"),
+        "{one}"
+    );
     assert!(!one.contains(&b1), "{one}");
     let two = past_review(&page, &r2);
     for id in [&b1, &b2] {
@@ -967,7 +970,11 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
     );
     assert!(s.read_text(O, "USER.md").contains("Works from Lisbon"));
     let memory = s.read_text(O, "MEMORY.md");
-    assert_eq!(memory.matches("The old port is 5432").count(), 1, "{memory}");
+    assert_eq!(
+        memory.matches("The old port is 5432").count(),
+        1,
+        "{memory}"
+    );
 }
 
 #[test]
@@ -982,8 +989,16 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     assert_eq!(r.status, 200, "{}", r.body);
     let page = run_done(&mut b, &url, r);
     // The plan shown, nothing written, an Apply as previewed.
-    assert!(page.body.contains("(dry run: nothing changed)"), "{}", page.body);
-    assert!(page.body.contains("-- The old host is db-1"), "{}", page.body);
+    assert!(
+        page.body.contains("(dry run: nothing changed)"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("-- The old host is db-1"),
+        "{}",
+        page.body
+    );
     assert!(s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
     let at = page
         .body
@@ -994,7 +1009,10 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(!s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
-    assert!(s.read_text(O, "archive.md").contains("The old host is db-1"));
+    assert!(
+        s.read_text(O, "archive.md")
+            .contains("The old host is db-1")
+    );
     // Applied under the dry run's id: listed, and no second Apply offered.
     assert!(past_review(&r, &plan).contains("The old host is db-1"));
     assert!(!r.body.contains("data-action=\"apply\""), "{}", r.body);

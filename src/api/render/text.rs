@@ -368,7 +368,9 @@ fn history(h: &crate::store::ReviewHistory) -> String {
         ));
         for c in &r.changes {
             let kind = c.kind.name();
-            let why = c.archive_kind.map_or(String::new(), |k| format!(" ({})", k.name()));
+            let why = c
+                .archive_kind
+                .map_or(String::new(), |k| format!(" ({})", k.name()));
             out.push_str(&format!("  {kind}{why} {} in {}\n", c.id, c.file));
             for l in c.diff.lines() {
                 out.push_str(&format!("    {l}\n"));

@@ -19,15 +19,15 @@ use crate::store::limits::STORE_BYTES;
 use crate::store::owner::Owner;
 
 /// The reviews listed when a request names no limit.
-pub const DEFAULT_REVIEWS: usize = 20;
+pub(crate) const DEFAULT_REVIEWS: usize = 20;
 /// The most changes listed per review (the rest counted in
 /// `changes_total`).
-pub const MAX_CHANGES: usize = 200;
+pub(crate) const MAX_CHANGES: usize = 200;
 /// The most bytes of one change's diff (a longer one is cut, and says so).
-pub const MAX_DIFF_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_DIFF_BYTES: usize = 8 * 1024;
 /// The most bytes of diffs in one answer; past it a change's diff is left
 /// empty (`diff_cut`).
-pub const MAX_DIFFS_BYTES: usize = 2 * 1024 * 1024;
+pub(crate) const MAX_DIFFS_BYTES: usize = 2 * 1024 * 1024;
 
 /// What a review did to one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -89,7 +89,7 @@ pub struct ReviewChange {
     /// A unified diff of the entry in its store: as it was before the
     /// review (read back from what the review recorded) and as it is now.
     pub diff: String,
-    /// Whether the diff was cut ([`MAX_DIFF_BYTES`], [`MAX_DIFFS_BYTES`]).
+    /// Whether the diff was cut (at most 8 KiB a diff, 2 MiB in all).
     pub diff_cut: bool,
 }
 
@@ -105,7 +105,7 @@ pub struct ReviewHistoryEntry {
     /// Whether `review undo` undid it.
     pub undone: bool,
     /// What the files still record of it (an undo takes its marks off),
-    /// at most [`MAX_CHANGES`].
+    /// at most 200.
     pub changes: Vec<ReviewChange>,
     /// How many changes the files record, before the bound.
     pub changes_total: usize,
@@ -116,7 +116,7 @@ pub struct ReviewHistoryEntry {
 pub struct ReviewHistory {
     /// The reviews, at most `limit`.
     pub reviews: Vec<ReviewHistoryEntry>,
-    /// The limit asked for (at most [`MAX_REVIEWS`]).
+    /// The limit asked for (at most 100).
     pub limit: usize,
 }
 
@@ -143,8 +143,7 @@ fn with_meta(src: &str, e: &Entry, meta: &Meta) -> String {
 
 /// The file a store-origin belongs to.
 fn origin_file(o: Origin) -> &'static str {
-    o.store()
-        .map_or(episodes::EPISODES_FILE, Scope::file_name)
+    o.store().map_or(episodes::EPISODES_FILE, Scope::file_name)
 }
 
 /// The reviews of `owner`'s journal, at most `limit` (default
@@ -307,9 +306,11 @@ fn cut(c: &mut ReviewChange, max: usize) {
     if c.diff.len() <= max {
         return;
     }
-    let end = c.diff[..c.diff.floor_char_boundary(max)]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
+    let mut at = max;
+    while !c.diff.is_char_boundary(at) {
+        at -= 1;
+    }
+    let end = c.diff[..at].rfind('\n').map_or(0, |i| i + 1);
     c.diff.truncate(end);
     c.diff_cut = true;
 }

@@ -40,10 +40,7 @@ mod routine;
 mod undo;
 
 pub(crate) use history::history;
-pub use history::{
-    ChangeKind, DEFAULT_REVIEWS, MAX_CHANGES, MAX_DIFF_BYTES, MAX_DIFFS_BYTES, ReviewChange,
-    ReviewHistory, ReviewHistoryEntry,
-};
+pub use history::{ChangeKind, ReviewChange, ReviewHistory, ReviewHistoryEntry};
 pub use prepare::ReviewerRun;
 pub use routine::{DueOutcome, RoutineStatus};
 pub(crate) use routine::{run_due, set_paused, status};

@@ -26,10 +26,15 @@ fn a_review_undone_from_the_dreaming_page_brings_the_fact_back() {
         page.click(&format!("{change} details > summary")).await;
         let diff = page.text(&format!("{change} pre.diff")).await;
         assert!(diff.contains("--- a/MEMORY.md"), "{diff}");
-        assert!(diff.contains("-- The old staging host is db-1 <!-- memdir"), "{diff}");
+        assert!(
+            diff.contains("-- The old staging host is db-1 <!-- memdir"),
+            "{diff}"
+        );
         // Undo: opened first, then confirmed.
-        page.click(&format!("{item} details:has(form[data-action=undo-review]) > summary"))
-            .await;
+        page.click(&format!(
+            "{item} details:has(form[data-action=undo-review]) > summary"
+        ))
+        .await;
         page.click(&format!(
             "{item} form[data-action=undo-review] button[type=submit]"
         ))
@@ -39,7 +44,10 @@ fn a_review_undone_from_the_dreaming_page_brings_the_fact_back() {
         let notice = page.text("div.notice").await;
         assert!(notice.contains("undid review"), "{notice}");
         // Back on disk, out of the archive, and on the agent's page.
-        assert!(s.read_text(O, "MEMORY.md").contains("The old staging host is db-1"));
+        assert!(
+            s.read_text(O, "MEMORY.md")
+                .contains("The old staging host is db-1")
+        );
         assert!(!s.read_text(O, "archive.md").contains("db-1"));
         page.goto(&format!("/ui/agents/{O}")).await;
         page.row_in(&id, "expired").await;

@@ -18,9 +18,9 @@ use axum::extract::{Path, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
+use memdir::ReviewHistory;
 use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
-use memdir::ReviewHistory;
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html};
@@ -89,7 +89,10 @@ fn past(h: ReviewHistory) -> Vec<Past> {
                 .into_iter()
                 .map(|c| Changed {
                     kind: c.kind.name(),
-                    why: c.archive_kind.map(|k| k.name().to_owned()).unwrap_or_default(),
+                    why: c
+                        .archive_kind
+                        .map(|k| k.name().to_owned())
+                        .unwrap_or_default(),
                     id: c.id,
                     file: c.file,
                     text: c.text,
