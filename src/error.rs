@@ -588,7 +588,7 @@ pub enum Error {
     },
     /// Entries a review touched changed since; undo changes nothing unless
     /// `--partial`.
-    #[error("entries of review {id} changed since it ran: {}; nothing undone (--partial undoes the rest)", entries.join(", "))]
+    #[error("entries of review {id} changed since it ran: {}; nothing undone", entries.join(", "))]
     ReviewChanged {
         /// The review id.
         id: String,
@@ -606,7 +606,7 @@ pub enum Error {
     },
     /// `review apply ID`: what the dry run was planned on changed since (or
     /// it was applied already); nothing is applied.
-    #[error("review {id} cannot be applied as previewed: {}; nothing applied (`memdir review --dry-run` plans again)", changed.join("; "))]
+    #[error("review {id} cannot be applied as previewed: {}; nothing applied", changed.join("; "))]
     ReviewPlanChanged {
         /// The review id.
         id: String,

@@ -112,7 +112,10 @@ pub use store::{
     SearchOptions,
 };
 // The daily review.
-pub use store::{DueOutcome, ReviewOptions, ReviewReport, Reviews, RoutineStatus, UndoReport};
+pub use store::{
+    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
+    ReviewReport, Reviews, RoutineStatus, UndoReport,
+};
 // Learned skills.
 pub use store::{
     MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,

@@ -45,7 +45,13 @@ pub fn hint_argument(h: Hint, surface: Surface) -> Option<&'static str> {
         (Hint::ContentType, Cli) => "--type",
         (Hint::ContentType, Mcp) => "content_type",
         (Hint::ContentType, Http) => "Content-Type",
-        (Hint::Overwrite | Hint::Force, _) | (Hint::ListSkills, _) => return None,
+        (Hint::Partial, Cli) => "--partial",
+        (Hint::Partial, Mcp | Http) => "partial",
+        (Hint::DryRunAgain, Cli) => "--dry-run",
+        (Hint::DryRunAgain, Http) => "dryRun",
+        (Hint::Overwrite | Hint::Force | Hint::DryRunAgain, _) | (Hint::ListSkills, _) => {
+            return None;
+        }
     })
 }
 
@@ -80,6 +86,18 @@ pub fn hint_words(h: Hint, surface: Surface) -> String {
         (Hint::ContentType, Mcp) => "pass content_type (such as application/octet-stream)".into(),
         (Hint::ContentType, Http) => {
             "send a Content-Type header (such as application/octet-stream)".into()
+        }
+        (Hint::Partial, Cli) => "pass --partial to undo what is unchanged".into(),
+        (Hint::Partial, Mcp | Http) => {
+            "send partial (true, or the dashboard's Partial box ticked) to undo what is unchanged"
+                .into()
+        }
+        (Hint::DryRunAgain, Cli) => {
+            "run `memdir review --dry-run` again and apply the id it shows".into()
+        }
+        (Hint::DryRunAgain, Mcp | Http) => {
+            "start a dry run again (dryRun: true, or the dashboard's Dry run) and apply the id it shows"
+                .into()
         }
     }
 }

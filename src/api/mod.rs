@@ -419,6 +419,9 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
             }
         }
         Request::ReviewStatus => Response::Routine(owner()?.reviews().status()?),
+        Request::ReviewHistory { limit } => {
+            Response::ReviewHistory(owner()?.reviews().history(limit)?)
+        }
         Request::ReviewPause { paused } => Response::Routine(owner()?.reviews().pause(paused)?),
         Request::ApplyReview { id } => Response::Review(owner()?.reviews().apply(&id)?),
         Request::UndoReview { id, partial } => {
@@ -499,6 +502,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::UndoReview { .. }
         | Request::ApplyReview { .. }
         | Request::ReviewStatus
+        | Request::ReviewHistory { .. }
         | Request::ReviewPause { .. }
         | Request::SkillList
         | Request::SkillShow { .. }

@@ -203,6 +203,13 @@ pub enum Request {
     /// The routine's state: its setting, whether a review is due, the last
     /// review.
     ReviewStatus,
+    /// Every review the owner's journal records, newest first, with what
+    /// the files still record of its changes and a diff of each.
+    ReviewHistory {
+        /// At most this many reviews (default 20, at most 100).
+        #[serde(default)]
+        limit: Option<usize>,
+    },
     /// Pause (`true`) or resume the routine.
     ReviewPause {
         /// Pause or resume.
@@ -397,6 +404,8 @@ pub enum Response {
     ReviewDue(crate::store::DueOutcome),
     /// The routine's state.
     Routine(crate::store::RoutineStatus),
+    /// Every review, newest first, with its changes.
+    ReviewHistory(crate::store::ReviewHistory),
     /// A skill learned or forgotten.
     Skill(SkillOutcome),
     /// The owner's skills.

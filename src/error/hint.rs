@@ -27,6 +27,10 @@ pub enum Hint {
     AllowEmpty,
     /// Give the result's content type.
     ContentType,
+    /// Undo what is unchanged of a review (`partial`).
+    Partial,
+    /// Plan the review again with a dry run, and apply that one.
+    DryRunAgain,
 }
 
 impl Error {
@@ -44,6 +48,8 @@ impl Error {
             Error::SkillExists { .. } => Hint::ReplaceSkill,
             Error::ResultEmpty { .. } => Hint::AllowEmpty,
             Error::ResultNotText { .. } => Hint::ContentType,
+            Error::ReviewChanged { .. } => Hint::Partial,
+            Error::ReviewPlanChanged { .. } => Hint::DryRunAgain,
             Error::Batch { source, .. } => return source.hint(),
             _ => return None,
         })

@@ -70,13 +70,27 @@ pub fn review_time(id: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
+/// The most reviews [`reviews`] lists.
+pub const MAX_REVIEWS: usize = 100;
+
 /// The newest review recorded in episodes.md's text: a day line
 /// `HH:MM review: … (run review-…)`, undone when a line `HH:MM review undo:
 /// … (run review-…)` names it. One pass over the text looking for the
 /// marker, no parse of the journal.
 pub fn last_review(episodes: &str) -> Option<LastReview> {
+    reviews(episodes, 1).pop()
+}
+
+/// Every review recorded in episodes.md's text, newest first (by the time
+/// its id names), at most `limit` of them and never more than
+/// [`MAX_REVIEWS`]: each a day line `HH:MM review: … (run review-…)`,
+/// undone when a line `HH:MM review undo: … (run review-…)` names it. A
+/// review recorded twice is listed once (its last line). One pass over
+/// the text looking for the marker, no parse of the journal.
+pub fn reviews(episodes: &str, limit: usize) -> Vec<LastReview> {
     const MARK: &str = " (run review-";
-    let mut best: Option<LastReview> = None;
+    let limit = limit.min(MAX_REVIEWS);
+    let mut found: std::collections::BTreeMap<&str, LastReview> = Default::default();
     let mut undone = std::collections::BTreeSet::new();
     for (pos, _) in episodes.match_indices(MARK) {
         let start = episodes[..pos].rfind('\n').map_or(0, |i| i + 1);
@@ -100,19 +114,23 @@ pub fn last_review(episodes: &str) -> Option<LastReview> {
         else {
             continue;
         };
-        if best.as_ref().is_none_or(|b| at > b.at) {
-            best = Some(LastReview {
+        found.insert(
+            id,
+            LastReview {
                 id: id.to_owned(),
                 at,
                 report: report.to_owned(),
                 undone: false,
-            });
-        }
+            },
+        );
     }
-    if let Some(b) = best.as_mut() {
-        b.undone = undone.contains(b.id.as_str());
+    let mut all: Vec<LastReview> = found.into_values().collect();
+    all.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
+    all.truncate(limit);
+    for r in &mut all {
+        r.undone = undone.contains(r.id.as_str());
     }
-    best
+    all
 }
 
 /// What the journal line of an undo starts with (after its time).
@@ -350,6 +368,56 @@ mod tests {
         assert!(last.undone);
         assert_eq!(last_review("## 2026-03-09\n\n- 05:00 nothing\n"), None);
         assert_eq!(review_time("review-20260310T040200Z-xyz"), None);
+    }
+
+    #[test]
+    fn every_review_is_listed_newest_first_and_bounded() {
+        let mut ep = String::from("## 2026-03-09\n\n");
+        ep.push_str("- 04:00 review: 1 merged (run review-20260309T040000Z-0123abcd)\n");
+        ep.push_str("- 05:00 did things (run run-x)\n");
+        ep.push_str("- 06:00 review: 2 expired (run review-20260309T060000Z-00000002)\n");
+        ep.push_str("- 06:30 review undo: 2 brought back (run review-20260309T060000Z-00000002)\n");
+        ep.push_str("- 06:40 review: no id here\n");
+        ep.push_str(
+            "## 2026-03-10\n\n- 04:02 review: 1 lifted (run review-20260310T040200Z-deadbeef)\n",
+        );
+        let all = reviews(&ep, 10);
+        let ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "review-20260310T040200Z-deadbeef",
+                "review-20260309T060000Z-00000002",
+                "review-20260309T040000Z-0123abcd"
+            ]
+        );
+        assert_eq!(all[0].report, "review: 1 lifted");
+        assert_eq!(
+            all.iter().map(|r| r.undone).collect::<Vec<_>>(),
+            [false, true, false]
+        );
+        assert_eq!(reviews(&ep, 2).len(), 2);
+        assert_eq!(reviews(&ep, 0), Vec::new());
+        assert_eq!(last_review(&ep), all.first().cloned());
+        // A review recorded twice is listed once; the list stops at the bound.
+        let twice = format!("{ep}- 09:00 review: again (run review-20260310T040200Z-deadbeef)\n");
+        let again = reviews(&twice, 10);
+        assert_eq!(again.len(), 3);
+        assert_eq!(again[0].report, "review: again");
+        let many: String = (0..150)
+            .map(|i| {
+                format!(
+                    "- 04:00 review: n (run review-2026031{}T04{:02}{:02}Z-0000abcd)\n",
+                    i / 60,
+                    (i % 60),
+                    0
+                )
+            })
+            .collect();
+        let bounded = reviews(&many, usize::MAX);
+        assert_eq!(bounded.len(), MAX_REVIEWS);
+        assert!(bounded.windows(2).all(|w| w[0].at >= w[1].at));
+        assert_eq!(bounded[0].id, "review-20260312T042900Z-0000abcd");
     }
 
     #[test]

@@ -10,9 +10,10 @@ use chrono::{DateTime, Utc};
 
 use super::{
     DayOutcome, DueOutcome, HermesExport, HermesImport, ImportOptions, Owner, PutOptions,
-    PutOutcome, ResultsGc, ResultsRemoved, ReviewOptions, ReviewReport, RoutineStatus, RunHit,
-    RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow, TaskResult, UndoReport,
-    WorkflowResults, daylog, files, hermes, lookup, results, review, skills,
+    PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport,
+    RoutineStatus, RunHit, RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow,
+    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, review,
+    skills,
 };
 use crate::error::Result;
 
@@ -139,6 +140,14 @@ impl Reviews<'_> {
     /// (`review_changed` lists what changed since).
     pub fn undo(&self, id: &str, partial: bool) -> Result<UndoReport> {
         review::undo(self.0, id, partial)
+    }
+
+    /// Every review the owner's journal records, newest first, at most
+    /// `limit` (default 20, at most 100), each with what the files still
+    /// record of its changes (`review=ID`, `settled=ID`) and a diff of
+    /// each changed entry. Takes no lock, writes nothing.
+    pub fn history(&self, limit: Option<usize>) -> Result<ReviewHistory> {
+        review::history(self.0, limit)
     }
 }
 

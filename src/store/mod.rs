@@ -80,7 +80,10 @@ pub use owner::Owner;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
 };
-pub use review::{DueOutcome, ReviewOptions, ReviewReport, RoutineStatus, UndoReport};
+pub use review::{
+    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
+    ReviewReport, RoutineStatus, UndoReport,
+};
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;

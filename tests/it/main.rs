@@ -37,6 +37,7 @@ mod recall_cases;
 mod recall_store;
 mod results;
 mod review;
+mod review_history;
 mod roots;
 mod scan_corpus;
 mod schema;

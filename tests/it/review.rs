@@ -5,7 +5,7 @@
 
 use crate::util::Sandbox;
 
-const A: &str = "agt_a";
+pub(crate) const A: &str = "agt_a";
 
 fn yesterday() -> String {
     (chrono::Utc::now() - chrono::Duration::days(1))
@@ -19,7 +19,7 @@ const MEMORY: &str = "- The staging deploy needs the VPN on <!-- memdir created=
 - The API gateway times out after 30 seconds <!-- memdir run=run-a conflict=mem_000000000000 -->\n\
 - The API gateway times out after 60 seconds <!-- memdir run=run-b conflict=mem_000000000000 -->\n";
 
-fn setup(s: &Sandbox) {
+pub(crate) fn setup(s: &Sandbox) {
     s.write(A, "MEMORY.md", MEMORY);
     s.write(
         A,

@@ -275,6 +275,18 @@ fn every_json_answer_validates_against_its_schema() {
     c.ok("review-apply", me(&["review", "apply", &dry_id]));
     c.fails(me(&["review", "apply", &dry_id]), "review_changed");
     c.fails(me(&["review", "apply", "review-none"]), "review_not_found");
+    let history = c.ok("review-history", me(&["review", "history"]));
+    let mut ids: Vec<&str> = history["reviews"]
+        .as_array()
+        .expect("reviews")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    ids.sort_unstable();
+    let mut want = [dry_id.as_str(), review_id.as_str()];
+    want.sort_unstable();
+    assert_eq!(ids, want, "{history}");
+    c.fails(me(&["review", "history", "--limit", "x"]), "usage");
     c.ok(
         "skill",
         me_in(

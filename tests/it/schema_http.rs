@@ -114,6 +114,7 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/learnings/{id}/retire", "learning"),
     ("POST /api/v1/reviews", "review-job"),
     ("GET /api/v1/reviews/jobs/{job}", "review-job"),
+    ("GET /api/v1/reviews/history", "review-history"),
 ];
 
 #[test]
@@ -414,6 +415,19 @@ fn every_http_answer_validates_against_its_schema() {
         "review_not_found",
         404,
         &srv.get(k, "/api/v1/reviews/jobs/job-0000000000000000"),
+    );
+    let history = ok(
+        "review-history",
+        200,
+        &srv.get(k, "/api/v1/reviews/history?limit=5"),
+    );
+    if history["limit"] != 5 {
+        wrong(format!("the review history: {history}"));
+    }
+    fails(
+        "invalid_request",
+        400,
+        &srv.get(k, "/api/v1/reviews/history?limit=many"),
     );
 
     // The transport's.

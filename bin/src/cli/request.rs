@@ -127,6 +127,10 @@ fn request(command: Ask) -> Result<Request, Error> {
             ..
         } => Request::ReviewStatus,
         Ask::Review {
+            command: Some(ReviewCommand::History { limit }),
+            ..
+        } => Request::ReviewHistory { limit },
+        Ask::Review {
             command: Some(ReviewCommand::Apply { id }),
             ..
         } => Request::ApplyReview { id },

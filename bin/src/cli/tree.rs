@@ -453,7 +453,7 @@ pub enum KeyCommand {
     },
 }
 
-/// `memdir review apply|undo|pause|resume|status`: apply a dry run's plan, undo a review; pause, resume or show the daily routine.
+/// `memdir review apply|undo|pause|resume|status|history`: apply a dry run's plan, undo a review; pause, resume or show the daily routine; list every review.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum ReviewCommand {
@@ -476,6 +476,12 @@ pub enum ReviewCommand {
     Resume,
     /// The routine: last run, next due, last report.
     Status,
+    /// Every review the journal records, newest first, with what the files still record of its changes and a diff of each.
+    History {
+        /// At most this many reviews (default 20, at most 100).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
 }
 
 /// `memdir import hermes`: move in from another tool's memory files.

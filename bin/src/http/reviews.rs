@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::{Mutex, PoisonError};
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::{Transport, envelope};
@@ -22,7 +22,7 @@ use memdir::{Caller, Error};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::answer::{ok, parse};
+use super::answer::{ok, parse, query};
 use super::{App, Fail, blocking, limits};
 
 /// The most jobs kept; past it the oldest finished one is forgotten.
@@ -172,6 +172,33 @@ pub(super) async fn job(
             JobState::Failed(error) => json!({"job": id, "status": "failed", "error": error}),
         },
     )
+}
+
+#[derive(Debug, Deserialize)]
+struct HistoryQuery {
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+    /// At most this many reviews (default 20, at most 100).
+    limit: Option<usize>,
+}
+
+/// `GET /api/v1/reviews/history?agentId=&limit=`: every review the owner's
+/// journal records, newest first, each with what the files still record of
+/// its changes and a diff of each (`ReviewHistory`).
+pub(super) async fn history(
+    State(app): State<App>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, Fail> {
+    let q: HistoryQuery = query("review history", raw.as_deref())?;
+    let limit = q.limit;
+    let v = app
+        .call_as(headers, q.agent_id, None, move |store, who| {
+            let r = api::execute(store, who, Request::ReviewHistory { limit })?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    ok(200, v)
 }
 
 #[cfg(test)]

@@ -224,6 +224,12 @@ pub const ROUTES: &[Route] = &[
     ),
     r(
         "GET",
+        "/api/v1/reviews/history",
+        "Every review of the owner, newest first (?agentId=, ?limit=): {reviews: [{id, at, report, undone, changes, changes_total}], limit}",
+        || get(reviews::history),
+    ),
+    r(
+        "GET",
         "/api/v1/reviews/jobs/{job}",
         "A background review: {job, status: running | done (review) | failed (error)}",
         || get(reviews::job),
@@ -330,13 +336,13 @@ pub const ROUTES: &[Route] = &[
     page(
         "GET",
         "/ui/agents/{agent}/dreaming",
-        "The agent's daily review: the routine, the last review, a review run from the page",
+        "The agent's daily review: the routine, every past review with its changes and diffs, a review or dry run from the page",
         || get(dreaming::show),
     ),
     page(
         "POST",
         "/ui/agents/{agent}/dreaming",
-        "Pause, resume, run a review in the background, or undo a review {action, id, csrf}: the page again",
+        "Pause, resume, run a review or a dry run in the background, apply a dry run as previewed, or undo a review whole or partly {action, id, partial, csrf}: the page again",
         || post(dreaming::post),
     ),
 ];

@@ -82,6 +82,7 @@ pub fn json(response: &Response) -> Value {
             None => json!({"ran": false, "status": d.status}),
         },
         Response::Routine(s) => typed(s),
+        Response::ReviewHistory(h) => typed(h),
         Response::Undone(u) => typed(u),
         Response::Skill(o) => typed(o),
         Response::Learning(o) => typed(o),

@@ -239,6 +239,7 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             None => text(format!("no review due\n{}", routine(&d.status))),
         },
         Response::Routine(s) => text(routine(s)),
+        Response::ReviewHistory(h) => text(history(h)),
         Response::Undone(u) => text({
             let mut out = format!(
                 "undid review {}: {} brought back, {} lifted taken out\n",
@@ -346,6 +347,45 @@ fn routine(s: &crate::store::RoutineStatus) -> String {
         Due::Paused => "next due: never while paused\n".to_owned(),
         Due::NoRoutine => "next due: never (no routine)\n".to_owned(),
     });
+    out
+}
+
+/// Every review, newest first: its line, then each change the files still
+/// record with its diff.
+fn history(h: &crate::store::ReviewHistory) -> String {
+    use crate::model::fmt_time;
+    if h.reviews.is_empty() {
+        return "no review yet\n".to_owned();
+    }
+    let mut out = String::new();
+    for r in &h.reviews {
+        out.push_str(&format!(
+            "{} at {}{}: {}\n",
+            r.id,
+            fmt_time(r.at),
+            if r.undone { " (undone)" } else { "" },
+            r.report
+        ));
+        for c in &r.changes {
+            let kind = c.kind.name();
+            let why = c
+                .archive_kind
+                .map_or(String::new(), |k| format!(" ({})", k.name()));
+            out.push_str(&format!("  {kind}{why} {} in {}\n", c.id, c.file));
+            for l in c.diff.lines() {
+                out.push_str(&format!("    {l}\n"));
+            }
+            if c.diff_cut {
+                out.push_str("    (diff cut)\n");
+            }
+        }
+        if r.changes_total > r.changes.len() {
+            out.push_str(&format!(
+                "  … and {} more\n",
+                r.changes_total - r.changes.len()
+            ));
+        }
+    }
     out
 }
 

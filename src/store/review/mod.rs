@@ -9,6 +9,8 @@
 //!           first, then each store, then the journal line
 //! reviewer  the reviewer command, run before the lock
 //! routine   the routine "Memory dreaming": status, `--due`, pause/resume
+//! history   every review the journal records, with what the files still
+//!           record of its changes, and a diff of each
 //! undo      what a review did taken back, from the files alone
 //! diff      the dry run's unified diffs (imara-diff)
 //! ```
@@ -31,11 +33,14 @@ use crate::store::owner::Owner;
 
 mod apply;
 mod diff;
+mod history;
 mod prepare;
 mod reviewer;
 mod routine;
 mod undo;
 
+pub(crate) use history::history;
+pub use history::{ChangeKind, ReviewChange, ReviewHistory, ReviewHistoryEntry};
 pub use prepare::ReviewerRun;
 pub use routine::{DueOutcome, RoutineStatus};
 pub(crate) use routine::{run_due, set_paused, status};

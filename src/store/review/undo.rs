@@ -381,7 +381,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
 
 /// A record's metadata as the live fact's: the archive fields and the
 /// review's marks taken off.
-fn live_meta(record: &Meta) -> Meta {
+pub(super) fn live_meta(record: &Meta) -> Meta {
     let mut m = record.clone();
     m.archived_by = None;
     m.reason = None;

@@ -1,13 +1,14 @@
 //! `GET /ui/agents/{agent}/dreaming` and `POST …/dreaming`: the agent's
 //! memory dreaming, its daily review. The routine's state (the words of
-//! `memdir review status`), pause and resume (`ReviewPause`), a review run
-//! now in the background (`Review`, as `http::reviews` runs one: no
-//! request waits for it; the page refreshes itself with `<meta
-//! http-equiv="refresh">` while it runs), what the last run from this page
-//! did (its report and diff), and the Undo of the last review
-//! (`UndoReview`). The api records the last review only, so the page shows
-//! that one (older ones: `memdir review undo ID` with an id from the day
-//! log's journal).
+//! `memdir review status`), pause and resume (`ReviewPause`), a review or a
+//! dry run started now in the background (`Review`, as `http::reviews`
+//! runs one: no request waits for it; the page refreshes itself with
+//! `<meta http-equiv="refresh">` while it runs), what the last run from
+//! this page did (its report and diff; a dry run's plan with "Apply as
+//! previewed", `ApplyReview`, refused with `review_changed` when the files
+//! changed since), and every past review (`ReviewHistory`: its changes and
+//! the diff of each) with its Undo, whole or partial (`UndoReview`), behind
+//! a confirmation step (the form inside a closed `<details>`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,6 +18,7 @@ use axum::extract::{Path, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
+use memdir::ReviewHistory;
 use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
 
@@ -26,15 +28,84 @@ use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html};
 /// The most agents whose last run from the page is kept.
 const MAX_RUNS: usize = 256;
 
+/// The most past reviews the page lists.
+const SHOWN_REVIEWS: usize = 100;
+
 /// How a review started from the page stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Run {
     /// Running.
     Running,
-    /// Done: the review's words (its report and diff).
-    Done(String),
+    /// Done: the review's words (its report and diff), and for a dry run
+    /// whose plan changes something, its id (to apply as previewed).
+    Done(String, Option<String>),
     /// Failed: the error.
     Failed(Shown),
+}
+
+/// One change of a past review, as the page shows it.
+#[derive(Debug, Clone)]
+pub struct Changed {
+    /// What the review did (`archived`, `lifted`, …).
+    pub kind: &'static str,
+    /// The archive record's kind, when archived (`merged`, `expired`, …).
+    pub why: String,
+    /// The entry's id.
+    pub id: String,
+    /// The file that holds it now.
+    pub file: String,
+    /// Its text.
+    pub text: String,
+    /// The entry's diff.
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub cut: bool,
+}
+
+/// One past review, as the page shows it.
+#[derive(Debug, Clone)]
+pub struct Past {
+    /// Its id.
+    pub id: String,
+    /// When it ran.
+    pub at: String,
+    /// Its journal line.
+    pub report: String,
+    /// Whether it was undone.
+    pub undone: bool,
+    /// What the files still record of its changes.
+    pub changes: Vec<Changed>,
+    /// How many more changes the files record than are listed.
+    pub more: usize,
+}
+
+fn past(h: ReviewHistory) -> Vec<Past> {
+    h.reviews
+        .into_iter()
+        .map(|r| Past {
+            more: r.changes_total.saturating_sub(r.changes.len()),
+            changes: r
+                .changes
+                .into_iter()
+                .map(|c| Changed {
+                    kind: c.kind.name(),
+                    why: c
+                        .archive_kind
+                        .map(|k| k.name().to_owned())
+                        .unwrap_or_default(),
+                    id: c.id,
+                    file: c.file,
+                    text: c.text,
+                    diff: c.diff,
+                    cut: c.diff_cut,
+                })
+                .collect(),
+            at: when(&r.at),
+            id: r.id,
+            report: r.report,
+            undone: r.undone,
+        })
+        .collect()
 }
 
 /// The reviews started from the page, the last one per agent, in memory.
@@ -85,8 +156,8 @@ pub struct DreamingPage {
     pub status: String,
     /// Whether the routine is paused.
     pub paused: bool,
-    /// The last review: its id, when, its report, whether undone.
-    pub last: Option<(String, String, String, bool)>,
+    /// Every past review, newest first.
+    pub reviews: Vec<Past>,
     /// The last review run from this page.
     pub run: Option<Run>,
     /// What the last action did.
@@ -114,13 +185,23 @@ async fn render(
         let store = u.open().map_err(|e| Shown::of(&e))?;
         let answer =
             api::execute(&store, &who, Request::ReviewStatus).map_err(|e| Shown::of(&e))?;
-        match &answer {
-            Answer::Routine(s) => Ok((words(&answer), s.clone())),
+        let history = api::execute(
+            &store,
+            &who,
+            Request::ReviewHistory {
+                limit: Some(SHOWN_REVIEWS),
+            },
+        )
+        .map_err(|e| Shown::of(&e))?;
+        match (&answer, history) {
+            (Answer::Routine(s), Answer::ReviewHistory(h)) => {
+                Ok((words(&answer), s.clone(), past(h)))
+            }
             _ => Err(Shown::transport(ErrorCode::InternalError, "no routine")),
         }
     })
     .await;
-    let (status, routine) = match got {
+    let (status, routine, reviews) = match got {
         Ok(g) => g,
         Err(e) => return error_page(e, Some(l.session.person.clone())),
     };
@@ -132,9 +213,7 @@ async fn render(
             agent: agent.to_owned(),
             status,
             paused: routine.paused,
-            last: routine
-                .last
-                .map(|r| (r.id, when(&r.at), r.report, r.undone)),
+            reviews,
             run: ui.reviews.get(agent),
             notice,
             error,
@@ -154,8 +233,8 @@ pub async fn show(
     }
 }
 
-/// Starts a review of the agent in the background.
-async fn run_now(ui: &Arc<Ui>, who: Who, agent: &str) -> Result<String, Shown> {
+/// Starts a review (or a dry run) of the agent in the background.
+async fn run_now(ui: &Arc<Ui>, who: Who, agent: &str, dry_run: bool) -> Result<String, Shown> {
     // Who may review the agent is answered now, not by the run.
     let u = ui.clone();
     let w = who.clone();
@@ -173,28 +252,42 @@ async fn run_now(ui: &Arc<Ui>, who: Who, agent: &str) -> Result<String, Shown> {
         let done = blocking(move || {
             let store = u2.open().map_err(|e| Shown::of(&e))?;
             let request = Request::Review {
-                dry_run: false,
+                dry_run,
                 due: false,
                 reviewer: None,
             };
             api::execute(&store, &who, request)
-                .map(|a| words(&a))
+                .map(|a| {
+                    let plan = match &a {
+                        Answer::Review(r) if dry_run && !r.plan.changes.is_empty() => {
+                            Some(r.review_id.clone())
+                        }
+                        _ => None,
+                    };
+                    (words(&a), plan)
+                })
                 .map_err(|e| Shown::of(&e))
         })
         .await;
         u.reviews.finish(
             &name,
             match done {
-                Ok(w) => Run::Done(w),
+                Ok((w, plan)) => Run::Done(w, plan),
                 Err(e) => Run::Failed(e),
             },
         );
     });
-    Ok("the review runs in the background; this page refreshes until it is done".to_owned())
+    Ok(if dry_run {
+        "the dry run runs in the background; this page refreshes until its plan is shown"
+    } else {
+        "the review runs in the background; this page refreshes until it is done"
+    }
+    .to_owned())
 }
 
-/// `POST /ui/agents/{agent}/dreaming`: `action` `pause`, `resume`, `run`
-/// or `undo-review` (with `id`), and `csrf`.
+/// `POST /ui/agents/{agent}/dreaming`: `action` `pause`, `resume`, `run`,
+/// `dry-run`, `apply` (with the dry run's `id`) or `undo-review` (with
+/// `id`, and `partial` to undo what is unchanged), and `csrf`.
 pub async fn post(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
@@ -210,10 +303,14 @@ pub async fn post(
         "resume" => Request::ReviewPause { paused: false },
         "undo-review" => Request::UndoReview {
             id: field(&f, "id").unwrap_or("").trim().to_owned(),
-            partial: false,
+            partial: field(&f, "partial") == Some("yes"),
         },
-        "run" => {
-            return match run_now(&ui, who, &agent).await {
+        "apply" => Request::ApplyReview {
+            id: field(&f, "id").unwrap_or("").trim().to_owned(),
+        },
+        "run" | "dry-run" => {
+            let dry = field(&f, "action") == Some("dry-run");
+            return match run_now(&ui, who, &agent, dry).await {
                 Ok(n) => render(&ui, &l, &agent, Some(n), None).await,
                 Err(e) => render(&ui, &l, &agent, None, Some(e)).await,
             };
@@ -226,6 +323,7 @@ pub async fn post(
             return render(&ui, &l, &agent, None, Some(e)).await;
         }
     };
+    let applying = matches!(request, Request::ApplyReview { .. });
     let u = ui.clone();
     let done = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
@@ -235,7 +333,13 @@ pub async fn post(
     })
     .await;
     match done {
-        Ok(w) => render(&ui, &l, &agent, Some(w), None).await,
+        Ok(w) => {
+            if applying {
+                // Applied: the plan shown is no longer one to apply.
+                ui.reviews.finish(&agent, Run::Done(w.clone(), None));
+            }
+            render(&ui, &l, &agent, Some(w), None).await
+        }
         Err(e) => render(&ui, &l, &agent, None, Some(e)).await,
     }
 }
@@ -250,8 +354,8 @@ mod tests {
         assert!(r.start("agt_a"));
         assert!(!r.start("agt_a"));
         assert!(r.start("agt_b"));
-        r.finish("agt_a", Run::Done("ok".into()));
-        assert_eq!(r.get("agt_a"), Some(Run::Done("ok".into())));
+        r.finish("agt_a", Run::Done("ok".into(), None));
+        assert_eq!(r.get("agt_a"), Some(Run::Done("ok".into(), None)));
         assert!(r.start("agt_a"));
     }
 }
