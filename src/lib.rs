@@ -104,7 +104,7 @@ pub use store::{
 pub use store::{
     ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, EntryView, FactKind, FactRow, FactStats,
     ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS, Renewed, Status, StoreView,
-    Transition, WriteOutcome,
+    Keep, Transition, WriteOutcome,
 };
 // The day log and runs.
 pub use store::{
