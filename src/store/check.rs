@@ -494,7 +494,7 @@ pub(crate) fn learnings(store: &Store) -> Result<Vec<Finding>> {
             );
         }
     }
-    let used = crate::edit::used_chars(live.into_iter());
+    let used = crate::edit::used_chars(live);
     let limit = files::budget(store.settings());
     if used > limit {
         lint.push(
@@ -505,8 +505,7 @@ pub(crate) fn learnings(store: &Store) -> Result<Vec<Finding>> {
             "retire learnings until it fits (`memdir --person P learnings`)",
         );
     }
-    lint.findings
-        .sort_by(|a, b| (a.severity, a.line).cmp(&(b.severity, b.line)));
+    lint.findings.sort_by_key(|f| (f.severity, f.line));
     Ok(lint.findings)
 }
 

@@ -806,6 +806,7 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
         "{snap}"
     );
     assert!(!r.body.contains("data-action=\"keep\""), "{}", r.body);
+    assert!(!s.read_text(O, "MEMORY.md").contains("conflict="));
 }
 
 #[test]
@@ -919,7 +920,10 @@ fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_
     let page = b.get("/ui/decisions");
     assert_eq!(page.status, 200, "{}", page.body);
     let form = decision(&page, "both", &a);
-    assert!(form.contains(&("store".to_owned(), "memory".to_owned())), "{form:?}");
+    assert!(
+        form.contains(&("store".to_owned(), "memory".to_owned())),
+        "{form:?}"
+    );
     // MEMORY.md changes after the page was rendered: nothing is done.
     s.run_as(O, &["add", "Uses a standing desk"]).ok();
     let stale = post_decision(&mut b, &form);
@@ -936,7 +940,11 @@ fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_
     assert!(!file.contains("conflict="), "{file}");
     assert!(file.contains("after 30 seconds") && file.contains("after 60 seconds"));
     assert!(file.contains("person=ann"), "{file}");
-    assert!(!r.body.contains("data-kind=\"merge_conflict_pair\""), "{}", r.body);
+    assert!(
+        !r.body.contains("data-kind=\"merge_conflict_pair\""),
+        "{}",
+        r.body
+    );
     let snap = snapshot(&s);
     assert!(snap.contains("after 30 seconds") && snap.contains("after 60 seconds"));
     // Keeping both of what is in no pair any more is refused by the api,
@@ -954,7 +962,12 @@ fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_
             ("hash", &hash),
         ],
     );
-    assert_eq!(r.alert().as_deref(), Some("wrong_state"), "{}", r.body);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
 }
 
 /// The SHA-256 of O's file `name` now, as a form carries it.
@@ -981,14 +994,21 @@ fn decisions_keep_the_live_side_of_a_fact_live_and_archived() {
         page.body
     );
     let form = decision(&page, "live", &id);
-    assert!(form.contains(&("store".to_owned(), "archive".to_owned())), "{form:?}");
+    assert!(
+        form.contains(&("store".to_owned(), "archive".to_owned())),
+        "{form:?}"
+    );
     let r = post_decision(&mut b, &form);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("kept live"), "{}", r.body);
     assert!(!s.read_or_empty(O, "archive.md").contains("Prefers tea"));
     assert!(s.read_text(O, "MEMORY.md").contains("Prefers tea"));
     assert!(snapshot(&s).contains("Prefers tea"));
-    assert!(!r.body.contains("data-kind=\"live_and_archived\""), "{}", r.body);
+    assert!(
+        !r.body.contains("data-kind=\"live_and_archived\""),
+        "{}",
+        r.body
+    );
     // The form as rendered before: archive.md changed since, refused.
     let r = post_decision(&mut b, &form);
     assert_eq!(r.status, 409, "{}", r.body);
@@ -1004,7 +1024,12 @@ fn decisions_keep_the_live_side_of_a_fact_live_and_archived() {
         }
     }
     let r = post_decision(&mut b, &fresh);
-    assert_eq!(r.alert().as_deref(), Some("wrong_state"), "{}", r.body);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
 }
 
 #[test]
@@ -1015,17 +1040,28 @@ fn decisions_keep_one_copy_of_an_exact_duplicate() {
     let mut src = std::fs::read_to_string(&path).unwrap();
     src.push_str("- Prefers tea\n");
     std::fs::write(&path, src).unwrap();
-    assert_eq!(s.read_text(O, "MEMORY.md").matches("Prefers tea").count(), 2);
+    assert_eq!(
+        s.read_text(O, "MEMORY.md").matches("Prefers tea").count(),
+        2
+    );
     let mut b = Browser::logged_in(&srv, &person);
     let page = b.get("/ui/decisions");
-    assert!(page.body.contains("data-kind=\"duplicate_entry\""), "{}", page.body);
+    assert!(
+        page.body.contains("data-kind=\"duplicate_entry\""),
+        "{}",
+        page.body
+    );
     let r = post_decision(&mut b, &decision(&page, "one", &id));
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("kept one"), "{}", r.body);
     let file = s.read_text(O, "MEMORY.md");
     assert_eq!(file.matches("Prefers tea").count(), 1, "{file}");
     assert!(file.contains("Likes maps"), "{file}");
-    assert!(!r.body.contains("data-kind=\"duplicate_entry\""), "{}", r.body);
+    assert!(
+        !r.body.contains("data-kind=\"duplicate_entry\""),
+        "{}",
+        r.body
+    );
     // No copy left to remove: the api refuses, the page says so.
     let page = b.get("/ui/decisions");
     let csrf = input(&page.body, "csrf");
@@ -1041,7 +1077,12 @@ fn decisions_keep_one_copy_of_an_exact_duplicate() {
             ("hash", &memory),
         ],
     );
-    assert_eq!(r.alert().as_deref(), Some("wrong_state"), "{}", r.body);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
 }
 
 #[test]
@@ -1076,7 +1117,11 @@ fn check_and_the_decisions_page_report_the_root_s_learnings_file() {
     let kinds: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
     assert_eq!(
         kinds,
-        ["duplicate_entry", "merge_conflict_pair", "merge_conflict_pair"],
+        [
+            "duplicate_entry",
+            "merge_conflict_pair",
+            "merge_conflict_pair"
+        ],
         "{v}"
     );
     assert_eq!(found[0].2, 6, "{v}");
@@ -1095,9 +1140,16 @@ fn check_and_the_decisions_page_report_the_root_s_learnings_file() {
         "{section}"
     );
     assert!(section.contains("LEARNINGS.md:3"), "{section}");
-    assert!(section.contains("data-kind=\"duplicate_entry\""), "{section}");
+    assert!(
+        section.contains("data-kind=\"duplicate_entry\""),
+        "{section}"
+    );
     // They are the root's: no agent's section shows them.
-    assert!(!page.body.contains(&format!("id=\"findings-{O}\"")), "{}", page.body);
+    assert!(
+        !page.body.contains(&format!("id=\"findings-{O}\"")),
+        "{}",
+        page.body
+    );
 }
 
 #[test]
@@ -1109,7 +1161,12 @@ fn a_form_over_64_kib_is_answered_413_and_nothing_is_done() {
     let big = "x".repeat(70 * 1024);
     let r = b.act(&page, &id, "archive", &[("reason", &big)]);
     assert_eq!(r.status, 413, "{}", r.body);
-    assert_eq!(r.alert().as_deref(), Some("request_too_large"), "{}", r.body);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("request_too_large"),
+        "{}",
+        r.body
+    );
     assert!(s.read_text(O, "MEMORY.md").contains("Prefers tea"));
     let r = b.post("/ui/decisions", &[("action", "one"), ("pad", &big)]);
     assert_eq!(r.status, 413, "{}", r.body);

@@ -8,8 +8,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::{Caller, Error};
 use memdir::api::{self, Request, Response as Answer, render};
+use memdir::{Caller, Error};
 use serde::Deserialize;
 
 use super::answer::{ok, parse};
@@ -106,19 +106,21 @@ pub(super) async fn reject(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "reject", &body, move |b, caller| match b.reason {
-        Some(reason) => Ok(Request::Reject { id, reason }),
-        // An agent's key is refused for what it is (`person_only`, by the
-        // library, which checks the caller before the reason), not for
-        // the reason it left out.
-        None if !caller.is_person() => Ok(Request::Reject {
-            id,
-            reason: String::new(),
-        }),
-        None => Err(Error::Required {
-            what: "reason",
-            action: "reject",
-        }),
+    decide(app, headers, "reject", &body, move |b, caller| {
+        match b.reason {
+            Some(reason) => Ok(Request::Reject { id, reason }),
+            // An agent's key is refused for what it is (`person_only`, by the
+            // library, which checks the caller before the reason), not for
+            // the reason it left out.
+            None if !caller.is_person() => Ok(Request::Reject {
+                id,
+                reason: String::new(),
+            }),
+            None => Err(Error::Required {
+                what: "reason",
+                action: "reject",
+            }),
+        }
     })
     .await
 }

@@ -61,11 +61,17 @@ fn a_pair_is_settled_from_the_decisions_page_keep_one_and_keep_both() {
         .await;
         page.find("div.notice").await;
         let file = s.read_text(O, "MEMORY.md");
-        assert!(file.contains("large runner") && file.contains("small runner"), "{file}");
+        assert!(
+            file.contains("large runner") && file.contains("small runner"),
+            "{file}"
+        );
         assert!(!file.contains("conflict="), "{file}");
         assert!(!page.has("tr.finding[data-kind=merge_conflict_pair]").await);
         let snap = site.snapshot();
-        assert!(snap.contains("large runner") && snap.contains("small runner"), "{snap}");
+        assert!(
+            snap.contains("large runner") && snap.contains("small runner"),
+            "{snap}"
+        );
     });
 }
 
@@ -75,9 +81,7 @@ fn a_learning_approved_on_its_page_is_in_another_agent_s_snapshot_page() {
     let other = "agt_other";
     site.s.run_as(other, &["add", "Writes in Rust"]).ok();
     let text = "Deploys need the VPN";
-    let v = site
-        .s
-        .json_ok(&["--owner", O, "propose", text]);
+    let v = site.s.json_ok(&["--owner", O, "propose", text]);
     let id = v["learning"]["id"].as_str().expect("an id").to_owned();
     let site = &site;
     run(&site.server.base, |page| async move {
@@ -85,12 +89,14 @@ fn a_learning_approved_on_its_page_is_in_another_agent_s_snapshot_page() {
         page.goto(&format!("/ui/agents/{other}/snapshot")).await;
         assert!(!page.text("pre#snapshot").await.contains(text));
         page.goto("/ui/learnings").await;
-        page.find(&format!("tr#learning-{id}[data-state=pending]")).await;
+        page.find(&format!("tr#learning-{id}[data-state=pending]"))
+            .await;
         page.click(&format!(
             "tr#learning-{id} form[data-action=approve] button[type=submit]"
         ))
         .await;
-        page.find(&format!("tr#learning-{id}[data-state=approved]")).await;
+        page.find(&format!("tr#learning-{id}[data-state=approved]"))
+            .await;
         // Every agent's next run sees it, not only the proposer's.
         page.goto(&format!("/ui/agents/{other}/snapshot")).await;
         let shown = page.text("pre#snapshot").await;

@@ -4,7 +4,8 @@
 //! runs it), each with its file and line, message and hint, and a
 //! one-click resolution where the api has one: of a pair a merge kept
 //! (`conflict=`), keep this one (the others of the pair removed,
-//! `Write { Remove }`) or keep both (`Resolve { both }`: their
+//! `Write { Remove }`, then its own mark dropped, `Resolve { both }`) or
+//! keep both (`Resolve { both }`: their
 //! `conflict=` marks dropped); a fact live and archived, keep the live one
 //! (`Resolve { live }`: its archive records removed) or archive it again
 //! (`Archive`); an exact duplicate, keep one copy (`Resolve { one }`).
@@ -89,7 +90,9 @@ pub struct DecisionsPage {
 fn item(owner: &str, x: &Finding, all: &[&Finding], hashes: Option<&Hashes>) -> Item {
     let others = if x.kind == "merge_conflict_pair" {
         all.iter()
-            .filter(|y| y.kind == x.kind && y.file == x.file && y.message == x.message && y.id != x.id)
+            .filter(|y| {
+                y.kind == x.kind && y.file == x.file && y.message == x.message && y.id != x.id
+            })
             .filter_map(|y| y.id.clone())
             .collect::<Vec<_>>()
             .join(",")
@@ -155,17 +158,14 @@ fn missing(name: &str) -> Shown {
 /// The requests a form makes, in order.
 fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
     let given = |name: &str| field(f, name).map(str::trim).filter(|v| !v.is_empty());
-    let id = || {
-        given("id")
-            .map(str::to_owned)
-            .ok_or_else(|| missing("id"))
-    };
+    let id = || given("id").map(str::to_owned).ok_or_else(|| missing("id"));
     let resolve = |keep: Keep| -> Result<Vec<Request>, Shown> {
         Ok(vec![Request::Resolve { id: id()?, keep }])
     };
     match given("action").ok_or_else(|| missing("action"))? {
         "keep" => {
-            let others: Vec<Request> = given("others")
+            let kept = id()?;
+            let mut others: Vec<Request> = given("others")
                 .ok_or_else(|| missing("others"))?
                 .split(',')
                 .map(str::trim)
@@ -181,6 +181,11 @@ fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
             if others.is_empty() {
                 return Err(missing("others"));
             }
+            // The one kept is in no pair any more: its mark goes too.
+            others.push(Request::Resolve {
+                id: kept,
+                keep: Keep::Both,
+            });
             Ok(others)
         }
         "both" => resolve(Keep::Both),
@@ -343,8 +348,8 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
 #[cfg(test)]
 mod tests {
     use super::requests;
-    use memdir::{Keep, Op};
     use memdir::api::Request;
+    use memdir::{Keep, Op};
 
     fn f(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
@@ -371,13 +376,31 @@ mod tests {
             })
             .collect();
         assert_eq!(removed, ["mem_b", "mem_c"]);
+        let r = requests(&f(&[
+            ("action", "keep"),
+            ("id", "mem_a"),
+            ("others", "mem_b"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            r.last(),
+            Some(&Request::Resolve {
+                id: "mem_a".into(),
+                keep: Keep::Both
+            })
+        );
+        assert!(requests(&f(&[("action", "keep"), ("others", "mem_b")])).is_err());
         assert!(requests(&f(&[("action", "keep"), ("others", "")])).is_err());
         assert!(requests(&f(&[("action", "remove"), ("id", "mem_a")])).is_err());
     }
 
     #[test]
     fn each_resolution_is_one_request_of_its_id() {
-        for (action, keep) in [("both", Keep::Both), ("live", Keep::Live), ("one", Keep::One)] {
+        for (action, keep) in [
+            ("both", Keep::Both),
+            ("live", Keep::Live),
+            ("one", Keep::One),
+        ] {
             let r = requests(&f(&[("action", action), ("id", "mem_a")])).unwrap();
             assert_eq!(
                 r,
