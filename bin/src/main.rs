@@ -175,6 +175,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             max_upload_bytes_in_flight,
             public_host,
             behind_tls,
+            ui_idle,
         } => {
             let root = server_root(&opener)?;
             eprintln!("memdir serve: root {}", root.display());
@@ -195,6 +196,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                 uploads: http::Uploads::new(max_upload_bytes_in_flight),
                 public_host,
                 behind_tls,
+                ui_idle: std::time::Duration::from_secs(ui_idle),
             })
             .map_err(Failure::Usage)?;
             return Ok(0);

@@ -65,12 +65,23 @@ pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response>
         .map(|id| store.owner(id)?.check())
         .collect::<Result<Vec<_>>>()?;
     // A finding about a file outside every owner's folder (the root's
-    // `memdir.yaml`) is reported once, with the first owner.
+    // `memdir.yaml`, its `LEARNINGS.md`) is reported once, with the first
+    // owner.
+    if let Some(first) = reports.first_mut() {
+        first.findings.extend(store.check_learnings()?);
+    }
     let mut shared = std::collections::BTreeSet::new();
     for r in &mut reports {
         let own = format!("{}/", r.owner);
         r.findings.retain(|f| {
-            f.file.starts_with(&own) || shared.insert((f.kind, f.file.clone(), f.message.clone()))
+            f.file.starts_with(&own)
+                || shared.insert((
+                    f.kind,
+                    f.file.clone(),
+                    f.line,
+                    f.id.clone(),
+                    f.message.clone(),
+                ))
         });
     }
     Ok(Response::Check { reports, strict })
@@ -373,6 +384,7 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
         )?),
         Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
         Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
+        Request::Resolve { id, keep } => Response::Transition(owner()?.resolve(&id, keep)?),
         Request::Renew { id, expires } => {
             Response::Renewed(owner()?.renew(&id, expires.as_deref())?)
         }
@@ -494,6 +506,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::WaitResult { .. }
         | Request::Archive { .. }
         | Request::Unarchive { .. }
+        | Request::Resolve { .. }
         | Request::Renew { .. }
         | Request::RemoveResults { .. }
         | Request::GcResults { .. }

@@ -168,6 +168,16 @@ pub enum Request {
         /// The memory's id.
         id: String,
     },
+    /// A person's settling of what a merge left of a fact (what `check`
+    /// finds): keep both versions of a `conflict=` pair, the live side of a
+    /// fact live and archived, or one copy of an exact duplicate (the
+    /// dashboard's decisions page sends it).
+    Resolve {
+        /// The fact's id.
+        id: String,
+        /// How (`both`, `live`, `one`).
+        keep: crate::store::Keep,
+    },
     /// A person's veto.
     Veto {
         /// The memory's id.

@@ -1,5 +1,6 @@
 //! Transitions of a fact's life: archive with a reason, veto by a person,
-//! unarchive. (A save that supersedes, and curation, are part of every write:
+//! unarchive, and a person's settling of what a merge left (`resolve`:
+//! keep both of a pair, the live side, one copy). (A save that supersedes, and curation, are part of every write:
 //! see `write`.) All run under the owner's lock and keep each file's other
 //! bytes; a memory moves into archive.md before it leaves its file, and back
 //! into its file before it leaves archive.md.
@@ -264,6 +265,194 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
         message: "unarchived",
         warnings: locked
             .written(&names, &format!("unarchive {id}"))
+            .into_iter()
+            .collect(),
+    })
+}
+
+/// How a person settles what a merge left that `check` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Keep {
+    /// A pair a merge kept (`conflict=`): keep both versions, the
+    /// `conflict=` marks of the entry and of the others of its pair
+    /// dropped.
+    Both,
+    /// A fact live and archived: the live fact stands, its archive records
+    /// removed.
+    Live,
+    /// An entry twice in its store (an exact duplicate): the first copy
+    /// stays, the others are removed.
+    One,
+}
+
+impl Keep {
+    /// Its word in the answers (`kept both`, `kept live`, `kept one`).
+    pub fn done(self) -> &'static str {
+        match self {
+            Keep::Both => "kept both",
+            Keep::Live => "kept live",
+            Keep::One => "kept one",
+        }
+    }
+}
+
+/// The refusal of a resolution of `id`, in `state`.
+fn wrong(id: &str, state: &'static str) -> Error {
+    Error::WrongState {
+        id: id.to_owned(),
+        state,
+    }
+}
+
+/// `src` (a store of `scope`) with the entry `id` settled as `keep` says
+/// (`Both` or `One`): `None` when it is in no such state. Pure.
+fn settled_text(
+    src: &str,
+    scope: Scope,
+    id: &str,
+    keep: Keep,
+    now: chrono::DateTime<Utc>,
+    person: Option<&str>,
+) -> std::result::Result<Option<String>, String> {
+    use crate::markdown::splice;
+    let doc = parse(scope, src);
+    let at: Vec<usize> = doc
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.id == id)
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&first) = at.first() else {
+        return Ok(None);
+    };
+    match keep {
+        Keep::Both => {
+            let Some(pair) = doc.entries[first].metadata(src).conflict else {
+                return Ok(None);
+            };
+            let metas: Vec<(usize, String)> = doc
+                .entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| {
+                    let mut m = e.metadata(src);
+                    (m.conflict.as_deref() == Some(pair.as_str())).then(|| {
+                        m.conflict = None;
+                        m.updated = Some(now);
+                        if let Some(p) = person {
+                            m.person = Some(p.to_owned());
+                        }
+                        (i, m.render())
+                    })
+                })
+                .collect();
+            if let Some((out, _)) = splice::edit_many(src, &doc, &[], &metas) {
+                return Ok(Some(out));
+            }
+            let (mut cur, mut d) = (src.to_owned(), doc.clone());
+            for (i, m) in &metas {
+                (cur, d) = splice::set_meta(&cur, &d, *i, m).map_err(|e| e.0)?;
+            }
+            Ok(Some(cur))
+        }
+        Keep::One | Keep::Live => {
+            if at.len() < 2 {
+                return Ok(None);
+            }
+            let (mut cur, mut d) = (src.to_owned(), doc.clone());
+            for i in at[1..].iter().rev() {
+                (cur, d) = splice::remove(&cur, &d, *i).map_err(|e| e.0)?;
+            }
+            Ok(Some(cur))
+        }
+    }
+}
+
+/// Settles `id` as `keep` says (see [`Keep`]), under the owner's lock,
+/// each file's other bytes kept; a fact in no such state is refused
+/// (`wrong_state`), and nothing changes.
+pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition> {
+    let locked = owner.lock()?;
+    let at = locked.at();
+    let scope = match locate::locate(at, id)? {
+        Found::Live(scope, _) => scope,
+        Found::Day(_) => return Err(wrong(id, "a day log")),
+        Found::Archived => return Err(wrong(id, "archived only")),
+        Found::Nowhere => return Err(locate::unknown(at, id, false)?),
+    };
+    let dir = locked.dir();
+    let mut names: Vec<String> = Vec::new();
+    if keep == Keep::Live {
+        let mut archives = archive::read_all(at)?;
+        if !archives.records().iter().any(|r| r.id == id) {
+            return Err(wrong(id, "live and not archived"));
+        }
+        let ids = BTreeSet::from([id.to_owned()]);
+        let mut changes: Vec<Change<'_>> = Vec::new();
+        for (rel, change) in archives.without_records(dir, ids, false) {
+            names.push(rel);
+            changes.push(change);
+        }
+        locked.owner().disk().replace_in_order(changes)?;
+    } else {
+        let mut l = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
+        if let Some(e) = edit::conflicted(scope.file_name(), &l.doc.conflicts) {
+            return Err(e);
+        }
+        let now = Utc::now();
+        let person = match owner.caller() {
+            Caller::Person(p) => Some(p.clone()),
+            Caller::Agent(_) => None,
+        };
+        let path = l.path.clone();
+        let unplaceable = |path: &std::path::Path| {
+            let path = path.to_owned();
+            move |reason| Error::Unplaceable { path, reason }
+        };
+        let planned = settled_text(&l.src, scope, id, keep, now, person.as_deref())
+            .map_err(unplaceable(&path))?
+            .ok_or_else(|| {
+                wrong(
+                    id,
+                    match keep {
+                        Keep::Both => "in no conflict pair",
+                        Keep::One | Keep::Live => "in its store once",
+                    },
+                )
+            })?;
+        let base = l.base();
+        let wanted = id.to_owned();
+        names.push(scope.file_name().to_owned());
+        let change = Change {
+            dir,
+            name: scope.file_name(),
+            base,
+            planned: Some(planned.into_bytes()),
+            // An editor saved meanwhile: settle its text, if the entry is
+            // still to settle.
+            redo: Box::new(move |cur| {
+                let src = match cur {
+                    Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
+                    None => return Err(wrong(&wanted, "no longer in its store")),
+                };
+                settled_text(&src, scope, &wanted, keep, now, person.as_deref())
+                    .map_err(unplaceable(&path))?
+                    .map(|o| Some(o.into_bytes()))
+                    .ok_or_else(|| wrong(&wanted, "already settled"))
+            }),
+        };
+        locked.owner().disk().replace_in_order(vec![change])?;
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Ok(Transition {
+        id: id.to_owned(),
+        status: "active",
+        kind: None,
+        message: keep.done(),
+        warnings: locked
+            .written(&names, &format!("{} {id}", keep.done()))
             .into_iter()
             .collect(),
     })

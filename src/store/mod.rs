@@ -72,7 +72,7 @@ pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
 pub use learnings::{
     Learning, LearningOutcome, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
 };
-pub use lifecycle::{MAX_REASON_CHARS, Renewed, Transition};
+pub use lifecycle::{Keep, MAX_REASON_CHARS, Renewed, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub use merge_file::{MergeFileOutcome, merge_file};
@@ -124,6 +124,14 @@ impl Store {
     /// every owner's lock meanwhile.
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
         sync::sync(self, caller, remote)
+    }
+
+    /// `check`'s findings of the root's `LEARNINGS.md` (none without one),
+    /// as a store's: conflict markers, a learning twice, a threat or a
+    /// secret, an unclosed comment, control characters, a pair a merge kept
+    /// (`conflict=`), the file over its budget.
+    pub fn check_learnings(&self) -> Result<Vec<Finding>> {
+        check::learnings(self)
     }
 
     /// Proposes `text` as a learning every agent would see once a person
@@ -283,6 +291,14 @@ impl Owner {
     /// live log stays archived.
     pub fn unarchive(&self, id: &str) -> Result<Transition> {
         lifecycle::unarchive(self, id)
+    }
+
+    /// Settles what a merge left of the fact `id` that `check` finds, as
+    /// `keep` says: both versions of a `conflict=` pair kept (their marks
+    /// dropped), the live side of a fact live and archived (its archive
+    /// records removed), or the first copy of an exact duplicate.
+    pub fn resolve(&self, id: &str, keep: Keep) -> Result<Transition> {
+        lifecycle::resolve(self, id, keep)
     }
 
     /// Lists the owner's memories, newest first.

@@ -68,6 +68,11 @@ fn http_agents_propose_persons_decide_and_no_agent_sees_anothers_pending_text() 
         json!({"reason": "no"}),
     )
     .error("person_only", 403);
+    // The caller is checked before the body: an agent that leaves the
+    // reason out is refused for being an agent, not for the reason.
+    let refused = srv.post(b, &format!("/api/v1/learnings/{id}/reject"), json!({}));
+    refused.error("person_only", 403);
+    assert!(!refused.body.contains("reason"), "{refused:?}");
     srv.post(p, &format!("/api/v1/learnings/{id}/reject"), json!({}))
         .error("invalid_request", 400);
     srv.post(p, &approve, json!({"seenText": "Release notes go nowhere"}))

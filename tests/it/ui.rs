@@ -784,6 +784,8 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
     let form = &page.body[at..];
     assert_eq!(input(form, "others"), drop);
     let csrf = input(&page.body, "csrf");
+    let (store, hash) = (input(form, "store"), input(form, "hash"));
+    assert_eq!(store, "memory");
     let r = b.post(
         "/ui/decisions",
         &[
@@ -792,6 +794,8 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
             ("agent", O),
             ("id", &keep),
             ("others", &drop),
+            ("store", &store),
+            ("hash", &hash),
         ],
     );
     assert_eq!(r.status, 200, "{}", r.body);
@@ -802,6 +806,7 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
         "{snap}"
     );
     assert!(!r.body.contains("data-action=\"keep\""), "{}", r.body);
+    assert!(!s.read_text(O, "MEMORY.md").contains("conflict="));
 }
 
 #[test]
@@ -974,6 +979,169 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
         memory.matches("The old port is 5432").count(),
         1,
         "{memory}"
+
+/// The fields of the decisions form `action` for the entry `id`, as the
+/// page rendered it, with the page's token.
+fn decision(page: &Page, action: &str, id: &str) -> Vec<(String, String)> {
+    let needle = format!("data-action=\"{action}\" data-keep=\"{id}\"");
+    let at = page
+        .body
+        .find(&needle)
+        .unwrap_or_else(|| panic!("no {needle} in {}", page.body));
+    let form = &page.body[at..];
+    let form = &form[..form.find("</form>").unwrap()];
+    let mut f = vec![("csrf".to_owned(), input(&page.body, "csrf"))];
+    for name in ["action", "agent", "id", "store", "hash"] {
+        f.push((name.to_owned(), input(form, name)));
+    }
+    f
+}
+
+fn post_decision(b: &mut Browser, fields: &[(String, String)]) -> Page {
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    b.post("/ui/decisions", &pairs)
+}
+
+/// A conflict pair in O's MEMORY.md (written by hand as a merge leaves
+/// it): the ids of its two entries.
+fn conflict_pair(s: &Sandbox) -> (String, String) {
+    let path = s.root.join(O).join("MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    for (text, run) in [
+        ("The gateway times out after 30 seconds", "run-a"),
+        ("The gateway times out after 60 seconds", "run-b"),
+    ] {
+        src.push_str(&format!(
+            "- {text} <!-- memdir created=2026-11-12T08:00:00Z run={run} agent={O} conflict=mem_000000000000 -->\n"
+        ));
+    }
+    std::fs::write(&path, src).unwrap();
+    (
+        id_of(s, "The gateway times out after 30 seconds"),
+        id_of(s, "The gateway times out after 60 seconds"),
+    )
+}
+
+#[test]
+fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_nothing() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    let (a, other) = conflict_pair(&s);
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    assert_eq!(page.status, 200, "{}", page.body);
+    let form = decision(&page, "both", &a);
+    assert!(
+        form.contains(&("store".to_owned(), "memory".to_owned())),
+        "{form:?}"
+    );
+    // MEMORY.md changes after the page was rendered: nothing is done.
+    s.run_as(O, &["add", "Uses a standing desk"]).ok();
+    let stale = post_decision(&mut b, &form);
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert_eq!(stale.alert().as_deref(), Some("store_changed"));
+    let file = s.read_text(O, "MEMORY.md");
+    assert_eq!(file.matches("conflict=").count(), 2, "{file}");
+    // From the page as it is now, both are kept and unmarked.
+    let form = decision(&stale, "both", &a);
+    let r = post_decision(&mut b, &form);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("kept both"), "{}", r.body);
+    let file = s.read_text(O, "MEMORY.md");
+    assert!(!file.contains("conflict="), "{file}");
+    assert!(file.contains("after 30 seconds") && file.contains("after 60 seconds"));
+    assert!(file.contains("person=ann"), "{file}");
+    assert!(
+        !r.body.contains("data-kind=\"merge_conflict_pair\""),
+        "{}",
+        r.body
+    );
+    let snap = snapshot(&s);
+    assert!(snap.contains("after 30 seconds") && snap.contains("after 60 seconds"));
+    // Keeping both of what is in no pair any more is refused by the api,
+    // in the page.
+    let csrf = input(&r.body, "csrf");
+    let hash = sha(&s, "MEMORY.md");
+    let r = b.post(
+        "/ui/decisions",
+        &[
+            ("csrf", &csrf),
+            ("action", "both"),
+            ("agent", O),
+            ("id", &other),
+            ("store", "memory"),
+            ("hash", &hash),
+        ],
+    );
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
+}
+
+/// The SHA-256 of O's file `name` now, as a form carries it.
+fn sha(s: &Sandbox, name: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(s.read(O, name)))
+}
+
+#[test]
+fn decisions_keep_the_live_side_of_a_fact_live_and_archived() {
+    let (s, srv, person, _) = setup(&["Prefers tea", "Likes maps"]);
+    let id = id_of(&s, "Prefers tea");
+    s.run_as(O, &["archive", &id, "--reason", "stale"]).ok();
+    // A merge brings it back live beside its archive record.
+    let path = s.root.join(O).join("MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    src.push_str("- Prefers tea\n");
+    std::fs::write(&path, src).unwrap();
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    assert!(
+        page.body.contains("data-kind=\"live_and_archived\""),
+        "{}",
+        page.body
+    );
+    let form = decision(&page, "live", &id);
+    assert!(
+        form.contains(&("store".to_owned(), "archive".to_owned())),
+        "{form:?}"
+    );
+    let r = post_decision(&mut b, &form);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("kept live"), "{}", r.body);
+    assert!(!s.read_or_empty(O, "archive.md").contains("Prefers tea"));
+    assert!(s.read_text(O, "MEMORY.md").contains("Prefers tea"));
+    assert!(snapshot(&s).contains("Prefers tea"));
+    assert!(
+        !r.body.contains("data-kind=\"live_and_archived\""),
+        "{}",
+        r.body
+    );
+    // The form as rendered before: archive.md changed since, refused.
+    let r = post_decision(&mut b, &form);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(r.alert().as_deref(), Some("store_changed"), "{}", r.body);
+    // Settled, with the file as it is: the api refuses it.
+    let mut fresh = form.clone();
+    for (k, v) in &mut fresh {
+        if k == "hash" {
+            *v = sha(&s, "archive.md");
+        }
+        if k == "csrf" {
+            *v = input(&r.body, "csrf");
+        }
+    }
+    let r = post_decision(&mut b, &fresh);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
     );
 }
 
@@ -1037,4 +1205,171 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     let memory = s.read_text(O, "MEMORY.md");
     assert!(memory.contains("The old port is 5432"), "{memory}");
     assert!(memory.contains("Written by hand"), "{memory}");
+
+fn decisions_keep_one_copy_of_an_exact_duplicate() {
+    let (s, srv, person, _) = setup(&["Prefers tea", "Likes maps"]);
+    let id = id_of(&s, "Prefers tea");
+    let path = s.root.join(O).join("MEMORY.md");
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    src.push_str("- Prefers tea\n");
+    std::fs::write(&path, src).unwrap();
+    assert_eq!(
+        s.read_text(O, "MEMORY.md").matches("Prefers tea").count(),
+        2
+    );
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    assert!(
+        page.body.contains("data-kind=\"duplicate_entry\""),
+        "{}",
+        page.body
+    );
+    let r = post_decision(&mut b, &decision(&page, "one", &id));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("kept one"), "{}", r.body);
+    let file = s.read_text(O, "MEMORY.md");
+    assert_eq!(file.matches("Prefers tea").count(), 1, "{file}");
+    assert!(file.contains("Likes maps"), "{file}");
+    assert!(
+        !r.body.contains("data-kind=\"duplicate_entry\""),
+        "{}",
+        r.body
+    );
+    // No copy left to remove: the api refuses, the page says so.
+    let page = b.get("/ui/decisions");
+    let csrf = input(&page.body, "csrf");
+    let memory = sha(&s, "MEMORY.md");
+    let r = b.post(
+        "/ui/decisions",
+        &[
+            ("csrf", &csrf),
+            ("action", "one"),
+            ("agent", O),
+            ("id", &id),
+            ("store", "memory"),
+            ("hash", &memory),
+        ],
+    );
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
+fn check_and_the_decisions_page_report_the_root_s_learnings_file() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    std::fs::write(
+        s.root.join("LEARNINGS.md"),
+        "# Learnings\n\n\
+         - Deploys need the VPN on port 443 <!-- memdir conflict=mem_000000000000 -->\n\
+         - Deploys need the VPN on port 8443 <!-- memdir conflict=mem_000000000000 -->\n\
+         - Use UTC in logs\n\
+         - Use UTC in logs\n",
+    )
+    .unwrap();
+    let r = s.run(&["--json", "check"]);
+    assert_eq!(r.code, 1, "a learning twice is an error: {r:?}");
+    let v = r.json();
+    let found: Vec<(String, String, u64)> = v["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().unwrap().clone())
+        .filter(|f| f["file"] == "LEARNINGS.md")
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_owned(),
+                f["id"].as_str().unwrap_or_default().to_owned(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let kinds: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "duplicate_entry",
+            "merge_conflict_pair",
+            "merge_conflict_pair"
+        ],
+        "{v}"
+    );
+    assert_eq!(found[0].2, 6, "{v}");
+    assert_eq!((found[1].2, found[2].2), (3, 4), "{v}");
+    assert_ne!(found[1].1, found[2].1, "{v}");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    let at = page
+        .body
+        .find("id=\"findings-learnings\"")
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let section = &page.body[at..];
+    assert_eq!(
+        section.matches("data-kind=\"merge_conflict_pair\"").count(),
+        2,
+        "{section}"
+    );
+    assert!(section.contains("LEARNINGS.md:3"), "{section}");
+    assert!(
+        section.contains("data-kind=\"duplicate_entry\""),
+        "{section}"
+    );
+    // They are the root's: no agent's section shows them.
+    assert!(
+        !page.body.contains(&format!("id=\"findings-{O}\"")),
+        "{}",
+        page.body
+    );
+}
+
+#[test]
+fn a_form_over_64_kib_is_answered_413_and_nothing_is_done() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    let id = id_of(&s, "Prefers tea");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get(&format!("/ui/agents/{O}"));
+    let big = "x".repeat(70 * 1024);
+    let r = b.act(&page, &id, "archive", &[("reason", &big)]);
+    assert_eq!(r.status, 413, "{}", r.body);
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("request_too_large"),
+        "{}",
+        r.body
+    );
+    assert!(s.read_text(O, "MEMORY.md").contains("Prefers tea"));
+    let r = b.post("/ui/decisions", &[("action", "one"), ("pad", &big)]);
+    assert_eq!(r.status, 413, "{}", r.body);
+    // Logging out with such a body does not end the session.
+    let r = b.post("/ui/logout", &[("pad", &big)]);
+    assert_eq!(r.status, 413, "{}", r.body);
+    assert_eq!(b.get("/ui/").status, 200);
+}
+
+#[test]
+fn ui_idle_is_bounded_and_a_session_idle_past_it_ends() {
+    let s = Sandbox::new();
+    s.run_as(O, &["add", "Prefers tea"]).ok();
+    let person = make_key(&s, &["--person", "ann"]);
+    for bad in ["4", "86401", "0", "soon"] {
+        let r = s.run(&["serve", "--listen", "127.0.0.1:0", "--ui-idle", bad]);
+        let err = r.usage_error();
+        assert!(err.contains("--ui-idle"), "{bad}: {err}");
+    }
+    let srv = serve(&s, &["--review-every", "0", "--ui-idle", "5"]);
+    let mut b = Browser::logged_in(&srv, &person);
+    assert_eq!(b.get("/ui/").status, 200);
+    // Requests within the idle time keep it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(b.get("/ui/").status, 200);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(b.get("/ui/").status, 200);
+    // Idle past it: the login page.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let r = b.get("/ui/");
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(r.header("location"), Some("/ui/login"));
 }

@@ -123,6 +123,11 @@ pub enum Command {
         /// `https://`, and a login from another machine is allowed.
         #[arg(long)]
         behind_tls: bool,
+        /// How long a dashboard session lives without a request, in seconds
+        /// (5 to 86400; a session ends 12 hours after its login whatever
+        /// this says).
+        #[arg(long, value_name = "S", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(5..=86_400))]
+        ui_idle: u64,
     },
     /// The keys of `memdir serve`: create (shown once), list, revoke.
     #[command(display_order = 32)]

@@ -8,8 +8,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::Error;
 use memdir::api::{self, Request, Response as Answer, render};
+use memdir::{Caller, Error};
 use serde::Deserialize;
 
 use super::answer::{ok, parse};
@@ -61,18 +61,20 @@ struct DecisionBody {
     reason: Option<String>,
 }
 
-/// Runs a person's decision on the learning `id`.
+/// Runs a person's decision on the learning `id`: the request is made
+/// once the key is known (`make` is given the caller), so that what the
+/// caller may not do is refused before what its body lacks.
 async fn decide(
     app: App,
     headers: HeaderMap,
     action: &'static str,
     body: &Bytes,
-    make: impl FnOnce(DecisionBody) -> Result<Request, Error> + Send + 'static,
+    make: impl FnOnce(DecisionBody, &Caller) -> Result<Request, Error> + Send + 'static,
 ) -> Result<Response, Fail> {
     let b: DecisionBody = parse(action, body)?;
-    let request = make(b)?;
     let v = app
         .call(headers, None, move |store, who| {
+            let request = make(b, &who.caller)?;
             Ok(render::json(&api::execute(store, who, request)?))
         })
         .await?;
@@ -87,7 +89,7 @@ pub(super) async fn approve(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "approve", &body, move |b| {
+    decide(app, headers, "approve", &body, move |b, _| {
         Ok(Request::Approve {
             id,
             text: b.text,
@@ -104,12 +106,21 @@ pub(super) async fn reject(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "reject", &body, move |b| match b.reason {
-        Some(reason) => Ok(Request::Reject { id, reason }),
-        None => Err(Error::Required {
-            what: "reason",
-            action: "reject",
-        }),
+    decide(app, headers, "reject", &body, move |b, caller| {
+        match b.reason {
+            Some(reason) => Ok(Request::Reject { id, reason }),
+            // An agent's key is refused for what it is (`person_only`, by the
+            // library, which checks the caller before the reason), not for
+            // the reason it left out.
+            None if !caller.is_person() => Ok(Request::Reject {
+                id,
+                reason: String::new(),
+            }),
+            None => Err(Error::Required {
+                what: "reason",
+                action: "reject",
+            }),
+        }
     })
     .await
 }
@@ -121,7 +132,7 @@ pub(super) async fn retire(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "retire", &body, move |b| {
+    decide(app, headers, "retire", &body, move |b, _| {
         Ok(Request::Retire {
             id,
             reason: b.reason,

@@ -70,6 +70,8 @@ pub struct Config {
     pub public_host: Option<String>,
     /// The server sits behind TLS (`--behind-tls`).
     pub behind_tls: bool,
+    /// How long a dashboard session lives without a request (`--ui-idle`).
+    pub ui_idle: Duration,
 }
 
 /// How a call failed: an operation's error, or the transport's.
@@ -147,6 +149,7 @@ impl App {
             listen,
             public_host: cfg.public_host.clone(),
             behind_tls: cfg.behind_tls,
+            idle: cfg.ui_idle,
         });
         App {
             cfg: Arc::new(cfg),

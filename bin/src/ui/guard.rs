@@ -145,6 +145,7 @@ mod tests {
             listen: "127.0.0.1:7077".parse().unwrap(),
             public_host: public.map(str::to_owned),
             behind_tls: tls,
+            idle: crate::ui::session::IDLE,
         })
     }
 

@@ -45,6 +45,8 @@ pub struct Settings {
     /// The server sits behind TLS: the cookie is `Secure` with the
     /// `__Host-` prefix, origins are `https://`.
     pub behind_tls: bool,
+    /// How long a session lives without a request (`--ui-idle`).
+    pub idle: std::time::Duration,
 }
 
 /// The dashboard's state: its settings, the sessions, the login attempts
@@ -67,8 +69,8 @@ impl Ui {
     /// The dashboard of a server started with `settings`.
     pub fn new(settings: Settings) -> Arc<Ui> {
         Arc::new(Ui {
+            sessions: session::Sessions::new(settings.idle),
             settings,
-            sessions: session::Sessions::default(),
             attempts: session::Attempts::default(),
             stats: stats::Cache::default(),
             reviews: pages::dreaming::Runs::default(),

@@ -11,7 +11,8 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How long a session lives without a request.
+/// How long a session lives without a request, unless `memdir serve
+/// --ui-idle` says otherwise.
 pub const IDLE: Duration = Duration::from_secs(30 * 60);
 /// How long a session lives at most.
 pub const ABSOLUTE: Duration = Duration::from_secs(12 * 60 * 60);
@@ -57,18 +58,35 @@ pub struct Session {
 }
 
 impl Session {
-    fn live(&self, now: Instant) -> bool {
-        now.duration_since(self.created) < ABSOLUTE && now.duration_since(self.last) < IDLE
+    fn live(&self, now: Instant, idle: Duration) -> bool {
+        now.duration_since(self.created) < ABSOLUTE && now.duration_since(self.last) < idle
     }
 }
 
 /// The sessions, by id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Sessions {
     map: Mutex<HashMap<String, Session>>,
+    /// How long a session lives without a request.
+    idle: Duration,
+}
+
+impl Default for Sessions {
+    fn default() -> Sessions {
+        Sessions::new(IDLE)
+    }
 }
 
 impl Sessions {
+    /// No session yet; each lives `idle` without a request (and
+    /// [`ABSOLUTE`] at most).
+    pub fn new(idle: Duration) -> Sessions {
+        Sessions {
+            map: Mutex::default(),
+            idle,
+        }
+    }
+
     /// A new session for `person` logged in with `key`: its id (the
     /// cookie's value) and the session.
     pub fn create(&self, person: &str, key: &str) -> Option<(String, Session)> {
@@ -82,7 +100,8 @@ impl Sessions {
             last: now,
         };
         let mut map = self.map.lock().ok()?;
-        map.retain(|_, s| s.live(now));
+        let idle = self.idle;
+        map.retain(|_, s| s.live(now, idle));
         if map.len() >= MAX_SESSIONS
             && let Some(oldest) = map
                 .iter()
@@ -101,7 +120,7 @@ impl Sessions {
         let now = Instant::now();
         let mut map = self.map.lock().ok()?;
         let s = map.get_mut(id)?;
-        if !s.live(now) {
+        if !s.live(now, self.idle) {
             map.remove(id);
             return None;
         }
@@ -128,7 +147,7 @@ impl Sessions {
         let now = Instant::now();
         self.map
             .lock()
-            .map_or(0, |m| m.values().filter(|s| s.live(now)).count())
+            .map_or(0, |m| m.values().filter(|s| s.live(now, self.idle)).count())
     }
 
     /// Whether no session is live.
@@ -198,6 +217,16 @@ mod tests {
         let (id2, _) = s.create("ann", "mdk_2").unwrap();
         s.end_key("mdk_2");
         assert!(s.touch(&id2).is_none());
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn a_session_idle_past_its_timeout_ends() {
+        let s = Sessions::new(Duration::from_millis(50));
+        let (id, _) = s.create("ann", "mdk_1").unwrap();
+        assert!(s.touch(&id).is_some());
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(s.touch(&id).is_none());
         assert!(s.is_empty());
     }
 

@@ -303,7 +303,13 @@ fn compute(
         }
     }
     if let Response::Check { reports, .. } = api::check(store, &[agent.to_owned()], false)? {
-        row.findings = reports.iter().map(|r| r.findings.len()).sum();
+        // The root's LEARNINGS.md is no agent's: the decisions page shows
+        // its findings on their own.
+        row.findings = reports
+            .iter()
+            .flat_map(|r| &r.findings)
+            .filter(|f| f.file != memdir::LEARNINGS_FILE)
+            .count();
     }
     row.valid_until = until.into_iter().filter(|t| *t > now).min();
     Ok(row)

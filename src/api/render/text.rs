@@ -522,6 +522,12 @@ fn results_removed(r: &crate::store::ResultsRemoved) -> String {
 /// A memory archived, brought back or vetoed.
 fn transition(t: &Transition) -> String {
     match t.status {
+        "active" if t.message.starts_with("kept ") => {
+            format!(
+                "{} {}: settled, it stays in the snapshot\n",
+                t.message, t.id
+            )
+        }
         "active" => format!("{} {}: it is active again\n", t.message, t.id),
         _ => format!("{} {}: it is out of the snapshot\n", t.message, t.id),
     }

@@ -2,13 +2,17 @@
 //! The pending learnings first (a count and a link to their page), then
 //! `memdir check`'s findings per agent (the api's `check`, as the command
 //! runs it), each with its file and line, message and hint, and a
-//! one-click resolution where the api has one: a pair a merge kept
-//! (`conflict=`): keep this one, the others of the pair removed
-//! (`Write { Remove }`); a fact live and archived: archive it again
-//! (`Archive`). Keeping both of a pair needs its `conflict=` marks
-//! dropped, which no request does: the page says so. An exact duplicate
-//! shares its id with its copy, so no request removes one copy only: the
-//! daily review keeps one.
+//! one-click resolution where the api has one: of a pair a merge kept
+//! (`conflict=`), keep this one (the others of the pair removed,
+//! `Write { Remove }`, then its own mark dropped, `Resolve { both }`) or
+//! keep both (`Resolve { both }`: their
+//! `conflict=` marks dropped); a fact live and archived, keep the live one
+//! (`Resolve { live }`: its archive records removed) or archive it again
+//! (`Archive`); an exact duplicate, keep one copy (`Resolve { one }`).
+//! Every form carries the SHA-256 of the file it edits as rendered: when
+//! the file changed since, nothing is done (`409 store_changed`) and the
+//! page shows the findings as they are now. The root's `LEARNINGS.md`
+//! findings follow in a section of their own, with their file and line.
 
 use std::sync::Arc;
 
@@ -18,8 +22,9 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
-use memdir::{Caller, CheckReport, ErrorCode, LearningStatus, Op};
+use memdir::{Caller, CheckReport, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus, Op};
 
+use super::agent::{Hashes, file_name, hashes};
 use super::{Chrome, LoggedIn, logged_in, posted_form};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html, visible};
 
@@ -41,6 +46,11 @@ pub struct Item {
     /// For a pair's entry: the others of its pair, comma-separated (a
     /// `keep` form removes them).
     pub others: String,
+    /// The store file it is in, as the forms name it (`memory`, `user`),
+    /// when it is one.
+    pub store: String,
+    /// That file's SHA-256 as rendered.
+    pub hash: String,
 }
 
 /// One agent's findings.
@@ -52,6 +62,8 @@ pub struct Agent {
     pub seg: String,
     /// Its findings.
     pub items: Vec<Item>,
+    /// Its archive.md's SHA-256 as rendered (what `keep live` edits).
+    pub hash_archive: String,
 }
 
 /// The decisions page.
@@ -64,6 +76,8 @@ pub struct DecisionsPage {
     pub pending: usize,
     /// The agents with findings.
     pub agents: Vec<Agent>,
+    /// The findings of the root's LEARNINGS.md.
+    pub learnings: Vec<Item>,
     /// Findings in all.
     pub total: usize,
     /// What the last action did.
@@ -72,53 +86,86 @@ pub struct DecisionsPage {
     pub error: Option<Shown>,
 }
 
-/// The page's rows of one report: a pair's entries (the same file and
-/// message: the same entry the merge kept twice) each name the others.
-pub fn items(report: &CheckReport) -> Vec<Item> {
-    let f = &report.findings;
-    f.iter()
-        .map(|x| {
-            let others = if x.kind == "merge_conflict_pair" {
-                f.iter()
-                    .filter(|y| {
-                        y.kind == x.kind
-                            && y.file == x.file
-                            && y.message == x.message
-                            && y.id != x.id
-                    })
-                    .filter_map(|y| y.id.clone())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            } else {
-                String::new()
-            };
-            Item {
-                severity: format!("{:?}", x.severity).to_lowercase(),
-                kind: x.kind,
-                at: x
-                    .line
-                    .map_or_else(|| x.file.clone(), |l| format!("{}:{l}", x.file)),
-                id: x.id.clone().unwrap_or_default(),
-                message: visible(&x.message).0,
-                hint: x.hint.clone(),
-                others,
-            }
-        })
+/// The page's row of one finding of `owner` (`""`: the root's).
+fn item(owner: &str, x: &Finding, all: &[&Finding], hashes: Option<&Hashes>) -> Item {
+    let others = if x.kind == "merge_conflict_pair" {
+        all.iter()
+            .filter(|y| {
+                y.kind == x.kind && y.file == x.file && y.message == x.message && y.id != x.id
+            })
+            .filter_map(|y| y.id.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    } else {
+        String::new()
+    };
+    let name = x
+        .file
+        .strip_prefix(owner)
+        .and_then(|f| f.strip_prefix('/'))
+        .unwrap_or("");
+    let (store, hash) = match (name, hashes) {
+        ("MEMORY.md", Some(h)) => ("memory", h.memory.clone()),
+        ("USER.md", Some(h)) => ("user", h.user.clone()),
+        _ => ("", String::new()),
+    };
+    Item {
+        severity: format!("{:?}", x.severity).to_lowercase(),
+        kind: x.kind,
+        at: x
+            .line
+            .map_or_else(|| x.file.clone(), |l| format!("{}:{l}", x.file)),
+        id: x.id.clone().unwrap_or_default(),
+        message: visible(&x.message).0,
+        hint: x.hint.clone(),
+        others,
+        store: store.to_owned(),
+        hash,
+    }
+}
+
+/// The page's rows of one report, the root's `LEARNINGS.md` findings left
+/// out: a pair's entries (the same file and message: the same entry the
+/// merge kept twice) each name the others.
+pub fn items(report: &CheckReport, hashes: Option<&Hashes>) -> Vec<Item> {
+    let own: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.file != LEARNINGS_FILE)
+        .collect();
+    own.iter()
+        .map(|x| item(&report.owner, x, &own, hashes))
         .collect()
+}
+
+/// The rows of the root's `LEARNINGS.md` findings among `reports`.
+pub fn learnings_items(reports: &[CheckReport]) -> Vec<Item> {
+    let all: Vec<&Finding> = reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .filter(|f| f.file == LEARNINGS_FILE)
+        .collect();
+    all.iter().map(|x| item("", x, &all, None)).collect()
+}
+
+fn missing(name: &str) -> Shown {
+    Shown::transport(
+        ErrorCode::InvalidRequest,
+        format!("the form lacks its field {name:?}"),
+    )
 }
 
 /// The requests a form makes, in order.
 fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
-    let missing = |name: &str| {
-        Shown::transport(
-            ErrorCode::InvalidRequest,
-            format!("the form lacks its field {name:?}"),
-        )
-    };
     let given = |name: &str| field(f, name).map(str::trim).filter(|v| !v.is_empty());
+    let id = || given("id").map(str::to_owned).ok_or_else(|| missing("id"));
+    let resolve = |keep: Keep| -> Result<Vec<Request>, Shown> {
+        Ok(vec![Request::Resolve { id: id()?, keep }])
+    };
     match given("action").ok_or_else(|| missing("action"))? {
         "keep" => {
-            let others: Vec<Request> = given("others")
+            let kept = id()?;
+            let mut others: Vec<Request> = given("others")
                 .ok_or_else(|| missing("others"))?
                 .split(',')
                 .map(str::trim)
@@ -134,10 +181,18 @@ fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
             if others.is_empty() {
                 return Err(missing("others"));
             }
+            // The one kept is in no pair any more: its mark goes too.
+            others.push(Request::Resolve {
+                id: kept,
+                keep: Keep::Both,
+            });
             Ok(others)
         }
+        "both" => resolve(Keep::Both),
+        "live" => resolve(Keep::Live),
+        "one" => resolve(Keep::One),
         "archive" => Ok(vec![Request::Archive {
-            id: given("id").ok_or_else(|| missing("id"))?.to_owned(),
+            id: id()?,
             reason: field(f, "reason").unwrap_or("").to_owned(),
         }]),
         other => Err(Shown::transport(
@@ -145,6 +200,35 @@ fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
             format!("no such action: {other:?}"),
         )),
     }
+}
+
+/// Refuses a form whose file (`store`, its `hash` as rendered) changed
+/// since the page was rendered.
+fn unchanged(store: &memdir::Store, who: &Who, f: &[(String, String)]) -> Result<(), Shown> {
+    let given = |name: &str| field(f, name).map(str::trim).filter(|v| !v.is_empty());
+    let file = given("store")
+        .and_then(file_name)
+        .ok_or_else(|| missing("store"))?;
+    let hash = given("hash").ok_or_else(|| missing("hash"))?;
+    let owner = who.owner(store).map_err(|e| Shown::of(&e))?;
+    let now = owner.file_sha256(file).map_err(|e| Shown::of(&e))?;
+    if crate::ui::session::same(&now, hash) {
+        Ok(())
+    } else {
+        Err(Shown::transport(
+            ErrorCode::StoreChanged,
+            format!(
+                "{file} changed since this page was rendered: nothing was done; the page shows the findings as they are now"
+            ),
+        ))
+    }
+}
+
+/// What the page shows, read now.
+struct Read {
+    pending: usize,
+    reports: Vec<CheckReport>,
+    hashes: Vec<Option<Hashes>>,
 }
 
 /// The page as the root is now.
@@ -158,12 +242,12 @@ async fn render(
     let person = Caller::Person(l.session.person.clone());
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let who = Who {
-            caller: person,
-            named: None,
+        let who = |named: Option<&str>| Who {
+            caller: person.clone(),
+            named: named.map(str::to_owned),
             raw: false,
         };
-        let pending = match api::execute(&store, &who, Request::Learnings) {
+        let pending = match api::execute(&store, &who(None), Request::Learnings) {
             Ok(Answer::Learnings(list)) => list
                 .proposals
                 .iter()
@@ -175,29 +259,46 @@ async fn render(
             Answer::Check { reports, .. } => reports,
             _ => Vec::new(),
         };
-        Ok((pending, reports))
+        let hashes = reports
+            .iter()
+            .map(|r| {
+                (!r.findings.is_empty())
+                    .then(|| hashes(&store, &who(Some(&r.owner))).ok())
+                    .flatten()
+            })
+            .collect();
+        Ok(Read {
+            pending,
+            reports,
+            hashes,
+        })
     })
     .await;
-    let (pending, reports) = match got {
+    let read = match got {
         Ok(g) => g,
         Err(e) => return error_page(e, Some(l.session.person.clone())),
     };
-    let agents: Vec<Agent> = reports
+    let agents: Vec<Agent> = read
+        .reports
         .iter()
-        .filter(|r| !r.findings.is_empty())
-        .map(|r| Agent {
+        .zip(&read.hashes)
+        .map(|(r, h)| Agent {
             agent: r.owner.clone(),
             seg: encode(&r.owner),
-            items: items(r),
+            items: items(r, h.as_ref()),
+            hash_archive: h.as_ref().map(|h| h.archive.clone()).unwrap_or_default(),
         })
+        .filter(|a| !a.items.is_empty())
         .collect();
-    let total = agents.iter().map(|a| a.items.len()).sum();
+    let learnings = learnings_items(&read.reports);
+    let total = agents.iter().map(|a| a.items.len()).sum::<usize>() + learnings.len();
     html(
         error.as_ref().map_or(200, |e| e.status),
         &DecisionsPage {
             chrome: Chrome::of("Decisions waiting — memdir", &l.session),
-            pending,
+            pending: read.pending,
             agents,
+            learnings,
             total,
             notice,
             error,
@@ -213,8 +314,10 @@ pub async fn show(State(ui): State<Arc<Ui>>, headers: HeaderMap) -> Response {
     }
 }
 
-/// `POST /ui/decisions`: a resolution (`action`: `keep` with `agent`,
-/// `id` and `others`; `archive` with `agent`, `id` and `reason`; `csrf`).
+/// `POST /ui/decisions`: a resolution (`action`: `keep` with `others`,
+/// `both`, `live`, `one`, or `archive` with `reason`; each with `agent`,
+/// `id`, `store` and `hash`, the file the form edits and its SHA-256 as
+/// rendered; `csrf`).
 pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
     let (l, f) = match posted_form(&ui, req).await {
         Ok(posted) => posted,
@@ -226,6 +329,7 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
     let done = blocking(move || {
         let requests = requests(&f)?;
         let store = u.open().map_err(|e| Shown::of(&e))?;
+        unchanged(&store, &who, &f)?;
         let mut words = Vec::new();
         for r in requests {
             let answer = api::execute(&store, &who, r).map_err(|e| Shown::of(&e))?;
@@ -244,8 +348,8 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
 #[cfg(test)]
 mod tests {
     use super::requests;
-    use memdir::Op;
     use memdir::api::Request;
+    use memdir::{Keep, Op};
 
     fn f(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
@@ -272,7 +376,40 @@ mod tests {
             })
             .collect();
         assert_eq!(removed, ["mem_b", "mem_c"]);
+        let r = requests(&f(&[
+            ("action", "keep"),
+            ("id", "mem_a"),
+            ("others", "mem_b"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            r.last(),
+            Some(&Request::Resolve {
+                id: "mem_a".into(),
+                keep: Keep::Both
+            })
+        );
+        assert!(requests(&f(&[("action", "keep"), ("others", "mem_b")])).is_err());
         assert!(requests(&f(&[("action", "keep"), ("others", "")])).is_err());
         assert!(requests(&f(&[("action", "remove"), ("id", "mem_a")])).is_err());
+    }
+
+    #[test]
+    fn each_resolution_is_one_request_of_its_id() {
+        for (action, keep) in [
+            ("both", Keep::Both),
+            ("live", Keep::Live),
+            ("one", Keep::One),
+        ] {
+            let r = requests(&f(&[("action", action), ("id", "mem_a")])).unwrap();
+            assert_eq!(
+                r,
+                [Request::Resolve {
+                    id: "mem_a".into(),
+                    keep
+                }]
+            );
+            assert!(requests(&f(&[("action", action)])).is_err());
+        }
     }
 }

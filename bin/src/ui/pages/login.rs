@@ -210,9 +210,10 @@ pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
 /// `POST /ui/logout`: the session ends here and now.
 pub async fn logout(State(ui): State<Arc<Ui>>, req: Request) -> Response {
     let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), FORM_BYTES)
-        .await
-        .unwrap_or_default();
+    let body = match super::form_body(req.into_body()).await {
+        Ok(b) => b,
+        Err(e) => return error_page(e, None),
+    };
     let l = match posted(&ui, &headers, &fields(&body)).await {
         Ok(l) => l,
         Err(r) => return r,

@@ -165,17 +165,33 @@ pub async fn posted(
     Ok(l)
 }
 
-/// A `POST`'s form (read up to [`login::FORM_BYTES`]) and its logged-in
-/// session, checked as [`posted`] checks it: what every action handler
-/// starts with.
+/// A `POST`'s body, read up to [`login::FORM_BYTES`]: past it (or cut
+/// off), `413 request_too_large` and nothing of the form is used.
+pub async fn form_body(body: axum::body::Body) -> Result<axum::body::Bytes, Shown> {
+    axum::body::to_bytes(body, login::FORM_BYTES)
+        .await
+        .map_err(|_| {
+            Shown::transport(
+                ErrorCode::RequestTooLarge,
+                format!(
+                    "the form is over the {}-byte limit of the dashboard's forms: nothing was done",
+                    login::FORM_BYTES
+                ),
+            )
+        })
+}
+
+/// A `POST`'s form (read up to [`login::FORM_BYTES`], else `413
+/// request_too_large`) and its logged-in session, checked as [`posted`]
+/// checks it: what every action handler starts with.
 pub async fn posted_form(
     ui: &Arc<Ui>,
     req: axum::extract::Request,
 ) -> Result<(LoggedIn, Vec<(String, String)>), Response> {
     let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), login::FORM_BYTES)
+    let body = form_body(req.into_body())
         .await
-        .unwrap_or_default();
+        .map_err(|e| error_page(e, None))?;
     let f = super::fields(&body);
     let l = posted(ui, &headers, &f).await?;
     Ok((l, f))
