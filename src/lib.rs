@@ -108,7 +108,8 @@ pub use store::{
 };
 // The day log and runs.
 pub use store::{
-    DEFAULT_SEARCH_LIMIT, DayOutcome, DayRow, EPISODES_FILE, RunHit, RunRecord, RunView, Runs,
+    DEFAULT_SEARCH_LIMIT, DayOutcome, DayRow, EPISODES_FILE, MAX_RECALL_BLOCK_BYTES,
+    MAX_RECALL_QUERY_CHARS, MAX_RUN_RECALLS, RunHit, RunRecall, RunRecord, RunView, Runs,
     SearchOptions,
 };
 // The daily review.

@@ -158,6 +158,18 @@ fn run(mut v: RunView) -> RunView {
     {
         *snap = p;
     }
+    // A record's recalls are a file of `.memdir/` anyone who writes the
+    // folder could forge: each passes the scanner again.
+    let run_id = v.run_id.clone();
+    for (i, r) in v.recalls.iter_mut().enumerate() {
+        let what = format!("recall {} of run {run_id}", i + 1);
+        if let Some(p) = scan::blocked_lines(&r.block, &what) {
+            r.block = p;
+        }
+        if let Some(q) = &mut r.query {
+            guard_text(q, &format!("the query of {what}"));
+        }
+    }
     v
 }
 

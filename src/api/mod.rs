@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use crate::edit::Op;
 use crate::error::Result;
-use crate::model::{Caller, Scope, validate_id};
+use crate::model::{Caller, RunContext, Scope, validate_id};
 use crate::recall::RecallOptions;
 use crate::snapshot::Snapshot;
 use crate::store::{FactRow, ListFilter, Owner, RunOptions, SearchOptions, Store, StoreView};
@@ -213,11 +213,62 @@ pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
 
 /// The answer to `request`, as the files hold it.
 fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
+    answer_in(store, who, request, None)
+}
+
+/// The run a [`Request::InRun`] names, as the handle writing for it
+/// carries it: a run of the owner, begun and not finished, asked by its
+/// agent.
+fn run_context(store: &Store, who: &Who, run_id: &str) -> Result<RunContext> {
+    if let Caller::Person(_) = &who.caller {
+        return Err(crate::error::Error::Usage {
+            message: "a run is its agent's: only the agent writes or recalls inside it".into(),
+        });
+    }
+    let record = who.owner(store)?.runs().record(run_id)?;
+    if let Some(done) = record.finished_at {
+        return Err(crate::error::Error::RunFinished {
+            run_id: record.run_id,
+            finished_at: crate::model::fmt_time(done),
+        });
+    }
+    Ok(RunContext {
+        id: record.run_id,
+        task: record.task,
+    })
+}
+
+/// The answer to `request`, as the files hold it, made inside `run` when
+/// one is given.
+fn answer_in(
+    store: &Store,
+    who: &Who,
+    request: Request,
+    run: Option<RunContext>,
+) -> Result<Response> {
     // Every request but a person's `list` and the learnings acts on one
     // owner; the learnings are the root's.
-    let owner = || who.owner(store);
+    let owner = || {
+        who.owner(store).map(|o| match &run {
+            Some(r) => o.in_run(r.clone()),
+            None => o,
+        })
+    };
     let caller = &who.caller;
     Ok(match request {
+        Request::InRun { run_id, within } => {
+            let inside = matches!(
+                *within,
+                Request::Write { .. } | Request::Batch { .. } | Request::Recall { .. }
+            );
+            if run.is_some() || !inside {
+                return Err(crate::error::Error::Usage {
+                    message: "only a write, a batch or a recall is made inside a run".into(),
+                });
+            }
+            let context = run_context(store, who, &run_id)?;
+            return answer_in(store, who, *within, Some(context));
+        }
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
         Request::Approve {
@@ -522,6 +573,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::SkillForget { .. }
         | Request::ExportHermes { .. }
         | Request::Recall { .. } => false,
+        Request::InRun { within, .. } => return creates_owner(within).map(|_| false),
         Request::List { .. }
         | Request::Propose { .. }
         | Request::Learnings
@@ -579,6 +631,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
         Request::GetRun { run_id } | Request::FinishRun { run_id, .. } => {
             validate_id("run", run_id)?;
         }
+        Request::InRun { run_id, .. } => validate_id("run", run_id)?,
         _ => {}
     }
     match creates_owner(request) {

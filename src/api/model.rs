@@ -90,6 +90,17 @@ pub enum Request {
         /// At most this many hits.
         limit: Option<usize>,
     },
+    /// A write, a batch or a recall made inside a run the owner (an
+    /// agent) began and has not finished: a fact it saves records the run
+    /// (`run=` and `task=` in its metadata), and a recall's block is kept
+    /// in the run's record (docs/FORMAT.md), as for a run begun through
+    /// the library.
+    InRun {
+        /// The run id `run begin` answered.
+        run_id: String,
+        /// The request made inside it: `write`, `batch` or `recall`.
+        within: Box<Request>,
+    },
     /// One run: journal lines, snapshot, steps.
     GetRun {
         /// The run id.

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::files::episodes;
 use super::files::results::{self, ResultStep};
-use super::files::runs::{self, RunRecord};
+use super::files::runs::{self, RunRecall, RunRecord};
 use super::owner::{At, Owner};
 use crate::error::{Error, Result};
 use crate::model::validate_id;
@@ -62,9 +62,19 @@ pub struct RunView {
     pub journal: Vec<RunHit>,
     /// The snapshot it began with.
     pub snapshot: Option<String>,
+    /// The recall blocks it was given, oldest first (kept in its record,
+    /// bounded: docs/FORMAT.md).
+    pub recalls: Vec<RunRecall>,
+    /// Recalls it made past the bound, whose blocks were not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub recalls_left_out: u32,
     /// Its SharedMemory steps (results stored under the run's workflow id,
     /// by default the run id).
     pub steps: Vec<ResultStep>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn journal_hits(at: At<'_>) -> Result<Vec<RunHit>> {
@@ -142,7 +152,7 @@ pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
         Err(e) => return Err(e),
     };
     let run_id = resolved.as_str();
-    let record = match runs::read_record(at, run_id) {
+    let mut record = match runs::read_record(at, run_id) {
         Ok(r) => Some(r),
         Err(Error::RunNotFound { .. }) => None,
         Err(e) => return Err(e),
@@ -166,11 +176,21 @@ pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
         Some(r) => runs::stored_snapshot(at, &r.snapshot_sha256)?,
         None => None,
     };
+    // The recalls once, beside the record.
+    let (recalls, recalls_left_out) = match &mut record {
+        Some(r) => (
+            std::mem::take(&mut r.recalls),
+            std::mem::take(&mut r.recalls_left_out),
+        ),
+        None => (Vec::new(), 0),
+    };
     Ok(RunView {
         run_id: run_id.to_owned(),
         record,
         journal,
         snapshot,
+        recalls,
+        recalls_left_out,
         steps,
     })
 }
@@ -180,6 +200,11 @@ pub(crate) fn get_run(owner: &Owner, run_id: &str) -> Result<RunView> {
 pub(crate) fn list_runs(owner: &Owner, open: bool) -> Result<Vec<RunRecord>> {
     let mut out = runs::list_records(owner.view()?.at())?;
     out.retain(|r| !open || r.finished_at.is_none());
+    // A list names runs; a run's recalls are shown with the run.
+    for r in &mut out {
+        r.recalls.clear();
+        r.recalls_left_out = 0;
+    }
     out.reverse();
     Ok(out)
 }

@@ -61,7 +61,9 @@ pub use files::results::{
     DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
     WorkflowResults,
 };
-pub use files::runs::RunRecord;
+pub use files::runs::{
+    MAX_RECALL_BLOCK_BYTES, MAX_RECALL_QUERY_CHARS, MAX_RUN_RECALLS, RunRecall, RunRecord,
+};
 pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
 pub use handles::{Hermes, Results, Reviews, Runs, Skills};

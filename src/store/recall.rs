@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use super::files::episodes::{self, EPISODES_FILE};
 use super::files::learnings::{self, LEARNINGS_FILE};
+use super::files::runs::{self, RunRecall};
 use super::files::{scan_cache, stats, stores};
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
@@ -200,6 +201,13 @@ pub(crate) fn recall(
     }
     stats.sessions.retain(|_, t| now - *t < SESSION_SKIP);
     held.save(&mut stats)?;
+    // Inside a run: the block given, in the run's record (under the stats'
+    // lock, so concurrent recalls of the run keep each other's).
+    if let Some(run) = owner.run() {
+        let given = RunRecall::bounded(now, options.query.as_deref(), &recall.block);
+        runs::record_recall(owner, &run.id, given)?;
+    }
+    drop(held);
     Ok(recall)
 }
 
@@ -223,6 +231,33 @@ mod tests {
         ) -> std::result::Result<Vec<f64>, crate::recall::ScoreError> {
             Err(crate::recall::ScoreError::Failed("model offline".into()))
         }
+    }
+
+    #[test]
+    fn a_recall_inside_a_run_is_kept_in_its_record_a_preview_not() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::Memory, "The staging deploy needs the VPN on")
+            .unwrap();
+        let run = o
+            .begin_run(crate::store::RunOptions::task("PIN-1"))
+            .unwrap();
+        let q = RecallOptions::query("staging deploy");
+        // Outside the run, and a preview inside it: nothing kept.
+        o.recall(&q).unwrap();
+        run.memory().recall(&q.clone().preview()).unwrap();
+        assert!(o.runs().record(run.id()).unwrap().recalls.is_empty());
+        let given = run.memory().recall(&q).unwrap();
+        let rec = o.runs().record(run.id()).unwrap();
+        assert_eq!(rec.recalls.len(), 1);
+        assert_eq!(rec.recalls[0].block, given.block);
+        assert_eq!(rec.recalls[0].query.as_deref(), Some("staging deploy"));
+        // Shown with the run, once: beside the record, not in it.
+        let v = o.runs().get(run.id()).unwrap();
+        assert_eq!(v.recalls.len(), 1);
+        assert!(v.record.unwrap().recalls.is_empty());
+        assert!(o.runs().list(false).unwrap()[0].recalls.is_empty());
     }
 
     #[test]

@@ -249,6 +249,8 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
         task: options.task,
         skills: names,
         finished_at: None,
+        recalls: Vec::new(),
+        recalls_left_out: 0,
     };
     runs::write_record(owner, &folders.derived, &record)?;
     let writer = owner.in_run(RunContext {

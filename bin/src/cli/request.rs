@@ -45,6 +45,17 @@ pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Response, Error>
     api::execute(store, who, request)
 }
 
+/// `request`, made inside `run` when one is named (`--run`).
+fn in_run(run: Option<String>, request: Request) -> Request {
+    match run {
+        Some(run_id) => Request::InRun {
+            run_id,
+            within: Box::new(request),
+        },
+        None => request,
+    }
+}
+
 /// The request `command` makes of `who`'s memory (a result's put is not
 /// one: see [`answer`]).
 fn request(command: Ask) -> Result<Request, Error> {
@@ -55,14 +66,18 @@ fn request(command: Ask) -> Result<Request, Error> {
             to,
             expires,
             supersedes,
-        } => Request::Write {
-            op: Op::Add {
-                text,
-                scope: to,
-                expires,
-                supersedes,
+            run,
+        } => in_run(
+            run,
+            Request::Write {
+                op: Op::Add {
+                    text,
+                    scope: to,
+                    expires,
+                    supersedes,
+                },
             },
-        },
+        ),
         Ask::Replace { old, new, scope } => Request::Write {
             op: Op::Replace { old, new, scope },
         },
@@ -83,12 +98,16 @@ fn request(command: Ask) -> Result<Request, Error> {
             session,
             on_demand,
             preview,
-        } => Request::Recall {
-            query,
-            session,
-            on_demand,
-            preview,
-        },
+            run,
+        } => in_run(
+            run,
+            Request::Recall {
+                query,
+                session,
+                on_demand,
+                preview,
+            },
+        ),
         Ask::Show { scope } => Request::Show { scope },
         Ask::Batch => {
             let ops = Op::parse_list(&read_stdin()?)?;

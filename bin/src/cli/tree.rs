@@ -168,6 +168,10 @@ pub enum Ask {
         /// Archive this live fact as superseded by the new one.
         #[arg(long, value_name = "MEM_ID")]
         supersedes: Option<String>,
+        /// Save it inside this begun, unfinished run (the id `run begin`
+        /// printed): the fact's metadata records the run and its task.
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
     },
     /// Archive a memory with a reason.
     #[command(display_order = 1)]
@@ -223,6 +227,11 @@ pub enum Ask {
         /// session started).
         #[arg(long)]
         preview: bool,
+        /// Recall inside this begun, unfinished run (the id `run begin`
+        /// printed): the block given is kept in the run's record (not a
+        /// preview's).
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
     },
     /// Git: which entries each commit added, removed, archived or brought back.
     #[command(display_order = 9)]

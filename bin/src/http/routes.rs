@@ -18,7 +18,8 @@ use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
-    actions, agent, agents, day, decisions, dreaming, learnings as learnings_page, login, snapshot,
+    actions, agent, agents, day, decisions, dreaming, history, learnings as learnings_page, login,
+    results as results_page, runs as runs_page, skills as skills_page, snapshot,
 };
 
 /// One route as the router serves it and `/openapi.json` documents it.
@@ -344,6 +345,48 @@ pub const ROUTES: &[Route] = &[
         "/ui/agents/{agent}/dreaming",
         "Pause, resume, run a review or a dry run in the background, apply a dry run as previewed, or undo a review whole or partly {action, id, partial, csrf}: the page again",
         || post(dreaming::post),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/runs",
+        "The agent's runs, newest first, 50 a page (?page=)",
+        || get(runs_page::list),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/runs/{run}",
+        "One run: the snapshot it began with, the recall blocks it was given, the facts it wrote, its day lines and results",
+        || get(runs_page::show),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/history/{id}",
+        "One entry's history from git (the commits that changed it), or why there is none",
+        || get(history::show),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/skills",
+        "The agent's learned skills, each with a forget",
+        || get(skills_page::list),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/skills/{name}",
+        "One skill's SKILL.md body, as text",
+        || get(skills_page::show),
+    ),
+    page(
+        "POST",
+        "/ui/agents/{agent}/skills",
+        "Forget a skill {action: forget, name, confirm: yes, csrf}: the page again",
+        || post(skills_page::post),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/results",
+        "The workflows of the agent's runs and their steps, a step's content as text (?workflow=, ?task=)",
+        || get(results_page::show),
     ),
 ];
 

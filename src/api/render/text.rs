@@ -177,6 +177,22 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
                     utc_text(&s.created_at)
                 ));
             }
+            for (i, r) in v.recalls.iter().enumerate() {
+                let query = r.query.as_deref().unwrap_or("(no query)");
+                let cut = if r.truncated { ", cut" } else { "" };
+                out.push_str(&format!(
+                    "recall {} at {}: {query}{cut}\n{}\n",
+                    i + 1,
+                    utc(&r.at),
+                    r.block
+                ));
+            }
+            if v.recalls_left_out > 0 {
+                out.push_str(&format!(
+                    "recalls not kept (past the bound): {}\n",
+                    v.recalls_left_out
+                ));
+            }
             if let Some(snap) = &v.snapshot {
                 out.push_str("snapshot it began with:\n");
                 out.push_str(snap);

@@ -49,6 +49,92 @@ pub struct RunRecord {
         with = "as_micros_opt"
     )]
     pub finished_at: Option<DateTime<Utc>>,
+    /// The recall blocks the run was given (recalls inside the run, not
+    /// previews), oldest first: at most [`MAX_RUN_RECALLS`], each block at
+    /// most [`MAX_RECALL_BLOCK_BYTES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recalls: Vec<RunRecall>,
+    /// Recalls inside the run past [`MAX_RUN_RECALLS`] (or past the
+    /// record's size): counted, their blocks not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recalls_left_out: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The most recalls a run's record keeps; later ones are counted in
+/// `recalls_left_out`.
+pub const MAX_RUN_RECALLS: usize = 8;
+
+/// The most bytes of one recall block a run's record keeps (cut at a
+/// character's boundary, `truncated` set): with [`MAX_RUN_RECALLS`], the
+/// record stays well within the 64 KiB a run record is read up to.
+pub const MAX_RECALL_BLOCK_BYTES: usize = 4096;
+
+/// The most characters of a recall's query a run's record keeps.
+pub const MAX_RECALL_QUERY_CHARS: usize = 300;
+
+/// One recall a run was given, as its record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecall {
+    /// When the recall was made (RFC 3339 UTC with microseconds).
+    #[serde(with = "as_micros")]
+    pub at: DateTime<Utc>,
+    /// The query it scored against, when given (its first
+    /// [`MAX_RECALL_QUERY_CHARS`] characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The block given (its first [`MAX_RECALL_BLOCK_BYTES`] bytes).
+    pub block: String,
+    /// Whether the block was cut.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl RunRecall {
+    /// A recall made at `at` for `query`, giving `block`, within the bounds.
+    pub(crate) fn bounded(at: DateTime<Utc>, query: Option<&str>, block: &str) -> RunRecall {
+        let mut cut = block.len().min(MAX_RECALL_BLOCK_BYTES);
+        while !block.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        RunRecall {
+            at,
+            query: query.map(|q| q.chars().take(MAX_RECALL_QUERY_CHARS).collect()),
+            block: block[..cut].to_owned(),
+            truncated: cut < block.len(),
+        }
+    }
+}
+
+impl RunRecord {
+    /// This record with `recall` appended, within the bounds: past
+    /// [`MAX_RUN_RECALLS`], or when the record would grow past what a run
+    /// record is read up to, the recall is only counted.
+    pub(crate) fn with_recall(mut self, recall: RunRecall) -> RunRecord {
+        if self.recalls.len() < MAX_RUN_RECALLS {
+            self.recalls.push(recall);
+            let fits = serde_json::to_vec_pretty(&self)
+                .is_ok_and(|b| (b.len() as u64) < RUN_RECORD_BYTES);
+            if fits {
+                return self;
+            }
+            self.recalls.pop();
+        }
+        self.recalls_left_out = self.recalls_left_out.saturating_add(1);
+        self
+    }
+}
+
+/// Appends `recall` to the record of the run `run_id` (within the bounds
+/// of [`RunRecord::with_recall`]). The caller holds the owner's stats lock,
+/// so two recalls never lose each other's.
+pub(crate) fn record_recall(owner: &Owner, run_id: &str, recall: RunRecall) -> Result<()> {
+    let record = read_record(owner.view()?.at(), run_id)?;
+    let folders = owner.folders()?;
+    write_record(owner, &folders.derived, &record.with_recall(recall))
 }
 
 impl RunRecord {
@@ -299,6 +385,61 @@ mod tests {
 
     fn sha(text: &str) -> String {
         hex::encode(Sha256::digest(text.as_bytes()))
+    }
+
+    fn record() -> RunRecord {
+        RunRecord {
+            run_id: "run-20261129T140211.004512Z-1a2b3c4d".into(),
+            owner: "agt".into(),
+            started_at: Utc::now(),
+            snapshot_sha256: sha(""),
+            task: None,
+            skills: Vec::new(),
+            workflow_id: None,
+            finished_at: None,
+            recalls: Vec::new(),
+            recalls_left_out: 0,
+        }
+    }
+
+    #[test]
+    fn a_run_keeps_its_recalls_within_the_bounds() {
+        // A block past the bound is cut at a character's boundary.
+        let long = "é".repeat(MAX_RECALL_BLOCK_BYTES);
+        let r = RunRecall::bounded(Utc::now(), Some(&"q".repeat(1000)), &long);
+        assert!(r.truncated);
+        assert!(r.block.len() <= MAX_RECALL_BLOCK_BYTES);
+        assert!(r.block.len() > MAX_RECALL_BLOCK_BYTES - 2);
+        assert!(long.starts_with(&r.block));
+        assert_eq!(r.query.as_deref().map(str::len), Some(MAX_RECALL_QUERY_CHARS));
+        let short = RunRecall::bounded(Utc::now(), None, "--- MEMORY ---\n");
+        assert!(!short.truncated);
+        assert_eq!(short.block, "--- MEMORY ---\n");
+        // At most MAX_RUN_RECALLS kept; the rest counted.
+        let mut rec = record();
+        for _ in 0..MAX_RUN_RECALLS + 3 {
+            rec = rec.with_recall(RunRecall::bounded(Utc::now(), None, &long));
+        }
+        assert_eq!(rec.recalls.len(), MAX_RUN_RECALLS);
+        assert_eq!(rec.recalls_left_out, 3);
+        let bytes = serde_json::to_vec_pretty(&rec).unwrap();
+        assert!((bytes.len() as u64) < RUN_RECORD_BYTES, "{}", bytes.len());
+        // Blocks that grow sixfold as JSON: the record still fits, what
+        // would not is counted.
+        let worst = "\u{1}".repeat(MAX_RECALL_BLOCK_BYTES);
+        let mut rec = record();
+        for _ in 0..MAX_RUN_RECALLS {
+            rec = rec.with_recall(RunRecall::bounded(Utc::now(), None, &worst));
+        }
+        let bytes = serde_json::to_vec_pretty(&rec).unwrap();
+        assert!((bytes.len() as u64) < RUN_RECORD_BYTES, "{}", bytes.len());
+        assert!(rec.recalls_left_out > 0);
+        assert_eq!(rec.recalls.len() + rec.recalls_left_out as usize, MAX_RUN_RECALLS);
+        // A record without recalls is written as before they were kept.
+        let plain = serde_json::to_string(&record()).unwrap();
+        assert!(!plain.contains("recalls"), "{plain}");
+        let back: RunRecord = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back, rec);
     }
 
     #[test]

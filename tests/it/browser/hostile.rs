@@ -1,5 +1,5 @@
-//! Hostile text in the browser: entries, day lines, a recall query and an
-//! agent id holding script tags, event handlers, `javascript:` links,
+//! Hostile text in the browser: entries, day lines, a recall query, a
+//! skill's body and a result's content, and an agent id holding script tags, event handlers, `javascript:` links,
 //! images pointing at a listener of the test, and template syntax. On every
 //! page no script ran (`window.__pwned` stays undefined, no dialog is
 //! open), the document holds no script, image or `javascript:` link, the
@@ -66,10 +66,36 @@ fn hostile_text_shows_literally_and_nothing_runs_or_loads() {
     let odd = "<img src=x onerror=\"window.__pwned='agent'\">";
     std::fs::create_dir(site.s.root.join(odd)).expect("a folder named with markup");
     site.s.write(odd, "MEMORY.md", "- hello\n");
+    // A skill and a result holding the same.
+    let skill = format!("---\nname: odd\ndescription: Odd {SCRIPT}\n---\nStep {SCRIPT}\nThen {IMG}\nSee {md_img} and {raw_img}\n");
+    site.s.write(O, "skills/odd/SKILL.md", &skill);
+    let result = format!("Page {SCRIPT}\n{IMG}\n{md_img}\n{raw_img}\n{A_LINK}\n");
+    for (task, ctype) in [("plain", "text/plain"), ("html", "text/html")] {
+        site.s
+            .run_as_stdin(O, &["result", "put", "wf", task, "--type", ctype], &result)
+            .ok();
+    }
     let site = &site;
     run(&site.server.base, |page| async move {
         page.log_in_as_person(&site.person).await;
         inert(&page, "the agents page", &[O]).await;
+        page.goto(&format!("/ui/agents/{O}/skills")).await;
+        page.find("tr[data-skill=odd]").await;
+        inert(&page, "the skills page", &[SCRIPT]).await;
+        page.goto(&format!("/ui/agents/{O}/skills/odd")).await;
+        page.find("pre#skill-body").await;
+        inert(&page, "a skill's body", &[SCRIPT, IMG, &md_img, &raw_img]).await;
+        for task in ["plain", "html"] {
+            page.goto(&format!("/ui/agents/{O}/results?workflow=wf&task={task}"))
+                .await;
+            page.find("pre#result-content").await;
+            inert(
+                &page,
+                &format!("the {task} result"),
+                &[SCRIPT, IMG, &md_img, &raw_img, A_LINK],
+            )
+            .await;
+        }
         page.goto(&format!("/ui/agents/{O}")).await;
         page.find("table.facts").await;
         inert(

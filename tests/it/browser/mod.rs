@@ -24,6 +24,7 @@ mod harness;
 mod hostile;
 mod listener;
 mod login;
+mod runs;
 mod site;
 
 use std::any::Any;

@@ -9,8 +9,12 @@ pub mod agents;
 pub mod day;
 pub mod decisions;
 pub mod dreaming;
+pub mod history;
 pub mod learnings;
 pub mod login;
+pub mod results;
+pub mod runs;
+pub mod skills;
 pub mod snapshot;
 
 use std::sync::Arc;
