@@ -867,119 +867,6 @@ fn dreaming_pauses_runs_a_review_in_the_background_and_undoes_it() {
     assert_eq!(text.matches("Prefers tea").count(), 2, "{text}");
 }
 
-/// The dreaming page once the review or dry run started from it is done.
-fn run_done(b: &mut Browser, url: &str, mut page: Page) -> Page {
-    for _ in 0..600 {
-        if !page.body.contains("data-run=\"running\"") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        page = b.get(url);
-    }
-    assert!(page.body.contains("data-run=\"done\""), "{}", page.body);
-    page
-}
-
-/// The HTML of the past review `id` on the dreaming page.
-fn past_review<'a>(page: &'a Page, id: &str) -> &'a str {
-    let at = page
-        .body
-        .find(&format!("<li class=\"review\" id=\"review-{id}\""))
-        .unwrap_or_else(|| panic!("no review {id} in {}", page.body));
-    let rest = &page.body[at..];
-    let end = rest[1..]
-        .find("<li class=\"review\"")
-        .map_or(rest.len(), |e| e + 1);
-    &rest[..end]
-}
-
-#[test]
-fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() {
-    let (s, srv, person, _) = setup(&["Prefers tea"]);
-    let first = s.add_expired(O, "MEMORY.md", "The old host is db-1");
-    let r1 = s.json_ok(&["--owner", O, "review"])["review_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let b1 = s.add_expired(O, "MEMORY.md", "The old port is 5432");
-    let b2 = s.add_expired(O, "USER.md", "Works from Lisbon");
-    let r2 = s.json_ok(&["--owner", O, "review"])["review_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_ne!(r1, r2);
-    let url = format!("/ui/agents/{O}/dreaming");
-    let mut b = Browser::logged_in(&srv, &person);
-    let page = b.get(&url);
-    assert_eq!(page.status, 200, "{}", page.body);
-    // Both reviews, each with its own changes and their diffs, as text.
-    let one = past_review(&page, &r1);
-    assert!(
-        one.contains(&format!("data-kind=\"archived\" data-id=\"{first}\"")),
-        "{one}"
-    );
-    assert!(
-        one.contains("-- The old host is db-1 &lt;!-- memdir"),
-        "{one}"
-    );
-    assert!(!one.contains(&b1), "{one}");
-    let two = past_review(&page, &r2);
-    for id in [&b1, &b2] {
-        assert!(
-            two.contains(&format!("data-kind=\"archived\" data-id=\"{id}\"")),
-            "{two}"
-        );
-    }
-    assert!(two.contains("--- a/USER.md"), "{two}");
-    assert!(!two.contains(&first), "{two}");
-    // Undo the first, whole: its fact is back, the review shown undone.
-    let csrf = input(&page.body, "csrf");
-    let r = b.post(
-        &url,
-        &[("csrf", &csrf), ("action", "undo-review"), ("id", &r1)],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert!(
-        past_review(&r, &r1).contains("data-undone=\"true\""),
-        "{}",
-        r.body
-    );
-    assert!(s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
-    // The second, after one of its facts came back by hand: refused whole
-    // (nothing undone, the hint shown), then undone partly.
-    let path = s.root.join(O).join("MEMORY.md");
-    let src = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, format!("{src}- The old port is 5432\n")).unwrap();
-    let r = b.post(
-        &url,
-        &[("csrf", &csrf), ("action", "undo-review"), ("id", &r2)],
-    );
-    assert_eq!(r.status, 409, "{}", r.body);
-    assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
-    assert!(r.body.contains("class=\"hint\""), "{}", r.body);
-    assert!(!s.read_text(O, "USER.md").contains("Works from Lisbon"));
-    let r = b.post(
-        &url,
-        &[
-            ("csrf", &csrf),
-            ("action", "undo-review"),
-            ("id", &r2),
-            ("partial", "yes"),
-        ],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert!(
-        past_review(&r, &r2).contains("data-undone=\"true\""),
-        "{}",
-        r.body
-    );
-    assert!(s.read_text(O, "USER.md").contains("Works from Lisbon"));
-    let memory = s.read_text(O, "MEMORY.md");
-    assert_eq!(
-        memory.matches("The old port is 5432").count(),
-        1,
-        "{memory}"
-
 /// The fields of the decisions form `action` for the entry `id`, as the
 /// page rendered it, with the page's token.
 fn decision(page: &Page, action: &str, id: &str) -> Vec<(String, String)> {
@@ -1146,66 +1033,6 @@ fn decisions_keep_the_live_side_of_a_fact_live_and_archived() {
 }
 
 #[test]
-fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_changed() {
-    let (s, srv, person, _) = setup(&["Prefers tea"]);
-    s.add_expired(O, "MEMORY.md", "The old host is db-1");
-    let url = format!("/ui/agents/{O}/dreaming");
-    let mut b = Browser::logged_in(&srv, &person);
-    let page = b.get(&url);
-    let csrf = input(&page.body, "csrf");
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
-    assert_eq!(r.status, 200, "{}", r.body);
-    let page = run_done(&mut b, &url, r);
-    // The plan shown, nothing written, an Apply as previewed.
-    assert!(
-        page.body.contains("(dry run: nothing changed)"),
-        "{}",
-        page.body
-    );
-    assert!(
-        page.body.contains("-- The old host is db-1"),
-        "{}",
-        page.body
-    );
-    assert!(s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
-    let at = page
-        .body
-        .find("data-action=\"apply\"")
-        .unwrap_or_else(|| panic!("{}", page.body));
-    let plan = input(&page.body[at..], "id");
-    assert!(page.body.contains(&format!("data-plan=\"{plan}\"")));
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert!(!s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
-    assert!(
-        s.read_text(O, "archive.md")
-            .contains("The old host is db-1")
-    );
-    // Applied under the dry run's id: listed, and no second Apply offered.
-    assert!(past_review(&r, &plan).contains("The old host is db-1"));
-    assert!(!r.body.contains("data-action=\"apply\""), "{}", r.body);
-    // A second dry run, then a hand edit: the apply is refused, with the
-    // hint, and nothing is written.
-    s.add_expired(O, "MEMORY.md", "The old port is 5432");
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
-    let page = run_done(&mut b, &url, r);
-    let at = page
-        .body
-        .find("data-action=\"apply\"")
-        .unwrap_or_else(|| panic!("{}", page.body));
-    let plan = input(&page.body[at..], "id");
-    let path = s.root.join(O).join("MEMORY.md");
-    let src = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, format!("{src}- Written by hand\n")).unwrap();
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
-    assert_eq!(r.status, 409, "{}", r.body);
-    assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
-    assert!(r.body.contains("class=\"hint\""), "{}", r.body);
-    assert!(r.body.contains("MEMORY.md"), "{}", r.body);
-    let memory = s.read_text(O, "MEMORY.md");
-    assert!(memory.contains("The old port is 5432"), "{memory}");
-    assert!(memory.contains("Written by hand"), "{memory}");
-
 fn decisions_keep_one_copy_of_an_exact_duplicate() {
     let (s, srv, person, _) = setup(&["Prefers tea", "Likes maps"]);
     let id = id_of(&s, "Prefers tea");
@@ -1372,6 +1199,184 @@ fn ui_idle_is_bounded_and_a_session_idle_past_it_ends() {
     let r = b.get("/ui/");
     assert_eq!(r.status, 303, "{r:?}");
     assert_eq!(r.header("location"), Some("/ui/login"));
+}
+
+/// The dreaming page once the review or dry run started from it is done.
+fn run_done(b: &mut Browser, url: &str, mut page: Page) -> Page {
+    for _ in 0..600 {
+        if !page.body.contains("data-run=\"running\"") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        page = b.get(url);
+    }
+    assert!(page.body.contains("data-run=\"done\""), "{}", page.body);
+    page
+}
+
+/// The HTML of the past review `id` on the dreaming page.
+fn past_review<'a>(page: &'a Page, id: &str) -> &'a str {
+    let at = page
+        .body
+        .find(&format!("<li class=\"review\" id=\"review-{id}\""))
+        .unwrap_or_else(|| panic!("no review {id} in {}", page.body));
+    let rest = &page.body[at..];
+    let end = rest[1..]
+        .find("<li class=\"review\"")
+        .map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+#[test]
+fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    let first = s.add_expired(O, "MEMORY.md", "The old host is db-1");
+    let r1 = s.json_ok(&["--owner", O, "review"])["review_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let b1 = s.add_expired(O, "MEMORY.md", "The old port is 5432");
+    let b2 = s.add_expired(O, "USER.md", "Works from Lisbon");
+    let r2 = s.json_ok(&["--owner", O, "review"])["review_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(r1, r2);
+    let url = format!("/ui/agents/{O}/dreaming");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get(&url);
+    assert_eq!(page.status, 200, "{}", page.body);
+    // Both reviews, each with its own changes and their diffs, as text.
+    let one = past_review(&page, &r1);
+    assert!(
+        one.contains(&format!("data-kind=\"archived\" data-id=\"{first}\"")),
+        "{one}"
+    );
+    assert!(
+        one.contains("-- The old host is db-1 &lt;!-- memdir"),
+        "{one}"
+    );
+    assert!(!one.contains(&b1), "{one}");
+    let two = past_review(&page, &r2);
+    for id in [&b1, &b2] {
+        assert!(
+            two.contains(&format!("data-kind=\"archived\" data-id=\"{id}\"")),
+            "{two}"
+        );
+    }
+    assert!(two.contains("--- a/USER.md"), "{two}");
+    assert!(!two.contains(&first), "{two}");
+    // Undo the first, whole: its fact is back, the review shown undone.
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(
+        &url,
+        &[("csrf", &csrf), ("action", "undo-review"), ("id", &r1)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        past_review(&r, &r1).contains("data-undone=\"true\""),
+        "{}",
+        r.body
+    );
+    assert!(s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
+    // The second, after one of its facts came back by hand: refused whole
+    // (nothing undone, the hint shown), then undone partly.
+    let path = s.root.join(O).join("MEMORY.md");
+    let src = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{src}- The old port is 5432\n")).unwrap();
+    let r = b.post(
+        &url,
+        &[("csrf", &csrf), ("action", "undo-review"), ("id", &r2)],
+    );
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
+    assert!(r.body.contains("class=\"hint\""), "{}", r.body);
+    assert!(!s.read_text(O, "USER.md").contains("Works from Lisbon"));
+    let r = b.post(
+        &url,
+        &[
+            ("csrf", &csrf),
+            ("action", "undo-review"),
+            ("id", &r2),
+            ("partial", "yes"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        past_review(&r, &r2).contains("data-undone=\"true\""),
+        "{}",
+        r.body
+    );
+    assert!(s.read_text(O, "USER.md").contains("Works from Lisbon"));
+    let memory = s.read_text(O, "MEMORY.md");
+    assert_eq!(
+        memory.matches("The old port is 5432").count(),
+        1,
+        "{memory}"
+    );
+}
+
+#[test]
+fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_changed() {
+    let (s, srv, person, _) = setup(&["Prefers tea"]);
+    s.add_expired(O, "MEMORY.md", "The old host is db-1");
+    let url = format!("/ui/agents/{O}/dreaming");
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get(&url);
+    let csrf = input(&page.body, "csrf");
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let page = run_done(&mut b, &url, r);
+    // The plan shown, nothing written, an Apply as previewed.
+    assert!(
+        page.body.contains("(dry run: nothing changed)"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("-- The old host is db-1"),
+        "{}",
+        page.body
+    );
+    assert!(s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
+    let at = page
+        .body
+        .find("data-action=\"apply\"")
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let plan = input(&page.body[at..], "id");
+    assert!(page.body.contains(&format!("data-plan=\"{plan}\"")));
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
+    assert!(
+        s.read_text(O, "archive.md")
+            .contains("The old host is db-1")
+    );
+    // Applied under the dry run's id: listed, and no second Apply offered.
+    assert!(past_review(&r, &plan).contains("The old host is db-1"));
+    assert!(!r.body.contains("data-action=\"apply\""), "{}", r.body);
+    // A second dry run, then a hand edit: the apply is refused, with the
+    // hint, and nothing is written.
+    s.add_expired(O, "MEMORY.md", "The old port is 5432");
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
+    let page = run_done(&mut b, &url, r);
+    let at = page
+        .body
+        .find("data-action=\"apply\"")
+        .unwrap_or_else(|| panic!("{}", page.body));
+    let plan = input(&page.body[at..], "id");
+    let path = s.root.join(O).join("MEMORY.md");
+    let src = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{src}- Written by hand\n")).unwrap();
+    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
+    assert!(r.body.contains("class=\"hint\""), "{}", r.body);
+    assert!(r.body.contains("MEMORY.md"), "{}", r.body);
+    let memory = s.read_text(O, "MEMORY.md");
+    assert!(memory.contains("The old port is 5432"), "{memory}");
+    assert!(memory.contains("Written by hand"), "{memory}");
+}
 
 /// A run of `O` through the command line: begun, a recall inside it (and
 /// a preview, which is not recorded), a fact saved inside it and one
