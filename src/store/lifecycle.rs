@@ -386,8 +386,25 @@ pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition>
     let mut names: Vec<String> = Vec::new();
     if keep == Keep::Live {
         let mut archives = archive::read_all(at)?;
-        if !archives.records().iter().any(|r| r.id == id) {
+        let records: Vec<_> = archives
+            .records()
+            .into_iter()
+            .filter(|r| r.id == id)
+            .collect();
+        if records.is_empty() {
             return Err(wrong(id, "live and not archived"));
+        }
+        // Dropping a veto's record is bringing a vetoed fact back: a
+        // person's right, as `unarchive` holds it.
+        if let Some(v) = records
+            .iter()
+            .find(|r| r.meta.kind == Some(ArchiveKind::Vetoed))
+            && !owner.caller().is_person()
+        {
+            return Err(Error::VetoHumanOnly {
+                id: id.to_owned(),
+                vetoed_on: v.meta.archived.map(|t| t.date_naive().to_string()),
+            });
         }
         let ids = BTreeSet::from([id.to_owned()]);
         let mut changes: Vec<Change<'_>> = Vec::new();

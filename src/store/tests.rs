@@ -358,3 +358,34 @@ fn a_rotation_cut_short_at_any_step_loses_no_archived_record() {
     }
     assert!(rotated_at_least_once);
 }
+
+/// A vetoed fact that came back live (a merge, a hand edit) is kept live,
+/// its veto's record dropped, by a person only: an agent is refused as an
+/// unarchive of it would be, and nothing changes.
+#[test]
+fn keeping_a_vetoed_fact_live_is_a_person_s_right() {
+    let (d, s) = store();
+    let agent = s.owner("agt_1").unwrap();
+    let id = agent
+        .add(Scope::Memory, "The staging host is db-9")
+        .unwrap()
+        .outcome
+        .id;
+    let path = d.path().join("agt_1/MEMORY.md");
+    let line = std::fs::read_to_string(&path).unwrap();
+    let person = s
+        .owner_as(&Caller::Person("ann".into()), Some("agt_1"))
+        .unwrap();
+    person.veto(&id, Some("wrong host")).unwrap();
+    std::fs::write(&path, &line).unwrap();
+    let archive = d.path().join("agt_1/archive.md");
+    let before = std::fs::read_to_string(&archive).unwrap();
+    match agent.resolve(&id, Keep::Live) {
+        Err(Error::VetoHumanOnly { id: refused, .. }) => assert_eq!(refused, id),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read_to_string(&archive).unwrap(), before);
+    person.resolve(&id, Keep::Live).unwrap();
+    assert!(!std::fs::read_to_string(&archive).unwrap().contains(&id));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), line);
+}
