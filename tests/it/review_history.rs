@@ -122,21 +122,21 @@ fn the_history_over_http_is_the_command_line_s() {
     let person = make_key(&s, &["--person", "ann"]);
     let srv = serve(&s, &["--review-every", "0"]);
     let cli = s.json_ok(&["--owner", A, "review", "history"]);
-    let v = srv.get(Some(&agent), "/api/v1/reviews/history").json();
+    let v = srv.get(Some(agent.as_str()), "/api/v1/reviews/history").json();
     assert_eq!(v, cli);
     assert_eq!(v["reviews"][0]["id"], id.as_str());
     // A person names the agent.
     let p = srv
         .get(
-            Some(&person),
+            Some(person.as_str()),
             &format!("/api/v1/reviews/history?agentId={A}&limit=1"),
         )
         .json();
     assert_eq!(p["reviews"][0]["id"], id.as_str(), "{p}");
     assert_eq!(p["limit"], 1);
-    srv.get(Some(&person), "/api/v1/reviews/history")
+    srv.get(Some(person.as_str()), "/api/v1/reviews/history")
         .error("memory_agent_required", 400);
-    srv.get(Some(&agent), "/api/v1/reviews/history?limit=-1")
+    srv.get(Some(agent.as_str()), "/api/v1/reviews/history?limit=-1")
         .error("invalid_request", 400);
     srv.get(None, "/api/v1/reviews/history")
         .error("unauthorized", 401);

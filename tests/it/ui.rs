@@ -1253,7 +1253,7 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
         "{one}"
     );
     assert!(
-        one.contains("-- The old host is db-1 &lt;!-- memdir"),
+        one.contains("-- The old host is db-1 &#60;!-- memdir"),
         "{one}"
     );
     assert!(!one.contains(&b1), "{one}");
