@@ -60,10 +60,8 @@ pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response>
         }
         owners.to_vec()
     };
-    let mut reports = owners
-        .iter()
-        .map(|id| store.owner(id)?.check())
-        .collect::<Result<Vec<_>>>()?;
+    // One `git ls-files` for every owner (not a process each).
+    let mut reports = store.check_owners(&owners)?;
     // A finding about a file outside every owner's folder (the root's
     // `memdir.yaml`) is reported once, with the first owner.
     let mut shared = std::collections::BTreeSet::new();
