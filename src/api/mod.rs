@@ -42,6 +42,17 @@ pub struct Who {
 }
 
 impl Who {
+    /// A caller not known yet: the dashboard's visitor redeeming a login
+    /// link (whose person the link names). An empty person's id, which
+    /// every request naming or needing its caller refuses (`invalid_id`).
+    pub fn anonymous() -> Who {
+        Who {
+            caller: Caller::Person(String::new()),
+            named: None,
+            raw: false,
+        }
+    }
+
     /// The owner this caller acts on.
     pub fn owner(&self, store: &Store) -> Result<Owner> {
         store.owner_as(&self.caller, self.named.as_deref())
@@ -205,6 +216,16 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
     let owner = || who.owner(store);
     let caller = &who.caller;
     Ok(match request {
+        Request::LoginLink { keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            Response::LoginLink(crate::store::keys::create_link(store, &path, caller)?)
+        }
+        Request::RedeemLoginLink { token, keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            Response::LoginRedeemed {
+                person: crate::store::keys::redeem_link(store, &path, &token)?,
+            }
+        }
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
         Request::Approve {
@@ -504,6 +525,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::ExportHermes { .. }
         | Request::Recall { .. } => false,
         Request::List { .. }
+        | Request::LoginLink { .. }
+        | Request::RedeemLoginLink { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -524,6 +547,13 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     // The learnings are the root's: no owner needed, only the root.
     if is_learnings(request) {
         return store.require_root();
+    }
+    // A login link is the machine's configuration's, not the root's.
+    if matches!(
+        request,
+        Request::LoginLink { .. } | Request::RedeemLoginLink { .. }
+    ) {
+        return Ok(());
     }
     let id = match (&who.caller, &who.named) {
         (_, Some(n)) => n.as_str(),
