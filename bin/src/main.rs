@@ -270,20 +270,14 @@ fn login_link(
     keys: Option<std::path::PathBuf>,
 ) -> Result<u8, Failure> {
     let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
-        return Err(Failure::Usage(
-            "ui needs a person: pass --person ID".into(),
-        ));
+        return Err(Failure::Usage("ui needs a person: pass --person ID".into()));
     };
     let api::Response::LoginLink(link) =
         api::execute(store, &who, api::Request::LoginLink { keys })?
     else {
         return Err(Failure::Usage("no login link was made".into()));
     };
-    let at = format!(
-        "{}/ui/login/link/{}",
-        url.trim_end_matches('/'),
-        link.token
-    );
+    let at = format!("{}/ui/login/link/{}", url.trim_end_matches('/'), link.token);
     let out = if g.json {
         format!(
             "{}\n",

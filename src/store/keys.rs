@@ -400,12 +400,18 @@ fn read_links(
         return Ok((LinksDoc::default(), false));
     };
     if st.kind != Kind::File {
-        return Err(refuse(path, "the login links' file is a symlink or not a plain file"));
+        return Err(refuse(
+            path,
+            "the login links' file is a symlink or not a plain file",
+        ));
     }
     if st.uid != rustix::process::geteuid().as_raw() || st.mode & 0o077 != 0 {
         return Err(refuse(
             path,
-            format!("the login links' file is another user's or open to others (mode {:o}): remove it", st.mode),
+            format!(
+                "the login links' file is another user's or open to others (mode {:o}): remove it",
+                st.mode
+            ),
         ));
     }
     let Some(text) = disk.read_text(dir, name, KEYS_BYTES)? else {
@@ -511,7 +517,10 @@ pub fn redeem_link(store: &Store, keys: &Path, token: &str) -> Result<String> {
     let now = Utc::now();
     let (mut doc, swept) = read_links(store, &dir, &file, &path, now)?;
     let digest = sha256_hex(&token.to_ascii_lowercase());
-    let found = doc.links.iter().position(|l| constant_eq(&l.sha256, &digest));
+    let found = doc
+        .links
+        .iter()
+        .position(|l| constant_eq(&l.sha256, &digest));
     let Some(at) = found else {
         // Expired links are swept on the way (the file is written only
         // then: a wrong token writes nothing).
@@ -581,7 +590,10 @@ mod tests {
         assert!(link.expires > Utc::now() + Span::minutes(9));
         let file = dir.path().join("config").join(LINKS_FILE);
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(!text.contains(&link.token), "the token itself is never kept");
+        assert!(
+            !text.contains(&link.token),
+            "the token itself is never kept"
+        );
         assert!(text.contains(&sha256_hex(&link.token)));
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;

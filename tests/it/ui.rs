@@ -887,7 +887,11 @@ pub(crate) fn login_link(s: &Sandbox, srv: &Server) -> String {
 fn redeem(b: &mut Browser, path: &str) -> Page {
     let page = b.get(path);
     assert_eq!(page.status, 200, "{page:?}");
-    assert!(page.body.contains("<form id=\"login-link\""), "{}", page.body);
+    assert!(
+        page.body.contains("<form id=\"login-link\""),
+        "{}",
+        page.body
+    );
     let csrf = input(&page.body, "csrf");
     b.post(path, &[("csrf", &csrf)])
 }
@@ -917,11 +921,18 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     // Without the login form's token: refused, and the link is still good.
     let mut forged = Browser::new(&srv);
     let r = forged.post(&path, &[("csrf", "0")]);
-    assert_eq!((r.status, r.alert().as_deref()), (403, Some("csrf_refused")));
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (403, Some("csrf_refused"))
+    );
     // The button logs in, as a key would.
     let mut b = Browser::new(&srv);
     let r = redeem(&mut b, &path);
-    assert_eq!((r.status, r.header("location")), (303, Some("/ui/")), "{r:?}");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/ui/")),
+        "{r:?}"
+    );
     assert!(b.cookies.contains_key("memdir_session"));
     let agents = b.get("/ui/");
     assert_eq!(agents.status, 200, "{agents:?}");
@@ -930,7 +941,10 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     // A second use: refused like a wrong key, no session.
     let mut again = Browser::new(&srv);
     let r = redeem(&mut again, &path);
-    assert_eq!((r.status, r.alert().as_deref()), (401, Some("unauthorized")));
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
     assert!(!again.cookies.contains_key("memdir_session"));
     // An expired link: refused (its expiry moved into the past by hand).
     let old = login_link(&s, &srv);
@@ -950,16 +964,29 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     std::fs::write(&links, moved).unwrap();
     let mut late = Browser::new(&srv);
     let r = redeem(&mut late, &old);
-    assert_eq!((r.status, r.alert().as_deref()), (401, Some("unauthorized")));
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
     assert!(!late.cookies.contains_key("memdir_session"));
     // A token of the wrong form is refused at the page, nothing shown back.
     let odd = Browser::new(&srv).get("/ui/login/link/%3Cscript%3E");
-    assert_eq!((odd.status, odd.alert().as_deref()), (401, Some("unauthorized")));
+    assert_eq!(
+        (odd.status, odd.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
     assert!(!odd.body.contains("<script>") && !odd.body.contains("login-link\""));
     // An agent asks for a link: refused.
     let keys = keys_file(&s);
     let e = s
-        .run(&["--owner", O, "--json", "ui", "--keys", keys.to_str().unwrap()])
+        .run(&[
+            "--owner",
+            O,
+            "--json",
+            "ui",
+            "--keys",
+            keys.to_str().unwrap(),
+        ])
         .json_error("person_only");
     assert!(e["message"].as_str().unwrap().contains(O), "{e}");
     // The link's posts count with the key logins: this address made 4
@@ -972,6 +999,9 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
         assert_eq!(redeem(&mut w, &wrong).status, 401);
     }
     let r = redeem(&mut w, &good);
-    assert_eq!((r.status, r.alert().as_deref()), (429, Some("too_many_attempts")));
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (429, Some("too_many_attempts"))
+    );
     assert!(r.header("retry-after").is_some());
 }

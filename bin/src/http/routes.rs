@@ -18,7 +18,8 @@ use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
-    actions, agent, agents, day, decisions, dreaming, learnings as learnings_page, login, login_link, snapshot,
+    actions, agent, agents, day, decisions, dreaming, learnings as learnings_page, login,
+    login_link, snapshot,
 };
 
 /// One route as the router serves it and `/openapi.json` documents it.

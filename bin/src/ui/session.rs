@@ -202,7 +202,10 @@ mod tests {
         let (id3, _) = s.create("ann", None).unwrap();
         s.end_key("mdk_2");
         assert!(s.touch(&id2).is_none());
-        assert!(s.touch(&id3).is_some(), "a link's session has no key to revoke");
+        assert!(
+            s.touch(&id3).is_some(),
+            "a link's session has no key to revoke"
+        );
         s.end(&id3);
         assert!(s.is_empty());
     }

@@ -354,7 +354,11 @@ impl Cache {
             keys[i] = Some(value[si].map_or(0, |(v, _)| v));
         }
         let mut order: Vec<usize> = (0..agents.len()).collect();
-        order.sort_by(|&a, &b| keys[b].cmp(&keys[a]).then_with(|| agents[a].cmp(&agents[b])));
+        order.sort_by(|&a, &b| {
+            keys[b]
+                .cmp(&keys[a])
+                .then_with(|| agents[a].cmp(&agents[b]))
+        });
         let shown: Vec<String> = order
             .into_iter()
             .skip(at)

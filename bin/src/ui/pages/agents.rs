@@ -110,7 +110,13 @@ pub async fn show(
         // rows whole.
         let rows = u
             .stats
-            .page(&store, &person, &owners, (sort, at, PAGE_ROWS), &mut counted)
+            .page(
+                &store,
+                &person,
+                &owners,
+                (sort, at, PAGE_ROWS),
+                &mut counted,
+            )
             .map_err(|e| Shown::of(&e))?;
         Ok((rows, total, page, pages))
     })

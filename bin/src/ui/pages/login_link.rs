@@ -79,11 +79,7 @@ pub async fn show(State(ui): State<Arc<Ui>>, Path(link): Path<String>) -> Respon
 }
 
 /// `POST /ui/login/link/{token}`: the link used, a session out.
-pub async fn redeem(
-    State(ui): State<Arc<Ui>>,
-    Path(link): Path<String>,
-    req: Request,
-) -> Response {
+pub async fn redeem(State(ui): State<Arc<Ui>>, Path(link): Path<String>, req: Request) -> Response {
     let again = |ui: &Ui, e: Option<Shown>| page(ui, &link, e);
     if let Err(r) = checked(&ui, req, &again).await {
         return r;
