@@ -9,6 +9,10 @@
 //!   start (a fresh server each sample, timed from its first request);
 //!   agents_floor: `Store::open` and both stores of the same 50 agents
 //!   shown through the library (reading and parsing those files).
+//! * sorted by a column (`?sort=live`, `?sort=findings`): the first load
+//!   after a start (a fresh server each sample) and warm; their floor,
+//!   sorted_floor: `Store::open` and both stores of all 2,001 agents shown
+//!   through the library (a sort needs every agent's value).
 //! * agent_page: `GET /ui/agents/agt_big` (500 facts);
 //!   agent_floor: `Store::open` and `list --all` of the same agent through
 //!   `api::execute`.
@@ -203,6 +207,22 @@ fn agents_floor(root: &Path) -> usize {
     n
 }
 
+/// The library reading and parsing every agent's stores.
+fn sorted_floor(root: &Path) -> usize {
+    let store = Store::open(root).expect("store");
+    let owners = store.owners().expect("owners");
+    let mut n = 0;
+    for o in &owners {
+        let owner = store
+            .owner_as(&Caller::Person("ann".into()), Some(o))
+            .expect("owner");
+        for scope in Scope::ALL {
+            n += owner.show(scope).expect("show").entries.len();
+        }
+    }
+    n
+}
+
 /// The library reading and parsing the big agent's stores and archive.
 fn agent_floor(root: &Path) -> usize {
     let store = Store::open(root).expect("store");
@@ -259,9 +279,28 @@ fn main() {
             t.elapsed()
         })
         .collect();
+    // Sorted by a column: the first load after a start, a fresh server
+    // each time (the root's derived files are there from the loads above).
+    let sorts = ["live", "findings"];
+    let sorted_cold: Vec<Vec<Duration>> = sorts
+        .iter()
+        .map(|sort| {
+            (0..3)
+                .map(|_| {
+                    let srv = start(&root, &keys, &key);
+                    let t = Instant::now();
+                    srv.page(&format!("/ui/?sort={sort}"));
+                    t.elapsed()
+                })
+                .collect()
+        })
+        .collect();
     let srv = start(&root, &keys, &key);
     srv.page("/ui/");
     srv.page(&format!("/ui/agents/{BIG}"));
+    for sort in sorts {
+        srv.page(&format!("/ui/?sort={sort}"));
+    }
 
     crit.bench_function("agents_page_warm", |b| b.iter(|| srv.page("/ui/")));
     crit.bench_function("agents_floor", |b| b.iter(|| agents_floor(&root)));
@@ -284,6 +323,17 @@ fn main() {
     let afloor = time(20, || {
         agent_floor(&root);
     });
+    let sorted_warm: Vec<Duration> = sorts
+        .iter()
+        .map(|sort| {
+            time(10, || {
+                srv.page(&format!("/ui/?sort={sort}"));
+            })
+        })
+        .collect();
+    let sfloor = time(5, || {
+        sorted_floor(&root);
+    });
     let cold = median(cold);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!("ui figures ({AGENTS} agents; {BIG} with {BIG_FACTS} facts):");
@@ -295,6 +345,23 @@ fn main() {
         ms(warm) / ms(floor),
         ms(cold) / ms(warm)
     );
+    for (i, sort) in sorts.iter().enumerate() {
+        let samples: Vec<String> = sorted_cold[i]
+            .iter()
+            .map(|d| format!("{:.0}", ms(*d)))
+            .collect();
+        let cold = median(sorted_cold[i].clone());
+        println!(
+            "  agents page ?sort={sort}: cold (first load after start) {:.1} ms (samples in order: {} ms), warm {:.1} ms; floor (library, all {} agents' stores) {:.1} ms; cold/floor {:.2}, warm/floor {:.2}",
+            ms(cold),
+            samples.join(", "),
+            ms(sorted_warm[i]),
+            AGENTS + 1,
+            ms(sfloor),
+            ms(cold) / ms(sfloor),
+            ms(sorted_warm[i]) / ms(sfloor)
+        );
+    }
     println!(
         "  agent page (500 facts) {:.1} ms; floor (library list --all) {:.1} ms; page/floor {:.2}",
         ms(page),

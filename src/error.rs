@@ -622,6 +622,29 @@ pub enum Error {
         /// The proposal's or learning's id.
         id: String,
     },
+    /// Only a person logs in to the dashboard: an agent asked for a
+    /// one-time login link.
+    #[error(
+        "only a person logs in to the dashboard: agent {agent} asked for a login link (ask with --person ID)"
+    )]
+    LoginLinkPersonOnly {
+        /// The agent that asked.
+        agent: String,
+    },
+    /// Too many one-time login links of this keys file wait to be used.
+    #[error(
+        "{outstanding} login links already wait to be used (at most {limit}); use one, or wait until they expire"
+    )]
+    LoginLinkLimit {
+        /// How many are outstanding.
+        outstanding: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A one-time login link that is not (or no longer) good: used once
+    /// already, expired, or never made.
+    #[error("this login link is not valid (used already, expired, or never made)")]
+    LoginLinkRefused,
     /// Too many learnings wait for a person: the agent's own pending
     /// proposals, or the root's.
     #[error(

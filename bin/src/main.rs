@@ -150,6 +150,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             return Ok(0);
         }
         Command::Key { command, keys } => return key(&opener.open()?, &g, command, keys),
+        Command::Ui { url, keys } => return login_link(&opener.open()?, &g, &url, keys),
         #[cfg(feature = "servers")]
         Command::Mcp { run } => {
             let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
@@ -256,6 +257,40 @@ fn key(
         }
         cli::KeyCommand::List => api::keys::list(store, keys, g.json)?,
         cli::KeyCommand::Revoke { key } => api::keys::revoke(store, keys, &key, g.json)?,
+    };
+    print_out(out.as_bytes());
+    Ok(0)
+}
+
+/// `memdir --person ID ui`: a one-time login link to the dashboard at
+/// `url`, made through `api::execute` (only a person's, under the
+/// `persons` binding).
+fn login_link(
+    store: &Store,
+    g: &cli::Global,
+    url: &str,
+    keys: Option<std::path::PathBuf>,
+) -> Result<u8, Failure> {
+    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+        return Err(Failure::Usage("ui needs a person: pass --person ID".into()));
+    };
+    let api::Response::LoginLink(link) =
+        api::execute(store, &who, api::Request::LoginLink { keys })?
+    else {
+        return Err(Failure::Usage("no login link was made".into()));
+    };
+    let at = format!("{}/ui/login/link/{}", url.trim_end_matches('/'), link.token);
+    let out = if g.json {
+        format!(
+            "{}\n",
+            serde_json::json!({"url": at, "person": link.person, "expires": link.expires})
+        )
+    } else {
+        format!(
+            "{at}\n(a one-time login link for person {}: open it in a browser and press the button; good once, until {})\n",
+            link.person,
+            link.expires.format("%H:%M:%S UTC")
+        )
     };
     print_out(out.as_bytes());
     Ok(0)

@@ -446,6 +446,11 @@ pub fn details(e: &Error) -> Value {
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
         Error::LearningPersonOnly { action, id } => json!({"action": action, "id": id}),
+        Error::LoginLinkPersonOnly { agent } => json!({"agent": agent}),
+        Error::LoginLinkLimit { outstanding, limit } => {
+            json!({"outstanding": outstanding, "limit": limit})
+        }
+        Error::LoginLinkRefused => json!({}),
         Error::LearningLimit { of, pending, limit } => {
             json!({"of": of, "pending": pending, "limit": limit})
         }

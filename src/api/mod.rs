@@ -42,6 +42,17 @@ pub struct Who {
 }
 
 impl Who {
+    /// A caller not known yet: the dashboard's visitor redeeming a login
+    /// link (whose person the link names). An empty person's id, which
+    /// every request naming or needing its caller refuses (`invalid_id`).
+    pub fn anonymous() -> Who {
+        Who {
+            caller: Caller::Person(String::new()),
+            named: None,
+            raw: false,
+        }
+    }
+
     /// The owner this caller acts on.
     pub fn owner(&self, store: &Store) -> Result<Owner> {
         store.owner_as(&self.caller, self.named.as_deref())
@@ -60,10 +71,8 @@ pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response>
         }
         owners.to_vec()
     };
-    let mut reports = owners
-        .iter()
-        .map(|id| store.owner(id)?.check())
-        .collect::<Result<Vec<_>>>()?;
+    // One `git ls-files` for every owner (not a process each).
+    let mut reports = store.check_owners(&owners)?;
     // A finding about a file outside every owner's folder (the root's
     // `memdir.yaml`, its `LEARNINGS.md`) is reported once, with the first
     // owner.
@@ -268,6 +277,15 @@ fn answer_in(
             }
             let context = run_context(store, who, &run_id)?;
             return answer_in(store, who, *within, Some(context));
+        Request::LoginLink { keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            Response::LoginLink(crate::store::keys::create_link(store, &path, caller)?)
+        }
+        Request::RedeemLoginLink { token, keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            Response::LoginRedeemed {
+                person: crate::store::keys::redeem_link(store, &path, &token)?,
+            }
         }
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
@@ -575,6 +593,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::Recall { .. } => false,
         Request::InRun { within, .. } => return creates_owner(within).map(|_| false),
         Request::List { .. }
+        | Request::LoginLink { .. }
+        | Request::RedeemLoginLink { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -595,6 +615,13 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     // The learnings are the root's: no owner needed, only the root.
     if is_learnings(request) {
         return store.require_root();
+    }
+    // A login link is the machine's configuration's, not the root's.
+    if matches!(
+        request,
+        Request::LoginLink { .. } | Request::RedeemLoginLink { .. }
+    ) {
+        return Ok(());
     }
     let id = match (&who.caller, &who.named) {
         (_, Some(n)) => n.as_str(),

@@ -343,6 +343,25 @@ pub enum Request {
         #[serde(default)]
         preview: bool,
     },
+    /// A one-time login link to the dashboard for the calling person
+    /// (`memdir --person ID ui`): only its token's SHA-256 is kept, beside
+    /// the keys file, for 10 minutes.
+    LoginLink {
+        /// The keys file of the server it logs in to (default: keys.yaml in
+        /// the configuration folder); the links' file is beside it.
+        #[serde(default)]
+        keys: Option<std::path::PathBuf>,
+    },
+    /// Uses a one-time login link (the dashboard's `POST
+    /// /ui/login/link/{token}`): once; the link names the person, so the
+    /// caller is not consulted ([`crate::api::Who::anonymous`]).
+    RedeemLoginLink {
+        /// The link's token (64 hex digits).
+        token: String,
+        /// The keys file of the server (as for [`Request::LoginLink`]).
+        #[serde(default)]
+        keys: Option<std::path::PathBuf>,
+    },
 }
 
 /// What an operation answers.
@@ -441,4 +460,11 @@ pub enum Response {
     Imported(crate::store::HermesImport),
     /// What `export --format hermes` did.
     Exported(crate::store::HermesExport),
+    /// A one-time login link made (its token shown here only).
+    LoginLink(crate::store::keys::LoginLink),
+    /// A one-time login link used: the person it logs in.
+    LoginRedeemed {
+        /// The person.
+        person: String,
+    },
 }

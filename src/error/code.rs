@@ -197,7 +197,8 @@ codes! {
     CsrfRefused = "csrf_refused", 403;
     /// A request whose `Host` is not the server's (DNS rebinding).
     MisdirectedRequest = "misdirected_request", 421;
-    /// Too many login attempts from one client address; retry later.
+    /// Too many login attempts from one client address (or one-time
+    /// login links waiting to be used); retry later.
     TooManyAttempts = "too_many_attempts", 429;
     /// The store a dashboard form was rendered from changed since: nothing
     /// was done.
@@ -273,6 +274,9 @@ impl Error {
             Error::SkillExists { .. } => ErrorCode::SkillExists,
             Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
             Error::LearningPersonOnly { .. } => ErrorCode::PersonOnly,
+            Error::LoginLinkPersonOnly { .. } => ErrorCode::PersonOnly,
+            Error::LoginLinkLimit { .. } => ErrorCode::TooManyAttempts,
+            Error::LoginLinkRefused => ErrorCode::Unauthorized,
             Error::LearningLimit { .. } => ErrorCode::LearningLimit,
             Error::LearningNotFound { .. } => ErrorCode::LearningNotFound,
             Error::LearningClosed { .. } => ErrorCode::LearningClosed,

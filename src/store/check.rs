@@ -517,6 +517,21 @@ pub(crate) fn learnings(store: &Store) -> Result<Vec<Finding>> {
 /// error, with the command that stops tracking it. Outside a git work
 /// tree, nothing.
 fn tracked_findings(lint: &mut Lint<'_>, owner: &Owner) {
+    let dirs = derived_dirs(owner);
+    let id = lint.owner;
+    let specs: Vec<String> = dirs
+        .iter()
+        .map(|(d, _)| format!(":(literal){id}/{d}"))
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let Ok(Some(files)) = tracked(lint.root, &specs) else {
+        return;
+    };
+    tracked_in(lint, &dirs, &files);
+}
+
+/// The derived folders of an owner git must not track, and why.
+fn derived_dirs(owner: &Owner) -> Vec<(&'static str, &'static str)> {
     let mut dirs = vec![(
         DERIVED_DIR,
         "derived files (stored snapshots, run records, caches) are per machine and are never \
@@ -529,15 +544,13 @@ fn tracked_findings(lint: &mut Lint<'_>, owner: &Owner) {
              commit_results: true }` in the root's memdir.yaml to commit them)",
         ));
     }
+    dirs
+}
+
+/// The findings of the files git tracks (`files`, relative to the root)
+/// under the owner's derived folders `dirs`.
+fn tracked_in(lint: &mut Lint<'_>, dirs: &[(&'static str, &'static str)], files: &[String]) {
     let id = lint.owner;
-    let specs: Vec<String> = dirs
-        .iter()
-        .map(|(d, _)| format!(":(literal){id}/{d}"))
-        .collect();
-    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-    let Ok(Some(files)) = tracked(lint.root, &specs) else {
-        return;
-    };
     for (dir, why) in dirs {
         let under = format!("{id}/{dir}/");
         let n = files.iter().filter(|f| f.starts_with(&under)).count();
@@ -559,6 +572,51 @@ fn tracked_findings(lint: &mut Lint<'_>, owner: &Owner) {
             ),
         );
     }
+}
+
+/// [`check`] of several owners of one root, git asked once which of their
+/// derived files it tracks (one `git ls-files` for them all, not a process
+/// per owner).
+pub(crate) fn check_all(owners: &[Owner], now: DateTime<Utc>) -> Result<Vec<CheckReport>> {
+    let mut reports = owners
+        .iter()
+        .map(|o| check(o, now, false))
+        .collect::<Result<Vec<_>>>()?;
+    let Some(first) = owners.first() else {
+        return Ok(reports);
+    };
+    let root = first.store().root();
+    let dirs = derived_dirs(first);
+    // Every owner is a folder at the top of the root: `*` matches one
+    // path segment.
+    let specs: Vec<String> = dirs
+        .iter()
+        .map(|(d, _)| format!(":(glob)*/{d}/**"))
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let Ok(Some(files)) = tracked(root, &specs) else {
+        return Ok(reports);
+    };
+    if files.is_empty() {
+        return Ok(reports);
+    }
+    for (owner, report) in owners.iter().zip(&mut reports) {
+        let mut lint = Lint {
+            owner: owner.id(),
+            root,
+            git: None,
+            findings: Vec::new(),
+        };
+        tracked_in(&mut lint, &dirs, &files);
+        if lint.findings.is_empty() {
+            continue;
+        }
+        report.findings.extend(lint.findings);
+        report
+            .findings
+            .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
+    }
+    Ok(reports)
 }
 
 /// Unknown settings keys, numeric settings clamped into their range, and a

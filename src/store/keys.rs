@@ -337,6 +337,204 @@ fn note_use(store: &Store, dir: &Dir, name: &str, path: &Path, id: &str, now: Da
     }
 }
 
+/// The one-time login links' file, beside the keys file it serves.
+pub const LINKS_FILE: &str = "login-links.yaml";
+/// How long a login link is good for.
+pub const LINK_LIFE: Span = Span::minutes(10);
+/// The most login links waiting to be used at once, per keys file.
+pub const MAX_LINKS: usize = 20;
+/// The hex digits of a link's token (256 bits).
+pub const LINK_TOKEN_HEX: usize = 64;
+
+/// One outstanding login link as its file keeps it (never the token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkRecord {
+    /// The SHA-256 of the token, hex.
+    sha256: String,
+    /// The person it logs in.
+    person: String,
+    /// When it was made.
+    created: DateTime<Utc>,
+    /// When it stops being good.
+    expires: DateTime<Utc>,
+}
+
+/// The login links' file contents.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinksDoc {
+    #[serde(default)]
+    links: Vec<LinkRecord>,
+}
+
+/// A one-time login link just made: its token (shown once, never kept),
+/// whom it logs in, and until when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoginLink {
+    /// 256 random bits, hex: the last segment of the link's URL.
+    pub token: String,
+    /// The person it logs in.
+    pub person: String,
+    /// When it stops being good.
+    pub expires: DateTime<Utc>,
+}
+
+/// The login links' file that goes with the keys file `keys`: in the same
+/// folder, checked as the keys file is.
+fn links_path(keys: &Path) -> PathBuf {
+    keys.with_file_name(LINKS_FILE)
+}
+
+/// Reads the links' file (checked as the keys file is: this user's alone,
+/// a plain file), the expired links left out, and whether any was.
+fn read_links(
+    store: &Store,
+    dir: &Dir,
+    name: &str,
+    path: &Path,
+    now: DateTime<Utc>,
+) -> Result<(LinksDoc, bool)> {
+    let disk = store.disk();
+    let Some(st) = disk.stat(dir, name)? else {
+        return Ok((LinksDoc::default(), false));
+    };
+    if st.kind != Kind::File {
+        return Err(refuse(
+            path,
+            "the login links' file is a symlink or not a plain file",
+        ));
+    }
+    if st.uid != rustix::process::geteuid().as_raw() || st.mode & 0o077 != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "the login links' file is another user's or open to others (mode {:o}): remove it",
+                st.mode
+            ),
+        ));
+    }
+    let Some(text) = disk.read_text(dir, name, KEYS_BYTES)? else {
+        return Ok((LinksDoc::default(), false));
+    };
+    let mut doc: LinksDoc = if text.trim().is_empty() {
+        LinksDoc::default()
+    } else {
+        serde_yaml::from_str(&text).map_err(|e| refuse(path, e.to_string()))?
+    };
+    let before = doc.links.len();
+    doc.links.retain(|l| now < l.expires);
+    let swept = doc.links.len() != before;
+    Ok((doc, swept))
+}
+
+fn write_links(store: &Store, dir: &Dir, name: &str, doc: &LinksDoc, path: &Path) -> Result<()> {
+    let text = serde_yaml::to_string(doc).map_err(|e| refuse(path, e.to_string()))?;
+    let disk = store.disk();
+    if !disk.create_new(dir, name, text.as_bytes(), 0o600)? {
+        disk.write_atomic(dir, name, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Whether `person` may act as a person here: a valid id the machine's
+/// `persons` binding allows this operating-system user (the rule of the
+/// command line's `--person`).
+fn person_here(store: &Store, person: &str) -> Result<()> {
+    validate_id("person", person)?;
+    let uid = rustix::process::getuid().as_raw();
+    if store.machine_config()?.person_allowed(person, uid) {
+        Ok(())
+    } else {
+        Err(Error::PersonNotAllowed {
+            person: person.to_owned(),
+            uid,
+        })
+    }
+}
+
+/// Makes a one-time login link for `caller` (a person) to the dashboard
+/// of the server using the keys file `keys`: only its SHA-256 is kept, in
+/// the links' file beside the keys file, good for [`LINK_LIFE`]; at most
+/// [`MAX_LINKS`] wait at once (expired ones are swept first).
+pub fn create_link(store: &Store, keys: &Path, caller: &Caller) -> Result<LoginLink> {
+    let person = match caller {
+        Caller::Person(p) => p,
+        Caller::Agent(a) => return Err(Error::LoginLinkPersonOnly { agent: a.clone() }),
+    };
+    person_here(store, person)?;
+    let path = links_path(keys);
+    let (dir, file) = locate(store, &path, true)?.ok_or_else(|| refuse(&path, "no folder"))?;
+    let _lock = store.disk().lock(
+        &dir,
+        &format!(".{file}.lock"),
+        std::time::Duration::from_secs(10),
+    )?;
+    let now = Utc::now();
+    let (mut doc, _) = read_links(store, &dir, &file, &path, now)?;
+    if doc.links.len() >= MAX_LINKS {
+        return Err(Error::LoginLinkLimit {
+            outstanding: doc.links.len(),
+            limit: MAX_LINKS,
+        });
+    }
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| refuse(&path, format!("no randomness: {e}")))?;
+    let token = hex::encode(raw);
+    let expires = now + LINK_LIFE;
+    doc.links.push(LinkRecord {
+        sha256: sha256_hex(&token),
+        person: person.clone(),
+        created: now,
+        expires,
+    });
+    write_links(store, &dir, &file, &doc, &path)?;
+    Ok(LoginLink {
+        token,
+        person: person.clone(),
+        expires,
+    })
+}
+
+/// Uses the login link `token` of the server using the keys file `keys`:
+/// once. Its record is removed as it is read (under the file's lock), so a
+/// second use finds nothing; an unknown, used or expired token (or one not
+/// 64 hex digits) is [`Error::LoginLinkRefused`]. Returns the person, who
+/// must still be allowed by the `persons` binding.
+pub fn redeem_link(store: &Store, keys: &Path, token: &str) -> Result<String> {
+    if token.len() != LINK_TOKEN_HEX || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::LoginLinkRefused);
+    }
+    let path = links_path(keys);
+    let Some((dir, file)) = locate(store, &path, false)? else {
+        return Err(Error::LoginLinkRefused);
+    };
+    let _lock = store.disk().lock(
+        &dir,
+        &format!(".{file}.lock"),
+        std::time::Duration::from_secs(10),
+    )?;
+    let now = Utc::now();
+    let (mut doc, swept) = read_links(store, &dir, &file, &path, now)?;
+    let digest = sha256_hex(&token.to_ascii_lowercase());
+    let found = doc
+        .links
+        .iter()
+        .position(|l| constant_eq(&l.sha256, &digest));
+    let Some(at) = found else {
+        // Expired links are swept on the way (the file is written only
+        // then: a wrong token writes nothing).
+        if swept {
+            write_links(store, &dir, &file, &doc, &path)?;
+        }
+        return Err(Error::LoginLinkRefused);
+    };
+    let link = doc.links.remove(at);
+    write_links(store, &dir, &file, &doc, &path)?;
+    person_here(store, &link.person)?;
+    Ok(link.person)
+}
+
 /// Compares two hex digests in time independent of where they differ.
 fn constant_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -379,6 +577,61 @@ mod tests {
             check(&store, &path).unwrap_err().code().as_str(),
             "invalid_config"
         );
+    }
+
+    #[test]
+    fn a_login_link_is_kept_hashed_and_used_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("root")).unwrap();
+        let keys = dir.path().join("config/keys.yaml");
+        let ann = Caller::Person("ann".into());
+        let link = create_link(&store, &keys, &ann).unwrap();
+        assert_eq!(link.token.len(), LINK_TOKEN_HEX);
+        assert!(link.expires > Utc::now() + Span::minutes(9));
+        let file = dir.path().join("config").join(LINKS_FILE);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            !text.contains(&link.token),
+            "the token itself is never kept"
+        );
+        assert!(text.contains(&sha256_hex(&link.token)));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(redeem_link(&store, &keys, &link.token).unwrap(), "ann");
+        let again = redeem_link(&store, &keys, &link.token).unwrap_err();
+        assert_eq!(again.code().as_str(), "unauthorized");
+        for bad in ["", "zz", &"g".repeat(64), &"0".repeat(64)] {
+            let e = redeem_link(&store, &keys, bad).unwrap_err();
+            assert_eq!(e.code().as_str(), "unauthorized", "{bad:?}");
+        }
+        let agent = create_link(&store, &keys, &Caller::Agent("agt_a".into())).unwrap_err();
+        assert_eq!(agent.code().as_str(), "person_only");
+        let bad_id = create_link(&store, &keys, &Caller::Person("a b".into())).unwrap_err();
+        assert_eq!(bad_id.code().as_str(), "invalid_id");
+    }
+
+    #[test]
+    fn expired_links_are_refused_and_swept_and_outstanding_ones_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("root")).unwrap();
+        let keys = dir.path().join("config/keys.yaml");
+        let ann = Caller::Person("ann".into());
+        let old = create_link(&store, &keys, &ann).unwrap();
+        let file = dir.path().join("config").join(LINKS_FILE);
+        // Its expiry moved into the past, as ten minutes would.
+        let mut doc: LinksDoc =
+            serde_yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        doc.links[0].expires = Utc::now() - Span::seconds(1);
+        std::fs::write(&file, serde_yaml::to_string(&doc).unwrap()).unwrap();
+        let e = redeem_link(&store, &keys, &old.token).unwrap_err();
+        assert_eq!(e.code().as_str(), "unauthorized");
+        assert!(!std::fs::read_to_string(&file).unwrap().contains("sha256"));
+        for _ in 0..MAX_LINKS {
+            create_link(&store, &keys, &ann).unwrap();
+        }
+        let full = create_link(&store, &keys, &ann).unwrap_err();
+        assert_eq!(full.code().as_str(), "too_many_attempts");
     }
 
     #[test]

@@ -187,6 +187,17 @@ impl Store {
         Watching::start(self)
     }
 
+    /// [`Owner::check`] of each owner of `ids` (in that order), git asked
+    /// once for them all which of their derived files it tracks (not a
+    /// process per owner).
+    pub fn check_owners(&self, ids: &[String]) -> Result<Vec<CheckReport>> {
+        let owners = ids
+            .iter()
+            .map(|id| self.owner(id))
+            .collect::<Result<Vec<_>>>()?;
+        check::check_all(&owners, Utc::now())
+    }
+
     /// The stamps (size, modification time, inode) of `rels`, paths of
     /// plain names relative to the root (`memdir.yaml`, `OWNER/MEMORY.md`,
     /// `OWNER/.memdir/runs`; at most three deep), `None` for a missing one:

@@ -441,6 +441,9 @@ fn every_json_answer_validates_against_its_schema() {
     c.ok("key-list", keys(&["key", "list"]));
     c.ok("key-revoke", keys(&["key", "revoke", "laptop"]));
     c.fails(keys(&["key", "revoke", "laptop"]), "invalid_id");
+    // A one-time login link to the dashboard: a person's only.
+    c.ok("ui", keys(&["--person", "ann", "ui"]));
+    c.fails(keys(&["--owner", O, "ui"]), "person_only");
 
     // Every schema file is used, and every command of `--help` has one.
     let used: BTreeSet<String> = c.0.lock().expect("lock").keys().cloned().collect();
@@ -495,6 +498,7 @@ fn every_json_answer_validates_against_its_schema() {
         "propose",
         "learnings",
         "key",
+        "ui",
         "import",
         "export",
     ];

@@ -3,13 +3,14 @@
 //! sends: login (a person's key, an agent's refused, a wrong one, the
 //! limit on attempts), the CSRF, `Origin` and `Host` checks, the security
 //! headers, the actions (veto and Undo, archive and unarchive, a stale
-//! form), hostile text escaped, logout and a revoked key, and the agents
-//! page of a 2,000-agent root. The browser tests (WebDriver) build on the
+//! form), hostile text escaped, logout and a revoked key, a one-time login
+//! link (`memdir --person ID ui`), and the agents page of a 2,000-agent
+//! root. The browser tests (WebDriver) build on the
 //! same hooks.
 
 use std::collections::BTreeMap;
 
-use crate::http::{Server, make_key, serve};
+use crate::http::{Server, keys_file, make_key, serve};
 use crate::util::Sandbox;
 
 const O: &str = "agt_o";
@@ -1619,4 +1620,147 @@ fn results_list_workflows_and_steps_and_show_content_as_text_through_the_egress_
     let p = b.get(&format!("{url}?workflow=crawl-7&task=nope"));
     assert!(p.status >= 400, "{}", p.body);
     assert!(p.alert().is_some(), "{}", p.body);
+}
+
+/// `memdir --person ann ui` for the server `srv`: the link's path.
+pub(crate) fn login_link(s: &Sandbox, srv: &Server) -> String {
+    let keys = keys_file(s);
+    let keys = keys.to_str().unwrap();
+    let out = s
+        .run(&["--person", "ann", "ui", "--url", &srv.base, "--keys", keys])
+        .ok()
+        .text();
+    let url = out.lines().next().unwrap_or_default();
+    let path = url
+        .strip_prefix(&srv.base)
+        .unwrap_or_else(|| panic!("not a link to {}: {out}", srv.base));
+    let token = path.strip_prefix("/ui/login/link/").unwrap_or_default();
+    assert!(
+        token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{out}"
+    );
+    path.to_owned()
+}
+
+/// Presses the button of the login link's page `path`.
+fn redeem(b: &mut Browser, path: &str) -> Page {
+    let page = b.get(path);
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body.contains("<form id=\"login-link\""),
+        "{}",
+        page.body
+    );
+    let csrf = input(&page.body, "csrf");
+    b.post(path, &[("csrf", &csrf)])
+}
+
+#[test]
+fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
+    let (s, srv, _person, _agent) = setup(&["Prefers tea"]);
+    let path = login_link(&s, &srv);
+    let token = path.rsplit('/').next().unwrap().to_owned();
+    // Only the token's SHA-256 is kept, beside the keys file.
+    let links = keys_file(&s).with_file_name("login-links.yaml");
+    let kept = std::fs::read_to_string(&links).unwrap();
+    assert!(!kept.contains(&token), "{kept}");
+    use sha2::Digest;
+    let digest = hex::encode(sha2::Sha256::digest(token.as_bytes()));
+    assert!(kept.contains(&digest), "{kept}");
+    assert!(kept.contains("person: ann"), "{kept}");
+    // A GET (a link previewer) uses nothing and logs nobody in.
+    let mut preview = Browser::new(&srv);
+    for _ in 0..2 {
+        let p = preview.get(&path);
+        assert_eq!(p.status, 200, "{p:?}");
+        assert!(p.body.contains("<form id=\"login-link\""), "{}", p.body);
+    }
+    assert!(!preview.cookies.contains_key("memdir_session"));
+    assert_eq!(std::fs::read_to_string(&links).unwrap(), kept);
+    // Without the login form's token: refused, and the link is still good.
+    let mut forged = Browser::new(&srv);
+    let r = forged.post(&path, &[("csrf", "0")]);
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (403, Some("csrf_refused"))
+    );
+    // The button logs in, as a key would.
+    let mut b = Browser::new(&srv);
+    let r = redeem(&mut b, &path);
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/ui/")),
+        "{r:?}"
+    );
+    assert!(b.cookies.contains_key("memdir_session"));
+    let agents = b.get("/ui/");
+    assert_eq!(agents.status, 200, "{agents:?}");
+    assert!(agents.body.contains("<tr id=\"agent-agt_o\""));
+    assert!(!std::fs::read_to_string(&links).unwrap().contains(&digest));
+    // A second use: refused like a wrong key, no session.
+    let mut again = Browser::new(&srv);
+    let r = redeem(&mut again, &path);
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
+    assert!(!again.cookies.contains_key("memdir_session"));
+    // An expired link: refused (its expiry moved into the past by hand).
+    let old = login_link(&s, &srv);
+    let text = std::fs::read_to_string(&links).unwrap();
+    let moved: String = text
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("expires:") {
+                "  expires: 2000-01-01T00:00:00Z".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    assert_ne!(moved, text);
+    std::fs::write(&links, moved).unwrap();
+    let mut late = Browser::new(&srv);
+    let r = redeem(&mut late, &old);
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
+    assert!(!late.cookies.contains_key("memdir_session"));
+    // A token of the wrong form is refused at the page, nothing shown back.
+    let odd = Browser::new(&srv).get("/ui/login/link/%3Cscript%3E");
+    assert_eq!(
+        (odd.status, odd.alert().as_deref()),
+        (401, Some("unauthorized"))
+    );
+    assert!(!odd.body.contains("<script>") && !odd.body.contains("login-link\""));
+    // An agent asks for a link: refused.
+    let keys = keys_file(&s);
+    let e = s
+        .run(&[
+            "--owner",
+            O,
+            "--json",
+            "ui",
+            "--keys",
+            keys.to_str().unwrap(),
+        ])
+        .json_error("person_only");
+    assert!(e["message"].as_str().unwrap().contains(O), "{e}");
+    // The link's posts count with the key logins: this address made 4
+    // (the forged, the used, the second, the expired); 6 more wrong ones,
+    // then even a good link is 429.
+    let good = login_link(&s, &srv);
+    let wrong = format!("/ui/login/link/{}", "0".repeat(64));
+    let mut w = Browser::new(&srv);
+    for _ in 0..6 {
+        assert_eq!(redeem(&mut w, &wrong).status, 401);
+    }
+    let r = redeem(&mut w, &good);
+    assert_eq!(
+        (r.status, r.alert().as_deref()),
+        (429, Some("too_many_attempts"))
+    );
+    assert!(r.header("retry-after").is_some());
 }

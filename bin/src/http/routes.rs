@@ -19,7 +19,7 @@ use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
     actions, agent, agents, day, decisions, dreaming, history, learnings as learnings_page, login,
-    results as results_page, runs as runs_page, skills as skills_page, snapshot,
+    login_link, results as results_page, runs as runs_page, skills as skills_page, snapshot,
 };
 
 /// One route as the router serves it and `/openapi.json` documents it.
@@ -270,6 +270,18 @@ pub const ROUTES: &[Route] = &[
         "/ui/login",
         "Log in with a person's key {key, csrf}: 303 to /ui/ with the session cookie; 401, 403 (an agent's key), 429",
         || post(login::submit),
+    ),
+    page(
+        "GET",
+        "/ui/login/link/{token}",
+        "A one-time login link's page: a button, nothing used (memdir --person ID ui)",
+        || get(login_link::show),
+    ),
+    page(
+        "POST",
+        "/ui/login/link/{token}",
+        "Use a one-time login link {csrf}: 303 to /ui/ with the session cookie; 401 (used, expired or unknown), 429",
+        || post(login_link::redeem),
     ),
     page("POST", "/ui/logout", "End the session {csrf}", || {
         post(login::logout)

@@ -1,10 +1,12 @@
 //! The dashboard's sessions: a person logs in with a person's key (an
-//! agent's key is refused) and gets a cookie naming a session kept in this
-//! server's memory only (a restart logs everyone out). A session ends 30
-//! minutes after its last request, 12 hours after its login, at logout,
-//! and as soon as its key is no longer in the keys file (checked on every
-//! request). Its id and its CSRF token are 256 random bits from the OS.
-//! Login attempts are limited per client address.
+//! agent's key is refused), or with a one-time login link
+//! (`memdir --person ID ui`), and gets a cookie naming a session kept in
+//! this server's memory only (a restart logs everyone out). A session ends
+//! 30 minutes after its last request, 12 hours after its login, at logout,
+//! and, logged in with a key, as soon as its key is no longer in the keys
+//! file (checked on every request). Its id and its CSRF token are 256
+//! random bits from the OS. Login attempts (keys and links) are limited
+//! per client address.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -49,8 +51,9 @@ pub struct Session {
     /// The person's id (the key's subject).
     pub person: String,
     /// The key they logged in with, checked against the keys file on every
-    /// request: a revoked key ends the session.
-    pub key: String,
+    /// request: a revoked key ends the session. `None`: logged in with a
+    /// one-time login link (used up at the login).
+    pub key: Option<String>,
     /// The token every form of this session carries.
     pub csrf: String,
     created: Instant,
@@ -87,14 +90,14 @@ impl Sessions {
         }
     }
 
-    /// A new session for `person` logged in with `key`: its id (the
-    /// cookie's value) and the session.
-    pub fn create(&self, person: &str, key: &str) -> Option<(String, Session)> {
+    /// A new session for `person` logged in with `key` (`None`: with a
+    /// login link): its id (the cookie's value) and the session.
+    pub fn create(&self, person: &str, key: Option<&str>) -> Option<(String, Session)> {
         let (id, csrf) = (token()?, token()?);
         let now = Instant::now();
         let s = Session {
             person: person.to_owned(),
-            key: key.to_owned(),
+            key: key.map(str::to_owned),
             csrf,
             created: now,
             last: now,
@@ -138,7 +141,7 @@ impl Sessions {
     /// Ends every session logged in with `key` (it was revoked).
     pub fn end_key(&self, key: &str) {
         if let Ok(mut map) = self.map.lock() {
-            map.retain(|_, s| !same(&s.key, key));
+            map.retain(|_, s| !s.key.as_deref().is_some_and(|k| same(k, key)));
         }
     }
 
@@ -209,14 +212,20 @@ mod tests {
     #[test]
     fn a_session_is_found_until_it_ends() {
         let s = Sessions::default();
-        let (id, sess) = s.create("ann", "mdk_1").unwrap();
+        let (id, sess) = s.create("ann", Some("mdk_1")).unwrap();
         assert_eq!(s.touch(&id).unwrap().csrf, sess.csrf);
         assert!(s.touch("nope").is_none());
         s.end(&id);
         assert!(s.touch(&id).is_none());
-        let (id2, _) = s.create("ann", "mdk_2").unwrap();
+        let (id2, _) = s.create("ann", Some("mdk_2")).unwrap();
+        let (id3, _) = s.create("ann", None).unwrap();
         s.end_key("mdk_2");
         assert!(s.touch(&id2).is_none());
+        assert!(
+            s.touch(&id3).is_some(),
+            "a link's session has no key to revoke"
+        );
+        s.end(&id3);
         assert!(s.is_empty());
     }
 

@@ -5,6 +5,13 @@
 //! from, which the library states (`Store::stamps`). A row is asked again
 //! only when one of its files changed, the day changed, or a time it
 //! depends on (a fact's expiry, the review's next due time) has passed.
+//!
+//! Sorted by a column, the page needs every agent's value of that column,
+//! not every agent's row: each sort asks the one request its column comes
+//! from (`Show` for the counts and usage, `List` of the archive or the day
+//! log, `ListRuns`, `check`), kept the same way, and only the page's 50
+//! rows are computed whole. `check`'s findings are asked for many agents at
+//! once (git asked once for them all, not a process per agent).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -18,6 +25,9 @@ const MAX_WORKERS: usize = 8;
 
 /// How many files an agent's row is keyed by.
 const FILES: usize = 9;
+
+/// How many sorts there are.
+const SORTS: usize = Sort::ALL.len();
 
 /// The files (relative to the root) an agent's row is computed from (not
 /// the agent's folder nor its `.memdir/` themselves: reading a row creates
@@ -95,10 +105,21 @@ struct Cached {
     row: AgentRow,
 }
 
-/// The rows, by agent.
+/// One agent's values of the sorted columns, asked alone, with the stamps
+/// and the day they were asked under.
+#[derive(Debug, Clone)]
+struct Keyed {
+    stamps: Vec<Option<FileStamp>>,
+    day: NaiveDate,
+    /// By [`Sort::index`]; each holds until its own time (an expiry).
+    keys: Keys,
+}
+
+/// The rows, by agent, and the sorted columns' values.
 #[derive(Debug, Default)]
 pub struct Cache {
     map: Mutex<HashMap<String, Cached>>,
+    keys: Mutex<HashMap<String, Keyed>>,
 }
 
 /// How many rows were computed and how many came from the cache.
@@ -108,6 +129,81 @@ pub struct Counted {
     pub computed: usize,
     /// Taken from the cache.
     pub cached: usize,
+    /// A sorted column's values asked alone (the row not computed).
+    pub keyed: usize,
+}
+
+/// `f` over `missing` (indices), in chunks on at most [`MAX_WORKERS`]
+/// threads (each chunk its own reads).
+fn parallel<T: Send>(
+    missing: &[usize],
+    f: impl Fn(&[usize]) -> Result<Vec<(usize, T)>, Error> + Sync,
+) -> Result<Vec<(usize, T)>, Error> {
+    if missing.is_empty() {
+        return Ok(Vec::new());
+    }
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_WORKERS)
+        .min(missing.len());
+    let chunk = missing.len().div_ceil(workers).max(1);
+    let f = &f;
+    let parts: Vec<Result<Vec<(usize, T)>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = missing
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || f(part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Usage {
+                        message: "a dashboard worker failed".to_owned(),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(missing.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// Every agent's files stated in one call (each folder opened once).
+struct Stated {
+    names: Vec<[String; FILES]>,
+    stamps: Vec<Option<FileStamp>>,
+}
+
+impl Stated {
+    fn of(store: &Store, agents: &[String]) -> Result<Stated, Error> {
+        let names: Vec<[String; FILES]> = agents.iter().map(|a| files(a)).collect();
+        let all: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
+        let stamps = store.stamps(&all)?;
+        Ok(Stated { names, stamps })
+    }
+
+    fn of_agent(&self, i: usize) -> &[Option<FileStamp>] {
+        &self.stamps[i * FILES..(i + 1) * FILES]
+    }
+
+    /// Which of `done` (indices) have the same stamps now as when stated:
+    /// a file that changed while a value was read leaves it shown, not
+    /// kept.
+    fn unchanged(&self, store: &Store, done: &[usize]) -> Result<Vec<bool>, Error> {
+        let rels: Vec<&str> = done
+            .iter()
+            .flat_map(|&i| self.names[i].iter().map(String::as_str))
+            .collect();
+        let now = store.stamps(&rels)?;
+        Ok(done
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| now[k * FILES..(k + 1) * FILES] == *self.of_agent(i))
+            .collect())
+    }
 }
 
 impl Cache {
@@ -121,11 +217,7 @@ impl Cache {
     ) -> Result<Vec<AgentRow>, Error> {
         let now = Utc::now();
         let today = now.date_naive();
-        // Every agent's files stated in one call (each folder opened once).
-        let names: Vec<[String; FILES]> = agents.iter().map(|a| files(a)).collect();
-        let all: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
-        let stamped = store.stamps(&all)?;
-        let stamps_of = |i: usize| stamped[i * FILES..(i + 1) * FILES].to_vec();
+        let stated = Stated::of(store, agents)?;
         let mut out: Vec<Option<AgentRow>> = {
             let map = self.map.lock().ok();
             agents
@@ -135,7 +227,7 @@ impl Cache {
                     map.as_ref()?
                         .get(agent)
                         .filter(|c| {
-                            c.stamps == stamps_of(i)
+                            c.stamps == stated.of_agent(i)
                                 && c.day == today
                                 && c.row.valid_until.is_none_or(|t| now < t)
                         })
@@ -146,56 +238,137 @@ impl Cache {
         let missing: Vec<usize> = (0..agents.len()).filter(|i| out[*i].is_none()).collect();
         counted.cached += agents.len() - missing.len();
         counted.computed += missing.len();
-        // The rows to compute, on a few threads (each row is its own reads).
-        let workers = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .clamp(1, MAX_WORKERS)
-            .min(missing.len().max(1));
-        let chunk = missing.len().div_ceil(workers).max(1);
-        let computed: Vec<Result<Vec<(usize, AgentRow)>, Error>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = missing
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|&i| Ok((i, compute(store, person, &agents[i], now)?)))
-                            .collect::<Result<Vec<_>, Error>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Usage {
-                            message: "a dashboard worker failed".to_owned(),
-                        })
-                    })
-                })
+        let computed = parallel(&missing, |part| {
+            let ids: Vec<String> = part.iter().map(|&i| agents[i].clone()).collect();
+            let found = findings(store, &ids)?;
+            part.iter()
+                .zip(found)
+                .map(|(&i, f)| Ok((i, compute(store, person, &agents[i], f, now)?)))
                 .collect()
-        });
-        for part in computed {
-            for (i, row) in part? {
-                let rels = &all[i * FILES..(i + 1) * FILES];
-                let stamps = stamps_of(i);
-                // A file that changed while the row was read: the row is
-                // shown, not kept.
-                if store.stamps(rels)? == stamps
-                    && let Ok(mut m) = self.map.lock()
-                {
+        })?;
+        let done: Vec<usize> = computed.iter().map(|(i, _)| *i).collect();
+        let keep = stated.unchanged(store, &done)?;
+        if let Ok(mut m) = self.map.lock() {
+            for ((i, row), keep) in computed.iter().zip(&keep) {
+                if *keep {
                     m.insert(
-                        agents[i].clone(),
+                        agents[*i].clone(),
                         Cached {
-                            stamps,
+                            stamps: stated.of_agent(*i).to_vec(),
                             day: today,
                             row: row.clone(),
                         },
                     );
                 }
-                out[i] = Some(row);
             }
         }
+        for (i, row) in computed {
+            out[i] = Some(row);
+        }
         Ok(out.into_iter().flatten().collect())
+    }
+
+    /// The rows of the page that starts at `at` (`n` rows) of `agents`
+    /// (sorted by id) in `sort`'s order. By id, those rows alone; by a
+    /// column, every agent's value of that column (from its cached row, or
+    /// asked alone and kept as rows are), then the page's rows whole.
+    pub fn page(
+        &self,
+        store: &Store,
+        person: &str,
+        agents: &[String],
+        (sort, at, n): (Sort, usize, usize),
+        counted: &mut Counted,
+    ) -> Result<Vec<AgentRow>, Error> {
+        if sort == Sort::Id {
+            let end = at.saturating_add(n).min(agents.len());
+            return self.rows(store, person, &agents[at.min(end)..end], counted);
+        }
+        let now = Utc::now();
+        let today = now.date_naive();
+        let holds = |t: &Option<DateTime<Utc>>| t.is_none_or(|t| now < t);
+        let si = sort.index();
+        let stated = Stated::of(store, agents)?;
+        let mut keys: Vec<Option<i64>> = {
+            let rows = self.map.lock().ok();
+            let keyed = self.keys.lock().ok();
+            agents
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let stamps = stated.of_agent(i);
+                    let from_row = rows
+                        .as_ref()
+                        .and_then(|m| m.get(a))
+                        .filter(|c| {
+                            c.stamps == stamps && c.day == today && holds(&c.row.valid_until)
+                        })
+                        .map(|c| sort.key(&c.row));
+                    from_row.or_else(|| {
+                        keyed
+                            .as_ref()?
+                            .get(a)
+                            .filter(|k| k.stamps == stamps && k.day == today)
+                            .and_then(|k| k.keys[si])
+                            .filter(|(_, until)| holds(until))
+                            .map(|(v, _)| v)
+                    })
+                })
+                .collect()
+        };
+        let missing: Vec<usize> = (0..agents.len()).filter(|i| keys[*i].is_none()).collect();
+        counted.keyed += missing.len();
+        let computed = parallel(&missing, |part| {
+            let ids: Vec<String> = part.iter().map(|&i| agents[i].clone()).collect();
+            let values = keys_of(store, person, &ids, sort, now)?;
+            Ok(part.iter().copied().zip(values).collect())
+        })?;
+        let done: Vec<usize> = computed.iter().map(|(i, _)| *i).collect();
+        let keep = stated.unchanged(store, &done)?;
+        if let Ok(mut m) = self.keys.lock() {
+            for ((i, value), keep) in computed.iter().zip(&keep) {
+                if !*keep {
+                    continue;
+                }
+                let stamps = stated.of_agent(*i);
+                let e = m.entry(agents[*i].clone()).or_insert_with(|| Keyed {
+                    stamps: stamps.to_vec(),
+                    day: today,
+                    keys: [None; SORTS],
+                });
+                if e.stamps != stamps || e.day != today {
+                    *e = Keyed {
+                        stamps: stamps.to_vec(),
+                        day: today,
+                        keys: [None; SORTS],
+                    };
+                }
+                for (slot, v) in e.keys.iter_mut().zip(value) {
+                    if v.is_some() {
+                        *slot = *v;
+                    }
+                }
+            }
+        }
+        for (i, value) in computed {
+            keys[i] = Some(value[si].map_or(0, |(v, _)| v));
+        }
+        let mut order: Vec<usize> = (0..agents.len()).collect();
+        order.sort_by(|&a, &b| {
+            keys[b]
+                .cmp(&keys[a])
+                .then_with(|| agents[a].cmp(&agents[b]))
+        });
+        let shown: Vec<String> = order
+            .into_iter()
+            .skip(at)
+            .take(n)
+            .map(|i| agents[i].clone())
+            .collect();
+        let mut rows = self.rows(store, person, &shown, counted)?;
+        // As the rows are now (a file may have changed since its value).
+        sort.apply(&mut rows);
+        Ok(rows)
     }
 }
 
@@ -217,83 +390,205 @@ fn empty_use() -> Use {
     }
 }
 
-/// One agent's row, asked of the api as `person`.
-fn compute(
-    store: &Store,
-    person: &str,
-    agent: &str,
-    now: DateTime<Utc>,
-) -> Result<AgentRow, Error> {
-    let who = Who {
+/// The person acting on `agent`.
+fn who(person: &str, agent: &str) -> Who {
+    Who {
         caller: Caller::Person(person.to_owned()),
         named: Some(agent.to_owned()),
         raw: false,
-    };
-    let mut row = AgentRow {
-        id: agent.to_owned(),
+    }
+}
+
+/// What `Show` says of an agent's stores.
+struct Shown {
+    live: usize,
+    expired: usize,
+    memory: Use,
+    user: Use,
+    /// The live facts' expiries.
+    until: Vec<DateTime<Utc>>,
+}
+
+fn shown(store: &Store, who: &Who) -> Result<Shown, Error> {
+    let mut out = Shown {
         live: 0,
         expired: 0,
-        archived: 0,
         memory: empty_use(),
         user: empty_use(),
-        last_run: None,
-        day_chars: 0,
-        next_due: None,
-        paused: false,
-        routine: false,
-        findings: 0,
-        valid_until: None,
+        until: Vec::new(),
     };
-    let mut until: Vec<DateTime<Utc>> = Vec::new();
-    if let Response::Show { stores, .. } = api::execute(store, &who, Request::Show { scope: None })?
+    if let Response::Show { stores, .. } = api::execute(store, who, Request::Show { scope: None })?
     {
         for v in &stores {
             let u = usage(&v.usage);
             match v.scope {
-                memdir::Scope::User => row.user = u,
-                _ => row.memory = u,
+                memdir::Scope::User => out.user = u,
+                _ => out.memory = u,
             }
             for e in &v.entries {
                 if e.expired {
-                    row.expired += 1;
+                    out.expired += 1;
                 } else {
-                    row.live += 1;
+                    out.live += 1;
                     if let Some(t) = e
                         .expires
                         .as_deref()
                         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
                     {
-                        until.push(t.with_timezone(&Utc));
+                        out.until.push(t.with_timezone(&Utc));
                     }
                 }
             }
         }
     }
+    Ok(out)
+}
+
+/// Archived facts.
+fn archived(store: &Store, who: &Who) -> Result<usize, Error> {
     let archived = Request::List {
         kind: Some(FactKind::Fact),
         status: Some(Status::Archived),
         all: true,
         limit: Some(1),
     };
-    if let Response::Rows { total, .. } = api::execute(store, &who, archived)? {
-        row.archived = total;
-    }
-    if let Response::Runs(runs) = api::execute(store, &who, Request::ListRuns { open: false })? {
-        row.last_run = runs.iter().map(|r| r.started_at).max();
-    }
+    Ok(match api::execute(store, who, archived)? {
+        Response::Rows { total, .. } => total,
+        _ => 0,
+    })
+}
+
+/// When the last run began.
+fn last_run(store: &Store, who: &Who) -> Result<Option<DateTime<Utc>>, Error> {
+    Ok(
+        match api::execute(store, who, Request::ListRuns { open: false })? {
+            Response::Runs(runs) => runs.iter().map(|r| r.started_at).max(),
+            _ => None,
+        },
+    )
+}
+
+/// Today's day log, in characters.
+fn day_chars(store: &Store, who: &Who, today: NaiveDate) -> Result<usize, Error> {
     let days = Request::List {
         kind: Some(FactKind::Day),
         status: None,
         all: false,
         limit: Some(1),
     };
-    if let Response::Rows { rows, .. } = api::execute(store, &who, days)? {
-        row.day_chars = rows
+    Ok(match api::execute(store, who, days)? {
+        Response::Rows { rows, .. } => rows
             .iter()
-            .filter(|r| r.date == Some(now.date_naive()))
+            .filter(|r| r.date == Some(today))
             .map(|r| r.text.chars().count())
-            .sum();
+            .sum(),
+        _ => 0,
+    })
+}
+
+/// `check`'s findings of each of `agents`, in one request (git asked once
+/// for them all).
+fn findings(store: &Store, agents: &[String]) -> Result<Vec<usize>, Error> {
+    let mut out = vec![0; agents.len()];
+    if agents.is_empty() {
+        return Ok(out);
     }
+    if let Response::Check { reports, .. } = api::check(store, agents, false)? {
+        // The root's LEARNINGS.md is no agent's (its findings come with the
+        // first agent's report): the decisions page shows them on their own.
+        for (o, r) in out.iter_mut().zip(&reports) {
+            *o = r
+                .findings
+                .iter()
+                .filter(|f| f.file != memdir::LEARNINGS_FILE)
+                .count();
+        }
+    }
+    Ok(out)
+}
+
+/// A sorted column's value and until when it holds, by [`Sort::index`].
+type Keys = [Option<(i64, Option<DateTime<Utc>>)>; SORTS];
+
+/// The values `sort` orders `agents` by (larger first), each asked alone
+/// with the one request its column comes from, and until when each holds;
+/// with them, the other columns the same request gives (`Show` gives live,
+/// expired and usage at once).
+fn keys_of(
+    store: &Store,
+    person: &str,
+    agents: &[String],
+    sort: Sort,
+    now: DateTime<Utc>,
+) -> Result<Vec<Keys>, Error> {
+    let wide = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let one = |s: Sort, v: i64| {
+        let mut k: Keys = [None; SORTS];
+        k[s.index()] = Some((v, None));
+        k
+    };
+    if sort == Sort::Findings {
+        return Ok(findings(store, agents)?
+            .into_iter()
+            .map(|f| one(Sort::Findings, wide(f)))
+            .collect());
+    }
+    agents
+        .iter()
+        .map(|a| {
+            let who = who(person, a);
+            Ok(match sort {
+                Sort::Live | Sort::Expired | Sort::Usage => {
+                    let s = shown(store, &who)?;
+                    let until = s.until.iter().copied().filter(|t| *t > now).min();
+                    let mut k: Keys = [None; SORTS];
+                    k[Sort::Live.index()] = Some((wide(s.live), until));
+                    k[Sort::Expired.index()] = Some((wide(s.expired), until));
+                    let usage = s.memory.percent.max(s.user.percent);
+                    k[Sort::Usage.index()] = Some((wide(usage), None));
+                    k
+                }
+                Sort::Archived => one(sort, wide(archived(store, &who)?)),
+                Sort::Run => one(sort, run_key(last_run(store, &who)?)),
+                Sort::Day => one(sort, wide(day_chars(store, &who, now.date_naive())?)),
+                Sort::Id | Sort::Findings => [None; SORTS],
+            })
+        })
+        .collect()
+}
+
+/// A last run as a sort value: newer larger, never the smallest.
+fn run_key(t: Option<DateTime<Utc>>) -> i64 {
+    t.map_or(i64::MIN, |t| t.timestamp_micros())
+}
+
+/// One agent's row, asked of the api as `person` (`check`'s findings
+/// given: they are asked for many agents at once).
+fn compute(
+    store: &Store,
+    person: &str,
+    agent: &str,
+    findings: usize,
+    now: DateTime<Utc>,
+) -> Result<AgentRow, Error> {
+    let who = who(person, agent);
+    let s = shown(store, &who)?;
+    let mut until = s.until;
+    let mut row = AgentRow {
+        id: agent.to_owned(),
+        live: s.live,
+        expired: s.expired,
+        archived: archived(store, &who)?,
+        memory: s.memory,
+        user: s.user,
+        last_run: last_run(store, &who)?,
+        day_chars: day_chars(store, &who, now.date_naive())?,
+        next_due: None,
+        paused: false,
+        routine: false,
+        findings,
+        valid_until: None,
+    };
     if let Response::Routine(r) = api::execute(store, &who, Request::ReviewStatus)? {
         row.paused = r.paused;
         row.routine = r.at.is_some();
@@ -301,15 +596,6 @@ fn compute(
         if let Some(t) = r.next_due {
             until.push(t);
         }
-    }
-    if let Response::Check { reports, .. } = api::check(store, &[agent.to_owned()], false)? {
-        // The root's LEARNINGS.md is no agent's: the decisions page shows
-        // its findings on their own.
-        row.findings = reports
-            .iter()
-            .flat_map(|r| &r.findings)
-            .filter(|f| f.file != memdir::LEARNINGS_FILE)
-            .count();
     }
     row.valid_until = until.into_iter().filter(|t| *t > now).min();
     Ok(row)
@@ -366,6 +652,27 @@ impl Sort {
             .map_or("id", |(_, w)| w)
     }
 
+    /// Its place in [`Sort::ALL`].
+    fn index(self) -> usize {
+        Sort::ALL.iter().position(|(s, _)| *s == self).unwrap_or(0)
+    }
+
+    /// The value of `row` this sort orders by, larger first (as
+    /// [`Sort::apply`] orders rows).
+    fn key(self, row: &AgentRow) -> i64 {
+        let wide = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        match self {
+            Sort::Id => 0,
+            Sort::Live => wide(row.live),
+            Sort::Expired => wide(row.expired),
+            Sort::Archived => wide(row.archived),
+            Sort::Usage => wide(row.usage()),
+            Sort::Run => run_key(row.last_run),
+            Sort::Day => wide(row.day_chars),
+            Sort::Findings => wide(row.findings),
+        }
+    }
+
     /// Sorts `rows` (ties by id).
     pub fn apply(self, rows: &mut [AgentRow]) {
         use std::cmp::Reverse;
@@ -419,6 +726,71 @@ mod tests {
         let rows = cache.rows(&store, "ann", &agents, &mut n).unwrap();
         assert_eq!((rows[0].live, n.computed), (2, 2));
         assert!(rows[0].user.used > 0 && rows[0].memory.percent <= 100);
+    }
+
+    #[test]
+    fn a_sorted_page_asks_each_agent_s_value_alone_and_only_its_rows_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let mut agents = Vec::new();
+        for i in 0..7 {
+            let id = format!("agt_{i}");
+            let o = store.owner(&id).unwrap();
+            // agt_3 holds the most facts, then agt_6, then the others.
+            let n = match i {
+                3 => 5,
+                6 => 3,
+                _ => 1,
+            };
+            for k in 0..n {
+                o.add(memdir::Scope::Memory, &format!("Fact {k} of {id}"))
+                    .unwrap();
+            }
+            agents.push(id);
+        }
+        let cache = Cache::default();
+        let mut n = Counted::default();
+        let page = cache
+            .page(&store, "ann", &agents, (Sort::Live, 0, 2), &mut n)
+            .unwrap();
+        let ids: Vec<&str> = page.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["agt_3", "agt_6"]);
+        assert_eq!((n.keyed, n.computed), (7, 2));
+        // The second page: ties by id; values from the cache, two rows.
+        let mut m = Counted::default();
+        let next = cache
+            .page(&store, "ann", &agents, (Sort::Live, 2, 2), &mut m)
+            .unwrap();
+        let ids: Vec<&str> = next.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["agt_0", "agt_1"]);
+        assert_eq!((m.keyed, m.computed), (0, 2));
+        // Usage comes from the same request as the counts: nothing asked.
+        let mut u = Counted::default();
+        cache
+            .page(&store, "ann", &agents, (Sort::Usage, 0, 1), &mut u)
+            .unwrap();
+        assert_eq!(u.keyed, 0);
+        // Every row whole, sorted: the same order as the values gave.
+        let mut all = cache.rows(&store, "ann", &agents, &mut m).unwrap();
+        Sort::Live.apply(&mut all);
+        let whole: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(whole[..4], ["agt_3", "agt_6", "agt_0", "agt_1"]);
+        // A file changed: that agent's value is asked again.
+        store
+            .owner("agt_0")
+            .unwrap()
+            .add(memdir::Scope::User, "Lives in Oslo")
+            .unwrap();
+        let mut k = Counted::default();
+        let again = cache
+            .page(&store, "ann", &agents, (Sort::Findings, 0, 3), &mut k)
+            .unwrap();
+        assert_eq!(again.len(), 3);
+        assert_eq!(k.keyed, 1, "only agt_0's row is not cached whole");
+        let by_id = cache
+            .page(&store, "ann", &agents, (Sort::Id, 5, 50), &mut k)
+            .unwrap();
+        assert_eq!(by_id.len(), 2);
     }
 
     #[test]

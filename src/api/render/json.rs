@@ -92,6 +92,8 @@ pub fn json(response: &Response) -> Value {
         Response::Imported(i) => typed(i),
         Response::Exported(x) => typed(x),
         Response::Recall(r) => typed(r),
+        Response::LoginLink(l) => typed(l),
+        Response::LoginRedeemed { person } => json!({ "person": person }),
     }
 }
 

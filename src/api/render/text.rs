@@ -332,6 +332,13 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             }
             out
         }),
+        Response::LoginLink(l) => text(format!(
+            "{}\n(a one-time login link for person {}, good until {}; kept as its SHA-256 only)\n",
+            l.token,
+            l.person,
+            l.expires.format("%Y-%m-%d %H:%M:%S UTC")
+        )),
+        Response::LoginRedeemed { person } => text(format!("logged in as person {person}\n")),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Logging in and out in the browser: a person's key opens the dashboard,
-//! an agent's key and a wrong key are refused with the reason shown, and
-//! logging out ends the session.
+//! an agent's key and a wrong key are refused with the reason shown,
+//! logging out ends the session, and a one-time login link logs in once.
 
 use super::run;
 use super::site::{O, Site};
@@ -57,6 +57,37 @@ fn an_agent_s_key_and_a_wrong_key_are_refused_at_login() {
             cookies.iter().all(|c| c.name() != "memdir_session"),
             "{cookies:?}"
         );
+        page.goto("/ui/").await;
+        page.find("#login").await;
+        assert!(!page.has("table.agents").await);
+    });
+}
+
+#[test]
+fn a_person_logs_in_by_a_one_time_link() {
+    let site = Site::with(&["Prefers tea"]);
+    let link = site.login_link();
+    let link = &link;
+    run(&site.server.base, |page| async move {
+        // Opening the link shows its button and logs nobody in.
+        page.goto(link).await;
+        page.find("#login-link").await;
+        let cookies = page.client().get_all_cookies().await.expect("cookies");
+        assert!(
+            cookies.iter().all(|c| c.name() != "memdir_session"),
+            "{cookies:?}"
+        );
+        // The button does.
+        page.click("#login-link button[type=submit]").await;
+        page.find(&format!("tr#agent-{O}")).await;
+        assert_eq!(page.path().await, "/ui/");
+        assert_eq!(page.text("header .who").await, "ann");
+        // Logged out, the same link is used up.
+        page.click("#logout button[type=submit]").await;
+        page.find("#login").await;
+        page.goto(link).await;
+        page.click("#login-link button[type=submit]").await;
+        assert_eq!(page.alert_code().await, "unauthorized");
         page.goto("/ui/").await;
         page.find("#login").await;
         assert!(!page.has("table.agents").await);

@@ -46,6 +46,12 @@ impl Site {
         row["id"].as_str().expect("an id").to_owned()
     }
 
+    /// A one-time login link for the person `ann` (`memdir --person ann
+    /// ui`): its path.
+    pub(crate) fn login_link(&self) -> String {
+        crate::ui::login_link(&self.s, &self.server)
+    }
+
     /// What `memdir snapshot` shows the agent now.
     pub(crate) fn snapshot(&self) -> String {
         self.s.run_as(O, &["snapshot"]).ok().text()

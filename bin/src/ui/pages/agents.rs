@@ -106,19 +106,18 @@ pub async fn show(
         let page = asked.min(pages);
         let mut counted = Counted::default();
         let at = (page - 1) * PAGE_ROWS;
-        let rows = if sort == Sort::Id {
-            let end = (at + PAGE_ROWS).min(total);
-            u.stats
-                .rows(&store, &person, &owners[at.min(end)..end], &mut counted)
-                .map_err(|e| Shown::of(&e))?
-        } else {
-            let mut all = u
-                .stats
-                .rows(&store, &person, &owners, &mut counted)
-                .map_err(|e| Shown::of(&e))?;
-            sort.apply(&mut all);
-            all.into_iter().skip(at).take(PAGE_ROWS).collect()
-        };
+        // Sorted by a column, every agent's value of it, and this page's
+        // rows whole.
+        let rows = u
+            .stats
+            .page(
+                &store,
+                &person,
+                &owners,
+                (sort, at, PAGE_ROWS),
+                &mut counted,
+            )
+            .map_err(|e| Shown::of(&e))?;
         Ok((rows, total, page, pages))
     })
     .await;

@@ -33,7 +33,7 @@ pub struct LoginPage {
 }
 
 impl Ui {
-    fn login_cookie_name(&self) -> &'static str {
+    pub(super) fn login_cookie_name(&self) -> &'static str {
         if self.settings.behind_tls {
             "__Host-memdir_login"
         } else {
@@ -41,7 +41,7 @@ impl Ui {
         }
     }
 
-    fn login_cookie(&self, value: &str) -> String {
+    pub(super) fn login_cookie(&self, value: &str) -> String {
         let age = if value.is_empty() { 0 } else { 900 };
         if self.settings.behind_tls {
             format!(
@@ -98,17 +98,25 @@ fn peer(req: &Request) -> Option<SocketAddr> {
         .map(|c| c.0)
 }
 
-/// `POST /ui/login`: a person's key in, a session out.
-pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
+/// What every login `POST` (a key's, a link's) checks before its
+/// credential is looked at: the attempt limiter (each `POST` counts), plain
+/// HTTP from another machine, the size of the form and the login form's
+/// token. The form's fields, or the answer to give instead: `again` draws
+/// the page once more (a fresh token) with the refusal.
+pub(super) async fn checked(
+    ui: &Arc<Ui>,
+    req: Request,
+    again: &(dyn Fn(&Ui, Option<Shown>) -> Response + Sync),
+) -> Result<Vec<(String, String)>, Response> {
     let Some(peer) = peer(&req) else {
-        return error_page(
+        return Err(error_page(
             Shown::transport(ErrorCode::InternalError, "the client's address is unknown"),
             None,
-        );
+        ));
     };
     if !ui.attempts.allow(peer.ip()) {
-        let mut r = form(
-            &ui,
+        let mut r = again(
+            ui,
             Some(Shown::transport(
                 ErrorCode::TooManyAttempts,
                 "too many login attempts from this address: wait a minute",
@@ -118,41 +126,66 @@ pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
             header::RETRY_AFTER,
             HeaderValue::from(ATTEMPT_WINDOW.as_secs()),
         );
-        return r;
+        return Err(r);
     }
     if !peer.ip().is_loopback() && !ui.settings.behind_tls {
-        return form(
-            &ui,
+        return Err(again(
+            ui,
             Some(Shown::transport(
                 ErrorCode::InvalidRequest,
                 "login over plain HTTP is for this machine only: put TLS in front and start `memdir serve --behind-tls`",
             )),
-        );
+        ));
     }
     let expected = cookie(req.headers(), ui.login_cookie_name()).map(str::to_owned);
-    let body = match axum::body::to_bytes(req.into_body(), FORM_BYTES).await {
-        Ok(b) => b,
-        Err(_) => {
-            return form(
-                &ui,
-                Some(Shown::transport(
-                    ErrorCode::RequestTooLarge,
-                    "the form is too large",
-                )),
-            );
-        }
+    let Ok(body) = axum::body::to_bytes(req.into_body(), FORM_BYTES).await else {
+        return Err(again(
+            ui,
+            Some(Shown::transport(
+                ErrorCode::RequestTooLarge,
+                "the form is too large",
+            )),
+        ));
     };
     let f = fields(&body);
     let sent = field(&f, "csrf").unwrap_or("");
     if !expected.is_some_and(|e| !e.is_empty() && same(&e, sent)) {
-        return form(
-            &ui,
+        return Err(again(
+            ui,
             Some(Shown::transport(
                 ErrorCode::CsrfRefused,
                 "refused: the login form's token is missing or old (the form was reloaded below: try again)",
             )),
-        );
+        ));
     }
+    Ok(f)
+}
+
+/// A session for `person` (logged in with `key`, or with a link): `303`
+/// to the agents with its cookie, the login form's cookie removed.
+pub(super) fn start_session(ui: &Ui, person: &str, key: Option<&str>, how: &str) -> Response {
+    let Some((id, _)) = ui.sessions.create(person, key) else {
+        return error_page(
+            Shown::transport(ErrorCode::InternalError, "no session could be made"),
+            None,
+        );
+    };
+    tracing::info!("memdir serve: {person} logged in to the dashboard ({how})");
+    let mut r = see_other("/ui/");
+    for c in [ui.session_cookie(&id), ui.login_cookie("")] {
+        if let Ok(v) = HeaderValue::from_str(&c) {
+            r.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    r
+}
+
+/// `POST /ui/login`: a person's key in, a session out.
+pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
+    let f = match checked(&ui, req, &form).await {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
     let key = field(&f, "key").unwrap_or("").trim().to_owned();
     let u = ui.clone();
     let k = key.clone();
@@ -191,20 +224,7 @@ pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
         }
         Err(e) => return form(&ui, Some(e)),
     };
-    let Some((id, _)) = ui.sessions.create(&person, &key) else {
-        return error_page(
-            Shown::transport(ErrorCode::InternalError, "no session could be made"),
-            None,
-        );
-    };
-    tracing::info!("memdir serve: {person} logged in to the dashboard");
-    let mut r = see_other("/ui/");
-    for c in [ui.session_cookie(&id), ui.login_cookie("")] {
-        if let Ok(v) = HeaderValue::from_str(&c) {
-            r.headers_mut().append(header::SET_COOKIE, v);
-        }
-    }
-    r
+    start_session(&ui, &person, Some(&key), "a key")
 }
 
 /// `POST /ui/logout`: the session ends here and now.

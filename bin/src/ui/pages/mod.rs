@@ -12,6 +12,7 @@ pub mod dreaming;
 pub mod history;
 pub mod learnings;
 pub mod login;
+pub mod login_link;
 pub mod results;
 pub mod runs;
 pub mod skills;
@@ -100,7 +101,8 @@ impl Ui {
 }
 
 /// The person logged in on this request: a live session whose key is
-/// still a person's live key in the keys file (read now). Without one, the
+/// still a person's live key in the keys file (read now), or one logged
+/// in with a one-time link. Without one, the
 /// answer to give instead: to the login page (a `GET`), or `401` (a
 /// `POST`, whose form would be lost).
 pub async fn logged_in(
@@ -127,8 +129,12 @@ pub async fn logged_in(
     let Some(session) = ui.sessions.touch(&id) else {
         return Err(refuse());
     };
+    // Logged in with a one-time link: no key to check again (the link was
+    // used up at the login; the session's own limits end it).
+    let Some(key) = session.key.clone() else {
+        return Ok(LoggedIn { id, session });
+    };
     let u = ui.clone();
-    let key = session.key.clone();
     let person = session.person.clone();
     let still = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
@@ -141,7 +147,9 @@ pub async fn logged_in(
     match still {
         Ok(true) => Ok(LoggedIn { id, session }),
         Ok(false) => {
-            ui.sessions.end_key(&session.key);
+            if let Some(k) = &session.key {
+                ui.sessions.end_key(k);
+            }
             Err(refuse())
         }
         Err(e) => Err(error_page(e, None)),
