@@ -839,7 +839,7 @@ fn the_openapi_document_matches_the_router() {
         .flat_map(|m| m.as_object().unwrap().values())
         .filter(|op| op["x-dashboard"] == true)
         .count();
-    assert_eq!(pages, 16, "{doc}");
+    assert_eq!(pages, 23, "{doc}");
     for p in [
         "/v1/memory/recall",
         "/v1/skills",
