@@ -277,6 +277,7 @@ fn answer_in(
             }
             let context = run_context(store, who, &run_id)?;
             return answer_in(store, who, *within, Some(context));
+        }
         Request::LoginLink { keys } => {
             let path = crate::store::keys::keys_path(store, keys.as_deref())?;
             Response::LoginLink(crate::store::keys::create_link(store, &path, caller)?)

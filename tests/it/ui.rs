@@ -1391,12 +1391,25 @@ fn a_run(s: &Sandbox) -> (String, String) {
     let sha = begun["sha256"].as_str().unwrap().to_owned();
     s.run_as(
         O,
-        &["recall", "--run", &run, "--query", "staging deploy <b>now</b>"],
+        &[
+            "recall",
+            "--run",
+            &run,
+            "--query",
+            "staging deploy <b>now</b>",
+        ],
     )
     .ok();
     s.run_as(
         O,
-        &["recall", "--run", &run, "--preview", "--query", "previewed deploy"],
+        &[
+            "recall",
+            "--run",
+            &run,
+            "--preview",
+            "--query",
+            "previewed deploy",
+        ],
     )
     .ok();
     s.run_as(O, &["add", "--run", &run, "Deploys need a <b>ticket</b>"])
@@ -1439,7 +1452,9 @@ fn a_run_page_shows_its_snapshot_recall_block_writes_and_day_line() {
     assert!(list.body.contains("PIN-812"), "{}", list.body);
     let facts = b.get(&format!("/ui/agents/{O}"));
     assert!(
-        facts.body.contains(&format!("href=\"/ui/agents/{O}/runs\"")),
+        facts
+            .body
+            .contains(&format!("href=\"/ui/agents/{O}/runs\"")),
         "{}",
         facts.body
     );
@@ -1522,7 +1537,14 @@ const SKILL_BODY: &str = "# Deploy\n\n1. Check <script>alert(1)</script> first.\
 fn learn_skill(s: &Sandbox, name: &str) {
     s.run_as_stdin(
         O,
-        &["skill", "learn", name, "-", "--description", "Deploys <b>safely</b>"],
+        &[
+            "skill",
+            "learn",
+            name,
+            "-",
+            "--description",
+            "Deploys <b>safely</b>",
+        ],
         SKILL_BODY,
     )
     .ok();
@@ -1554,19 +1576,30 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     assert!(!one.body.contains("<img"), "{}", one.body);
     let csrf = input(&list.body, "csrf");
     // No token: refused, nothing forgotten.
-    let r = b.post(&url, &[("action", "forget"), ("name", "deploy"), ("confirm", "yes")]);
+    let r = b.post(
+        &url,
+        &[("action", "forget"), ("name", "deploy"), ("confirm", "yes")],
+    );
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("csrf_refused"), "{}", r.body);
     assert!(s.path(O, "skills/deploy").exists());
     // The box not checked: refused in the page.
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "forget"), ("name", "deploy")]);
+    let r = b.post(
+        &url,
+        &[("csrf", &csrf), ("action", "forget"), ("name", "deploy")],
+    );
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(r.alert().as_deref(), Some("invalid_request"), "{}", r.body);
     assert!(s.path(O, "skills/deploy").exists());
     // Confirmed: gone, from the page and the folder.
     let r = b.post(
         &url,
-        &[("csrf", &csrf), ("action", "forget"), ("name", "deploy"), ("confirm", "yes")],
+        &[
+            ("csrf", &csrf),
+            ("action", "forget"),
+            ("name", "deploy"),
+            ("confirm", "yes"),
+        ],
     );
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("forgot the skill deploy"), "{}", r.body);
@@ -1575,7 +1608,12 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     // Again: the api's error, shown in the page.
     let r = b.post(
         &url,
-        &[("csrf", &csrf), ("action", "forget"), ("name", "deploy"), ("confirm", "yes")],
+        &[
+            ("csrf", &csrf),
+            ("action", "forget"),
+            ("name", "deploy"),
+            ("confirm", "yes"),
+        ],
     );
     assert_eq!(r.status, 404, "{}", r.body);
     assert_eq!(r.alert().as_deref(), Some("skill_not_found"), "{}", r.body);

@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn a_session_idle_past_its_timeout_ends() {
         let s = Sessions::new(Duration::from_millis(50));
-        let (id, _) = s.create("ann", "mdk_1").unwrap();
+        let (id, _) = s.create("ann", Some("mdk_1")).unwrap();
         assert!(s.touch(&id).is_some());
         std::thread::sleep(Duration::from_millis(80));
         assert!(s.touch(&id).is_none());

@@ -67,7 +67,9 @@ fn hostile_text_shows_literally_and_nothing_runs_or_loads() {
     std::fs::create_dir(site.s.root.join(odd)).expect("a folder named with markup");
     site.s.write(odd, "MEMORY.md", "- hello\n");
     // A skill and a result holding the same.
-    let skill = format!("---\nname: odd\ndescription: Odd {SCRIPT}\n---\nStep {SCRIPT}\nThen {IMG}\nSee {md_img} and {raw_img}\n");
+    let skill = format!(
+        "---\nname: odd\ndescription: Odd {SCRIPT}\n---\nStep {SCRIPT}\nThen {IMG}\nSee {md_img} and {raw_img}\n"
+    );
     site.s.write(O, "skills/odd/SKILL.md", &skill);
     let result = format!("Page {SCRIPT}\n{IMG}\n{md_img}\n{raw_img}\n{A_LINK}\n");
     for (task, ctype) in [("plain", "text/plain"), ("html", "text/html")] {

@@ -14,7 +14,13 @@ fn a_run_page_shows_the_recall_block_it_was_given_and_what_it_wrote() {
     let run_id = begun["run_id"].as_str().expect("run_id").to_owned();
     s.run_as(
         O,
-        &["recall", "--run", &run_id, "--query", "fix the staging deploy"],
+        &[
+            "recall",
+            "--run",
+            &run_id,
+            "--query",
+            "fix the staging deploy",
+        ],
     )
     .ok();
     s.run_as(O, &["add", "--run", &run_id, "Staging needs a ticket too"])
@@ -57,7 +63,14 @@ fn a_skill_is_forgotten_only_with_its_confirmation() {
     site.s
         .run_as_stdin(
             O,
-            &["skill", "learn", "deploy", "-", "--description", "Deploying"],
+            &[
+                "skill",
+                "learn",
+                "deploy",
+                "-",
+                "--description",
+                "Deploying",
+            ],
             "# Deploy\n\n1. Check the VPN.\n",
         )
         .ok();

@@ -261,12 +261,20 @@ mod tests {
     fn only_text_the_egress_rule_passed_is_shown_and_bounded() {
         let c = content(result("text/plain", b"<b>hi</b>", false));
         assert_eq!(c.text.as_deref(), Some("<b>hi</b>"));
-        assert!(content(result("application/octet-stream", &[0xff, 0], false)).text.is_none());
+        assert!(
+            content(result("application/octet-stream", &[0xff, 0], false))
+                .text
+                .is_none()
+        );
         // JSON the scanner flagged is kept byte-exact by the rule: not shown.
         let c = content(result("application/json", b"{\"a\":1}", true));
         assert!(c.text.is_none());
         assert!(c.note.contains("flagged"), "{}", c.note);
-        assert!(content(result("application/json", b"{}", false)).text.is_some());
+        assert!(
+            content(result("application/json", b"{}", false))
+                .text
+                .is_some()
+        );
         let long = "é".repeat(SHOWN_BYTES);
         let c = content(result("text/plain", long.as_bytes(), false));
         let t = c.text.unwrap();

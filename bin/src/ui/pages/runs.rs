@@ -62,7 +62,10 @@ fn run_row(seg: &str, r: &RunRecord) -> RunRow {
     RunRow {
         href: format!("/ui/agents/{seg}/runs/{}", encode(&r.run_id)),
         started: when(&r.started_at),
-        finished: r.finished_at.as_ref().map_or_else(|| "open".to_owned(), when),
+        finished: r
+            .finished_at
+            .as_ref()
+            .map_or_else(|| "open".to_owned(), when),
         task: r.task.clone().unwrap_or_else(|| "-".to_owned()),
         workflow: r.workflow().to_owned(),
         id: r.run_id.clone(),
@@ -268,7 +271,14 @@ fn run_page(
         recalls: v
             .recalls
             .into_iter()
-            .map(|r| (when(&r.at), r.query.unwrap_or_default(), r.block, r.truncated))
+            .map(|r| {
+                (
+                    when(&r.at),
+                    r.query.unwrap_or_default(),
+                    r.block,
+                    r.truncated,
+                )
+            })
             .collect(),
         recalls_left_out: v.recalls_left_out,
         wrote: written_by(rows, &v.run_id),
