@@ -133,7 +133,7 @@ impl Store {
     /// secret, an unclosed comment, control characters, a pair a merge kept
     /// (`conflict=`), the file over its budget.
     pub fn check_learnings(&self) -> Result<Vec<Finding>> {
-        check::learnings(self)
+        check::learnings::findings(self)
     }
 
     /// Proposes `text` as a learning every agent would see once a person

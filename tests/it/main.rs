@@ -35,6 +35,7 @@ mod multiprocess;
 mod prompt;
 mod recall_cases;
 mod recall_store;
+mod resolve;
 mod results;
 mod review;
 mod review_history;

@@ -1001,7 +1001,7 @@ async fn a_bad_argument_answers_in_the_seed_s_words() {
     let s = Sandbox::new();
     let c = start(&s, &["--owner", "agt_args"], &[]).await;
     let memory_actions = "recall, remember, search_runs, get_run, save, day, list, archive, \
-                          unarchive, veto, recall_facts, propose, learnings";
+                          unarchive, resolve, veto, recall_facts, propose, learnings";
     let cases: &[(&'static str, Value, String)] = &[
         (
             "memory",

@@ -122,7 +122,9 @@ fn the_history_over_http_is_the_command_line_s() {
     let person = make_key(&s, &["--person", "ann"]);
     let srv = serve(&s, &["--review-every", "0"]);
     let cli = s.json_ok(&["--owner", A, "review", "history"]);
-    let v = srv.get(Some(agent.as_str()), "/api/v1/reviews/history").json();
+    let v = srv
+        .get(Some(agent.as_str()), "/api/v1/reviews/history")
+        .json();
     assert_eq!(v, cli);
     assert_eq!(v["reviews"][0]["id"], id.as_str());
     // A person names the agent.

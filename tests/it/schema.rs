@@ -190,6 +190,19 @@ fn every_json_answer_validates_against_its_schema() {
     );
     c.ok("transition", me(&["unarchive", &staging]));
     c.fails(me(&["unarchive", &staging]), "memory_wrong_state");
+    // A duplicate a merge left, settled.
+    let memory = s.read_text(O, "MEMORY.md");
+    let line = memory
+        .lines()
+        .find(|l| l.contains("Staging"))
+        .expect("the staging line")
+        .to_owned();
+    s.write(O, "MEMORY.md", format!("{memory}{line}\n"));
+    c.ok("transition", me(&["resolve", &staging, "--keep", "one"]));
+    c.fails(
+        me(&["resolve", &staging, "--keep", "one"]),
+        "memory_wrong_state",
+    );
     c.ok(
         "transition",
         s.run(&["--json", "--person", "dana", "--agent", O, "veto", &staging]),
@@ -473,6 +486,7 @@ fn every_json_answer_validates_against_its_schema() {
         "add",
         "archive",
         "unarchive",
+        "resolve",
         "renew",
         "veto",
         "recall",

@@ -105,6 +105,7 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/memories/recall", "memories-recall"),
     ("POST /api/v1/memories/{id}/archive", "transition"),
     ("POST /api/v1/memories/{id}/unarchive", "transition"),
+    ("POST /api/v1/memories/{id}/resolve", "transition"),
     ("POST /api/v1/memories/{id}/veto", "transition"),
     ("PATCH /api/v1/memories/{id}", "memory-edit"),
     ("POST /api/v1/learnings", "learning"),

@@ -486,6 +486,36 @@ fn cases() -> Vec<Case> {
             ),
         ),
         c(
+            "resolve a fact in no pair",
+            Who::Agent,
+            Kind::Error("memory_wrong_state"),
+            cli(&["resolve", &vpn, "--keep", "both"]),
+            Ask::Mcp(
+                "memory",
+                json!({"action": "resolve", "id": vpn, "keep": "both"}),
+            ),
+            http(
+                "POST",
+                &format!("/api/v1/memories/{vpn}/resolve"),
+                Some(json!({"keep": "both"})),
+            ),
+        ),
+        c(
+            "resolve keeping live a fact never archived",
+            Who::Person,
+            Kind::Error("memory_wrong_state"),
+            cli(&["resolve", &vpn, "--keep", "live"]),
+            Ask::Mcp(
+                "memory",
+                json!({"action": "resolve", "id": vpn, "keep": "live", "agentId": AGENT}),
+            ),
+            http(
+                "POST",
+                &format!("/api/v1/memories/{vpn}/resolve"),
+                Some(json!({"keep": "live", "agentId": AGENT})),
+            ),
+        ),
+        c(
             "a result of a workflow nothing knows",
             Who::Agent,
             Kind::Error("result_not_found"),

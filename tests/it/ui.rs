@@ -586,7 +586,10 @@ fn the_agents_page_of_two_thousand_agents_pages_by_fifty() {
     let again = b.get("/ui/?page=40");
     assert_eq!(again.body.matches("<tr id=\"agent-").count(), 50);
     let row = &again.body[again.body.find("agent-agt_1999").unwrap()..];
-    assert!(row.contains("<td class=\"n\">2</td>"), "{row}");
+    assert!(
+        row.contains("<td class=\"n\" data-label=\"Live\">2</td>"),
+        "{row}"
+    );
 }
 
 #[test]

@@ -212,6 +212,18 @@ pub enum Ask {
         #[arg(long, value_name = "DATE|30d|never")]
         expires: Option<String>,
     },
+    /// Settle what a merge left of a fact (what `memdir check` finds):
+    /// keep both versions of a `conflict=` pair, keep live a fact also
+    /// archived (a vetoed one: a person only), or keep one copy of a
+    /// duplicate.
+    #[command(display_order = 4)]
+    Resolve {
+        /// The fact's id.
+        id: String,
+        /// Which: `both`, `live` or `one`.
+        #[arg(long, value_name = "both|live|one")]
+        keep: KeepArg,
+    },
     /// Veto a memory (a person only): archive it as vetoed.
     #[command(display_order = 4)]
     Veto {
@@ -528,6 +540,17 @@ pub enum ImportCommand {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+/// `memdir resolve --keep`: how a merge's leftover is settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeepArg {
+    /// Both versions of a `conflict=` pair (their marks dropped).
+    Both,
+    /// The live fact (its archive records removed).
+    Live,
+    /// The first copy of an exact duplicate.
+    One,
 }
 
 /// The formats `memdir export` writes.

@@ -8,7 +8,7 @@ use axum::response::Response;
 use memdir::api::errors::Transport;
 use memdir::api::servers::{self};
 use memdir::api::{self, Request, Response as Answer, render};
-use memdir::{Error, Op, Scope};
+use memdir::{Error, Keep, Op, Scope};
 use memdir::{FactKind, Status};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -249,6 +249,30 @@ pub(super) async fn unarchive(
         id,
     )
     .await
+}
+
+#[derive(Debug, Deserialize)]
+struct ResolveBody {
+    keep: Keep,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+/// Settle what a merge left of `id` (`{keep: both|live|one}`).
+pub(super) async fn resolve(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let b: ResolveBody = parse("resolve", &body)?;
+    let request = Request::Resolve { id, keep: b.keep };
+    let v = app
+        .call(headers, b.agent_id, move |store, who| {
+            Ok(render::json(&api::execute(store, who, request)?))
+        })
+        .await?;
+    ok(200, v)
 }
 
 pub(super) async fn veto(

@@ -10,7 +10,7 @@ use axum::response::Response;
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use serde_json::{Value, json};
 
-use super::facts::{archive, day, edit, list, recall_facts, save, unarchive, veto};
+use super::facts::{archive, day, edit, list, recall_facts, resolve, save, unarchive, veto};
 use super::learnings;
 use super::one_api::{forget, get_result, put_result, recall, remember, snapshot};
 use super::reviews;
@@ -180,6 +180,12 @@ pub const ROUTES: &[Route] = &[
         "/api/v1/memories/{id}/unarchive",
         "Bring an archived memory back",
         || post(unarchive),
+    ),
+    r(
+        "POST",
+        "/api/v1/memories/{id}/resolve",
+        "Settle what a merge left of a fact {keep: both, live, one}",
+        || post(resolve),
     ),
     r(
         "POST",

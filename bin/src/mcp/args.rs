@@ -101,6 +101,28 @@ impl From<State> for Status {
     }
 }
 
+/// `resolve`'s `keep` (the library's `Keep`, with a schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Keep {
+    /// Both versions of a `conflict=` pair (their marks dropped).
+    Both,
+    /// The live fact of one live and archived (its archive records removed).
+    Live,
+    /// The first copy of an exact duplicate.
+    One,
+}
+
+impl From<Keep> for memdir::Keep {
+    fn from(k: Keep) -> memdir::Keep {
+        match k {
+            Keep::Both => memdir::Keep::Both,
+            Keep::Live => memdir::Keep::Live,
+            Keep::One => memdir::Keep::One,
+        }
+    }
+}
+
 /// `remember`'s operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -206,6 +228,17 @@ pub enum MemoryCall {
         #[serde(flatten)]
         who: Identity,
     },
+    /// Settle what a merge left of the fact `id` (what `check` finds):
+    /// `keep` both versions of a `conflict=` pair, the live side of a fact
+    /// live and archived, or one copy of a duplicate.
+    Resolve {
+        /// The fact's `mem_` id.
+        id: String,
+        /// `both`, `live` or `one`.
+        keep: Keep,
+        #[serde(flatten)]
+        who: Identity,
+    },
     /// A person's veto of the memory `id`.
     Veto {
         /// The memory's `mem_` id.
@@ -251,6 +284,7 @@ impl MemoryCall {
             | MemoryCall::List { who, .. }
             | MemoryCall::Archive { who, .. }
             | MemoryCall::Unarchive { who, .. }
+            | MemoryCall::Resolve { who, .. }
             | MemoryCall::Veto { who, .. }
             | MemoryCall::RecallFacts { who, .. }
             | MemoryCall::Propose { who, .. } => who,
@@ -417,7 +451,7 @@ mod tests {
                 "memory",
                 json!({"action": "update"}),
                 None,
-                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, veto, recall_facts, propose, learnings",
+                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, resolve, veto, recall_facts, propose, learnings",
             ),
             (
                 "memory",

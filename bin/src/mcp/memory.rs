@@ -93,6 +93,9 @@ fn written(r: &Response, in_run: bool) -> Option<String> {
                 "vetoed" => "Vetoed",
                 "unarchived" => "Unarchived",
                 "superseded" => "Superseded",
+                "kept both" => "Kept both versions of",
+                "kept live" => "Kept live",
+                "kept one" => "Kept one copy of",
                 _ => "Archived",
             };
             let after = if t.status == "active" {
@@ -220,6 +223,10 @@ pub fn memory_action(
         }
         MemoryCall::Archive { id, reason, .. } => Request::Archive { id, reason },
         MemoryCall::Unarchive { id, .. } => Request::Unarchive { id },
+        MemoryCall::Resolve { id, keep, .. } => Request::Resolve {
+            id,
+            keep: keep.into(),
+        },
         MemoryCall::Veto { id, reason, .. } => Request::Veto { id, reason },
         MemoryCall::RecallFacts { query, .. } => Request::Recall {
             query,
