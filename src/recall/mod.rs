@@ -4,11 +4,12 @@
 //! learnings that match, as wiki matches, then the `--- MEMORY ---` block. No
 //! I/O: the store's recall feature reads the files and counts the recall.
 //!
-//! [`embed`] is the sentence-embedding engine for semantic recall (issue 24):
-//! a BERT encoder of the sentence-transformers kind (all-MiniLM-L6-v2) run
+//! `embed` (the cargo feature `embed`) is the sentence-embedding engine for
+//! semantic recall: a BERT encoder of the sentence-transformers kind (all-MiniLM-L6-v2) run
 //! in pure Rust over a model folder's bytes, giving normalised vectors whose
 //! cosine scores a fact against a query. It is not yet wired into recall.
 
+#[cfg(feature = "embed")]
 pub mod embed;
 mod score;
 pub(crate) mod select;
