@@ -3,7 +3,14 @@
 //! a run's block holds within its limits (`select`): the approved
 //! learnings that match, as wiki matches, then the `--- MEMORY ---` block. No
 //! I/O: the store's recall feature reads the files and counts the recall.
+//!
+//! `embed` (the cargo feature `embed`) is the sentence-embedding engine for
+//! semantic recall: a BERT encoder of the sentence-transformers kind (all-MiniLM-L6-v2) run
+//! in pure Rust over a model folder's bytes, giving normalised vectors whose
+//! cosine scores a fact against a query. It is not yet wired into recall.
 
+#[cfg(feature = "embed")]
+pub mod embed;
 mod score;
 pub(crate) mod select;
 mod similarity;
