@@ -38,7 +38,8 @@ const CHECK_EVERY: usize = 64;
 /// match is distinctive (see [`half_point`]).
 const BEST_MATCH_TOKENS: f64 = 350.0;
 /// Least evidence a best match needs to be lifted: more than one common
-/// word gives (a common word's relative idf is capped at 0.35: 0.35³ ≈ 0.043).
+/// word found once gives (a common word's relative idf is capped at 0.35:
+/// 0.35³ ≈ 0.043).
 const MIN_EVIDENCE: f64 = 0.05;
 /// Least evidence a best match needs, relative to the best fact's.
 const RELATIVE_EVIDENCE: f64 = 0.2;
@@ -108,8 +109,8 @@ pub trait Scorer {
 /// about 350 tokens, set `h` to the evidence of the last of them (never
 /// below 0.05). So a recall keeps the best few facts that share real
 /// evidence with the query even when none of them matches a rare word, and
-/// a fact with a fifth of the best fact's evidence, or next to none, stays
-/// below 0.5. The order of the facts is the order of `x` either way.
+/// a fact with less than a fifth of the best fact's evidence, or next to
+/// none, stays below 0.5. The order of the facts is the order of `x` either way.
 #[derive(Debug, Clone)]
 pub struct Bm25Scorer {
     /// Term-frequency saturation (BM25 `k1`); must be finite and ≥ 0.
