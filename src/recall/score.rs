@@ -5,7 +5,10 @@
 //! "one perfect distinctive match", then mapped to [0, 1] so that a fact
 //! sharing a term that is rare among the facts scores at least
 //! [`KEEP_THRESHOLD`], while a fact sharing only words common to many facts
-//! stays below it.
+//! stays below it — unless it is one of the query's few best matches (about
+//! 350 tokens of them) with real evidence, a fifth of the best fact's or
+//! more: those score at least 0.5 too, so a recall keeps the best few facts
+//! a question shares words with (measured on LoCoMo: docs/RECALL.md).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,6 +33,16 @@ const SHORT_QUERY: f64 = 20.0;
 const LONG_QUERY_FLOOR: f64 = 0.15;
 /// How many facts are tokenised between two deadline checks.
 const CHECK_EVERY: usize = 64;
+/// The query's best matches whose texts fit in about this many tokens (four
+/// characters a token, plus one a fact) may score 0.5 though no single
+/// match is distinctive (see [`half_point`]).
+const BEST_MATCH_TOKENS: f64 = 350.0;
+/// Least evidence a best match needs to be lifted: more than one common
+/// word found once gives (a common word's relative idf is capped at 0.35:
+/// 0.35³ ≈ 0.043).
+const MIN_EVIDENCE: f64 = 0.05;
+/// Least evidence a best match needs, relative to the best fact's.
+const RELATIVE_EVIDENCE: f64 = 0.2;
 
 /// Lowercase stop words, checked before and after suffix stripping.
 const STOP_WORDS: &str = "\
@@ -83,12 +96,21 @@ pub trait Scorer {
 
 /// The built-in local, deterministic lexical scorer (BM25 with light normalisation, mapped to \[0,1\]).
 ///
-/// `score(d) = x / (x + 0.6³)` with
+/// `score(d) = x / (x + h)` with
 /// `x = Σ_{t ∈ Q ∩ d} q(t) · r(t)³ · tf(t,d)·(1 + L) / (tf(t,d) + L)`:
 /// `r(t) = idf(n(t)) / idf(1)` with `idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))` over the `N`
 /// facts (`r` capped at 0.35 for common words), `L = k1·(1 − b + b·|d| / avgdl)`, and `q(t)`
 /// the query weight: ½ for a part of an identifier, and `λ = clamp(20 / |Q|, 0.15, 1)` for
 /// a word that is not name- or identifier-like, so one ordinary word is not enough in a long query.
+///
+/// `h`, the evidence that scores exactly 0.5, is `0.6³` (one distinctive
+/// match) unless the query's best matches reach 0.5 with less: the facts
+/// with `x ≥ max(0.05, 0.2 · x_best)`, best first, whose texts fit in
+/// about 350 tokens, set `h` to the evidence of the last of them (never
+/// below 0.05). So a recall keeps the best few facts that share real
+/// evidence with the query even when none of them matches a rare word, and
+/// a fact with less than a fifth of the best fact's evidence, or next to
+/// none, stays below 0.5. The order of the facts is the order of `x` either way.
 #[derive(Debug, Clone)]
 pub struct Bm25Scorer {
     /// Term-frequency saturation (BM25 `k1`); must be finite and ≥ 0.
@@ -215,7 +237,7 @@ impl Scorer for Bm25Scorer {
                 q * cube(rel)
             })
             .collect();
-        let mut scores = Vec::with_capacity(docs.len());
+        let mut evidence = Vec::with_capacity(docs.len());
         for (i, (tfs, len)) in bags.iter().enumerate() {
             // BM25 tf saturation, relative to a single occurrence in this fact.
             let norm = k1 * (1.0 - b + b * len / avgdl);
@@ -226,10 +248,39 @@ impl Scorer for Bm25Scorer {
             if !x.is_finite() {
                 return Err(ScoreError::Failed(format!("non-finite score for fact {i}")));
             }
-            scores.push((x / (x + cube(HALF_AT))).clamp(0.0, 1.0));
+            evidence.push(x);
         }
-        Ok(scores)
+        let h = half_point(&evidence, docs);
+        Ok(evidence
+            .into_iter()
+            .map(|x| (x / (x + h)).clamp(0.0, 1.0))
+            .collect())
     }
+}
+
+/// The evidence that scores exactly 0.5 for this query (see [`Bm25Scorer`]):
+/// `0.6³`, or less when the best matches with `x ≥ max(MIN_EVIDENCE,
+/// RELATIVE_EVIDENCE · x_best)` that fit in [`BEST_MATCH_TOKENS`] reach
+/// down to less: then the evidence of the last that fits.
+fn half_point(evidence: &[f64], docs: &[&str]) -> f64 {
+    let distinctive = cube(HALF_AT);
+    let best = evidence.iter().copied().fold(0.0, f64::max);
+    let floor = MIN_EVIDENCE.max(RELATIVE_EVIDENCE * best);
+    let mut matches: Vec<usize> = (0..evidence.len())
+        .filter(|&i| evidence[i] >= floor)
+        .collect();
+    matches.sort_by(|&a, &b| evidence[b].total_cmp(&evidence[a]).then(a.cmp(&b)));
+    let (mut used, mut last) = (0.0, distinctive);
+    for i in matches {
+        let chars = docs.get(i).map_or(0, |d| d.chars().count());
+        let t = chars.div_ceil(4) as f64 + 1.0;
+        if used + t > BEST_MATCH_TOKENS {
+            break;
+        }
+        used += t;
+        last = evidence[i];
+    }
+    last.clamp(MIN_EVIDENCE, distinctive)
 }
 
 /// Estimates how many tokens a text takes in a prompt, so a real tokenizer can be plugged in.
@@ -566,6 +617,56 @@ mod tests {
         let long: String = (0..150).map(|i| format!("step{i} ")).collect();
         let long = run(&(long + "Also email Priya about it."), &docs);
         assert!(long[0] < KEEP && long[1] >= KEEP, "{long:?}");
+    }
+
+    #[test]
+    fn the_half_point_is_the_last_best_match_that_fits() {
+        let distinctive = cube(HALF_AT);
+        let short = ["a short fact"; 3];
+        // No evidence, or only a common word's (0.35³): 0.6³ as before.
+        assert_eq!(half_point(&[0.0, 0.0, 0.0], &short), distinctive);
+        assert_eq!(
+            half_point(&[cube(COMMON_CAP), 0.0, 0.0], &short),
+            distinctive
+        );
+        // The best matches down to a fifth of the best's evidence.
+        assert_eq!(half_point(&[0.1, 0.06, 0.01], &short), 0.06);
+        assert_eq!(half_point(&[0.3, 0.1, 0.05], &short), 0.1);
+        // A distinctive match alone: 0.6³, never more.
+        assert_eq!(half_point(&[0.5, 0.09, 0.0], &short), distinctive);
+        // About 350 tokens of best matches: facts of 200 characters (51
+        // tokens), six fit; ties with the last are lifted with it.
+        let long = "x".repeat(200);
+        let docs = vec![long.as_str(); 20];
+        let xs: Vec<f64> = (0..20).map(|i| 0.2 - 0.005 * f64::from(i)).collect();
+        assert_eq!(half_point(&xs, &docs), xs[5]);
+        let lifted = xs.iter().filter(|&&x| x / (x + xs[5]) >= KEEP).count();
+        assert_eq!(lifted, 6);
+        assert_eq!(half_point(&[0.1; 20], &docs), 0.1);
+    }
+
+    #[test]
+    fn the_best_matches_of_a_common_word_reach_half_a_name_alone_does_not() {
+        // "camping" is in half the facts: not distinctive (0.6³ of evidence
+        // is not reached), yet the question's best matches are kept; a
+        // fact matching only the name (in every fact) is not.
+        let docs = [
+            "Mel went camping with her family at the lake.",
+            "Mel went camping in the mountains last year.",
+            "Mel plans camping again in the summer.",
+            "Mel painted a sunrise over the lake.",
+            "Mel runs a charity race for mental health.",
+            "Mel camping trip was cancelled by rain.",
+            "Mel signed up for a pottery class.",
+            "Mel reads books about birds.",
+        ];
+        let s = run("Where did Mel go camping?", &docs);
+        for i in [0, 1, 2, 5] {
+            assert!(s[i] >= KEEP, "{i}: {s:?}");
+        }
+        for i in [3, 4, 6, 7] {
+            assert!(s[i] < KEEP, "{i}: {s:?}");
+        }
     }
 
     #[test]
