@@ -39,6 +39,8 @@ mod weights;
 mod testmodel;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_files;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
