@@ -9,13 +9,13 @@
 //!
 //! Run with `cargo bench --bench recall`.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use criterion::Criterion;
 use memdir::markdown::parse;
-use memdir::recall::{Bm25Scorer, Scorer};
 use memdir::{RecallOptions, Scope, Store};
+
+#[path = "common/recall_timing.rs"]
+mod recall_timing;
 
 const SUBJECTS: &[&str] = &[
     "staging deploy",
@@ -82,11 +82,6 @@ fn query() -> String {
     q
 }
 
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
     // 300 facts of ~80 chars pass one store's largest budget: half go to each.
@@ -123,35 +118,16 @@ fn main() {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let opts = RecallOptions::query(q.clone());
     let picked = owner.recall(&opts).expect("recall").facts.len();
-    let floor = || (parse(Scope::Memory, &src), parse(Scope::User, &user_src));
-    let score = || Bm25Scorer::default().score(&q, &refs, Instant::now() + Duration::from_secs(5));
-
-    let mut c = Criterion::default()
-        .sample_size(30)
-        .measurement_time(Duration::from_secs(5))
-        .configure_from_args();
-    let mut g = c.benchmark_group("recall");
-    g.bench_function("memdir_recall_300_facts_4000_chars", |b| {
-        b.iter(|| black_box(owner.recall(&opts).expect("recall")))
-    });
-    g.bench_function("scoring_only", |b| b.iter(|| black_box(score())));
-    g.bench_function("floor_parse_both_stores", |b| b.iter(|| black_box(floor())));
-    g.finish();
-
-    let rounds = 60;
-    let (mut r, mut s, mut p) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let t = Instant::now();
-        black_box(owner.recall(&opts).expect("recall"));
-        r.push(t.elapsed());
-        let t = Instant::now();
-        black_box(score().ok());
-        s.push(t.elapsed());
-        let t = Instant::now();
-        black_box(floor());
-        p.push(t.elapsed());
-    }
-    let (r, s, p) = (median(&mut r), median(&mut s), median(&mut p));
+    let m = recall_timing::time(
+        "recall",
+        "memdir_recall_300_facts_4000_chars",
+        &owner,
+        &opts,
+        &q,
+        &refs,
+        (&src, &user_src),
+    );
+    let (r, s, p) = (m.recall, m.scoring, m.parse);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("\n== recall figures ==");
     println!(

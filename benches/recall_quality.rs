@@ -27,16 +27,16 @@
 //! (the quality figures are deterministic: `--profile dev` gives the same).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use criterion::Criterion;
-use memdir::markdown::parse;
 use memdir::recall::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator};
 use memdir::{RecallOptions, Scope, Store, entry_id};
 use serde_json::Value;
+
+#[path = "common/recall_timing.rs"]
+mod recall_timing;
 
 /// The conversations tuned on; the others are held out.
 const DEV: &[&str] = &["26", "30"];
@@ -460,42 +460,24 @@ fn latency(c: &Conversation) {
     let opts = RecallOptions::query(q.clone()).preview();
     let src = std::fs::read_to_string(owner.path(Scope::Memory)).expect("read");
     let user_src = std::fs::read_to_string(owner.path(Scope::User)).expect("read");
-    let floor = || (parse(Scope::Memory, &src), parse(Scope::User, &user_src));
     let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
-    let score = || Bm25Scorer::default().score(q, &texts, Instant::now() + Duration::from_secs(5));
-    let mut cr = Criterion::default()
-        .sample_size(30)
-        .measurement_time(Duration::from_secs(5))
-        .configure_from_args();
-    let mut g = cr.benchmark_group("recall_quality");
-    g.bench_function("locomo_recall_300_facts", |b| {
-        b.iter(|| black_box(owner.recall(&opts).expect("recall")))
-    });
-    g.bench_function("scoring_only", |b| b.iter(|| black_box(score())));
-    g.bench_function("floor_parse_both_stores", |b| b.iter(|| black_box(floor())));
-    g.finish();
-    let (mut r, mut s, mut p) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..60 {
-        let t = Instant::now();
-        black_box(owner.recall(&opts).expect("recall"));
-        r.push(t.elapsed());
-        let t = Instant::now();
-        black_box(score().ok());
-        s.push(t.elapsed());
-        let t = Instant::now();
-        black_box(floor());
-        p.push(t.elapsed());
-    }
-    let median = |v: &mut Vec<Duration>| {
-        v.sort();
-        v[v.len() / 2].as_secs_f64() * 1e3
-    };
-    let (r, s, p) = (median(&mut r), median(&mut s), median(&mut p));
+    let m = recall_timing::time(
+        "recall_quality",
+        "locomo_recall_300_facts",
+        &owner,
+        &opts,
+        q,
+        &texts,
+        (&src, &user_src),
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (r, s, p) = (ms(m.recall), ms(m.scoring), ms(m.parse));
     println!(
-        "latency: conversation {}, {} facts, query {:?} (medians of 60):",
+        "latency: conversation {}, {} facts, query {:?} (medians of {}):",
         c.name,
         facts.len(),
-        q
+        q,
+        recall_timing::ROUNDS
     );
     println!(
         "  recall (whole, a preview): {r:.3} ms; scoring only: {s:.3} ms; parse both stores (floor): {p:.3} ms"

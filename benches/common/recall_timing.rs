@@ -1,0 +1,75 @@
+//! The recall's timing both recall benches share (`benches/recall.rs`,
+//! `benches/recall_quality.rs`): criterion's group of the whole recall,
+//! the scoring alone and the floor (parsing both stores once), then the
+//! same three alternated for `ROUNDS` rounds, their medians returned.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use memdir::markdown::parse;
+use memdir::recall::{Bm25Scorer, Scorer};
+use memdir::{Owner, RecallOptions, Scope};
+
+/// Rounds of the alternated timing.
+pub const ROUNDS: usize = 60;
+
+/// The medians of the alternated rounds.
+pub struct Medians {
+    /// The whole recall.
+    pub recall: Duration,
+    /// `Bm25Scorer` on the same texts.
+    pub scoring: Duration,
+    /// Parsing both stores once.
+    pub parse: Duration,
+}
+
+/// Times `owner`'s recall of `opts` in criterion's group `group` (the whole
+/// recall as `recall_name`), against scoring `texts` for `query` and
+/// parsing `memory` and `user` (the two stores' sources), then alternated.
+pub fn time(
+    group: &str,
+    recall_name: &str,
+    owner: &Owner,
+    opts: &RecallOptions,
+    query: &str,
+    texts: &[&str],
+    (memory, user): (&str, &str),
+) -> Medians {
+    let floor = || (parse(Scope::Memory, memory), parse(Scope::User, user));
+    let score =
+        || Bm25Scorer::default().score(query, texts, Instant::now() + Duration::from_secs(5));
+    let mut c = Criterion::default()
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(5))
+        .configure_from_args();
+    let mut g = c.benchmark_group(group);
+    g.bench_function(recall_name, |b| {
+        b.iter(|| black_box(owner.recall(opts).expect("recall")))
+    });
+    g.bench_function("scoring_only", |b| b.iter(|| black_box(score())));
+    g.bench_function("floor_parse_both_stores", |b| b.iter(|| black_box(floor())));
+    g.finish();
+    let (mut r, mut s, mut p) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        black_box(owner.recall(opts).expect("recall"));
+        r.push(t.elapsed());
+        let t = Instant::now();
+        black_box(score().ok());
+        s.push(t.elapsed());
+        let t = Instant::now();
+        black_box(floor());
+        p.push(t.elapsed());
+    }
+    Medians {
+        recall: median(&mut r),
+        scoring: median(&mut s),
+        parse: median(&mut p),
+    }
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
