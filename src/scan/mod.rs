@@ -76,7 +76,6 @@ pub fn ascii_lookalike(c: char) -> Option<char> {
         views::ascii_lookalike(c)
     }
 }
-use unicode_normalization::UnicodeNormalization;
 
 mod decode;
 mod lang;
@@ -363,7 +362,7 @@ pub fn blocked_ids(what: &str, ids: &[&str]) -> String {
 /// them, lower-cased, and whitespace runs collapsed to one space (outer
 /// whitespace trimmed). `＃＃ ＵＳＥＲ.md` and `## user.md` fold alike.
 pub fn fold(text: &str) -> String {
-    let base = views::threat_base(&text.nfkc().collect::<String>());
+    let base = views::threat_base(&views::to_nfkc(text));
     let folded = views::fold_confusables(&base).unwrap_or(base);
     crate::model::fold_whitespace(&folded.to_lowercase())
 }

@@ -185,7 +185,7 @@ pub(super) fn views(text: &str) -> Views {
 
 /// The NFKC form; text the quick check finds normalised already (all ASCII text, most other
 /// text) is its own NFKC form.
-fn to_nfkc(text: &str) -> String {
+pub(super) fn to_nfkc(text: &str) -> String {
     if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
         text.to_owned()
     } else {

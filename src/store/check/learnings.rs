@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::super::files::learnings::{self as files, LEARNINGS_FILE};
 use super::super::limits::STORE_BYTES;
 use super::super::root::Store;
-use super::{Finding, Lint, Severity, line_of, scanned};
+use super::{Finding, Lines, Lint, Severity, scanned};
 use crate::error::Result;
 
 /// The findings of the root's `LEARNINGS.md` (none without one), as a
@@ -37,12 +37,13 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
     lint.conflicts(file, &doc.conflicts);
     let mut seen = BTreeSet::new();
     let mut live = Vec::new();
+    let lines = Lines::new(&src);
     for item in &items {
         let e = &doc.entries[item.index];
         if doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
             continue;
         }
-        let line = line_of(&src, e.item.start);
+        let line = lines.of(e.item.start);
         let id = item.id.as_str();
         live.push(item.text.as_str());
         if !seen.insert(id) {

@@ -204,12 +204,34 @@ impl Lint<'_> {
     }
 }
 
-/// The line (from 1) of byte `offset` of `src`.
+/// The line (from 1) of byte `offset` of `src` (1 past its end).
 fn line_of(src: &str, offset: usize) -> usize {
-    src.as_bytes()
-        .get(..offset)
-        .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-        + 1
+    Lines::new(src).of(offset)
+}
+
+/// A text's line breaks, found once, so that numbering the lines of every
+/// entry of a store costs a search each, not a scan from the start.
+struct Lines {
+    len: usize,
+    breaks: Vec<usize>,
+}
+
+impl Lines {
+    fn new(src: &str) -> Lines {
+        Lines {
+            len: src.len(),
+            breaks: memchr::memchr_iter(b'\n', src.as_bytes()).collect(),
+        }
+    }
+
+    /// The line (from 1) of byte `offset` (1 past the end, as
+    /// [`line_of`]).
+    fn of(&self, offset: usize) -> usize {
+        if offset > self.len {
+            return 1;
+        }
+        self.breaks.partition_point(|&b| b < offset) + 1
+    }
 }
 
 /// The scanner's verdict on `text` as a finding, if it flags it.
@@ -267,11 +289,12 @@ fn store_findings(
 ) {
     let file = scope.file_name();
     lint.conflicts(file, &doc.conflicts);
+    let lines = Lines::new(src);
     for e in &doc.entries {
         if doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
             continue;
         }
-        let line = line_of(src, e.item.start);
+        let line = lines.of(e.item.start);
         let id = e.id.as_str();
         if let Some(first) = seen.insert(e.id.clone(), file) {
             lint.push(
@@ -384,12 +407,10 @@ pub(crate) fn check(owner: &Owner, now: DateTime<Utc>, git: bool) -> Result<Chec
             match stores::load(at, scope, true, STORE_BYTES) {
                 Ok(l) => {
                     store_findings(&mut lint, scope, &l.src, &l.doc, &mut seen, now);
+                    let lines = Lines::new(&l.src);
                     for e in &l.doc.entries {
                         if is_live(e.meta_comment(&l.src), now) {
-                            live.insert(
-                                e.id.clone(),
-                                (scope.file_name(), line_of(&l.src, e.item.start)),
-                            );
+                            live.insert(e.id.clone(), (scope.file_name(), lines.of(e.item.start)));
                         }
                     }
                     budget_finding(&mut lint, at, &l, now);
@@ -665,12 +686,13 @@ fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
             "move the section to its place in date order (memdir appends new days at the end)",
         );
     }
+    let lines = Lines::new(&src);
     for sec in journal.sections {
         for (range, l) in &sec.lines {
             scanned(
                 lint,
                 file,
-                line_of(&src, range.start),
+                lines.of(range.start),
                 &crate::model::day_id(sec.date),
                 &l.text,
             );
