@@ -123,8 +123,7 @@ fn main() {
         "memdir_recall_300_facts_4000_chars",
         &owner,
         &opts,
-        &q,
-        &refs,
+        &recall_timing::lexical(&q, &refs),
         (&src, &user_src),
     );
     let (r, s, p) = (m.recall, m.scoring, m.parse);

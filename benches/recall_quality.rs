@@ -23,14 +23,27 @@
 //! `MEMDIR_LOCOMO_IDS=26,30` picks conversations; `MEMDIR_LOCOMO_LATENCY=0`
 //! skips the latency part.
 //!
+//! With `MEMDIR_MODEL_DIR` naming a sentence-transformers folder (the
+//! reference all-MiniLM-L6-v2), the owner recalls with that model
+//! (`Store::with_recall_model`): its facts' vectors computed by a first
+//! recall after its answer (`Store::settle` waits for them), then every
+//! question scored by the fused scorer; the figures are semantic recall's,
+//! and the latency adds embedding 300 facts once and the fused scoring
+//! (the query's vector included). `MEMDIR_LOCOMO_CALIBRATE=1` also
+//! searches the fusion's parameters (`recall::fuse::Fusion`) on the dev
+//! conversations and prints the best that keep the mean block within 400
+//! tokens.
+//!
 //! Run with `MEMDIR_LOCOMO=/work/shared/locomo cargo bench --bench recall_quality`
 //! (the quality figures are deterministic: `--profile dev` gives the same).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use memdir::recall::embed::{Model, ModelFiles};
+use memdir::recall::fuse::{Fused, Fusion, Vectors, cosine};
 use memdir::recall::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator};
 use memdir::{RecallOptions, Scope, Store, entry_id};
 use serde_json::Value;
@@ -178,9 +191,68 @@ fn load(dir: &Path, name: &str) -> Conversation {
     }
 }
 
-/// Writes the facts' stores as served.py does and opens the owner.
-fn build(root: &Path, facts: &[&Fact]) -> memdir::Owner {
-    let store = Store::open(root).expect("open");
+/// The reference model, when `MEMDIR_MODEL_DIR` names its folder.
+struct Semantic {
+    dir: PathBuf,
+    model: Model,
+}
+
+impl Semantic {
+    fn load(dir: &Path) -> Semantic {
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        };
+        let (config, weights, tokenizer) = (
+            read("config.json"),
+            read("model.safetensors"),
+            read("tokenizer.json"),
+        );
+        let pooling = std::fs::read(dir.join("1_Pooling/config.json")).ok();
+        let model = Model::load(ModelFiles {
+            config: &config,
+            weights: &weights,
+            tokenizer: &tokenizer,
+            pooling: pooling.as_deref(),
+        })
+        .expect("the model loads");
+        Semantic {
+            dir: dir.to_owned(),
+            model,
+        }
+    }
+
+    fn embed(&self, texts: &[&str], threads: usize) -> Vec<Vec<f32>> {
+        self.model.embed(texts, threads, None).expect("embed")
+    }
+}
+
+/// Vectors by text, for the fused scorer outside a recall.
+struct ByText<'a>(HashMap<&'a str, &'a [f32]>);
+
+impl Vectors for ByText<'_> {
+    fn vector(&self, text: &str) -> Option<&[f32]> {
+        self.0.get(text).copied()
+    }
+}
+
+/// One dev question's scores, for the calibration: each fact's lexical
+/// score and cosine, and whether it is evidence.
+struct Sample {
+    lexical: Vec<f64>,
+    cosine: Vec<Option<f32>>,
+    hit: Vec<bool>,
+}
+
+/// Writes the facts' stores as served.py does and opens the owner (with
+/// the recall model, when one is given; its own configuration folder, for
+/// the scan key that vouches for cached vectors).
+fn build(root: &Path, facts: &[&Fact], model: Option<&Path>) -> memdir::Owner {
+    let mut store = Store::open(root)
+        .expect("open")
+        .with_config_dir(root.with_extension("config"));
+    if let Some(dir) = model {
+        store = store.with_recall_model(dir);
+    }
     store.init().expect("init");
     let owner = store.owner("agt_locomo").expect("owner");
     std::fs::create_dir_all(root.join("agt_locomo")).expect("owner folder");
@@ -349,10 +421,36 @@ struct Figures {
     mismatched: usize,
 }
 
-fn measure(c: &Conversation) -> Figures {
+fn measure(c: &Conversation, semantic: Option<&Semantic>, samples: &mut Vec<Sample>) -> Figures {
     let tmp = tempfile::tempdir().expect("tempdir");
     let refs: Vec<&Fact> = c.facts.iter().collect();
-    let owner = build(tmp.path(), &refs);
+    let root = tmp.path().join("root");
+    let owner = build(&root, &refs, semantic.map(|s| s.dir.as_path()));
+    let fact_vectors = semantic.map(|s| {
+        // The first recall computes the facts' vectors after its answer.
+        let first = owner
+            .recall(&RecallOptions::query("warm up").preview())
+            .expect("recall");
+        assert!(
+            first
+                .fallback
+                .as_deref()
+                .is_some_and(|f| f.contains("no embedding yet")),
+            "a cold recall scores lexically: {:?}",
+            first.fallback
+        );
+        Store::settle();
+        let warm = owner
+            .recall(&RecallOptions::query("warm up").preview())
+            .expect("recall");
+        assert!(
+            warm.lexical.is_empty() && warm.fallback.is_none(),
+            "warm: {:?}",
+            warm.fallback
+        );
+        let texts: Vec<&str> = c.facts.iter().map(|f| f.text.as_str()).collect();
+        s.embed(&texts, 2)
+    });
     let by_id: HashMap<&str, &Fact> = c.facts.iter().map(|f| (f.id.as_str(), f)).collect();
     let texts: Vec<&str> = c.facts.iter().map(|f| f.text.as_str()).collect();
     let okapi = Okapi::new(&texts);
@@ -388,9 +486,24 @@ fn measure(c: &Conversation) -> Figures {
             ..Tally::default()
         };
         // memdir's whole ranking (the recall's order: score, then id), cut at k.
-        let scores = Bm25Scorer::default()
+        let lexical = Bm25Scorer::default()
             .score(&q.text, &texts, far())
             .expect("score");
+        let scores = match (semantic, &fact_vectors) {
+            (Some(s), Some(vs)) => {
+                let query = s.embed(&[q.text.as_str()], 2).remove(0);
+                let cos: Vec<Option<f32>> = vs.iter().map(|v| Some(cosine(&query, v))).collect();
+                if DEV.contains(&c.name.as_str()) {
+                    samples.push(Sample {
+                        lexical: lexical.clone(),
+                        cosine: cos.clone(),
+                        hit: c.facts.iter().map(hit).collect(),
+                    });
+                }
+                Fusion::default().fuse(&lexical, &cos, &texts)
+            }
+            _ => lexical,
+        };
         let ours = ranking(&scores, |a, b| c.facts[a].id.cmp(&c.facts[b].id));
         if ours
             .iter()
@@ -452,24 +565,76 @@ fn print_group(label: &str, figures: &[(&str, &Figures)], names: &[&str]) {
     println!("curve (k: served/mean tokens) {}", curve.join(" "));
 }
 
-fn latency(c: &Conversation) {
+fn latency(c: &Conversation, semantic: Option<&Semantic>) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let facts: Vec<&Fact> = c.facts.iter().take(300).collect();
-    let owner = build(tmp.path(), &facts);
+    let root = tmp.path().join("root");
+    let owner = build(&root, &facts, semantic.map(|s| s.dir.as_path()));
     let q = &c.questions[0].text;
     let opts = RecallOptions::query(q.clone()).preview();
     let src = std::fs::read_to_string(owner.path(Scope::Memory)).expect("read");
     let user_src = std::fs::read_to_string(owner.path(Scope::User)).expect("read");
     let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
-    let m = recall_timing::time(
-        "recall_quality",
-        "locomo_recall_300_facts",
-        &owner,
-        &opts,
-        q,
-        &texts,
-        (&src, &user_src),
-    );
+    let m = match semantic {
+        None => recall_timing::time(
+            "recall_quality",
+            "locomo_recall_300_facts",
+            &owner,
+            &opts,
+            &recall_timing::lexical(q, &texts),
+            (&src, &user_src),
+        ),
+        Some(s) => {
+            // Embedding the 300 facts once, on 2 threads (three times, the
+            // median), then the cache warmed through a recall.
+            let mut once: Vec<Duration> = (0..3)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(s.embed(&texts, 2));
+                    t.elapsed()
+                })
+                .collect();
+            once.sort();
+            println!(
+                "embedding {} facts once (2 threads): {:.3} s (median of 3)",
+                texts.len(),
+                once[1].as_secs_f64()
+            );
+            owner.recall(&opts).expect("recall");
+            Store::settle();
+            let vectors = s.embed(&texts, 2);
+            let by_text = ByText(
+                texts
+                    .iter()
+                    .copied()
+                    .zip(vectors.iter().map(Vec::as_slice))
+                    .collect(),
+            );
+            let lexical = Bm25Scorer::default();
+            let score = || {
+                let query = s.embed(&[q.as_str()], 2).remove(0);
+                let fused = Fused {
+                    lexical: &lexical,
+                    fusion: Fusion::default(),
+                    query: &query,
+                    vectors: &by_text,
+                };
+                std::hint::black_box(
+                    fused
+                        .score(q, &texts, Instant::now() + Duration::from_secs(5))
+                        .ok(),
+                );
+            };
+            recall_timing::time(
+                "recall_quality",
+                "locomo_semantic_recall_300_facts",
+                &owner,
+                &opts,
+                &score,
+                (&src, &user_src),
+            )
+        }
+    };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (r, s, p) = (ms(m.recall), ms(m.scoring), ms(m.parse));
     println!(
@@ -480,7 +645,17 @@ fn latency(c: &Conversation) {
         recall_timing::ROUNDS
     );
     println!(
-        "  recall (whole, a preview): {r:.3} ms; scoring only: {s:.3} ms; parse both stores (floor): {p:.3} ms"
+        "  recall (whole, a preview{}): {r:.3} ms; scoring only{}: {s:.3} ms; parse both stores (floor): {p:.3} ms",
+        if semantic.is_some() {
+            ", semantic, warm vectors"
+        } else {
+            ""
+        },
+        if semantic.is_some() {
+            " (the query's vector and the fused score)"
+        } else {
+            ""
+        },
     );
     println!(
         "  ratio recall / parse {:.1}x, scoring / parse {:.1}x",
@@ -502,12 +677,20 @@ fn main() {
         Err(_) => ALL.iter().map(|s| (*s).to_owned()).collect(),
     };
     let convs: Vec<Conversation> = ids.iter().map(|n| load(dir, n)).collect();
+    let semantic = std::env::var_os("MEMDIR_MODEL_DIR").map(|d| Semantic::load(Path::new(&d)));
     let started = Instant::now();
+    let mut samples = Vec::new();
     let figures: Vec<(&str, Figures)> = convs
         .iter()
-        .map(|c| (c.name.as_str(), measure(c)))
+        .map(|c| (c.name.as_str(), measure(c, semantic.as_ref(), &mut samples)))
         .collect();
-    println!("\n== recall quality (LoCoMo) ==");
+    println!(
+        "\n== recall quality (LoCoMo, {}) ==",
+        match &semantic {
+            Some(s) => format!("semantic: {}", s.dir.display()),
+            None => "lexical".to_owned(),
+        }
+    );
     for (c, (_, f)) in convs.iter().zip(&figures) {
         println!(
             "{}",
@@ -529,9 +712,190 @@ fn main() {
         "(quality measured in {:.1} s)",
         started.elapsed().as_secs_f64()
     );
+    if std::env::var("MEMDIR_LOCOMO_CALIBRATE").as_deref() == Ok("1")
+        && let Some(s) = &semantic
+        && !samples.is_empty()
+    {
+        calibrate(&samples, &convs, &cases(s));
+    }
     if std::env::var("MEMDIR_LOCOMO_LATENCY").as_deref() != Ok("0")
         && let Some(c) = convs.iter().max_by_key(|c| c.facts.len())
     {
-        latency(c);
+        latency(c, semantic.as_ref());
     }
+}
+
+/// One of the project's recall cases (`fixtures/recall/cases.json`),
+/// scored: its facts' texts, each fact's lexical score and cosine, and the
+/// facts it must and must not keep.
+struct Case {
+    facts: Vec<String>,
+    sample: Sample,
+    must: Vec<usize>,
+    must_not: Vec<usize>,
+}
+
+/// The recall cases, scored with the model.
+fn cases(s: &Semantic) -> Vec<Case> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/recall/cases.json");
+    let all: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("cases.json")).expect("cases");
+    let far = Instant::now() + Duration::from_secs(600);
+    all.iter()
+        .map(|c| {
+            let facts: Vec<String> = c["facts"]
+                .as_array()
+                .expect("facts")
+                .iter()
+                .map(as_text)
+                .collect();
+            let texts: Vec<&str> = facts.iter().map(String::as_str).collect();
+            let query = as_text(&c["query"]);
+            let lexical = Bm25Scorer::default()
+                .score(&query, &texts, far)
+                .expect("score");
+            let q = s.embed(&[query.as_str()], 2).remove(0);
+            let cosine = s
+                .embed(&texts, 2)
+                .iter()
+                .map(|v| Some(cosine(&q, v)))
+                .collect();
+            let idx = |k: &str| -> Vec<usize> {
+                c[k].as_array()
+                    .expect("indexes")
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|i| i as usize)
+                    .collect()
+            };
+            Case {
+                sample: Sample {
+                    lexical,
+                    cosine,
+                    hit: Vec::new(),
+                },
+                must: idx("must"),
+                must_not: idx("must_not"),
+                facts,
+            }
+        })
+        .collect()
+}
+
+/// The fusion's parameters searched on the dev questions: served and the
+/// mean block (memdir's line estimate) of each, and how many checks of the
+/// project's recall cases fail (a `must` fact below 0.5, a `must_not` fact
+/// at 0.5 or more); the best ten within 400 tokens and no failed check
+/// printed, and the default's.
+fn calibrate(samples: &[Sample], convs: &[Conversation], cases: &[Case]) {
+    let today = Utc::now().date_naive();
+    // Each dev fact's text and line tokens, in the samples' order.
+    let dev: Vec<&Conversation> = convs
+        .iter()
+        .filter(|c| DEV.contains(&c.name.as_str()))
+        .collect();
+    let per_question: Vec<(Vec<&str>, Vec<usize>)> = dev
+        .iter()
+        .flat_map(|c| {
+            let texts: Vec<&str> = c.facts.iter().map(|f| f.text.as_str()).collect();
+            let tokens: Vec<usize> = c
+                .facts
+                .iter()
+                .map(|f| CharEstimator.tokens(&format!("{} ({today}) {}", f.id, f.text)))
+                .collect();
+            std::iter::repeat_n((texts, tokens), c.questions.len())
+        })
+        .collect();
+    assert_eq!(per_question.len(), samples.len());
+    let eval = |f: &Fusion| {
+        let (mut served, mut tokens) = (0usize, 0usize);
+        for (s, (texts, line_tokens)) in samples.iter().zip(&per_question) {
+            let scores = f.fuse(&s.lexical, &s.cosine, texts);
+            let kept = (0..scores.len()).filter(|&i| scores[i] >= 0.5);
+            let (mut any, mut t) = (false, 0);
+            for i in kept {
+                any |= s.hit[i];
+                t += line_tokens[i];
+            }
+            served += usize::from(any);
+            tokens += t;
+        }
+        let n = samples.len().max(1) as f64;
+        let mut failed = 0;
+        for c in cases {
+            let texts: Vec<&str> = c.facts.iter().map(String::as_str).collect();
+            let scores = f.fuse(&c.sample.lexical, &c.sample.cosine, &texts);
+            failed += c.must.iter().filter(|&&i| scores[i] < 0.5).count();
+            failed += c.must_not.iter().filter(|&&i| scores[i] >= 0.5).count();
+        }
+        (100.0 * served as f64 / n, tokens as f64 / n, failed)
+    };
+    let mut results = Vec::new();
+    for semantic in [0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.0] {
+        for margin in [0.05, 0.1, 0.125, 0.15, 0.175, 0.2, 0.225, 0.25, 0.3, 0.4] {
+            for floor in [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5] {
+                for tokens in [200.0, 300.0, 350.0, 450.0, 600.0, 800.0] {
+                    let f = Fusion {
+                        semantic,
+                        margin,
+                        floor,
+                        tokens,
+                        ..Fusion::default()
+                    };
+                    let (served, mean, failed) = eval(&f);
+                    results.push((served, mean, failed, f));
+                }
+            }
+        }
+    }
+    results.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.total_cmp(&b.1)));
+    println!(
+        "-- calibration on dev ({} questions) and the {} recall cases --",
+        samples.len(),
+        cases.len()
+    );
+    for (served, mean, failed, f) in results.iter().filter(|r| r.1 <= 400.0 && r.2 == 0).take(10) {
+        println!(
+            "served {served:>5.1}%  tokens {mean:>4.0}  failed {failed}  semantic {} margin {} floor {} tokens {}",
+            f.semantic, f.margin, f.floor, f.tokens
+        );
+    }
+    println!("(allowing failed checks:)");
+    for (served, mean, failed, f) in results.iter().filter(|r| r.1 <= 400.0).take(5) {
+        println!(
+            "served {served:>5.1}%  tokens {mean:>4.0}  failed {failed}  semantic {} margin {} floor {} tokens {}",
+            f.semantic, f.margin, f.floor, f.tokens
+        );
+    }
+    // The default's failed checks, case by case.
+    for (n, c) in cases.iter().enumerate() {
+        let texts: Vec<&str> = c.facts.iter().map(String::as_str).collect();
+        let scores = Fusion::default().fuse(&c.sample.lexical, &c.sample.cosine, &texts);
+        for (&i, must) in c
+            .must
+            .iter()
+            .map(|i| (i, true))
+            .chain(c.must_not.iter().map(|i| (i, false)))
+        {
+            if (scores[i] >= 0.5) != must {
+                println!(
+                    "  case {n} fact {i} ({}): score {:.2}, lexical {:.2}, cosine {:.2}; best cosine {:.2}",
+                    if must { "must" } else { "must not" },
+                    scores[i],
+                    c.sample.lexical[i],
+                    c.sample.cosine[i].unwrap_or(0.0),
+                    c.sample
+                        .cosine
+                        .iter()
+                        .flatten()
+                        .fold(-1.0f32, |a, &b| a.max(b)),
+                );
+            }
+        }
+    }
+    let (served, mean, failed) = eval(&Fusion::default());
+    println!(
+        "default: served {served:.1}%  tokens {mean:.0}  failed {failed}  {:?}",
+        Fusion::default()
+    );
 }

@@ -18,27 +18,36 @@ pub const ROUNDS: usize = 60;
 pub struct Medians {
     /// The whole recall.
     pub recall: Duration,
-    /// `Bm25Scorer` on the same texts.
+    /// The scoring alone (`score`).
     pub scoring: Duration,
     /// Parsing both stores once.
     pub parse: Duration,
 }
 
+/// `Bm25Scorer` scoring `texts` for `query`: the scoring of a lexical
+/// recall.
+pub fn lexical<'a>(query: &'a str, texts: &'a [&'a str]) -> impl Fn() + 'a {
+    move || {
+        black_box(
+            Bm25Scorer::default()
+                .score(query, texts, Instant::now() + Duration::from_secs(5))
+                .ok(),
+        );
+    }
+}
+
 /// Times `owner`'s recall of `opts` in criterion's group `group` (the whole
-/// recall as `recall_name`), against scoring `texts` for `query` and
+/// recall as `recall_name`), against `score` (the scoring alone) and
 /// parsing `memory` and `user` (the two stores' sources), then alternated.
 pub fn time(
     group: &str,
     recall_name: &str,
     owner: &Owner,
     opts: &RecallOptions,
-    query: &str,
-    texts: &[&str],
+    score: &dyn Fn(),
     (memory, user): (&str, &str),
 ) -> Medians {
     let floor = || (parse(Scope::Memory, memory), parse(Scope::User, user));
-    let score =
-        || Bm25Scorer::default().score(query, texts, Instant::now() + Duration::from_secs(5));
     let mut c = Criterion::default()
         .sample_size(30)
         .measurement_time(Duration::from_secs(5))
@@ -47,7 +56,7 @@ pub fn time(
     g.bench_function(recall_name, |b| {
         b.iter(|| black_box(owner.recall(opts).expect("recall")))
     });
-    g.bench_function("scoring_only", |b| b.iter(|| black_box(score())));
+    g.bench_function("scoring_only", |b| b.iter(score));
     g.bench_function("floor_parse_both_stores", |b| b.iter(|| black_box(floor())));
     g.finish();
     let (mut r, mut s, mut p) = (Vec::new(), Vec::new(), Vec::new());
@@ -56,7 +65,7 @@ pub fn time(
         black_box(owner.recall(opts).expect("recall"));
         r.push(t.elapsed());
         let t = Instant::now();
-        black_box(score().ok());
+        score();
         s.push(t.elapsed());
         let t = Instant::now();
         black_box(floor());

@@ -125,6 +125,10 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         root: g.root().to_owned(),
         config_dir: g.config_dir.clone(),
         lock_timeout: g.lock_timeout_ms.map(std::time::Duration::from_millis),
+        recall_model: g
+            .recall_model
+            .as_ref()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
     };
     let response = match cli.command {
         // Git runs its merge driver on temporary files, whatever the root.
@@ -234,6 +238,8 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         let _ = writeln!(err, "warning: {w}");
     }
     print_out(&out.stdout);
+    // A recall answered: its missing vectors, computed meanwhile, written.
+    Store::settle();
     Ok(out.exit)
 }
 

@@ -494,11 +494,19 @@ fn answer_in(
                 due,
                 reviewer,
             };
-            if due && !dry_run {
-                Response::ReviewDue(owner()?.reviews().due(&opts)?)
+            let owner = owner()?;
+            let answer = if due && !dry_run {
+                Response::ReviewDue(owner.reviews().due(&opts)?)
             } else {
-                Response::Review(owner()?.reviews().run(&opts)?)
+                Response::Review(owner.reviews().run(&opts)?)
+            };
+            // The review computes the vectors semantic recall lacks (best
+            // effort: recall scores a fact without one lexically).
+            #[cfg(feature = "embed")]
+            if !dry_run && !matches!(&answer, Response::ReviewDue(d) if d.ran.is_none()) {
+                let _ = owner.embed_missing();
             }
+            answer
         }
         Request::ReviewStatus => Response::Routine(owner()?.reviews().status()?),
         Request::ReviewHistory { limit } => {

@@ -27,6 +27,9 @@ pub struct Opener {
     pub config_dir: Option<std::path::PathBuf>,
     /// How long writers wait for an owner's lock, when given.
     pub lock_timeout: Option<Duration>,
+    /// The recall model's folder, when given (`--recall-model`): loaded
+    /// once per process, shared by every store opened.
+    pub recall_model: Option<std::path::PathBuf>,
 }
 
 impl Opener {
@@ -38,6 +41,9 @@ impl Opener {
         }
         if let Some(t) = self.lock_timeout {
             store = store.with_lock_timeout(t);
+        }
+        if let Some(p) = &self.recall_model {
+            store = store.with_recall_model(p);
         }
         Ok(store)
     }
@@ -60,7 +66,16 @@ pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutco
         .owners()?
         .into_iter()
         .map(|id| {
-            let done = store.owner(&id).and_then(|o| o.reviews().due(&opts));
+            let done = store.owner(&id).and_then(|o| {
+                let done = o.reviews().due(&opts)?;
+                // A review that ran computes the vectors semantic recall
+                // lacks (best effort).
+                #[cfg(feature = "embed")]
+                if done.ran.is_some() {
+                    let _ = o.embed_missing();
+                }
+                Ok(done)
+            });
             (id, done)
         })
         .collect())

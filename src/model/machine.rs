@@ -29,6 +29,24 @@ pub struct MachineConfig {
     pub reviewer: Option<String>,
     /// How long the reviewer may run, in seconds (default 120).
     pub reviewer_timeout_secs: Option<u64>,
+    /// Semantic recall (docs/RECALL.md): the sentence-embedding model and
+    /// the time a recall's scoring may take.
+    pub recall: Option<RecallConfig>,
+}
+
+/// The `recall:` section of the machine-local `config.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallConfig {
+    /// A sentence-transformers model folder (`config.json`,
+    /// `model.safetensors`, `tokenizer.json`, `1_Pooling/config.json`):
+    /// recall fuses its embeddings with the lexical score. A relative path
+    /// is taken from the configuration folder. Without it, recall is
+    /// lexical.
+    pub model: Option<std::path::PathBuf>,
+    /// How long a recall's scoring may take, in milliseconds (default 200):
+    /// past it, recall falls back (docs/RECALL.md).
+    pub timeout_ms: Option<u64>,
 }
 
 impl MachineConfig {

@@ -14,7 +14,7 @@ pub use id::{
     LEARNING_ID_SCOPE, MAX_ID_LEN, RESERVED_ROOT_NAMES, day_id, entry_id, fold_whitespace,
     is_entry_id, is_reserved_root_name, validate_id, validate_new_id,
 };
-pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
+pub use machine::{MACHINE_CONFIG_FILE, MachineConfig, RecallConfig};
 pub use meta::{
     ArchiveKind, BadValue, Meta, bad_values, created_at, fmt_time, is_live, parse_expires,
     parse_time,

@@ -7,16 +7,19 @@
 //! `embed` (the cargo feature `embed`) is the sentence-embedding engine for
 //! semantic recall: a BERT encoder of the sentence-transformers kind (all-MiniLM-L6-v2) run
 //! in pure Rust over a model folder's bytes, giving normalised vectors whose
-//! cosine scores a fact against a query. It is not yet wired into recall.
+//! cosine scores a fact against a query; `fuse` fuses that cosine with the
+//! lexical score ([`fuse::Fused`], calibrated so that 0.5 still means
+//! relevant: docs/RECALL.md).
 
 #[cfg(feature = "embed")]
 pub mod embed;
+pub mod fuse;
 mod score;
 pub(crate) mod select;
 mod similarity;
 
 pub use score::{
-    Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scorer, TokenEstimator, terms,
+    Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scored, Scorer, TokenEstimator, terms,
 };
 pub use select::{
     MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,

@@ -92,6 +92,25 @@ pub enum ScoreError {
 pub trait Scorer {
     /// Score each of `docs` against `query`; `deadline` is when to give up with `ScoreError::TimedOut`.
     fn score(&self, query: &str, docs: &[&str], deadline: Instant) -> Result<Vec<f64>, ScoreError>;
+
+    /// The scores, and which documents were scored by a fallback (a fused
+    /// scorer's facts without a vector, scored lexically). By default the
+    /// scores of [`Scorer::score`], none by a fallback.
+    fn scored(&self, query: &str, docs: &[&str], deadline: Instant) -> Result<Scored, ScoreError> {
+        Ok(Scored {
+            scores: self.score(query, docs, deadline)?,
+            lexical: Vec::new(),
+        })
+    }
+}
+
+/// What [`Scorer::scored`] gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// One score in [0, 1] per document, in order.
+    pub scores: Vec<f64>,
+    /// The documents (by index) scored lexically only.
+    pub lexical: Vec<usize>,
 }
 
 /// The built-in local, deterministic lexical scorer (BM25 with light normalisation, mapped to \[0,1\]).

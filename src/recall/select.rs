@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
-use super::score::{KEEP_THRESHOLD, Scorer, TokenEstimator};
+use super::score::{KEEP_THRESHOLD, Scored, Scorer, TokenEstimator};
 use crate::edit::escape_controls;
 use crate::journal::DayLine;
 use crate::model::{Scope, fold_whitespace};
@@ -25,7 +25,7 @@ pub const MAX_RECALL_TOKENS: usize = 12_000;
 /// Most tokens the day log adds.
 pub const MAX_DAY_TOKENS: usize = 2_000;
 /// Default time limit for scoring.
-pub const DEFAULT_SCORE_TIMEOUT: Duration = Duration::from_millis(500);
+pub const DEFAULT_SCORE_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// What to recall.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,7 +42,9 @@ pub struct RecallOptions {
     /// A preview: what a recall would give, counting nothing (no recall
     /// counts, no session started).
     pub preview: bool,
-    /// Scoring time limit (default 500 ms); past it the newest facts are listed.
+    /// Scoring time limit (default 200 ms, the query's vector included);
+    /// past it the newest facts are listed (or, when only the model is
+    /// late, the facts scored lexically).
     pub timeout: Option<Duration>,
 }
 
@@ -125,8 +127,15 @@ pub struct RecalledDayLine {
 pub struct Recall {
     /// True when the session already recalled in the last 24 hours: no block.
     pub skipped: bool,
-    /// Set when the newest facts are listed instead of scored ones, with why.
+    /// Set when the newest facts are listed instead of scored ones, or when
+    /// semantic scoring fell back to lexical scoring for some or all facts,
+    /// with why.
     pub fallback: Option<String>,
+    /// The facts and wiki matches of this answer (ids) that a semantic
+    /// recall scored lexically: for want of a vector (computed after the
+    /// answer), or all of them when the model failed; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lexical: Vec<String>,
     /// The approved learnings that matched, best first: the wiki matches,
     /// shown before the `--- MEMORY ---` block (none without a query, or
     /// when scoring failed).
@@ -155,6 +164,7 @@ impl Recall {
         Recall {
             skipped: true,
             fallback: None,
+            lexical: Vec::new(),
             wiki: Vec::new(),
             facts: Vec::new(),
             day_log: Vec::new(),
@@ -215,6 +225,7 @@ pub(crate) fn select(
         });
     };
     let mut fallback = None;
+    let mut lexical = Vec::new();
     let mut scored = false;
     match options.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
@@ -224,10 +235,24 @@ pub(crate) fn select(
         Some(q) => {
             let docs: Vec<&str> = facts.iter().map(|c| c.scored.as_str()).collect();
             let deadline = Instant::now() + options.timeout.unwrap_or(DEFAULT_SCORE_TIMEOUT);
-            match scorer.score(q, &docs, deadline) {
-                Ok(scores) if scores.len() == facts.len() => {
+            match scorer.scored(q, &docs, deadline) {
+                Ok(Scored {
+                    scores,
+                    lexical: by_words,
+                }) if scores.len() == facts.len() => {
                     for (c, s) in facts.iter_mut().zip(scores) {
                         c.fact.score = Some(s);
+                    }
+                    lexical = by_words
+                        .into_iter()
+                        .filter_map(|i| facts.get(i).map(|c| c.fact.id.clone()))
+                        .collect();
+                    if !lexical.is_empty() {
+                        fallback = Some(format!(
+                            "{} of {} facts have no embedding yet: scored lexically",
+                            lexical.len(),
+                            facts.len()
+                        ));
                     }
                     facts.retain(|c| c.fact.score.is_some_and(|s| s >= KEEP_THRESHOLD));
                     scored = true;
@@ -296,10 +321,22 @@ pub(crate) fn select(
             day_log.push(RecalledDayLine { date, line });
         }
     }
+    // Of the facts scored lexically for want of a vector, those shown.
+    if !lexical.is_empty() {
+        let by_words: std::collections::HashSet<String> = lexical.drain(..).collect();
+        lexical = wiki
+            .iter()
+            .map(|l| &l.id)
+            .chain(picked.iter().map(|f| &f.id))
+            .filter(|id| by_words.contains(*id))
+            .cloned()
+            .collect();
+    }
     let block = render_block(&wiki, &picked, &day_log, &conflicts);
     Recall {
         skipped: false,
         fallback,
+        lexical,
         wiki,
         facts: picked,
         day_log,

@@ -31,6 +31,14 @@ pub const CONFIG_BYTES: u64 = 64 * 1024;
 pub const STATS_BYTES: u64 = 16 * 1024 * 1024;
 /// `.memdir/scan-cache.json`.
 pub const SCAN_CACHE_BYTES: u64 = 16 * 1024 * 1024;
+/// `.memdir/embeddings.json`, an owner's cached fact vectors (300 facts
+/// of all-MiniLM-L6-v2 take about 620 KB).
+pub const EMBEDDINGS_BYTES: u64 = 32 * 1024 * 1024;
+/// The recall model's `config.json`, `tokenizer.json` and
+/// `1_Pooling/config.json`, each.
+pub const MODEL_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// The recall model's `model.safetensors` (all-MiniLM-L6-v2's is 91 MB).
+pub const MODEL_WEIGHTS_BYTES: u64 = 1024 * 1024 * 1024;
 /// A run record, `.memdir/runs/<run>.json`.
 pub const RUN_RECORD_BYTES: u64 = 64 * 1024;
 /// A stored snapshot, `.memdir/snapshots/<sha256>.md`.

@@ -102,6 +102,14 @@ use crate::snapshot::Snapshot;
 
 /// The public surface of an owner's memory.
 impl Store {
+    /// Waits for the work this process started after answering recalls
+    /// (semantic recall's missing vectors, computed and cached in the
+    /// background) to finish: a command line calls it after printing.
+    pub fn settle() {
+        #[cfg(feature = "embed")]
+        recall::settle();
+    }
+
     /// Creates the memory root and readies it for git (see [`Setup`]):
     /// `.gitignore` lists `.memdir/` and `results/`, `memdir.yaml` records
     /// the format, and inside a git work tree `.gitattributes` and the
@@ -339,6 +347,14 @@ impl Owner {
             &CharEstimator,
             Utc::now(),
         )
+    }
+
+    /// Computes now the vectors of semantic recall that the owner's cache
+    /// lacks (what the review does, and a recall after its answer): how
+    /// many, 0 without a recall model; or why they could not be.
+    #[cfg(feature = "embed")]
+    pub fn embed_missing(&self) -> std::result::Result<usize, String> {
+        recall::embed_missing(self)
     }
 
     /// Recalls with a given scorer, token estimate and time.

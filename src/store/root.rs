@@ -51,6 +51,9 @@ pub struct Store {
     scan_key: Arc<OnceLock<Option<ScanKey>>>,
     /// The machine-local configuration, read once.
     machine: Arc<OnceLock<std::result::Result<MachineConfig, String>>>,
+    /// The recall model's folder named for this value (`--recall-model`),
+    /// over the machine-local configuration's.
+    recall_model: Option<PathBuf>,
 }
 
 /// A call's deadline, shared by the interface that set it and the writes
@@ -224,6 +227,7 @@ impl Store {
             config_dir: default_config_dir(),
             scan_key: Arc::default(),
             machine: Arc::default(),
+            recall_model: None,
         })
     }
 
@@ -235,6 +239,38 @@ impl Store {
         self.scan_key = Arc::default();
         self.machine = Arc::default();
         self
+    }
+
+    /// Uses the sentence-transformers model folder `path` for semantic
+    /// recall (docs/RECALL.md), over the machine-local configuration's
+    /// `recall: { model: … }`. The model is loaded by the first recall that
+    /// needs it, once per process and path.
+    pub fn with_recall_model(mut self, path: impl Into<PathBuf>) -> Store {
+        self.recall_model = Some(path.into());
+        self
+    }
+
+    /// The recall model's folder: the one named with
+    /// [`Store::with_recall_model`], else the machine-local configuration's
+    /// (a relative path taken from the configuration folder); `None` for
+    /// lexical recall.
+    pub fn recall_model(&self) -> Option<PathBuf> {
+        if let Some(p) = &self.recall_model {
+            return Some(p.clone());
+        }
+        let path = self.machine_config().ok()?.recall?.model?;
+        Some(match &self.config_dir {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path,
+        })
+    }
+
+    /// How long a recall's scoring may take when the caller names no time:
+    /// the machine-local configuration's `recall: { timeout_ms: … }`, if
+    /// given.
+    pub(crate) fn recall_timeout(&self) -> Option<Duration> {
+        let ms = self.machine_config().ok()?.recall?.timeout_ms?;
+        Some(Duration::from_millis(ms.clamp(1, 60_000)))
     }
 
     /// The machine-local configuration (`config.yaml` in the configuration

@@ -1,5 +1,6 @@
 //! The recall cases of `fixtures/recall/cases.json`, shared by the
-//! `recall_cases` (scorer) and `recall_store` (whole store path) tests.
+//! `recall_cases` (scorer) and `recall_store` (whole store path) tests, and
+//! the reference model of semantic recall those and `semantic` use.
 
 use serde::Deserialize;
 
@@ -21,4 +22,21 @@ pub fn load() -> Vec<Case> {
     );
     let text = std::fs::read_to_string(path).expect("cases.json is readable");
     serde_json::from_str(&text).expect("cases.json parses")
+}
+
+/// The reference model's folder (all-MiniLM-L6-v2) that `MEMDIR_MODEL_DIR`
+/// names, or `None` to skip a test; under `MEMDIR_REQUIRE_MODEL=1` (CI) a
+/// missing model fails the test instead.
+pub fn model_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os("MEMDIR_MODEL_DIR") {
+        Some(d) => Some(std::path::PathBuf::from(d)),
+        None => {
+            assert!(
+                std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
+                "MEMDIR_REQUIRE_MODEL=1 but MEMDIR_MODEL_DIR is not set"
+            );
+            eprintln!("skipped: MEMDIR_MODEL_DIR is not set");
+            None
+        }
+    }
 }

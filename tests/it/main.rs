@@ -43,6 +43,7 @@ mod roots;
 mod scan_corpus;
 mod schema;
 mod schema_http;
+mod semantic;
 mod serve_review;
 mod settings_bounds;
 mod skills;

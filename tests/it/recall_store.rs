@@ -2,7 +2,10 @@
 //! case of `fixtures/recall/cases.json`, a fresh owner stores the case's facts
 //! in MEMORY.md through the library API, then `Owner::recall` (store read,
 //! expiry filter, threshold, limits) must pick every `must` fact and no
-//! `must_not` fact. Set `RECALL_DEBUG=1` to print every recall.
+//! `must_not` fact; and the same with the reference model of semantic
+//! recall (`MEMDIR_MODEL_DIR`, its vectors computed by a first recall), the
+//! calibration's hard rule (docs/RECALL.md). Set `RECALL_DEBUG=1` to print
+//! every recall.
 
 use std::collections::BTreeMap;
 
@@ -35,8 +38,14 @@ fn roomy_store() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-fn run_case(case: &Case) -> Outcome {
-    let (_dir, store) = roomy_store();
+fn run_case(case: &Case, model: Option<&std::path::Path>) -> Outcome {
+    let (dir, store) = roomy_store();
+    let store = match model {
+        Some(m) => store
+            .with_config_dir(dir.path().join(".config"))
+            .with_recall_model(m),
+        None => store,
+    };
     let owner = store.owner("agt").expect("owner");
     let mut ids = BTreeMap::new();
     let mut refused = BTreeMap::new();
@@ -75,6 +84,13 @@ fn run_case(case: &Case) -> Outcome {
             case.name
         );
     }
+    if model.is_some() {
+        // The first recall computes the vectors after its answer.
+        owner
+            .recall(&RecallOptions::query(case.query.clone()).preview())
+            .expect("recall");
+        Store::settle();
+    }
     let r = owner
         .recall(&RecallOptions::query(case.query.clone()))
         .unwrap_or_else(|e| panic!("{}: recall failed: {e}", case.name));
@@ -93,6 +109,18 @@ fn run_case(case: &Case) -> Outcome {
 
 #[test]
 fn store_recall_cases() {
+    check_cases(None);
+}
+
+#[test]
+fn store_recall_cases_with_the_reference_model() {
+    let Some(model) = crate::common::model_dir() else {
+        return;
+    };
+    check_cases(Some(&model));
+}
+
+fn check_cases(model: Option<&std::path::Path>) {
     let cases = load();
     assert!(!cases.is_empty());
     let debug = std::env::var_os("RECALL_DEBUG").is_some();
@@ -100,7 +128,7 @@ fn store_recall_cases() {
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
     for case in &cases {
-        let out = run_case(case);
+        let out = run_case(case, model);
         let before = failures.len();
         if let Some(f) = &out.fallback {
             failures.push(format!("FAIL {}: recall fell back: {f}", case.name));

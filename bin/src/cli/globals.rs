@@ -58,6 +58,7 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         g.person = after.person.or(g.person.take());
         g.agent = after.agent.or(g.agent.take());
         g.config_dir = after.config_dir.or(g.config_dir.take());
+        g.recall_model = after.recall_model.or(g.recall_model.take());
     }
     Ok(cli)
 }
@@ -153,6 +154,11 @@ pub struct Global {
     /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub config_dir: Option<PathBuf>,
+    /// The sentence-transformers model folder semantic recall fuses with
+    /// the lexical score (default: `recall: { model: … }` in the
+    /// machine-local config.yaml; without either, recall is lexical).
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub recall_model: Option<PathBuf>,
 }
 
 impl Global {
@@ -341,7 +347,7 @@ mod tests {
             .filter(|a| a.is_global_set())
             .cloned()
             .collect();
-        assert_eq!(globals.len(), 8);
+        assert_eq!(globals.len(), 9);
         assert!(matches!(
             named_command(&command, &globals, &args("--owner a --json save x")),
             Named::Command(n) if n == "add"

@@ -140,6 +140,7 @@ mod tests {
                 root: "/nonexistent".into(),
                 config_dir: None,
                 lock_timeout: None,
+                recall_model: None,
             },
             keys: "/nonexistent/keys.yaml".into(),
             listen: "127.0.0.1:7077".parse().unwrap(),

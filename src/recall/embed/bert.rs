@@ -26,6 +26,7 @@ pub(super) fn embed_batch(
     pooling: Pooling,
     seqs: &[&[u32]],
     stop: &Stop,
+    split: bool,
 ) -> Result<Vec<Vec<f32>>, EmbedError> {
     stop.check()?;
     let h = config.hidden;
@@ -62,7 +63,7 @@ pub(super) fn embed_batch(
     let mut scores_buf = vec![0.0f32; longest * longest];
     for layer in &w.layers {
         stop.check()?;
-        let qkv = linear(&x, &layer.qkv);
+        let qkv = linear(&x, &layer.qkv, split);
         let mut context = Array2::<f32>::zeros((total, h));
         let mut offset = 0;
         for seq in seqs {
@@ -97,18 +98,18 @@ pub(super) fn embed_batch(
             offset += n;
         }
         drop(qkv);
-        let mut attended = linear(&context, &layer.attention_out);
+        let mut attended = linear(&context, &layer.attention_out, split);
         attended += &x;
         layer_norm(&mut attended, &layer.attention_norm, config.eps)?;
         x = attended;
 
-        let mut inner = linear(&x, &layer.intermediate);
+        let mut inner = linear(&x, &layer.intermediate, split);
         let values = contiguous(&mut inner)?;
         match config.activation {
             Activation::GeluErf => values.iter_mut().for_each(|v| *v = gelu_erf(*v)),
             Activation::GeluTanh => values.iter_mut().for_each(|v| *v = gelu_tanh(*v)),
         }
-        let mut out = linear(&inner, &layer.output);
+        let mut out = linear(&inner, &layer.output, split);
         drop(inner);
         out += &x;
         layer_norm(&mut out, &layer.output_norm, config.eps)?;
@@ -177,13 +178,43 @@ fn block_mut(
     view
 }
 
-/// `x · Wᵀ + b` for every row of `x`.
-fn linear(x: &Array2<f32>, layer: &Linear) -> Array2<f32> {
-    let mut out = Array2::<f32>::zeros((x.nrows(), layer.weight_t.ncols()));
+/// `x · Wᵀ + b` for every row of `x`; with `split`, the output's columns in
+/// two halves, the second on a second thread (one short text on two
+/// threads: each element is the same sum either way).
+fn linear(x: &Array2<f32>, layer: &Linear, split: bool) -> Array2<f32> {
+    let cols = layer.weight_t.ncols();
+    let mut out = Array2::<f32>::zeros((x.nrows(), cols));
     for mut row in out.rows_mut() {
         row.assign(&layer.bias);
     }
-    general_mat_mul(1.0, x, &layer.weight_t, 1.0, &mut out);
+    let mid = cols / 2;
+    if !split || mid == 0 {
+        general_mat_mul(1.0, x, &layer.weight_t, 1.0, &mut out);
+        return out;
+    }
+    let (w_left, w_right) = layer.weight_t.view().split_at(Axis(1), mid);
+    let halved = {
+        let (mut left, mut right) = out.view_mut().split_at(Axis(1), mid);
+        std::thread::scope(|scope| {
+            let other = std::thread::Builder::new()
+                .name("memdir-embed".into())
+                .spawn_scoped(scope, move || {
+                    general_mat_mul(1.0, x, &w_right, 1.0, &mut right);
+                });
+            general_mat_mul(1.0, x, &w_left, 1.0, &mut left);
+            other.is_ok_and(|h| h.join().is_ok())
+        })
+    };
+    // A thread that could not start (or did not finish) leaves its half to
+    // this one, from the bias again.
+    if !halved {
+        let (_, mut right) = out.view_mut().split_at(Axis(1), mid);
+        let (_, bias) = layer.bias.view().split_at(Axis(0), mid);
+        for mut row in right.rows_mut() {
+            row.assign(&bias);
+        }
+        general_mat_mul(1.0, x, &w_right, 1.0, &mut right);
+    }
     out
 }
 

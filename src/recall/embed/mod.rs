@@ -36,7 +36,7 @@ mod tokenize;
 mod weights;
 
 #[cfg(test)]
-mod testmodel;
+pub(crate) mod testmodel;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -51,6 +51,7 @@ use config::{BertConfig, Pooling};
 use tokenize::Tokenizer;
 use weights::Weights;
 
+pub use super::fuse::cosine;
 pub use config::{
     MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB, MAX_VOCAB,
 };
@@ -227,7 +228,9 @@ impl Model {
 
     /// Embeds each text as an L2-normalised vector of [`Model::dim`] floats,
     /// in the order given, on at most `threads` threads (clamped to
-    /// `1..=`[`MAX_THREADS`]; the calling thread is one of them). A text with
+    /// `1..=`[`MAX_THREADS`]; the calling thread is one of them): the
+    /// batches of texts share them, and the texts of a single batch (one
+    /// query) have each matrix product split between two. A text with
     /// no tokens at all (only with a tokenizer that adds no special tokens)
     /// gives the zero vector.
     ///
@@ -252,6 +255,8 @@ impl Model {
             ids.push(self.tokenizer.encode(text)?);
         }
         let batches = batches(&ids);
+        // One batch (a query) on two threads: each product split in two.
+        let split = batches.len() == 1 && threads.clamp(1, MAX_THREADS) >= 2;
         let threads = threads.clamp(1, MAX_THREADS).min(batches.len());
         let next = AtomicUsize::new(0);
         let work = || -> Result<Vec<Embedded>, EmbedError> {
@@ -262,7 +267,14 @@ impl Model {
                     return Ok(done);
                 };
                 let seqs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
-                match bert::embed_batch(&self.weights, &self.config, self.pooling, &seqs, &stop) {
+                match bert::embed_batch(
+                    &self.weights,
+                    &self.config,
+                    self.pooling,
+                    &seqs,
+                    &stop,
+                    split,
+                ) {
                     Ok(vectors) => done.push((b, vectors)),
                     Err(e) => {
                         stop.cancelled.store(true, Ordering::Relaxed);
@@ -310,42 +322,6 @@ impl Model {
             .map(|v| v.ok_or(EmbedError::Internal("a text left without a vector")))
             .collect()
     }
-}
-
-/// The cosine similarity of two vectors: their dot product over the product
-/// of their norms (for [`Model::embed`]'s normalised vectors, the dot
-/// product). 0 when either is zero or their lengths differ.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() {
-        return 0.0;
-    }
-    // Eight partial sums each, so that the loop runs in SIMD lanes; the
-    // order of the additions is fixed, so the result is too.
-    const LANES: usize = 8;
-    let (mut dot, mut na, mut nb) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..LANES {
-            dot[i] += x[i] * y[i];
-            na[i] += x[i] * x[i];
-            nb[i] += y[i] * y[i];
-        }
-    }
-    let (mut dot, mut na, mut nb) = (
-        dot.iter().sum::<f32>(),
-        na.iter().sum::<f32>(),
-        nb.iter().sum::<f32>(),
-    );
-    for (&x, &y) in ra.iter().zip(rb) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        return 0.0;
-    }
-    dot / (na.sqrt() * nb.sqrt())
 }
 
 /// A batch's index and its texts' vectors, in the batch's order.

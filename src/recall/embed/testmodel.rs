@@ -53,6 +53,18 @@ impl Tiny {
     }
 }
 
+/// Writes the tiny model as a sentence-transformers folder at `dir`
+/// (`config.json`, `model.safetensors`, `tokenizer.json`,
+/// `1_Pooling/config.json`), for the store's tests.
+pub(crate) fn write_folder(dir: &std::path::Path) {
+    let t = tiny();
+    std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+    std::fs::write(dir.join("config.json"), &t.config).unwrap();
+    std::fs::write(dir.join("model.safetensors"), &t.weights).unwrap();
+    std::fs::write(dir.join("tokenizer.json"), &t.tokenizer).unwrap();
+    std::fs::write(dir.join("1_Pooling/config.json"), t.pooling.unwrap()).unwrap();
+}
+
 /// The tiny model, F32, with a mean-pooling config as MiniLM's.
 pub(super) fn tiny() -> Tiny {
     Tiny {

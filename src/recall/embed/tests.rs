@@ -338,6 +338,8 @@ fn same_bits_across_calls_threads_and_batches() {
     assert_eq!(one, bits(&embed(&m, &texts, 64)));
     for (i, text) in texts.iter().enumerate() {
         assert_eq!(one[i], bits(&embed(&m, &[text], 1))[0], "{text}");
+        // One text on two threads: each product split in two halves.
+        assert_eq!(one[i], bits(&embed(&m, &[text], 2))[0], "{text}");
     }
     let reversed: Vec<&str> = texts.iter().rev().copied().collect();
     let mut back = bits(&embed(&m, &reversed, 2));

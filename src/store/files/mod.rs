@@ -9,6 +9,7 @@
 //! episodes.md          episodes    the journal, day rows, day-line appends
 //! .memdir/stats.json   stats       recall counts, first-seen times, sessions
 //! .memdir/scan-cache   scan_cache  scanner verdicts for snapshots
+//! .memdir/embeddings.json  embeddings  cached fact vectors; the recall model's folder
 //! .memdir/runs, snapshots  runs    run records and stored snapshots
 //! results/             results     SharedMemory result files and indexes
 //! .memdir/reviews      reviews     review plans (dry run, applied), the last unchanged review
@@ -19,6 +20,8 @@
 
 pub(crate) mod archive;
 pub(crate) mod config;
+#[cfg(feature = "embed")]
+pub(crate) mod embeddings;
 pub(crate) mod episodes;
 pub(crate) mod learnings;
 pub(crate) mod locate;

@@ -2,6 +2,9 @@
 //! against the task (`recall::select` picks them), today's and yesterday's
 //! day log, and the recall counted in the stats, under the owner's lock.
 
+#[cfg(feature = "embed")]
+use std::time::Instant;
+
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::files::episodes::{self, EPISODES_FILE};
@@ -13,13 +16,21 @@ use super::owner::Owner;
 use crate::error::{Error, Result};
 use crate::journal::DayLine;
 use crate::model::{Scope, created_at, validate_id};
-use crate::recall::select::{self, Candidate};
+#[cfg(feature = "embed")]
+use crate::recall::fuse::{Fused, Fusion};
+use crate::recall::select::{self, Candidate, DEFAULT_SCORE_TIMEOUT};
 use crate::recall::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact, Scorer, TokenEstimator};
 use crate::scan;
 use crate::snapshot::{conflict_placeholder, display_text};
 
 /// How long a session's start-of-run recall stands (the skip).
 pub const SESSION_SKIP: chrono::Duration = chrono::Duration::hours(24);
+
+#[cfg(feature = "embed")]
+mod semantic;
+
+#[cfg(feature = "embed")]
+pub(crate) use semantic::{embed_missing, settle};
 
 /// A day line as a recall may show it: as written (a line that could pass
 /// for a placeholder or a structure of memdir's escaped, as the snapshot
@@ -167,6 +178,15 @@ pub(crate) fn recall(
     }
     scan_cache::store(owner, scanner);
     facts.extend(wiki_candidates(owner, now)?);
+    // One time limit for the scoring, the query's vector included (counted
+    // from when the model is loaded: a process loads it once). When only
+    // the model fails or is late, lexical scoring gets the time afresh.
+    let timeout = options
+        .timeout
+        .or_else(|| owner.store().recall_timeout())
+        .unwrap_or(DEFAULT_SCORE_TIMEOUT);
+    #[cfg(feature = "embed")]
+    let prepared = semantic::prepare(owner, at, options.query.as_deref(), timeout);
     // The day log of today and yesterday, each line scanned.
     let today = now.date_naive();
     // Read from the end of episodes.md: only the sections since yesterday
@@ -184,7 +204,50 @@ pub(crate) fn recall(
             (r.date, lines)
         })
         .collect();
-    let recall = select::select(facts, days, conflicts, options, scorer, tokens, now);
+    let mut scoring = options.clone();
+    scoring.timeout = Some(timeout);
+    #[cfg(feature = "embed")]
+    let recall = match prepared {
+        Ok(Some(p)) => {
+            scoring.timeout = Some(p.deadline.saturating_duration_since(Instant::now()));
+            let texts: Vec<String> = facts.iter().map(|c| c.scored.clone()).collect();
+            let fused = Fused {
+                lexical: scorer,
+                fusion: Fusion::default(),
+                query: &p.query,
+                vectors: &p.cached,
+            };
+            let recall = select::select(facts, days, conflicts, &scoring, &fused, tokens, now);
+            semantic::embed_later(owner, &p, texts);
+            recall
+        }
+        Ok(None) => select::select(facts, days, conflicts, &scoring, scorer, tokens, now),
+        Err(why) => {
+            let mut recall = select::select(facts, days, conflicts, &scoring, scorer, tokens, now);
+            if recall.fallback.is_none() {
+                recall.fallback =
+                    Some(format!("semantic scoring failed ({why}): scored lexically"));
+                recall.lexical = recall
+                    .wiki
+                    .iter()
+                    .map(|l| l.id.clone())
+                    .chain(recall.facts.iter().map(|f| f.id.clone()))
+                    .collect();
+            }
+            recall
+        }
+    };
+    #[cfg(not(feature = "embed"))]
+    let recall = {
+        let mut recall = select::select(facts, days, conflicts, &scoring, scorer, tokens, now);
+        if recall.fallback.is_none() && owner.store().recall_model().is_some() {
+            recall.fallback = Some(
+                "semantic scoring is not built in (the cargo feature embed): scored lexically"
+                    .to_owned(),
+            );
+        }
+        recall
+    };
     if options.preview {
         return Ok(recall);
     }
