@@ -186,7 +186,11 @@ pub(crate) fn recall(
         .or_else(|| owner.store().recall_timeout())
         .unwrap_or(DEFAULT_SCORE_TIMEOUT);
     #[cfg(feature = "embed")]
-    let prepared = semantic::prepare(owner, at, options.query.as_deref(), timeout);
+    let prepared = if facts.is_empty() {
+        Ok(None)
+    } else {
+        semantic::prepare(owner, at, options.query.as_deref(), timeout)
+    };
     // The day log of today and yesterday, each line scanned.
     let today = now.date_naive();
     // Read from the end of episodes.md: only the sections since yesterday

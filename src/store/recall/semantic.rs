@@ -71,6 +71,9 @@ pub(super) fn prepare(
 
 /// Owners whose missing vectors a thread of this process is computing.
 static IN_FLIGHT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+/// Held while a batch of facts is embedded: one batch at a time in this
+/// process (on at most [`EMBED_THREADS`] threads), whatever the owners.
+static BATCH: Mutex<()> = Mutex::new(());
 /// The background threads started, for [`settle`].
 static STARTED: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
 
@@ -142,6 +145,7 @@ fn embed_into_cache(
         return Ok(0);
     }
     let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
+    let _one_batch = BATCH.lock().unwrap_or_else(PoisonError::into_inner);
     let vectors = model
         .embed(&refs, EMBED_THREADS, Some(Instant::now() + EMBED_DEADLINE))
         .map_err(|e| format!("embedding facts: {e}"))?;
