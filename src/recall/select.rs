@@ -159,6 +159,14 @@ pub struct Recall {
 }
 
 impl Recall {
+    /// The ids the answer shows: its wiki matches, then its facts.
+    pub(crate) fn shown_ids(&self) -> impl Iterator<Item = &str> {
+        self.wiki
+            .iter()
+            .map(|l| l.id.as_str())
+            .chain(self.facts.iter().map(|f| f.id.as_str()))
+    }
+
     /// The answer for a session that already recalled: no block.
     pub(crate) fn skipped() -> Recall {
         Recall {
@@ -321,22 +329,11 @@ pub(crate) fn select(
             day_log.push(RecalledDayLine { date, line });
         }
     }
-    // Of the facts scored lexically for want of a vector, those shown.
-    if !lexical.is_empty() {
-        let by_words: std::collections::HashSet<String> = lexical.drain(..).collect();
-        lexical = wiki
-            .iter()
-            .map(|l| &l.id)
-            .chain(picked.iter().map(|f| &f.id))
-            .filter(|id| by_words.contains(*id))
-            .cloned()
-            .collect();
-    }
     let block = render_block(&wiki, &picked, &day_log, &conflicts);
-    Recall {
+    let mut recall = Recall {
         skipped: false,
         fallback,
-        lexical,
+        lexical: Vec::new(),
         wiki,
         facts: picked,
         day_log,
@@ -344,7 +341,17 @@ pub(crate) fn select(
         conflicts,
         block,
         counted: !options.preview,
+    };
+    // Of the facts scored lexically for want of a vector, those shown.
+    if !lexical.is_empty() {
+        let by_words: std::collections::HashSet<String> = lexical.into_iter().collect();
+        recall.lexical = recall
+            .shown_ids()
+            .filter(|id| by_words.contains(*id))
+            .map(str::to_owned)
+            .collect();
     }
+    recall
 }
 
 /// The heading of the wiki matches, before the `--- MEMORY ---` block.

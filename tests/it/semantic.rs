@@ -40,9 +40,13 @@ fn filled(s: &Sandbox, config: &Path) {
 }
 
 fn recall(s: &Sandbox, extra: &[&str]) -> Value {
+    recall_of(s, extra, QUERY)
+}
+
+fn recall_of(s: &Sandbox, extra: &[&str], query: &str) -> Value {
     let mut args = vec!["--owner", "agt"];
     args.extend_from_slice(extra);
-    args.extend(["--json", "recall", "--preview", "--query", QUERY]);
+    args.extend(["--json", "recall", "--preview", "--query", query]);
     s.run(&args).ok().json()
 }
 
@@ -120,22 +124,16 @@ fn a_broken_model_is_reported_and_recall_scores_lexically() {
         std::fs::copy(model.join(f), broken.join(f)).unwrap();
     }
     std::fs::write(broken.join("model.safetensors"), b"not weights").unwrap();
-    let r = s
-        .run(&[
+    let r = recall_of(
+        &s,
+        &[
             "--config-dir",
             config.to_str().unwrap(),
             "--recall-model",
             broken.to_str().unwrap(),
-            "--owner",
-            "agt",
-            "--json",
-            "recall",
-            "--preview",
-            "--query",
-            "the staging deploy",
-        ])
-        .ok()
-        .json();
+        ],
+        "the staging deploy",
+    );
     let why = r["fallback"].as_str().unwrap();
     assert!(
         why.starts_with("semantic scoring failed") && why.contains("model.safetensors"),

@@ -55,24 +55,21 @@ pub(crate) fn model(store: &Store, path: &Path) -> Result<Arc<Model>, String> {
 fn load(store: &Store, path: &Path) -> Result<Model, String> {
     let disk = store.disk();
     let shown = path.display();
+    let failed = |e: &dyn std::fmt::Display| format!("the recall model {shown}: {e}");
     let dir = disk
         .open_root(path)
-        .map_err(|e| format!("the recall model {shown}: {e}"))?
-        .ok_or_else(|| format!("the recall model {shown} does not exist"))?;
+        .map_err(|e| failed(&e))?
+        .ok_or_else(|| failed(&"no such folder"))?;
     let read = |dir: &crate::disk::Dir, name: &str, limit: u64| {
-        disk.read_bytes(dir, name, limit)
-            .map_err(|e| format!("the recall model {shown}: {e}"))
+        disk.read_bytes(dir, name, limit).map_err(|e| failed(&e))
     };
     let need = |name: &str, limit: u64| {
-        read(&dir, name, limit)?.ok_or_else(|| format!("the recall model {shown} has no {name}"))
+        read(&dir, name, limit)?.ok_or_else(|| failed(&format_args!("no {name}")))
     };
     let config = need("config.json", MODEL_FILE_BYTES)?;
     let weights = need("model.safetensors", MODEL_WEIGHTS_BYTES)?;
     let tokenizer = need("tokenizer.json", MODEL_FILE_BYTES)?;
-    let pooling = match disk
-        .open_dir(&dir, "1_Pooling")
-        .map_err(|e| format!("the recall model {shown}: {e}"))?
-    {
+    let pooling = match disk.open_dir(&dir, "1_Pooling").map_err(|e| failed(&e))? {
         Some(p) => read(&p, "config.json", MODEL_FILE_BYTES)?,
         None => None,
     };
@@ -82,7 +79,7 @@ fn load(store: &Store, path: &Path) -> Result<Model, String> {
         tokenizer: &tokenizer,
         pooling: pooling.as_deref(),
     })
-    .map_err(|e| format!("the recall model {shown}: {e}"))
+    .map_err(|e| failed(&e))
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

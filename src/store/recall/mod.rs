@@ -231,12 +231,7 @@ pub(crate) fn recall(
             if recall.fallback.is_none() {
                 recall.fallback =
                     Some(format!("semantic scoring failed ({why}): scored lexically"));
-                recall.lexical = recall
-                    .wiki
-                    .iter()
-                    .map(|l| l.id.clone())
-                    .chain(recall.facts.iter().map(|f| f.id.clone()))
-                    .collect();
+                recall.lexical = recall.shown_ids().map(str::to_owned).collect();
             }
             recall
         }
