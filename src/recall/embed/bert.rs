@@ -3,9 +3,9 @@
 //!
 //! The tokens of all the batch's sequences are rows of one matrix, so every
 //! dense layer is one matrix product (`[tokens × hidden] · [hidden × out]`,
-//! by `matrixmultiply` through `ndarray`); attention runs per sequence and
-//! head, each sequence attending only to its own tokens (no padding, so no
-//! mask). Each row of a product is computed independently of the other rows,
+//! by [`super::dense`]); attention (small products, by `matrixmultiply`
+//! through `ndarray`) runs per sequence and head, each sequence attending
+//! only to its own tokens (no padding, so no mask). Each row of a product is computed independently of the other rows,
 //! so a sequence's result does not depend on the batch it is in.
 
 use ndarray::linalg::general_mat_mul;
@@ -14,6 +14,7 @@ use std::ops::Range;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, Slice};
 
 use super::config::{Activation, BertConfig, Pooling};
+use super::dense;
 use super::weights::{Linear, Norm, Weights};
 use super::{EmbedError, Stop};
 
@@ -63,7 +64,7 @@ pub(super) fn embed_batch(
     let mut scores_buf = vec![0.0f32; longest * longest];
     for layer in &w.layers {
         stop.check()?;
-        let qkv = linear(&x, &layer.qkv, split);
+        let qkv = linear(&x, &layer.qkv, split)?;
         let mut context = Array2::<f32>::zeros((total, h));
         let mut offset = 0;
         for seq in seqs {
@@ -98,18 +99,18 @@ pub(super) fn embed_batch(
             offset += n;
         }
         drop(qkv);
-        let mut attended = linear(&context, &layer.attention_out, split);
+        let mut attended = linear(&context, &layer.attention_out, split)?;
         attended += &x;
         layer_norm(&mut attended, &layer.attention_norm, config.eps)?;
         x = attended;
 
-        let mut inner = linear(&x, &layer.intermediate, split);
+        let mut inner = linear(&x, &layer.intermediate, split)?;
         let values = contiguous(&mut inner)?;
         match config.activation {
             Activation::GeluErf => values.iter_mut().for_each(|v| *v = gelu_erf(*v)),
             Activation::GeluTanh => values.iter_mut().for_each(|v| *v = gelu_tanh(*v)),
         }
-        let mut out = linear(&inner, &layer.output, split);
+        let mut out = linear(&inner, &layer.output, split)?;
         drop(inner);
         out += &x;
         layer_norm(&mut out, &layer.output_norm, config.eps)?;
@@ -178,44 +179,44 @@ fn block_mut(
     view
 }
 
-/// `x · Wᵀ + b` for every row of `x`; with `split`, the output's columns in
-/// two halves, the second on a second thread (one short text on two
-/// threads: each element is the same sum either way).
-fn linear(x: &Array2<f32>, layer: &Linear, split: bool) -> Array2<f32> {
-    let cols = layer.weight_t.ncols();
+/// `x · Wᵀ + b` for every row of `x` ([`dense::product`]); with `split`,
+/// the output's columns in two halves, the second on a second thread (one
+/// short text on two threads: each element is the same sum either way).
+fn linear(x: &Array2<f32>, layer: &Linear, split: bool) -> Result<Array2<f32>, EmbedError> {
+    const SIZES: EmbedError = EmbedError::Internal("a dense layer's operands of other sizes");
+    let cols = layer.outputs();
     let mut out = Array2::<f32>::zeros((x.nrows(), cols));
-    for mut row in out.rows_mut() {
-        row.assign(&layer.bias);
-    }
-    let mid = cols / 2;
-    if !split || mid == 0 {
-        general_mat_mul(1.0, x, &layer.weight_t, 1.0, &mut out);
-        return out;
-    }
-    let (w_left, w_right) = layer.weight_t.view().split_at(Axis(1), mid);
-    let halved = {
-        let (mut left, mut right) = out.view_mut().split_at(Axis(1), mid);
-        std::thread::scope(|scope| {
-            let other = std::thread::Builder::new()
-                .name("memdir-embed".into())
-                .spawn_scoped(scope, move || {
-                    general_mat_mul(1.0, x, &w_right, 1.0, &mut right);
-                });
-            general_mat_mul(1.0, x, &w_left, 1.0, &mut left);
-            other.is_ok_and(|h| h.join().is_ok())
-        })
+    let ops = dense::Operands {
+        x: x.as_slice().ok_or(SIZES)?,
+        weight: &layer.weight,
+        bias: &layer.bias,
+        inputs: layer.inputs,
     };
-    // A thread that could not start (or did not finish) leaves its half to
-    // this one, from the bias again.
-    if !halved {
-        let (_, mut right) = out.view_mut().split_at(Axis(1), mid);
-        let (_, bias) = layer.bias.view().split_at(Axis(0), mid);
-        for mut row in right.rows_mut() {
-            row.assign(&bias);
-        }
-        general_mat_mul(1.0, x, &w_right, 1.0, &mut right);
+    let mid = cols / 2;
+    let values = contiguous(&mut out)?;
+    if !split || mid == 0 || values.is_empty() {
+        let mut rows: Vec<&mut [f32]> = values.chunks_exact_mut(cols.max(1)).collect();
+        return if dense::product(ops, 0..cols, &mut rows) {
+            Ok(out)
+        } else {
+            Err(SIZES)
+        };
     }
-    out
+    let (mut left, mut right): (Vec<&mut [f32]>, Vec<&mut [f32]>) = values
+        .chunks_exact_mut(cols)
+        .map(|row| row.split_at_mut(mid))
+        .unzip();
+    let (here, there) = std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            .name("memdir-embed".into())
+            .spawn_scoped(scope, || dense::product(ops, mid..cols, &mut right));
+        let here = dense::product(ops, 0..mid, &mut left);
+        (here, other.ok().and_then(|handle| handle.join().ok()))
+    });
+    // A thread that could not start (or did not finish) leaves its half to
+    // this one.
+    let done = here && there.unwrap_or_else(|| dense::product(ops, mid..cols, &mut right));
+    if done { Ok(out) } else { Err(SIZES) }
 }
 
 /// The array's values as one slice, row after row.

@@ -32,6 +32,7 @@
 
 mod bert;
 mod config;
+mod dense;
 mod tokenize;
 mod weights;
 
@@ -78,7 +79,7 @@ const BATCH_TOKENS: usize = 512;
 
 /// Bumped whenever the engine's arithmetic changes, so that vectors cached
 /// under an old [`Model::fingerprint`] are not mixed with new ones.
-const ENGINE_VERSION: &str = "memdir-embed-1";
+const ENGINE_VERSION: &str = "memdir-embed-2";
 
 /// The files of a sentence-transformers model folder, as bytes read by the
 /// caller.

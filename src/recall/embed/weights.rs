@@ -1,7 +1,7 @@
 //! `model.safetensors`: every tensor the encoder uses, checked for its name,
 //! shape, dtype and finiteness, and converted to F32 matrices.
 
-use ndarray::{Array1, Array2, concatenate};
+use ndarray::Array2;
 use safetensors::{Dtype, SafeTensors};
 
 use super::EmbedError;
@@ -9,20 +9,19 @@ use super::config::BertConfig;
 
 /// A dense layer, `y = x · Wᵀ + b`.
 pub(super) struct Linear {
-    /// `Wᵀ`, `[in, out]` row after row: the file's `[out, in]` transposed
-    /// once at load, so that the matrix product reads it in its own order
-    /// (packing it from the file's layout took more time than multiplying).
-    pub(super) weight_t: Array2<f32>,
-    pub(super) bias: Array1<f32>,
+    /// `W`, `[out, in]` row after row, as the file has it: each output's
+    /// weights contiguous, the order [`super::dense`] reads them in.
+    pub(super) weight: Vec<f32>,
+    /// `[out]`.
+    pub(super) bias: Vec<f32>,
+    /// The width of `x`.
+    pub(super) inputs: usize,
 }
 
 impl Linear {
-    /// From the file's `[out, in]` weight and `[out]` bias.
-    fn new(weight: Array2<f32>, bias: Array1<f32>) -> Linear {
-        Linear {
-            weight_t: weight.t().as_standard_layout().into_owned(),
-            bias,
-        }
+    /// The number of outputs.
+    pub(super) fn outputs(&self) -> usize {
+        self.bias.len()
     }
 }
 
@@ -119,10 +118,11 @@ impl Reader<'_> {
     }
 
     fn linear(&self, name: &str, out: usize, inp: usize) -> Result<Linear, EmbedError> {
-        Ok(Linear::new(
-            self.matrix(&format!("{name}.weight"), out, inp)?,
-            Array1::from(self.tensor(&format!("{name}.bias"), &[out])?),
-        ))
+        Ok(Linear {
+            weight: self.tensor(&format!("{name}.weight"), &[out, inp])?,
+            bias: self.tensor(&format!("{name}.bias"), &[out])?,
+            inputs: inp,
+        })
     }
 
     fn norm(&self, name: &str, hidden: usize) -> Result<Norm, EmbedError> {
@@ -160,23 +160,12 @@ impl Weights {
             let q = r.linear(&format!("{p}attention.self.query"), h, h)?;
             let k = r.linear(&format!("{p}attention.self.key"), h, h)?;
             let v = r.linear(&format!("{p}attention.self.value"), h, h)?;
-            let stack = |e: ndarray::ShapeError| {
-                EmbedError::Safetensors(format!("stacking layer {l}'s query, key and value: {e}"))
-            };
-            // Stacked along the output axis: [Wq; Wk; Wv]ᵀ = [Wqᵀ Wkᵀ Wvᵀ].
+            // Stacked along the output axis, [Wq; Wk; Wv]: the rows of one
+            // after the other.
             let qkv = Linear {
-                weight_t: concatenate(
-                    ndarray::Axis(1),
-                    &[q.weight_t.view(), k.weight_t.view(), v.weight_t.view()],
-                )
-                .map_err(stack)?
-                .as_standard_layout()
-                .into_owned(),
-                bias: concatenate(
-                    ndarray::Axis(0),
-                    &[q.bias.view(), k.bias.view(), v.bias.view()],
-                )
-                .map_err(stack)?,
+                weight: [q.weight, k.weight, v.weight].concat(),
+                bias: [q.bias, k.bias, v.bias].concat(),
+                inputs: h,
             };
             layers.push(Layer {
                 qkv,
