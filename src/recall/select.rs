@@ -74,6 +74,13 @@ impl RecallOptions {
         self.preview = true;
         self
     }
+
+    /// With a scoring time limit other than the default (or the owner's
+    /// configured one).
+    pub fn timeout(mut self, limit: Duration) -> RecallOptions {
+        self.timeout = Some(limit);
+        self
+    }
 }
 
 /// One recalled fact.

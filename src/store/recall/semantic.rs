@@ -22,6 +22,9 @@ use crate::store::owner::{At, Owner};
 
 /// Threads a batch of fact embeddings may use.
 const EMBED_THREADS: usize = 2;
+/// The share of a recall's time limit the query's vector may take.
+const QUERY_SHARE: f64 = 0.75;
+
 /// How long computing an owner's missing vectors may take at most.
 const EMBED_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -53,9 +56,15 @@ pub(super) fn prepare(
         return Ok(None);
     };
     let model = embeddings::model(owner.store(), &path)?;
-    let deadline = Instant::now() + timeout;
+    let start = Instant::now();
+    let deadline = start + timeout;
+    // The query's vector is late past three quarters of the time limit: the
+    // fusion then still has a quarter (lexical scoring takes about a
+    // millisecond), and a late model falls back to lexical scoring with the
+    // time afresh rather than leaving the fusion none.
+    let late = start + timeout.mul_f64(QUERY_SHARE);
     let query = model
-        .embed(&[query], EMBED_THREADS, Some(deadline))
+        .embed(&[query], EMBED_THREADS, Some(late))
         .map_err(|e| format!("embedding the query: {e}"))?
         .into_iter()
         .next()
