@@ -88,7 +88,11 @@ fn run_case(case: &Case, model: Option<&std::path::Path>) -> Outcome {
     if model.is_some() {
         // The first recall computes the vectors after its answer.
         owner
-            .recall(&RecallOptions::query(case.query.clone()).preview())
+            .recall(
+                &RecallOptions::query(case.query.clone())
+                    .preview()
+                    .timeout(Duration::from_secs(60)),
+            )
             .expect("recall");
         Store::settle();
     }

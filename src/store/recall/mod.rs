@@ -226,8 +226,16 @@ pub(crate) fn recall(
             recall
         }
         Ok(None) => select::select(facts, days, conflicts, &scoring, scorer, tokens, now),
-        Err(why) => {
+        Err(semantic::Unprepared { why, model }) => {
+            let texts: Option<Vec<String>> = model
+                .as_ref()
+                .map(|_| facts.iter().map(|c| c.scored.clone()).collect());
             let mut recall = select::select(facts, days, conflicts, &scoring, scorer, tokens, now);
+            // The model loaded and only the query's vector failed: the
+            // facts' vectors are computed all the same.
+            if let (Some(model), Some(texts)) = (model, texts) {
+                semantic::embed_in_background(owner, &model, texts);
+            }
             if recall.fallback.is_none() {
                 recall.fallback =
                     Some(format!("semantic scoring failed ({why}): scored lexically"));

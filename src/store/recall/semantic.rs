@@ -39,23 +39,32 @@ pub(super) struct Prepared {
     pub(super) cached: Cached,
 }
 
+/// Why semantic scoring could not be prepared, and the model when it
+/// loaded (only the query's vector failed or came late): the facts'
+/// missing vectors are then still computed after the answer.
+pub(super) struct Unprepared {
+    pub(super) why: String,
+    pub(super) model: Option<Arc<Model>>,
+}
+
 /// The model, the query's vector (within `timeout` of loading the model)
 /// and the cached vectors;
-/// `Ok(None)` when no model is configured; `Err(why)` when the model or
+/// `Ok(None)` when no model is configured; `Err` when the model or
 /// the query's vector failed (recall then scores lexically and says so).
 pub(super) fn prepare(
     owner: &Owner,
     at: At<'_>,
     query: Option<&str>,
     timeout: Duration,
-) -> std::result::Result<Option<Prepared>, String> {
+) -> std::result::Result<Option<Prepared>, Unprepared> {
     let Some(path) = owner.store().recall_model() else {
         return Ok(None);
     };
     let Some(query) = query.filter(|q| !q.trim().is_empty()) else {
         return Ok(None);
     };
-    let model = embeddings::model(owner.store(), &path)?;
+    let model =
+        embeddings::model(owner.store(), &path).map_err(|why| Unprepared { why, model: None })?;
     let start = Instant::now();
     let deadline = start + timeout;
     // The query's vector is late past three quarters of the time limit: the
@@ -65,10 +74,16 @@ pub(super) fn prepare(
     let late = start + timeout.mul_f64(QUERY_SHARE);
     let query = model
         .embed(&[query], EMBED_THREADS, Some(late))
-        .map_err(|e| format!("embedding the query: {e}"))?
-        .into_iter()
-        .next()
-        .ok_or_else(|| "embedding the query gave no vector".to_owned())?;
+        .map_err(|e| format!("embedding the query: {e}"))
+        .and_then(|v| {
+            v.into_iter()
+                .next()
+                .ok_or_else(|| "embedding the query gave no vector".to_owned())
+        })
+        .map_err(|why| Unprepared {
+            why,
+            model: Some(model.clone()),
+        })?;
     let cached = embeddings::load_cached(at, &model);
     Ok(Some(Prepared {
         deadline,
@@ -94,6 +109,12 @@ pub(super) fn embed_later(owner: &Owner, prepared: &Prepared, texts: Vec<String>
     if texts.iter().all(|t| prepared.cached.has(t)) {
         return;
     }
+    embed_in_background(owner, &prepared.model, texts);
+}
+
+/// Computes the vectors of `texts` the owner's cache lacks on a
+/// background thread (none when one already works for this owner).
+pub(super) fn embed_in_background(owner: &Owner, model: &Arc<Model>, texts: Vec<String>) {
     let dir = owner.dir();
     {
         let mut flying = IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner);
@@ -103,7 +124,7 @@ pub(super) fn embed_later(owner: &Owner, prepared: &Prepared, texts: Vec<String>
     }
     let done = dir.clone();
     let owner = owner.clone();
-    let model = prepared.model.clone();
+    let model = model.clone();
     let spawned = std::thread::Builder::new()
         .name("memdir-embed-later".into())
         .spawn(move || {
@@ -200,6 +221,7 @@ pub(crate) fn embed_missing(owner: &Owner) -> std::result::Result<usize, String>
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+    use std::time::Duration;
 
     use crate::model::Scope;
     use crate::recall::RecallOptions;
@@ -305,6 +327,24 @@ mod tests {
         // Recomputed after that answer, and believed again.
         Store::settle();
         assert!(o.recall(&q).unwrap().lexical.is_empty());
+    }
+
+    #[test]
+    fn a_late_query_vector_still_has_the_facts_embedded_after_the_answer() {
+        let d = tempfile::tempdir().unwrap();
+        let o = owner_with_model(d.path());
+        o.add(Scope::Memory, "the staging server needs the vpn")
+            .unwrap();
+        // No time at all: the query's vector is late, so is everything else.
+        let late = o
+            .recall(&RecallOptions::query("staging vpn").timeout(Duration::ZERO))
+            .unwrap();
+        assert!(late.fallback.is_some(), "{late:?}");
+        Store::settle();
+        // The model had loaded: the fact's vector was computed anyway.
+        let r = o.recall(&RecallOptions::query("staging vpn")).unwrap();
+        assert!(r.fallback.is_none() && r.lexical.is_empty(), "{r:?}");
+        assert_eq!(o.embed_missing().unwrap(), 0);
     }
 
     #[test]
