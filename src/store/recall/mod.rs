@@ -227,13 +227,11 @@ pub(crate) fn recall(
         }
         Ok(None) => select::select(facts, days, conflicts, &scoring, scorer, tokens, now),
         Err(semantic::Unprepared { why, model }) => {
-            let texts: Option<Vec<String>> = model
-                .as_ref()
-                .map(|_| facts.iter().map(|c| c.scored.clone()).collect());
-            let mut recall = select::select(facts, days, conflicts, &scoring, scorer, tokens, now);
             // The model loaded and only the query's vector failed: the
             // facts' vectors are computed all the same.
-            if let (Some(model), Some(texts)) = (model, texts) {
+            let later = model.map(|m| (m, facts.iter().map(|c| c.scored.clone()).collect()));
+            let mut recall = select::select(facts, days, conflicts, &scoring, scorer, tokens, now);
+            if let Some((model, texts)) = later {
                 semantic::embed_in_background(owner, &model, texts);
             }
             if recall.fallback.is_none() {
