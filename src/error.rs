@@ -498,6 +498,17 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The input of a memory tool call (Claude's `memory_20250818`) that
+    /// is not one of its commands: not a JSON object, an unknown
+    /// `command`, a field missing or of the wrong type, or over 64 KiB.
+    #[error("invalid memory tool input: {message}")]
+    InvalidToolInput {
+        /// The field concerned, as the tool names it (`command`, `path`,
+        /// `insert_line`, …), when one is.
+        field: Option<&'static str>,
+        /// What is wrong, naming the field.
+        message: String,
+    },
     /// A search of the journal could not score its lines.
     #[error("search failed: {reason}")]
     SearchFailed {

@@ -53,7 +53,9 @@
 //! settings), [`markdown`] (parsing into entries with byte ranges; splicing
 //! is internal), [`scan`] (the threat and secret scanner), [`edit`] (the
 //! write operations and the budget rule), [`journal`] (the episodes.md
-//! format), [`recall`] (scoring and picking) and [`snapshot`] (rendering).
+//! format), [`memtool`] (Claude's memory tool: its commands, its view of a
+//! store and the new text turned into entry operations), [`recall`]
+//! (scoring and picking) and [`snapshot`] (rendering).
 //! The disk layer is internal: all file access goes through it. The store
 //! ties them together, and is reached through the types at the top of the
 //! crate: [`Store`], [`Owner`] with its curated stores, fact lifecycle, day
@@ -80,6 +82,7 @@ pub mod fuzz;
 mod git;
 pub mod journal;
 pub mod markdown;
+pub mod memtool;
 pub mod merge;
 pub mod model;
 mod program;

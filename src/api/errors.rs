@@ -444,6 +444,7 @@ pub fn details(e: &Error) -> Value {
         Error::Git { op, .. } => json!({"op": op}),
         Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
         Error::Required { what, action } => json!({"what": what, "action": action}),
+        Error::InvalidToolInput { field, .. } => json!({"field": field}),
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
         Error::LearningPersonOnly { action, id } => json!({"action": action, "id": id}),
         Error::LoginLinkPersonOnly { agent } => json!({"agent": agent}),

@@ -12,6 +12,7 @@ pub mod args;
 mod egress;
 pub mod errors;
 pub mod keys;
+mod memtool;
 mod model;
 pub mod render;
 pub mod servers;
@@ -278,6 +279,10 @@ fn answer_in(
             let context = run_context(store, who, &run_id)?;
             return answer_in(store, who, *within, Some(context));
         }
+        Request::MemoryTool {
+            input,
+            skills_writable,
+        } => Response::MemoryTool(memtool::answer(&owner()?, &input, skills_writable)?),
         Request::LoginLink { keys } => {
             let path = crate::store::keys::keys_path(store, keys.as_deref())?;
             Response::LoginLink(crate::store::keys::create_link(store, &path, caller)?)
@@ -569,7 +574,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::Day { .. }
         | Request::PutResult { .. }
         | Request::SkillLearn { .. }
-        | Request::ImportHermes { .. } => true,
+        | Request::ImportHermes { .. }
+        | Request::MemoryTool { .. } => true,
         // Everything else needs the owner's folder to be there.
         Request::Write { .. }
         | Request::Show { .. }

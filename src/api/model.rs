@@ -343,6 +343,18 @@ pub enum Request {
         #[serde(default)]
         preview: bool,
     },
+    /// One call of Claude's memory tool (`memory_20250818`) on the owner's
+    /// memory: the tool-use input as the model gave it (`command` and its
+    /// fields); answered with the tool result ([`Response::MemoryTool`]),
+    /// a refusal included.
+    MemoryTool {
+        /// The tool-use input: a JSON object, at most 64 KiB.
+        input: serde_json::Value,
+        /// Whether the tool may write the owner's skills (default: they
+        /// are read-only through it).
+        #[serde(default)]
+        skills_writable: bool,
+    },
     /// A one-time login link to the dashboard for the calling person
     /// (`memdir --person ID ui`): only its token's SHA-256 is kept, beside
     /// the keys file, for 10 minutes.
@@ -460,6 +472,8 @@ pub enum Response {
     Imported(crate::store::HermesImport),
     /// What `export --format hermes` did.
     Exported(crate::store::HermesExport),
+    /// A memory tool call's result: its text and whether it is an error.
+    MemoryTool(crate::memtool::Answer),
     /// A one-time login link made (its token shown here only).
     LoginLink(crate::store::keys::LoginLink),
     /// A one-time login link used: the person it logs in.

@@ -229,7 +229,8 @@ impl Error {
             Error::InvalidContentType { .. }
             | Error::Required { .. }
             | Error::SelfSupersede { .. }
-            | Error::InvalidBatch { .. } => ErrorCode::InvalidRequest,
+            | Error::InvalidBatch { .. }
+            | Error::InvalidToolInput { .. } => ErrorCode::InvalidRequest,
             Error::SearchFailed { .. } => ErrorCode::SearchFailed,
             Error::Conflicted { .. } => ErrorCode::MemoryConflicted,
             Error::TextInvalid { .. } => ErrorCode::MemoryTextInvalid,

@@ -28,6 +28,7 @@ mod lifecycle;
 pub mod limits;
 mod list;
 mod lookup;
+mod memtool;
 mod merge_file;
 pub(crate) mod owner;
 mod parse_cache;
@@ -77,6 +78,9 @@ pub use learnings::{
 pub use lifecycle::{Keep, MAX_REASON_CHARS, Renewed, Transition};
 pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
+pub(crate) use memtool::{
+    ARCHIVE_REASON as MEMORY_TOOL_REASON, Edited as ToolEdit, Files as ToolFiles,
+};
 pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use results::{
@@ -286,6 +290,35 @@ impl Owner {
     /// state of each store.
     pub fn batch(&self, ops: &[Op]) -> Result<BatchOutcome> {
         curated::batch(self, ops)
+    }
+
+    // ---- Claude's memory tool ----
+
+    /// What the owner has that the memory tool shows.
+    pub(crate) fn tool_files(&self) -> Result<ToolFiles> {
+        memtool::files(self)
+    }
+
+    /// A store as the memory tool shows it: one line per live entry.
+    pub(crate) fn tool_view(&self, scope: Scope) -> Result<Vec<crate::memtool::ViewEntry>> {
+        memtool::store_view(self, scope)
+    }
+
+    /// The lines of episodes.md.
+    pub(crate) fn tool_episodes(&self) -> Result<Vec<String>> {
+        memtool::episode_lines(self)
+    }
+
+    /// Edits a store through the memory tool (see `store::memtool::edit`):
+    /// `Ok(Err(text))` is a refusal for the model.
+    pub(crate) fn tool_edit(
+        &self,
+        scope: Scope,
+        path: &str,
+        whole: bool,
+        change: &dyn Fn(&[crate::memtool::ViewEntry]) -> std::result::Result<String, String>,
+    ) -> Result<std::result::Result<ToolEdit, String>> {
+        memtool::edit(self, scope, path, whole, change)
     }
 
     // ---- the fact lifecycle ----

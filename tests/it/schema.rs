@@ -316,6 +316,26 @@ fn every_json_answer_validates_against_its_schema() {
     c.fails(me(&["skill", "show", "nothing"]), "skill_not_found");
     c.ok("skill", me(&["skill", "forget", "deploy"]));
     c.fails(me(&["skill", "forget", "deploy"]), "skill_not_found");
+    // Claude's memory tool: a refusal is a tool result (exit 0), a bad
+    // input an error.
+    c.ok(
+        "memory-tool",
+        me_in(
+            &["tool", "memory"],
+            r#"{"command":"view","path":"/memories"}"#,
+        ),
+    );
+    let refused = c.ok(
+        "memory-tool",
+        me_in(
+            &["tool", "memory"],
+            r#"{"command":"view","path":"/memories/x.md"}"#,
+        ),
+    );
+    if refused["is_error"] != true {
+        c.wrong(format!("the memory tool's refusal: {refused}"));
+    }
+    c.fails(me_in(&["tool", "memory"], "[1]"), "invalid_request");
 
     // Learnings.
     let l = c.ok("learning", me(&["propose", "Deploys need the VPN"]));
@@ -509,6 +529,7 @@ fn every_json_answer_validates_against_its_schema() {
         "run",
         "review",
         "skill",
+        "tool",
         "propose",
         "learnings",
         "key",

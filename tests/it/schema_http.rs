@@ -88,6 +88,7 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("GET /v1/memory/recall", "recall"),
     ("POST /v1/memory/remember", "remember"),
     ("POST /v1/memory/forget", "forget"),
+    ("POST /v1/memory/tool", "memory-tool"),
     ("GET /v1/workflows/results/{workflowId}/{taskId}", "result"),
     (
         "PUT /v1/workflows/results/{workflowId}/{taskId}",
@@ -221,6 +222,38 @@ fn every_http_answer_validates_against_its_schema() {
         &srv.any(key, "DELETE", "/v1/skills/cnl"),
     );
     fails("skill_not_found", 404, &srv.get(k, "/v1/skills/cnl"));
+
+    // Claude's memory tool: a refusal is a tool result (200), a bad input
+    // an error.
+    let t = ok(
+        "memory-tool",
+        200,
+        &srv.post(
+            k,
+            "/v1/memory/tool",
+            json!({"command": "view", "path": "/memories"}),
+        ),
+    );
+    if t["is_error"] != false {
+        wrong(format!("the memory tool's view: {t}"));
+    }
+    let t = ok(
+        "memory-tool",
+        200,
+        &srv.post(
+            k,
+            "/v1/memory/tool",
+            json!({"command": "delete", "path": "/memories/MEMORY.md"}),
+        ),
+    );
+    if t["is_error"] != true {
+        wrong(format!("the memory tool's refusal: {t}"));
+    }
+    fails(
+        "invalid_request",
+        400,
+        &srv.post(k, "/v1/memory/tool", json!({"command": "undo"})),
+    );
 
     // Facts.
     let fact = json!({"text": "The staging deploy needs the VPN on", "expiresAt": "2999-12-31"});

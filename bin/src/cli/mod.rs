@@ -6,6 +6,7 @@
 mod globals;
 mod input;
 mod request;
+mod tool;
 mod tree;
 
 use clap::Parser;

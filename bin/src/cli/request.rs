@@ -211,6 +211,7 @@ fn request(command: Ask) -> Result<Request, Error> {
             force,
             dry_run,
         },
+        Ask::Tool(command) => super::tool::request(command)?,
         Ask::Propose { text } => Request::Propose { text },
         Ask::Learnings { command } => match command {
             None | Some(LearningsCommand::List) => Request::Learnings,

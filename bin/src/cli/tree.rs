@@ -417,6 +417,9 @@ pub enum Ask {
         #[command(subcommand)]
         command: SkillCommand,
     },
+    /// A model's tool on the owner's memory: `tool memory` is Claude's memory tool (JSON on standard input).
+    #[command(subcommand, display_order = 29)]
+    Tool(super::tool::ToolCommand),
     /// Propose a learning, a fact every agent needs (an agent): it waits in
     /// learnings/proposals.md until a person approves it into LEARNINGS.md.
     #[command(display_order = 29)]

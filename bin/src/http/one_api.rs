@@ -5,6 +5,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use memdir::api::errors::Transport;
 use memdir::api::servers::{self, ForgetKey};
 use memdir::api::{self, Request, Response as Answer, render};
 use memdir::{Error, Op, Scope};
@@ -244,4 +245,53 @@ async fn put_streamed(
     };
     drop(held);
     formatted(status, &v, fq.format)
+}
+
+/// The query of the memory tool's route.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct ToolQuery {
+    /// Let the tool write the owner's skills.
+    skills_writable: Option<bool>,
+    #[serde(rename = "agentId", alias = "agent_id")]
+    agent_id: Option<String>,
+}
+
+/// Claude's memory tool: the body is the tool-use input (`command` and its
+/// fields), plus `agentId` with a person's key; the answer is the tool
+/// result, 200 `{text, is_error}` whether the tool did the command or
+/// refused it.
+pub(super) async fn memory_tool(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Args(q): Args<ToolQuery>,
+    body: Bytes,
+) -> Result<Response, Fail> {
+    let fail = |message| Fail::Transport(Transport::InvalidRequest { message });
+    let mut input: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| fail(format!("the body of memory/tool is not JSON: {e}")))?;
+    let mut agent = q.agent_id;
+    if let Some(o) = input.as_object_mut() {
+        for k in ["agentId", "agent_id"] {
+            match o.remove(k) {
+                None | Some(serde_json::Value::Null) => {}
+                Some(serde_json::Value::String(s)) => agent = Some(s),
+                Some(_) => return Err(fail(format!("{k} must be a string (the agent's id)"))),
+            }
+        }
+    }
+    let skills_writable = q.skills_writable.unwrap_or(false);
+    let v = app
+        .call(headers, agent, move |store, who| {
+            let r = api::execute(
+                store,
+                who,
+                Request::MemoryTool {
+                    input,
+                    skills_writable,
+                },
+            )?;
+            Ok(render::json(&r))
+        })
+        .await?;
+    Ok(super::json_response(200, &v))
 }

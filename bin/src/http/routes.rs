@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::facts::{archive, day, edit, list, recall_facts, resolve, save, unarchive, veto};
 use super::learnings;
-use super::one_api::{forget, get_result, put_result, recall, remember, snapshot};
+use super::one_api::{forget, get_result, memory_tool, put_result, recall, remember, snapshot};
 use super::reviews;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
@@ -114,6 +114,12 @@ pub const ROUTES: &[Route] = &[
         "/v1/memory/forget",
         "Remove the entry {id} or {text} names: {removed: 1}",
         || post(forget),
+    ),
+    r(
+        "POST",
+        "/v1/memory/tool",
+        "Claude's memory tool: the body is one tool-use input {command, path, …, agentId} (?skills_writable=true lets it write skills); 200 {text, is_error}",
+        || post(memory_tool),
     ),
     r(
         "GET",

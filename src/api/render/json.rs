@@ -94,6 +94,7 @@ pub fn json(response: &Response) -> Value {
         Response::Recall(r) => typed(r),
         Response::LoginLink(l) => typed(l),
         Response::LoginRedeemed { person } => json!({ "person": person }),
+        Response::MemoryTool(a) => typed(a),
     }
 }
 

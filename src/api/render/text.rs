@@ -339,6 +339,7 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             l.expires.format("%Y-%m-%d %H:%M:%S UTC")
         )),
         Response::LoginRedeemed { person } => text(format!("logged in as person {person}\n")),
+        Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
     }
 }
 

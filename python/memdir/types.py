@@ -1,0 +1,300 @@
+"""Typed answers: TypedDicts mirroring the JSON Schemas of docs/schema/
+(the command line's ``--json`` answers; the HTTP transport fills the same
+keys where its route answers them). Keys may be added by later memdir
+versions; none is renamed or changes type."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from typing import TypedDict
+
+try:  # Python 3.11+
+    from typing import NotRequired
+except ImportError:  # pragma: no cover - Python 3.10, no dependencies
+
+    class _NotRequired:
+        """``NotRequired[X]`` as ``X`` where typing lacks it (the keys are
+        documented as optional all the same)."""
+
+        def __class_getitem__(cls, item):
+            return item
+
+    NotRequired = _NotRequired  # type: ignore
+
+
+class Usage(TypedDict):
+    """A store's usage against its budget (``usage``)."""
+
+    used: int
+    limit: int
+    text: str
+
+
+class Entry(TypedDict):
+    """One entry of ``show`` (schema ``show.json``)."""
+
+    id: str
+    text: str
+    created: Optional[str]
+    expires: Optional[str]
+    expired: bool
+    by: Optional[str]
+    warnings: List[Any]
+    omitted: Optional[str]
+
+
+class StoreView(TypedDict):
+    """One store of ``show``."""
+
+    scope: str
+    file: str
+    usage: Usage
+    budget: Dict[str, Any]
+    warnings: List[Any]
+    entries: List[Entry]
+
+
+class ShowResult(TypedDict):
+    """``show`` (``show.json``)."""
+
+    owner: str
+    stores: List[StoreView]
+
+
+class AddResult(TypedDict):
+    """``add`` (``add.json``)."""
+
+    id: str
+    scope: str
+    text: str
+    usage: Usage
+    message: str
+    archived: List[str]
+    warnings: List[Any]
+
+
+class ReplaceResult(TypedDict):
+    """``replace`` (``replace.json``)."""
+
+    id: str
+    old_id: str
+    scope: str
+    text: str
+    usage: Usage
+    message: str
+    warnings: List[Any]
+
+
+class RemoveResult(TypedDict):
+    """``remove`` (``remove.json``)."""
+
+    removed: int
+    id: str
+    scope: str
+    usage: Usage
+    message: str
+    warnings: List[Any]
+
+
+class Snapshot(TypedDict):
+    """``snapshot`` (``snapshot.json``)."""
+
+    text: str
+    sha256: str
+    bytes: int
+    blocked: List[str]
+    over_budget: List[Any]
+
+
+class RunBegin(Snapshot):
+    """``run begin`` (``run-begin.json``): the snapshot and the run."""
+
+    run_id: str
+    workflow_id: str
+    started_at: str
+
+
+class DayLine(TypedDict):
+    """A day line (``day.json``'s ``line``)."""
+
+    time: str
+    task: Optional[str]
+    text: str
+    run_id: Optional[str]
+    raw: str
+    workflow_id: NotRequired[str]
+
+
+class DayResult(TypedDict):
+    """``day``, ``run finish`` (``day.json``)."""
+
+    id: str
+    date: str
+    line: DayLine
+    chars: int
+    message: str
+    warnings: NotRequired[List[Any]]
+
+
+class RecallResult(TypedDict):
+    """``recall`` (``recall.json``)."""
+
+    skipped: bool
+    fallback: Optional[str]
+    facts: List[Dict[str, Any]]
+    day_log: List[Any]
+    tokens: int
+    block: str
+    counted: bool
+    lexical: NotRequired[List[str]]
+    wiki: NotRequired[List[Dict[str, Any]]]
+    conflicts: NotRequired[List[Any]]
+
+
+class ResultPut(TypedDict):
+    """``result put`` (``result-put.json``)."""
+
+    workflow_id: str
+    task_id: str
+    content_type: str
+    bytes: int
+    sha256: str
+    created_at: str
+    message: str
+    status: str
+    warnings: List[Any]
+
+
+class Result(TypedDict):
+    """``result get WF TASK`` (``result.json``)."""
+
+    workflow_id: str
+    task_id: str
+    content_type: str
+    bytes: int
+    sha256: str
+    created_at: str
+    content: Optional[str]
+    redacted: bool
+    flagged: List[Dict[str, Any]]
+    content_base64: NotRequired[str]
+
+
+class ResultSteps(TypedDict):
+    """``result get WF`` (``result-steps.json``)."""
+
+    workflow_id: str
+    steps: List[Dict[str, Any]]
+    warnings: List[Any]
+
+
+class SkillOutcome(TypedDict):
+    """``skill learn`` / ``skill forget`` (``skill.json``)."""
+
+    name: str
+    message: str
+    path: str
+    description: NotRequired[str]
+    bytes: NotRequired[int]
+    warnings: NotRequired[List[Any]]
+
+
+class Skills(TypedDict):
+    """``skill list`` (``skills.json``)."""
+
+    skills: List[Dict[str, Any]]
+    count: int
+
+
+class SkillShow(TypedDict):
+    """``skill show`` (``skill-show.json``)."""
+
+    name: str
+    description: str
+    body: str
+    text: str
+    path: str
+
+
+class RunsSearch(TypedDict):
+    """``runs search`` (``runs-search.json``)."""
+
+    hits: List[Dict[str, Any]]
+    count: int
+
+
+class RunsShow(TypedDict):
+    """``runs show`` (``runs-show.json``)."""
+
+    run_id: str
+    record: Dict[str, Any]
+    journal: List[Dict[str, Any]]
+    snapshot: Optional[str]
+    recalls: List[Dict[str, Any]]
+    steps: List[Dict[str, Any]]
+    recalls_left_out: NotRequired[int]
+
+
+class RunsList(TypedDict):
+    """``runs list`` (``runs-list.json``)."""
+
+    runs: List[Dict[str, Any]]
+    count: int
+
+
+class ListResult(TypedDict):
+    """``list`` (``list.json``)."""
+
+    rows: List[Dict[str, Any]]
+    count: int
+    total: int
+    truncated: bool
+    limit: int
+
+
+class Transition(TypedDict):
+    """``archive``, ``unarchive``, ``resolve``, ``veto`` (``transition.json``)."""
+
+    id: str
+    status: str
+    message: str
+    kind: NotRequired[str]
+    warnings: NotRequired[List[Any]]
+
+
+class Renewed(TypedDict):
+    """``renew`` (``renew.json``)."""
+
+    id: str
+    scope: str
+    expires: Optional[str]
+    previous: Optional[str]
+    message: str
+    warnings: List[Any]
+
+
+class LearningOutcome(TypedDict):
+    """``propose`` and a person's decisions (``learning.json``)."""
+
+    message: str
+    learning: Dict[str, Any]
+    usage: Dict[str, Any]
+
+
+class Learnings(TypedDict):
+    """``learnings`` (``learnings.json``)."""
+
+    approved: List[Dict[str, Any]]
+    proposals: List[Dict[str, Any]]
+    usage: Dict[str, Any]
+
+
+class ToolAnswer(TypedDict):
+    """``tool memory`` (the memory tool's result)."""
+
+    text: str
+    is_error: bool
+
+
+__all__ = [name for name in dir() if name[0].isupper() and name not in ("Any", "Dict", "List", "Optional")]
