@@ -955,6 +955,9 @@ def test_the_documented_example_gives_claude_memdir_memory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert len(EXAMPLE.strip().splitlines()) <= 10
+    # The text run here is the text the page shows, in its python block.
+    page = (Path(__file__).resolve().parents[2] / "docs" / "INTEGRATIONS.md").read_text(encoding="utf-8")
+    assert f"```python\n{EXAMPLE}```\n" in page
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))

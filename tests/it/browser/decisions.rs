@@ -59,6 +59,9 @@ fn a_pair_is_settled_from_the_decisions_page_keep_one_and_keep_both() {
             "tr.finding[data-id={both}] form[data-action=both] button[type=submit]"
         ))
         .await;
+        // The page still shows the first decision's notice until the
+        // second one's page replaces it: wait for the pair's row to go.
+        page.gone(&format!("tr.finding[data-id={both}]")).await;
         page.find("div.notice").await;
         let file = s.read_text(O, "MEMORY.md");
         assert!(

@@ -214,6 +214,19 @@ impl Page {
         !self.all(css).await.is_empty()
     }
 
+    /// Waits (at most [`WAIT`]) until `css` selects no element: the page a
+    /// form loads has replaced the one that showed it.
+    pub(crate) async fn gone(&self, css: &str) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while self.has(css).await {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{css} still on the page after {WAIT:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Types `text` into the field `css` selects, after clearing it.
     pub(crate) async fn fill(&self, css: &str, text: &str) {
         let field = self.find(css).await;
