@@ -28,43 +28,26 @@ MAX_STDERR = 64 * 1024
 DEFAULT_TIMEOUT = 60.0
 
 
-def _read_bounded(stream, limit: int, out: List[bytes], over: threading.Event, proc) -> None:
-    """Reads ``stream`` into ``out`` up to ``limit`` bytes; past it, sets
-    ``over`` and kills ``proc`` (a runaway answer is never held whole)."""
-    total = 0
-    try:
-        while True:
-            chunk = stream.read(65536)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                over.set()
-                try:
-                    proc.kill()
-                except OSError:
-                    pass
-                break
-            out.append(chunk)
-    except (OSError, ValueError):
-        pass
-    finally:
-        try:
-            stream.close()
-        except OSError:
-            pass
-
-
-def _read_tail(stream, limit: int, out: List[bytes]) -> None:
-    """Reads ``stream`` to its end, keeping at most ``limit`` bytes."""
+def _read_bounded(stream, limit: int, out: List[bytes], over: Optional[threading.Event] = None, proc=None) -> None:
+    """Reads ``stream`` to its end into ``out``, keeping at most ``limit``
+    bytes. With ``over`` (and ``proc``), going past ``limit`` sets ``over``
+    and kills ``proc`` instead (a runaway answer is never held whole); without
+    it, the rest is read and dropped (standard error's excess)."""
     kept = 0
     try:
         while True:
             chunk = stream.read(65536)
             if not chunk:
                 break
-            if kept < limit:
-                piece = chunk[: limit - kept]
+            if kept + len(chunk) > limit and over is not None:
+                over.set()
+                try:
+                    proc.kill()
+                except OSError:
+                    pass
+                break
+            piece = chunk[: max(limit - kept, 0)]
+            if piece:
                 out.append(piece)
                 kept += len(piece)
     except (OSError, ValueError):
@@ -282,7 +265,7 @@ class CliTransport:
         over = threading.Event()
         threads = [
             threading.Thread(target=_read_bounded, args=(proc.stdout, self.max_output, out, over, proc), daemon=True),
-            threading.Thread(target=_read_tail, args=(proc.stderr, MAX_STDERR, err), daemon=True),
+            threading.Thread(target=_read_bounded, args=(proc.stderr, MAX_STDERR, err), daemon=True),
         ]
         if proc.stdin is not None:
             threads.append(threading.Thread(target=_write_all, args=(proc.stdin, stdin or b""), daemon=True))

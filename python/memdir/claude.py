@@ -118,6 +118,14 @@ def _model_error(err: MemdirError) -> ToolError:
     return ToolError(text)
 
 
+def _checked(memory: Memory, tool: str) -> Memory:
+    """``memory``, once it is seen to be a :class:`memdir.Memory` (what the
+    tool's commands are sent to)."""
+    if not callable(getattr(memory, "memory_tool", None)):
+        raise TypeError(f"{tool}(memory): memory must be a memdir.Memory")
+    return memory
+
+
 def _run(memory: Memory, tool_input: dict[str, Any], skills_writable: bool) -> str:
     try:
         text, is_error = memory.memory_tool(tool_input, skills_writable=skills_writable)
@@ -148,10 +156,8 @@ class MemdirMemoryTool(BetaAbstractMemoryTool):
         skills_writable: bool = False,
         cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> None:
-        if not callable(getattr(memory, "memory_tool", None)):
-            raise TypeError("MemdirMemoryTool(memory): memory must be a memdir.Memory")
         super().__init__(cache_control=cache_control)
-        self.memory = memory
+        self.memory = _checked(memory, type(self).__name__)
         self.skills_writable = bool(skills_writable)
 
     def _send(self, command: Any) -> str:
@@ -203,10 +209,8 @@ class MemdirAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
         skills_writable: bool = False,
         cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> None:
-        if not callable(getattr(memory, "memory_tool", None)):
-            raise TypeError("MemdirAsyncMemoryTool(memory): memory must be a memdir.Memory")
         super().__init__(cache_control=cache_control)
-        self.memory = memory
+        self.memory = _checked(memory, type(self).__name__)
         self.skills_writable = bool(skills_writable)
 
     async def _send(self, command: Any) -> str:

@@ -15,19 +15,14 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
+from ._config import _hermes_home
+
 PLUGIN_FILES = ("__init__.py", "plugin.yaml")
 
 
 def plugin_source() -> Path:
     """The plugin folder inside the installed package."""
     return Path(__file__).resolve().parent / "plugin"
-
-
-def _hermes_home(explicit: Optional[str]) -> Path:
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("HERMES_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".hermes"
 
 
 def _is_ours(path: Path) -> bool:

@@ -20,14 +20,14 @@ MAX_HERMES_FILE = 1024 * 1024
 
 def _hermes_home(explicit: Optional[str] = None) -> Path:
     if explicit:
-        return Path(explicit)
+        return Path(explicit).expanduser()
     try:
         from hermes_constants import get_hermes_home
 
         return Path(get_hermes_home())
     except Exception:
         env = os.environ.get("HERMES_HOME")
-        return Path(env) if env else Path.home() / ".hermes"
+        return Path(env).expanduser() if env else Path.home() / ".hermes"
 
 
 def load_config(hermes_home: Optional[str] = None) -> Dict[str, Any]:
