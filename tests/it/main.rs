@@ -30,6 +30,7 @@ mod lifecycle;
 mod load;
 mod mcp;
 mod mcp_lines;
+mod mcp_listing;
 mod memtool;
 mod merge_props;
 mod multiprocess;

@@ -106,7 +106,7 @@ pub const ROUTES: &[Route] = &[
     r(
         "POST",
         "/v1/memory/remember",
-        "Store {text, scope}: 201 added, 200 already stored",
+        "Store {text, scope, runId}: 201 added, 200 already stored",
         || post(remember),
     ),
     r(
@@ -148,7 +148,7 @@ pub const ROUTES: &[Route] = &[
     r(
         "POST",
         "/api/v1/memories",
-        "Save a fact {text, expiresAt, supersedes, agentId}: 201",
+        "Save a fact {text, expiresAt, supersedes, agentId, runId}: 201",
         || post(save),
     ),
     r(

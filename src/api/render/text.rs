@@ -120,9 +120,9 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             out
         }),
         Response::Snapshot(snap) => text(snap.text.clone()),
-        Response::RunBegun { record, snapshot } => {
-            text(format!("{}\n{}", record.run_id, snapshot.text))
-        }
+        Response::RunBegun {
+            record, snapshot, ..
+        } => text(format!("{}\n{}", record.run_id, snapshot.text)),
         Response::Day(d) => text(day(d)),
         Response::RunHits(hits) => text({
             let mut out = String::new();
