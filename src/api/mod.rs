@@ -318,6 +318,11 @@ fn answer_in(
                 person: crate::store::keys::redeem_link(store, &path, &token)?,
             }
         }
+        Request::ShowLoginLink { token, keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            let (person, expires) = crate::store::keys::peek_link(store, &path, &token)?;
+            Response::LoginLinkShown { person, expires }
+        }
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
         Request::Approve {
@@ -656,6 +661,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         Request::List { .. }
         | Request::LoginLink { .. }
         | Request::RedeemLoginLink { .. }
+        | Request::ShowLoginLink { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -680,7 +686,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     // A login link is the machine's configuration's, not the root's.
     if matches!(
         request,
-        Request::LoginLink { .. } | Request::RedeemLoginLink { .. }
+        Request::LoginLink { .. } | Request::RedeemLoginLink { .. } | Request::ShowLoginLink { .. }
     ) {
         return Ok(());
     }

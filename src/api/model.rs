@@ -394,6 +394,17 @@ pub enum Request {
         #[serde(default)]
         keys: Option<std::path::PathBuf>,
     },
+    /// Whom a one-time login link logs in, without using it (the page
+    /// `GET /ui/login/link/{token}` names the person before the person
+    /// confirms); like [`Request::RedeemLoginLink`], the caller is not
+    /// consulted.
+    ShowLoginLink {
+        /// The link's token (64 hex digits).
+        token: String,
+        /// The keys file of the server (as for [`Request::LoginLink`]).
+        #[serde(default)]
+        keys: Option<std::path::PathBuf>,
+    },
 }
 
 /// What an operation answers.
@@ -503,5 +514,13 @@ pub enum Response {
     LoginRedeemed {
         /// The person.
         person: String,
+    },
+    /// A one-time login link looked at, not used: whom it logs in, and
+    /// until when.
+    LoginLinkShown {
+        /// The person it logs in.
+        person: String,
+        /// When it stops being good.
+        expires: chrono::DateTime<chrono::Utc>,
     },
 }

@@ -167,6 +167,28 @@ impl Server {
         panic!("no line with {needle:?} from memdir serve in 30 s")
     }
 
+    /// The lines of the server's standard error from here on, up to and
+    /// including the first that holds `needle` (waiting at most 30 s for
+    /// it).
+    pub(crate) fn lines_until(&self, needle: &str) -> Vec<String> {
+        let log = self.log.lock().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match log.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("no line with {needle:?} from memdir serve: {e}; {seen:#?}"),
+            }
+        }
+        panic!("no line with {needle:?} from memdir serve in 30 s: {seen:#?}")
+    }
+
     /// The server's process id.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()

@@ -54,4 +54,5 @@ mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;
 mod ui;
+mod ui_forms;
 mod veto;

@@ -99,6 +99,9 @@ pub fn json(response: &Response) -> Value {
         Response::Recall(r) => typed(r),
         Response::LoginLink(l) => typed(l),
         Response::LoginRedeemed { person } => json!({ "person": person }),
+        Response::LoginLinkShown { person, expires } => {
+            json!({ "person": person, "expires": expires })
+        }
         Response::MemoryTool(a) => typed(a),
     }
 }

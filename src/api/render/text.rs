@@ -339,6 +339,10 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             l.expires.format("%Y-%m-%d %H:%M:%S UTC")
         )),
         Response::LoginRedeemed { person } => text(format!("logged in as person {person}\n")),
+        Response::LoginLinkShown { person, expires } => text(format!(
+            "a login link for person {person}, good until {}\n",
+            expires.format("%Y-%m-%d %H:%M:%S UTC")
+        )),
         Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
     }
 }
