@@ -118,7 +118,7 @@ pub use store::{
 // The daily review.
 pub use store::{
     ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, Reviews, RoutineStatus, UndoReport,
+    ReviewReport, Reviews, RoutineStatus, StillVetoed, UndoReport,
 };
 // Learned skills.
 pub use store::{

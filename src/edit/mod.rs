@@ -1,6 +1,8 @@
 //! Edits of one store, pure: the operations ([`Op`]), the checks they make
-//! (`check`), the budget rule (`budget`), and `apply`, which runs a list of
-//! operations on a parsed source and checks the budget on the final state.
+//! (`check`), a person's veto compared by the texts' [`fold`] (`veto`:
+//! [`Vetoes`]), the budget rule (`budget`), and `apply`, which runs a list
+//! of operations on a parsed source and checks the budget on the final
+//! state.
 //!
 //! No I/O: the store calls `apply` under the owner's lock with an
 //! `EditContext` (a plain value), and again on an editor's newer save if
@@ -11,6 +13,7 @@ pub(crate) mod budget;
 mod check;
 mod context;
 mod revive;
+mod veto;
 
 use std::borrow::Cow;
 
@@ -23,6 +26,7 @@ pub(crate) use check::{briefs, candidate, check_controls, check_text, find, refu
 pub use check::{escape_controls, one_line};
 pub(crate) use context::EditContext;
 pub(crate) use revive::{Revival, revival};
+pub use veto::{Veto, Vetoes, fold};
 
 use crate::error::{Error, Result};
 use crate::markdown::splice;

@@ -13,14 +13,17 @@
 //! runs' results when exactly one is supported; facts not recalled in 30
 //! days are listed, and with `curation: auto` the oldest of them are
 //! archived while a store is over its budget; a fact both live and archived
-//! (after a git merge) is settled ([`settle_twin`]). A review never
-//! deletes: what leaves a store is archived with a reason.
+//! (after a git merge) is settled ([`settle_twin`]); a fact that is a vetoed
+//! one in another form (`edit::fold`) is archived as merged into it, and no
+//! lift or reviewer's text makes one live. A review never deletes: what
+//! leaves a store is archived with a reason.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
+use crate::edit::Vetoes;
 use crate::model::{ArchiveKind, Meta, Scope};
 
 mod apply;
@@ -135,6 +138,10 @@ pub struct Input<'a> {
     /// Archive records (of archive.md and `archive/*.md`); only those of a
     /// live fact's id matter.
     pub archived: &'a [Record],
+    /// Every veto of the owner, by its fold: a fact, a lifted day line or a
+    /// reviewer's text that is a vetoed fact in another form does not stay
+    /// or come live.
+    pub vetoes: &'a Vetoes,
     /// `curation: auto`: archive unrecalled facts, oldest first, while a
     /// store is over its budget.
     pub curation: bool,

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
 
-use crate::edit::{check_text, used_chars};
+use crate::edit::{Veto, Vetoes, check_text, used_chars};
 use crate::model::{ArchiveKind, Meta, Scope, entry_id};
 use crate::recall::{jaccard, term_set};
 
@@ -48,6 +48,51 @@ fn refused_return(meta: &Meta) -> Option<String> {
         }),
         _ => None,
     }
+}
+
+/// A vetoed fact in another form (a case, a period, a look-alike letter:
+/// `edit::fold`) among `facts`: the veto stands, and each goes into the
+/// vetoed fact as a merge would (archived `merged` into its id, so no
+/// duplicate merge keeps one live), unless a person saved it after the
+/// veto. A fact with the vetoed id itself is step 0's (both live and
+/// archived).
+fn vetoed_forms(
+    facts: &[&Fact],
+    vetoes: &Vetoes,
+    gone: &mut BTreeSet<String>,
+    changes: &mut Vec<Change>,
+) {
+    if vetoes.is_empty() {
+        return;
+    }
+    for f in facts {
+        let Some(v) = vetoes.first(&f.text) else {
+            continue;
+        };
+        if gone.contains(&f.id) || v.id == f.id || saved_by_a_person_after(f, v) {
+            continue;
+        }
+        gone.insert(f.id.clone());
+        changes.push(Change::Archive {
+            id: f.id.clone(),
+            scope: f.scope,
+            text: f.text.clone(),
+            kind: ArchiveKind::Merged,
+            reason: format!(
+                "the same fact as {}, {}; a person's veto stands",
+                v.id,
+                v.why()
+            ),
+            into: Some(v.id.clone()),
+        });
+    }
+}
+
+/// Whether a person saved or edited `f` after the veto `v` (their word
+/// stands: only facts written before the veto or by an agent go).
+fn saved_by_a_person_after(f: &Fact, v: &Veto) -> bool {
+    let when = f.meta.updated.or(f.meta.created);
+    f.meta.person.is_some() && v.at.is_some_and(|a| when.is_some_and(|t| t > a))
 }
 
 /// The review's plan (see the module docs).
@@ -109,6 +154,8 @@ pub fn plan(input: &Input<'_>) -> Plan {
             reason,
         });
     }
+    // 0b. Vetoed facts in another form.
+    vetoed_forms(&facts, input.vetoes, &mut gone, &mut out.changes);
     let facts: Vec<&Fact> = facts
         .into_iter()
         .filter(|f| !gone.contains(&f.id))
@@ -293,6 +340,15 @@ pub fn plan(input: &Input<'_>) -> Plan {
                 continue;
             }
         };
+        // A person's veto is final, in whatever form the line gives the
+        // fact.
+        if let Some(v) = input.vetoes.first(&text) {
+            out.skipped.push(Skipped {
+                what: text,
+                why: v.why(),
+            });
+            continue;
+        }
         if !present.insert(folded(&text)) {
             out.skipped.push(Skipped {
                 what: text,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::duplicates::{folded, negations, numbers};
 use super::{Change, DayLine, Fact, Plan};
-use crate::edit::check_text;
+use crate::edit::{Vetoes, check_text};
 use crate::model::{ArchiveKind, Scope, entry_id, fold_whitespace};
 use crate::recall::{jaccard, term_set};
 use crate::scan;
@@ -339,12 +339,15 @@ pub fn parse_output(bytes: &[u8]) -> Result<Output, String> {
 
 /// Checks each proposal against the owner's facts and the plan so far and
 /// adds the valid ones to `plan` (after its own changes); returns the rest
-/// with why. `renew_days` gives a store's expiry.
+/// with why. `renew_days` gives a store's expiry. A new text that is a
+/// vetoed fact in any form (`vetoes`, by `edit::fold`) is rejected: a
+/// person's veto stands.
 pub fn merge(
     plan: &mut Plan,
     facts: &[Fact],
     proposals: &[serde_json::Value],
     renew_days: &dyn Fn(Scope) -> Option<u32>,
+    vetoes: &Vetoes,
     now: DateTime<Utc>,
 ) -> Vec<Rejected> {
     let mut rejected = Vec::new();
@@ -390,6 +393,13 @@ pub fn merge(
         };
         let new_text = |text: &str, present: &BTreeSet<String>| -> Result<String, String> {
             let t = check_text(text).map_err(|e| format!("{}: {e}", e.code()))?;
+            if let Some(v) = vetoes.first(&t) {
+                return Err(format!(
+                    "the same fact as {}, {}; a person's veto stands",
+                    v.id,
+                    v.why()
+                ));
+            }
             if present.contains(&folded(&t)) {
                 return Err("already stored".into());
             }

@@ -46,6 +46,7 @@ fn plan_of(
         evidence,
         renew_days: &no_days,
         archived: &[],
+        vetoes: &Vetoes::default(),
         curation: false,
         budget: &|_| 2200,
         now: now(),
@@ -134,6 +135,7 @@ fn expired_facts_are_renewed_when_recalled_else_archived() {
         evidence: &BTreeMap::new(),
         renew_days: &seven,
         archived: &[],
+        vetoes: &Vetoes::default(),
         curation: false,
         budget: &|_| 2200,
         now: now(),
@@ -311,6 +313,7 @@ fn twin_plan(facts: &[Fact], archived: &[Record]) -> Plan {
         evidence: &BTreeMap::new(),
         renew_days: &no_days,
         archived,
+        vetoes: &Vetoes::default(),
         curation: false,
         budget: &|_| 2200,
         now: now(),
@@ -400,6 +403,7 @@ fn curation_auto_archives_the_oldest_unrecalled_until_the_store_fits() {
             evidence: &BTreeMap::new(),
             renew_days: &no_days,
             archived: &[],
+            vetoes: &Vetoes::default(),
             curation,
             budget: &|_| limit,
             now: now(),
@@ -521,7 +525,14 @@ fn reviewer_proposals_are_checked_then_merged() {
         json!({"action": "renew", "id": "mem_000000000000"}),
         json!({"action": "archive", "id": old.id, "reason": "x".repeat(501)}),
     ];
-    let rejected = reviewer::merge(&mut p, &facts, &proposals, &no_days, now());
+    let rejected = reviewer::merge(
+        &mut p,
+        &facts,
+        &proposals,
+        &no_days,
+        &Vetoes::default(),
+        now(),
+    );
     let why: Vec<(usize, &str)> = rejected.iter().map(|r| (r.index, r.why.as_str())).collect();
     assert_eq!(why.len(), 4, "{why:?}");
     assert!(why[0].0 == 2 && why[0].1.contains("changed by this review already"));
@@ -636,6 +647,7 @@ fn a_day_line_does_not_bring_back_a_vetoed_or_superseded_fact() {
         evidence: &BTreeMap::new(),
         renew_days: &no_days,
         archived: &records,
+        vetoes: &Vetoes::default(),
         curation: false,
         budget: &|_| 2200,
         now: now(),
@@ -653,4 +665,99 @@ fn a_day_line_does_not_bring_back_a_vetoed_or_superseded_fact() {
     let why: Vec<&str> = p.skipped.iter().map(|s| s.why.as_str()).collect();
     let vetoed_on = format!("vetoed on {}", (now() - Duration::days(3)).date_naive());
     assert_eq!(why, [vetoed_on.as_str(), "superseded by mem_0123456789ab"]);
+}
+
+/// One veto, of "The staging cluster is in eu-west-1", three days ago.
+fn one_veto() -> Vetoes {
+    let mut v = Vetoes::default();
+    let meta = Meta {
+        kind: Some(ArchiveKind::Vetoed),
+        archived: Some(now() - Duration::days(3)),
+        ..Meta::default()
+    };
+    v.insert(
+        "mem_vetoed0000",
+        "The staging cluster is in eu-west-1",
+        &meta,
+    );
+    v
+}
+
+#[test]
+fn a_vetoed_fact_in_another_form_goes_into_the_veto_and_is_not_lifted() {
+    let lower = fact("the staging cluster is in eu-west-1.");
+    let upper = fact("THE STAGING CLUSTER IS IN EU-WEST-1");
+    let mut before = fact("The staging cluster is in EU-west-1");
+    before.meta.person = Some("ann".into());
+    // A person's save after the veto is their word: it stays.
+    let mut after = fact("The staging cluster is in eu-west-1!");
+    after.meta.person = Some("ann".into());
+    after.meta.created = Some(now() - Duration::days(1));
+    let other = fact("Deploys need the VPN");
+    let facts = [lower.clone(), upper.clone(), before.clone(), after, other];
+    let date = (now() - Duration::days(1)).date_naive();
+    let line = DayLine {
+        date,
+        text: "fact: The staging cluster is in EU-WEST-1.".into(),
+        run: None,
+        task: None,
+    };
+    let vetoes = one_veto();
+    let p = plan(&Input {
+        facts: &facts,
+        yesterday: std::slice::from_ref(&line),
+        evidence: &BTreeMap::new(),
+        renew_days: &no_days,
+        archived: &[],
+        vetoes: &vetoes,
+        curation: false,
+        budget: &|_| 2200,
+        now: now(),
+    });
+    let into: Vec<(&str, ArchiveKind, Option<&str>)> = p
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Archive { id, kind, into, .. } => Some((id.as_str(), *kind, into.as_deref())),
+            _ => None,
+        })
+        .collect();
+    let v = Some("mem_vetoed0000");
+    assert_eq!(
+        into,
+        [
+            (lower.id.as_str(), ArchiveKind::Merged, v),
+            (upper.id.as_str(), ArchiveKind::Merged, v),
+            (before.id.as_str(), ArchiveKind::Merged, v),
+        ],
+        "{p:#?}"
+    );
+    assert!(!p.changes.iter().any(|c| matches!(c, Change::Lift { .. })));
+    let vetoed_on = format!("vetoed on {}", (now() - Duration::days(3)).date_naive());
+    assert_eq!(p.skipped.len(), 1, "{p:#?}");
+    assert_eq!(p.skipped[0].why, vetoed_on);
+}
+
+#[test]
+fn the_reviewer_cannot_save_a_vetoed_fact_in_any_form() {
+    use serde_json::json;
+    let other = fact("Deploys need the VPN");
+    let facts = [other.clone()];
+    let mut p = plan_of(&facts, &[], &BTreeMap::new());
+    let proposals = vec![
+        json!({"action": "save", "text": "the staging cluster is in eu-west-1."}),
+        json!({"action": "supersede", "id": other.id, "text": "The staging cluster is in EU-WEST-1"}),
+        json!({"action": "save", "text": "The staging cluster is in us-east-1"}),
+    ];
+    let rejected = reviewer::merge(&mut p, &facts, &proposals, &no_days, &one_veto(), now());
+    let why: Vec<(usize, &str)> = rejected.iter().map(|r| (r.index, r.why.as_str())).collect();
+    assert_eq!(why.len(), 2, "{why:?}");
+    for (i, (index, w)) in why.iter().enumerate() {
+        assert_eq!(*index, i);
+        assert!(
+            w.contains("mem_vetoed0000") && w.contains("vetoed on"),
+            "{w}"
+        );
+    }
+    assert_eq!(p.changes.len(), 1, "{:?}", p.changes);
 }

@@ -151,8 +151,9 @@ fn archive_locked(
 }
 
 /// Brings an archived memory back. A superseded memory never comes back;
-/// only a person brings back a vetoed one; a day row whose date has a live
-/// log stays archived.
+/// only a person brings back a vetoed one, or one that is a vetoed fact in
+/// another form (`edit::fold`: that lifts the veto); a day row whose date
+/// has a live log stays archived.
 pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
     let locked = owner.lock()?;
     let at = locked.at();
@@ -186,6 +187,17 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
             });
         }
         _ => {}
+    }
+    // The same fact as a vetoed one, in another form (`edit::fold`): only a
+    // person brings it back, and that lifts the veto, as a save does.
+    let mut ids = BTreeSet::from([id.to_owned()]);
+    if m.scope != Some(Origin::Day) {
+        for v in archives.vetoes().matching(&text) {
+            if !owner.caller().is_person() {
+                return Err(v.refusal());
+            }
+            ids.insert(v.id.clone());
+        }
     }
     let dir = locked.dir();
     let mut changes: Vec<Change<'_>> = Vec::new();
@@ -250,8 +262,7 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
     }
     let mut names: Vec<String> = changes.iter().map(|c| c.name.to_owned()).collect();
     // Out of every archive file that holds it (a rotation cut short leaves
-    // a record in two).
-    let ids = BTreeSet::from([id.to_owned()]);
+    // a record in two), with the vetoes it lifts.
     for (rel, change) in archives.without_records(dir, ids, false) {
         names.push(rel);
         changes.push(change);

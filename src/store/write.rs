@@ -263,13 +263,16 @@ pub(crate) fn plan<'o>(
 /// person's save lifts a veto, a save that supersedes brings a superseded
 /// text back); refused, with the index of the operation, when the caller
 /// may not (an agent's save of a vetoed text, a save of a superseded one
-/// that supersedes nothing). Every write that adds an entry comes here:
-/// `add`, `batch`, `import hermes`, the servers' saves.
+/// that supersedes nothing). A vetoed fact is met in any form whose
+/// [`edit::fold`] is its own (another case, a trailing period, a
+/// look-alike letter, in either store): an agent's save of it is refused,
+/// a person's lifts the veto. Every write that adds an entry comes here:
+/// `add`, `batch`, `import hermes`, the memory tool, the servers' saves.
 fn revivals(
     at: At<'_>,
     items: &[(Scope, Item<'_>)],
 ) -> std::result::Result<BTreeSet<String>, (usize, Error)> {
-    let writes: Vec<(usize, String, bool)> = items
+    let writes: Vec<(usize, String, bool, &str)> = items
         .iter()
         .filter(|(_, it)| it.asked)
         .filter_map(|(s, it)| match &*it.op {
@@ -282,25 +285,34 @@ fn revivals(
                 it.origin,
                 entry_id(scope.name(), &normalize_text(text)),
                 supersedes.is_some(),
+                text.as_str(),
             )),
-            edit::Op::Replace { new, .. } => {
-                Some((it.origin, entry_id(s.name(), &normalize_text(new)), false))
-            }
+            edit::Op::Replace { new, .. } => Some((
+                it.origin,
+                entry_id(s.name(), &normalize_text(new)),
+                false,
+                new.as_str(),
+            )),
             edit::Op::Remove { .. } => None,
         })
         .collect();
-    let ids: BTreeSet<String> = writes.iter().map(|(_, id, _)| id.clone()).collect();
-    let first = writes.first().map_or(0, |(i, _, _)| *i);
-    let records = archive::standing(at, &ids).map_err(|e| (first, e))?;
+    let ids: BTreeSet<String> = writes.iter().map(|(_, id, _, _)| id.clone()).collect();
+    let first = writes.first().map_or(0, |(i, ..)| *i);
+    let standing = archive::standing(at, &ids).map_err(|e| (first, e))?;
+    let caller = at.owner.caller();
     let mut lifted = BTreeSet::new();
-    for (i, id, supersedes) in writes {
-        let Some(r) = records.iter().find(|r| r.id == id) else {
-            continue;
-        };
-        if edit::revival(&id, &r.meta, at.owner.caller(), supersedes).map_err(|e| (i, e))?
-            == Revival::Lifts
+    for (i, id, supersedes, text) in writes {
+        if let Some(r) = standing.records.iter().find(|r| r.id == id)
+            && edit::revival(&id, &r.meta, caller, supersedes).map_err(|e| (i, e))?
+                == Revival::Lifts
         {
             lifted.insert(id);
+        }
+        for v in standing.vetoes.matching(text) {
+            if !caller.is_person() {
+                return Err((i, v.refusal()));
+            }
+            lifted.insert(v.id.clone());
         }
     }
     Ok(lifted)

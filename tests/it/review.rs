@@ -853,14 +853,23 @@ fn a_fact_live_and_archived_after_a_merge_is_settled_and_undone() {
     // A second review leaves them be.
     let again = s.json_ok(&["--owner", A, "review"]);
     assert!(!again["changes"].to_string().contains("settle"), "{again}");
-    // Undone: both sides again.
-    s.json_ok(&["--owner", A, "review", "undo", &id]);
+    // Undone: both sides again, but for the vetoed fact: a person's veto
+    // stands, and the answer says so.
+    let u = s.json_ok(&["--owner", A, "review", "undo", &id]);
     let memory = s.read_text(A, "MEMORY.md");
     assert!(
-        memory.contains("Ubuntu") && memory.contains("Vetoed but live"),
+        memory.contains("Ubuntu") && !memory.contains("Vetoed but live"),
         "{memory}"
     );
-    assert!(!s.read_text(A, "archive.md").contains("settled="));
+    assert_eq!(u["vetoed"][0]["id"], mem_id("Vetoed but live"), "{u}");
+    assert_eq!(u["vetoed"][0]["vetoed_on"], "2026-02-01", "{u}");
+    let archive = s.read_text(A, "archive.md");
+    assert!(!archive.contains("settled="), "{archive}");
+    let veto = archive
+        .lines()
+        .find(|l| l.starts_with("- Vetoed but live <!--"))
+        .unwrap_or_default();
+    assert!(veto.contains("kind=vetoed"), "{archive}");
 }
 
 #[test]

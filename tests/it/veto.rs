@@ -390,3 +390,387 @@ fn an_id_does_not_tell_an_agent_whether_another_owner_holds_it() {
     assert_eq!(held[3].0, 404, "{held:?}");
     assert!(held[3].1.contains("memory_not_found"), "{held:?}");
 }
+
+/// The vetoed text in other forms an agent might save it in: a trailing
+/// period, lower case, a full-width first letter, a Cyrillic `а` for the
+/// Latin `a`.
+const NEAR: [&str; 4] = [
+    "The user wants daily status emails.",
+    "the user wants daily status emails",
+    "\u{FF34}he user wants daily status emails",
+    "The user w\u{0430}nts daily status emails",
+];
+
+/// An agent's refused save on the command line: `memory_veto_human_only`
+/// naming the vetoed fact and the veto's date.
+#[track_caller]
+fn refused(s: &Sandbox, args: &[&str], id: &str, date: &str) {
+    let e = s.json_fail(args, "memory_veto_human_only", 403);
+    assert_eq!(e["id"], id, "{args:?}: {e}");
+    assert_eq!(e["vetoed_on"], date, "{args:?}: {e}");
+    let message = e["message"].as_str().unwrap_or_default();
+    assert!(message.contains(date), "{message}");
+}
+
+#[test]
+fn an_agent_s_near_copy_of_a_vetoed_text_is_refused_on_the_command_line() {
+    let s = Sandbox::new();
+    let id = add(&s, A, TEXT);
+    add(&s, A, "Deploys need the VPN");
+    // A near copy the agent saved and archived before the veto.
+    let early = add(&s, A, NEAR[1]);
+    s.json_ok(&["--owner", A, "archive", &early, "--reason", "twice"]);
+    let date = veto(&s, &id);
+    let memory = s.read_or_empty(A, "MEMORY.md");
+    let archive = s.read_or_empty(A, "archive.md");
+    let other = add(&s, A, "Status emails go out weekly");
+    let memory_now = s.read_or_empty(A, "MEMORY.md");
+    for text in NEAR {
+        refused(&s, &["--owner", A, "add", text], &id, &date);
+        // In USER.md too: the veto is of the fact, whatever the store.
+        refused(&s, &["--owner", A, "add", text, "--to", "user"], &id, &date);
+        // Superseding does not lift it.
+        refused(
+            &s,
+            &["--owner", A, "add", text, "--supersedes", &other],
+            &id,
+            &date,
+        );
+        // A replace that writes it.
+        refused(&s, &["--owner", A, "replace", &other, text], &id, &date);
+    }
+    // Nor does bringing back the near copy archived before the veto.
+    refused(&s, &["--owner", A, "unarchive", &early], &id, &date);
+    unchanged(&s, &memory_now, &archive);
+    assert!(memory_now.starts_with(memory.trim_end()), "{memory_now}");
+    assert!(
+        !snapshot(&s).to_lowercase().contains("daily status"),
+        "{}",
+        snapshot(&s)
+    );
+}
+
+#[test]
+fn batch_import_and_the_memory_tool_refuse_a_near_copy_too() {
+    let s = Sandbox::new();
+    let (id, date, memory, archive) = vetoed(&s);
+    for text in NEAR {
+        let ops = json!([
+            {"op": "add", "text": "A fact of its own"},
+            {"op": "add", "text": text},
+        ])
+        .to_string();
+        let e = s
+            .run_stdin(&["--owner", A, "--json", "batch"], &ops)
+            .json_error("memory_veto_human_only");
+        assert_eq!(e["index"], 2, "{e}");
+        assert!(e.to_string().contains(&id), "{e}");
+        let ops =
+            json!([{"op": "replace", "old": "Deploys need the VPN", "new": text}]).to_string();
+        s.run_stdin(&["--owner", A, "--json", "batch"], &ops)
+            .json_error("memory_veto_human_only");
+        unchanged(&s, &memory, &archive);
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("MEMORY.md"),
+            format!("Imported first\n§\n{text}\n"),
+        )
+        .expect("write");
+        let path = dir.path().to_str().expect("utf-8");
+        let e = s.json_fail(
+            &["--owner", A, "import", "hermes", path],
+            "memory_veto_human_only",
+            403,
+        );
+        assert!(e.to_string().contains(&id), "{e}");
+        unchanged(&s, &memory, &archive);
+    }
+
+    // Claude's memory tool: each command that writes a text.
+    let tool = |input: Value| -> (String, bool) {
+        let r = s.run_stdin(
+            &["--owner", A, "--json", "tool", "memory"],
+            input.to_string(),
+        );
+        assert_eq!(r.code, 0, "{input}: {r:?}");
+        let v = r.json();
+        (
+            v["text"].as_str().unwrap_or_default().to_owned(),
+            v["is_error"] == true,
+        )
+    };
+    let path = "/memories/MEMORY.md";
+    for text in NEAR {
+        for input in [
+            json!({"command": "create", "path": path,
+                   "file_text": format!("Deploys need the VPN\n{text}\n")}),
+            json!({"command": "insert", "path": path, "insert_line": 0, "insert_text": text}),
+            json!({"command": "str_replace", "path": path,
+                   "old_str": "Deploys need the VPN", "new_str": text}),
+        ] {
+            let (answer, is_error) = tool(input.clone());
+            assert!(is_error, "{input}: {answer}");
+            assert!(
+                answer.contains("only a person can veto") && answer.contains(&date),
+                "{input}: {answer}"
+            );
+            unchanged(&s, &memory, &archive);
+        }
+    }
+    // And over HTTP.
+    let a = make_key(&s, &["--owner", A]);
+    let srv = serve(&s, &[]);
+    let r = srv.post(
+        Some(&a),
+        "/v1/memory/tool",
+        json!({"command": "insert", "path": path, "insert_line": 0, "insert_text": NEAR[3]}),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["is_error"], true, "{v}");
+    assert!(
+        v["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("only a person can veto"),
+        "{v}"
+    );
+    unchanged(&s, &memory, &archive);
+}
+
+#[test]
+fn http_and_mcp_refuse_a_near_copy_for_an_agent() {
+    let s = Sandbox::new();
+    let (id, date, memory, archive) = vetoed(&s);
+    let other = add(&s, A, "Status emails go out weekly");
+    let memory_now = s.read_or_empty(A, "MEMORY.md");
+    assert_ne!(memory_now, memory);
+    let a = make_key(&s, &["--owner", A]);
+    let srv = serve(&s, &[]);
+    for text in NEAR {
+        for (path, body) in [
+            ("/api/v1/memories", json!({"text": text})),
+            (
+                "/api/v1/memories",
+                json!({"text": text, "supersedes": other}),
+            ),
+            (
+                "/v1/memory/remember",
+                json!({"text": text, "scope": "memory"}),
+            ),
+            (
+                "/v1/memory/remember",
+                json!({"text": text, "scope": "user"}),
+            ),
+        ] {
+            let r = srv.post(Some(&a), path, body.clone());
+            assert_eq!(r.status, 403, "{path} {body}: {r:?}");
+            let v = r.json();
+            assert_eq!(v["error"]["code"], "memory_veto_human_only", "{v}");
+            assert!(v.to_string().contains(&id), "{v}");
+            assert!(v.to_string().contains(&date), "{v}");
+        }
+    }
+    unchanged(&s, &memory_now, &archive);
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let answers = rt.block_on(async {
+        let c = start(&s, &["--owner", A], &[]).await;
+        let mut out = Vec::new();
+        for text in NEAR {
+            for args in [
+                json!({"action": "remember", "target": "memory", "operation": "add", "content": text}),
+                json!({"action": "remember", "target": "user", "operation": "add", "content": text}),
+                json!({"action": "remember", "target": "memory", "operation": "replace",
+                       "old_text": "Status emails go out weekly", "content": text}),
+                json!({"action": "save", "content": text}),
+                json!({"action": "save", "content": text, "supersedes": other}),
+            ] {
+                out.push((args.clone(), call(&c, "memory", args).await));
+            }
+        }
+        out
+    });
+    for (args, (text, is_error)) in answers {
+        assert!(is_error, "{args}: {text}");
+        assert!(
+            text.starts_with("error[memory_veto_human_only]"),
+            "{args}: {text}"
+        );
+        assert!(text.contains(&date), "{args}: {text}");
+    }
+    unchanged(&s, &memory_now, &archive);
+}
+
+#[test]
+fn a_person_may_save_a_near_copy_and_that_lifts_the_veto() {
+    let s = Sandbox::new();
+    let (id, _, _, _) = vetoed(&s);
+    let v = s.json_ok(&["--person", P, "--agent", A, "add", NEAR[0]]);
+    let saved = v["id"].as_str().expect("id").to_owned();
+    assert_ne!(saved, id);
+    let memory = s.read_or_empty(A, "MEMORY.md");
+    let line = memory.lines().find(|l| l.contains(NEAR[0])).expect("live");
+    assert!(line.contains(&format!("person={P}")), "{line}");
+    // The person's word replaces the veto: its record leaves archive.md.
+    let archive = s.read_or_empty(A, "archive.md");
+    assert!(!archive.contains("kind=vetoed"), "{archive}");
+    assert!(snapshot(&s).contains(NEAR[0]));
+    // The veto lifted, the agent saves the fact in another form as any.
+    let v = s.json_ok(&["--owner", A, "add", NEAR[1]]);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("added"),
+        "{v}"
+    );
+    assert!(live(&s, NEAR[1]));
+}
+
+#[test]
+fn the_review_lifts_no_near_copy_and_merges_none_into_a_vetoed_fact() {
+    let s = Sandbox::new();
+    let (id, date, memory, archive) = vetoed(&s);
+    // Near copies in yesterday's day log: none is lifted.
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    let lines: String = NEAR
+        .iter()
+        .map(|t| format!("- 10:00 fact: {t}\n"))
+        .collect();
+    s.write(A, "episodes.md", format!("## {yesterday}\n\n{lines}"));
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let skipped: Vec<&Value> = v["skipped"]
+        .as_array()
+        .expect("skipped")
+        .iter()
+        .filter(|k| k["why"] == format!("vetoed on {date}").as_str())
+        .collect();
+    assert_eq!(skipped.len(), NEAR.len(), "{v}");
+    unchanged(&s, &memory, &archive);
+
+    // Near copies live beside the veto (a git merge, a hand edit): the next
+    // review merges them into the vetoed fact, none kept live.
+    s.write(
+        A,
+        "MEMORY.md",
+        format!(
+            "{memory}- {} <!-- memdir created=2026-01-01T00:00:00Z agent={A} -->\n- {} <!-- memdir created=2026-01-02T00:00:00Z agent={A} -->\n",
+            NEAR[0], NEAR[1]
+        ),
+    );
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let merged: Vec<&Value> = v["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter(|c| c["change"] == "archive" && c["kind"] == "merged")
+        .collect();
+    assert_eq!(merged.len(), 2, "{v}");
+    for c in &merged {
+        assert_eq!(c["into"], id.as_str(), "{c}");
+        let reason = c["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(&format!("vetoed on {date}")), "{reason}");
+    }
+    assert_eq!(s.read_or_empty(A, "MEMORY.md"), memory);
+    let snap = snapshot(&s);
+    assert!(!snap.to_lowercase().contains("daily status"), "{snap}");
+    // The veto's record is as it was.
+    let archive_now = s.read_or_empty(A, "archive.md");
+    assert!(archive_now.starts_with(archive.trim_end()), "{archive_now}");
+}
+
+/// Whether A's MEMORY.md holds a live entry of `text` (as its line shows it).
+fn live(s: &Sandbox, text: &str) -> bool {
+    s.read_or_empty(A, "MEMORY.md")
+        .lines()
+        .any(|l| l.starts_with(&format!("- {text} <!--")))
+}
+
+#[test]
+fn review_undo_leaves_a_fact_vetoed_in_the_review_archived_and_says_so() {
+    let s = Sandbox::new();
+    let (id, date, memory, _) = vetoed(&s);
+    // A merge brings the vetoed fact back live beside its veto's record.
+    s.write(A, "MEMORY.md", format!("{memory}- {TEXT}\n"));
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let review = v["review_id"].as_str().expect("review id").to_owned();
+    assert!(
+        v["changes"].to_string().contains("a person's veto stands"),
+        "{v}"
+    );
+    assert!(!live(&s, TEXT));
+
+    let u = s.json_ok(&["--owner", A, "review", "undo", &review]);
+    assert!(!live(&s, TEXT), "{}", s.read_or_empty(A, "MEMORY.md"));
+    assert!(!snapshot(&s).contains(TEXT));
+    assert_eq!(u["restored"], json!([]), "{u}");
+    assert_eq!(u["vetoed"][0]["id"], id.as_str(), "{u}");
+    assert_eq!(u["vetoed"][0]["vetoed"], id.as_str(), "{u}");
+    assert_eq!(u["vetoed"][0]["vetoed_on"], date.as_str(), "{u}");
+    assert!(
+        u["vetoed"][0]["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("a person vetoed it"),
+        "{u}"
+    );
+    // Archived with its veto; the review's mark taken off.
+    let archive = s.read_or_empty(A, "archive.md");
+    let line = archive
+        .lines()
+        .find(|l| l.contains(TEXT))
+        .expect("the veto");
+    assert!(
+        line.contains("kind=vetoed") && !line.contains("settled="),
+        "{line}"
+    );
+}
+
+#[test]
+fn review_undo_does_not_bring_back_a_copy_of_a_fact_vetoed_after_the_review() {
+    let s = Sandbox::new();
+    add(&s, A, TEXT);
+    add(&s, A, NEAR[1]);
+    add(&s, A, "Deploys need the VPN");
+    // The review merges the two copies into one of them.
+    let v = s.json_ok(&["--owner", A, "review"]);
+    let review = v["review_id"].as_str().expect("review id").to_owned();
+    let merged = v["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["kind"] == "merged")
+        .cloned()
+        .expect("a merge");
+    let (gone, kept) = (
+        merged["id"].as_str().expect("id").to_owned(),
+        merged["into"].as_str().expect("into").to_owned(),
+    );
+    // Then a person vetoes the fact the review kept.
+    s.json_ok(&["--person", P, "--agent", A, "veto", &kept]);
+    let archive = s.read_or_empty(A, "archive.md");
+
+    let r = s.run_as(A, &["review", "undo", &review]).ok();
+    let text = r.text();
+    assert!(
+        text.contains(&format!(
+            "not brought back: {gone} (the same fact as {kept}"
+        )),
+        "{text}"
+    );
+    assert!(
+        !live(&s, TEXT) && !live(&s, NEAR[1]),
+        "{}",
+        s.read_or_empty(A, "MEMORY.md")
+    );
+    assert!(live(&s, "Deploys need the VPN"));
+    assert!(!snapshot(&s).to_lowercase().contains("daily status"));
+    // Both records stay: the veto, and the copy the review archived.
+    assert_eq!(s.read_or_empty(A, "archive.md"), archive);
+}

@@ -272,6 +272,9 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             for i in &u.left {
                 out.push_str(&format!("  left: {i}\n"));
             }
+            for v in &u.vetoed {
+                out.push_str(&format!("  not brought back: {} ({})\n", v.id, v.why));
+            }
             out
         }),
         Response::Skill(o) => text(if o.message == "forgot" {

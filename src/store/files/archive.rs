@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Datelike, Utc};
 
 use crate::disk::{Change, Dir, Held, decode};
+use crate::edit::Vetoes;
 use crate::error::{Error, Result};
 use crate::markdown::{Document, parse_without_ids, splice};
 use crate::model::{ArchiveKind, Caller, Meta, Origin};
@@ -482,31 +483,59 @@ pub(crate) fn append_rotating<'a>(
     append_lifting(locked, items, BTreeSet::new(), settle)
 }
 
+/// What stands in the way of saving texts again: the records of the ids
+/// written that do (`vetoed` and `superseded` ones), and every veto of the
+/// owner, by its fold (a save whose text is a vetoed fact in another form).
+pub(crate) struct Standing {
+    /// The records of the ids asked, each id once.
+    pub(crate) records: Vec<Archived>,
+    /// Every vetoed record.
+    pub(crate) vetoes: Vetoes,
+}
+
 /// The records of `ids` that stand in the way of saving their text again
-/// (`vetoed` and `superseded` ones), from archive.md and every part; only
-/// the files that hold such a record at all are parsed.
-pub(crate) fn standing(at: At<'_>, ids: &BTreeSet<String>) -> Result<Vec<Archived>> {
+/// (`vetoed` and `superseded` ones), and every veto, from archive.md and
+/// every part; only the files that hold such a record at all are parsed.
+pub(crate) fn standing(at: At<'_>, ids: &BTreeSet<String>) -> Result<Standing> {
+    let mut out = Standing {
+        records: Vec::new(),
+        vetoes: Vetoes::default(),
+    };
     if ids.is_empty() {
-        return Ok(Vec::new());
+        return Ok(out);
     }
     let archives = read_all(at)?;
     let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
     for f in &archives.files {
         if !(f.src.contains("vetoed") || f.src.contains("superseded")) {
             continue;
         }
         for r in records(&f.src) {
+            out.vetoes.insert(&r.id, &r.text, &r.meta);
             let stands = matches!(
                 r.meta.kind,
                 Some(ArchiveKind::Vetoed | ArchiveKind::Superseded)
             );
             if ids.contains(&r.id) && seen.insert(r.id.clone()) && stands {
-                out.push(r);
+                out.records.push(r);
             }
         }
     }
     Ok(out)
+}
+
+impl Archives {
+    /// Every veto of the owner (archive.md and every part), by its fold;
+    /// only the files that hold one are parsed.
+    pub(crate) fn vetoes(&self) -> Vetoes {
+        let mut out = Vetoes::default();
+        for f in self.files.iter().filter(|f| f.src.contains("vetoed")) {
+            for r in records(&f.src) {
+                out.insert(&r.id, &r.text, &r.meta);
+            }
+        }
+        out
+    }
 }
 
 /// [`append_rotating`] that also takes the records of `lifted` out of

@@ -44,8 +44,8 @@ pub use history::{ChangeKind, ReviewChange, ReviewHistory, ReviewHistoryEntry};
 pub use prepare::ReviewerRun;
 pub use routine::{DueOutcome, RoutineStatus};
 pub(crate) use routine::{run_due, set_paused, status};
-pub use undo::UndoReport;
 pub(crate) use undo::undo;
+pub use undo::{StillVetoed, UndoReport};
 
 use prepare::{Asked, prepare, records, settled};
 use reviewer::{ask_reviewer, reviewer_command};

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use serde::Serialize;
 
+use crate::edit::Vetoes;
 use crate::error::{Error, Result};
 use crate::model::{ArchiveKind, Caller, Curation, Origin, Scope};
 use crate::review::{self, Change, DayLine, Fact, Plan, reviewer};
@@ -53,7 +54,7 @@ pub(super) fn prepare(
 ) -> Result<Prepared> {
     let mut g = gather(at, now)?;
     let mut plan = plan_of(at, &g, now);
-    let reviewer = asked.map(|a| merge_reviewer(&mut plan, &g.facts, a, at, now));
+    let reviewer = asked.map(|a| merge_reviewer(&mut plan, &g, a, at, now));
     let id = id.map_or_else(|| review_id(now, &plan), str::to_owned);
     let mut out = Vec::new();
     for l in std::mem::take(&mut g.loaded) {
@@ -94,7 +95,7 @@ pub struct ReviewerRun {
 /// Adds the reviewer's valid proposals to `plan`.
 fn merge_reviewer(
     plan: &mut Plan,
-    facts: &[Fact],
+    g: &Gathered,
     (command, asked): &Asked,
     at: At<'_>,
     now: DateTime<Utc>,
@@ -102,7 +103,7 @@ fn merge_reviewer(
     match asked {
         Ok(proposals) => {
             let days = |s: Scope| at.settings.expiry_days.days(s);
-            let rejected = reviewer::merge(plan, facts, proposals, &days, now);
+            let rejected = reviewer::merge(plan, &g.facts, proposals, &days, &g.vetoes, now);
             ReviewerRun {
                 command: command.clone(),
                 error: None,
@@ -135,13 +136,15 @@ pub(super) fn review_id(now: DateTime<Utc>, plan: &Plan) -> String {
 }
 
 /// What a plan is made from: the facts, yesterday's day lines, the
-/// conflict runs' results, the archive records of live facts, and each
-/// store's budget.
+/// conflict runs' results, the archive records of live facts, every veto,
+/// and each store's budget.
 pub(super) struct Gathered {
     pub(super) facts: Vec<Fact>,
     pub(super) yesterday: Vec<DayLine>,
     pub(super) evidence: BTreeMap<String, Vec<String>>,
     pub(super) archived: Vec<review::Record>,
+    /// Every veto, by its fold.
+    pub(super) vetoes: Vetoes,
     pub(super) budgets: Vec<(Scope, usize)>,
     /// The stores as loaded (with ids), MEMORY.md then USER.md.
     pub(super) loaded: Vec<stores::Loaded>,
@@ -221,8 +224,9 @@ pub(super) fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
         }
     }
     // Archive records of live facts (after a merge), but those a review
-    // settled already, and of the facts yesterday's day lines would lift
-    // (a veto or a supersession keeps them out).
+    // settled already (a veto stands however often its fact comes back),
+    // and of the facts yesterday's day lines would lift (a veto or a
+    // supersession keeps them out).
     let lifted = review::lift_ids(&lines);
     let ids: BTreeSet<&str> = facts
         .iter()
@@ -239,7 +243,10 @@ pub(super) fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
     let archived = archives
         .records()
         .into_iter()
-        .filter(|r| ids.contains(r.id.as_str()) && r.meta.settled.is_none())
+        .filter(|r| {
+            ids.contains(r.id.as_str())
+                && (r.meta.settled.is_none() || r.meta.kind == Some(ArchiveKind::Vetoed))
+        })
         .map(|r| review::Record {
             id: r.id,
             meta: r.meta,
@@ -250,6 +257,7 @@ pub(super) fn gather(at: At<'_>, now: DateTime<Utc>) -> Result<Gathered> {
         yesterday: lines,
         evidence,
         archived,
+        vetoes: archives.vetoes(),
         budgets,
         loaded,
         fingerprint,
@@ -272,6 +280,7 @@ pub(super) fn plan_of(at: At<'_>, g: &Gathered, now: DateTime<Utc>) -> Plan {
         evidence: &g.evidence,
         renew_days: &days,
         archived: &g.archived,
+        vetoes: &g.vetoes,
         curation: at.settings.curation == Some(Curation::Auto),
         budget: &budget,
         now,

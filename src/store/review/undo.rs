@@ -11,7 +11,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use crate::disk::Change as DiskChange;
-use crate::edit;
+use crate::edit::{self, Vetoes};
 use crate::error::{Error, Result};
 use crate::markdown::{parse, splice};
 use crate::model::{ArchiveKind, Meta, Origin, Scope};
@@ -35,8 +35,57 @@ pub struct UndoReport {
     /// Entries left as they are because they changed since (with
     /// `--partial`).
     pub left: Vec<String>,
+    /// Facts left archived because a person vetoed them (or the same fact
+    /// in another form: `edit::fold`), in or after the review: an undo
+    /// never brings a vetoed fact back.
+    pub vetoed: Vec<StillVetoed>,
     /// Notes.
     pub warnings: Vec<String>,
+}
+
+/// A fact an undo left archived because a person vetoed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StillVetoed {
+    /// The fact left archived.
+    pub id: String,
+    /// The vetoed fact: `id` itself, or the fact it is in another form.
+    pub vetoed: String,
+    /// The veto's UTC date (`YYYY-MM-DD`), when its record has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vetoed_on: Option<String>,
+    /// Why it was not brought back, as a sentence.
+    pub why: String,
+}
+
+impl StillVetoed {
+    /// `id` (of text `text`, archived as `meta`) when it is vetoed or the
+    /// same fact as a veto of `vetoes`; `None` when it may come back.
+    fn of(id: &str, text: &str, meta: &Meta, vetoes: &Vetoes) -> Option<StillVetoed> {
+        let (vetoed, at) = if meta.kind == Some(ArchiveKind::Vetoed) {
+            (id.to_owned(), meta.archived)
+        } else {
+            let v = vetoes.first(text)?;
+            (v.id.clone(), v.at)
+        };
+        let vetoed_on = at.map(|t| t.date_naive().to_string());
+        let when = vetoed_on
+            .as_ref()
+            .map(|d| format!(" on {d}"))
+            .unwrap_or_default();
+        let why = if vetoed == id {
+            format!("a person vetoed it{when}; a person's veto stands")
+        } else {
+            format!(
+                "the same fact as {vetoed}, which a person vetoed{when}; a person's veto stands"
+            )
+        };
+        Some(StillVetoed {
+            id: id.to_owned(),
+            vetoed,
+            vetoed_on,
+            why,
+        })
+    }
 }
 
 /// Undoes review `id`: archived facts (merged, expired, conflict,
@@ -44,7 +93,9 @@ pub struct UndoReport {
 /// `archive/` that holds them, lifted facts out of MEMORY.md, renewals
 /// back to their old expiry, the kept side of a settled conflict back in
 /// conflict, and facts settled as both live and archived back to both; all
-/// or nothing unless `partial` when entries changed since.
+/// or nothing unless `partial` when entries changed since. A fact a person
+/// vetoed (in or after the review, in any form: `edit::fold`) stays
+/// archived with its veto, and the answer names it ([`StillVetoed`]).
 pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport> {
     crate::model::validate_id("review", id)?;
     let locked = owner.lock()?;
@@ -52,6 +103,8 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
     let now = Utc::now();
     let mut archives = archive::read_all(at)?;
     let all = archives.records();
+    let vetoes = archives.vetoes();
+    let mut vetoed: Vec<StillVetoed> = Vec::new();
     // Copies of one entry the review kept as one: each copy's record.
     let is_copy = |r: &archive::Archived| {
         r.meta.review.as_deref() == Some(id)
@@ -153,17 +206,31 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
     for r in recs {
         if live_ids.contains(&r.id) {
             left.push(format!("{} (live again already)", r.id));
+        } else if let Some(v) = StillVetoed::of(&r.id, &r.text, &r.meta, &vetoes) {
+            vetoed.push(v);
         } else {
             restore.push(r);
         }
     }
-    // A settled fact whose live copy left comes back beside its record.
-    let twins: Vec<archive::Archived> = settled
-        .iter()
-        .filter(|r| !live_ids.contains(&r.id))
-        .cloned()
-        .collect();
+    // A settled fact whose live copy left comes back beside its record,
+    // unless a person vetoed it.
+    let mut twins: Vec<archive::Archived> = Vec::new();
+    for r in settled.iter().filter(|r| !live_ids.contains(&r.id)) {
+        match StillVetoed::of(&r.id, &r.text, &r.meta, &vetoes) {
+            Some(v) => vetoed.push(v),
+            None => twins.push(r.clone()),
+        }
+    }
+    // Copies of a vetoed fact stay archived.
+    for r in &copies {
+        if let Some(v) = StillVetoed::of(&r.id, &r.text, &r.meta, &vetoes) {
+            if kept.insert(r.id.clone(), false) != Some(false) {
+                vetoed.push(v);
+            }
+        }
+    }
     if restore.is_empty()
+        && vetoed.is_empty()
         && copies.is_empty()
         && lifted.is_empty()
         && renewed.is_empty()
@@ -372,6 +439,7 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
         removed: lifted.into_iter().map(|(_, i)| i).collect(),
         renewals_undone: renewed.into_iter().map(|(_, i, _)| i).collect(),
         left,
+        vetoed,
         warnings: locked
             .written(&names, &format!("undo review {id}"))
             .into_iter()
