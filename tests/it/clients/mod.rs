@@ -15,6 +15,7 @@ mod anthropic;
 mod claude_code;
 mod codex;
 mod openai;
+mod plugin;
 mod stub;
 
 use std::collections::BTreeSet;
