@@ -93,7 +93,11 @@ fn run_problems(out: &super::Finished, log: &Path, source: &str) -> Vec<String> 
     }
     problems.extend(
         log.lines()
-            .filter(|l| l.contains("[ERROR]") && l.to_lowercase().contains("hook"))
+            .filter(|l| {
+                let l = l.to_lowercase();
+                // memdir's own lines are log_problems'.
+                l.contains("[error]") && l.contains("hook") && !l.contains("memdir")
+            })
             .map(|l| format!("Claude Code's log: {l}")),
     );
     let ran = format!("Hooks: SessionStart:{source} [");
