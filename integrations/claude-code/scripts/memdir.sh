@@ -70,8 +70,14 @@ case "${1:-}" in
       "$(printf '%s\n' "$out" | sed '1,/^snapshot it began with:$/d')"
     ;;
   finish)
-    # Nothing to finish when the session's run already is (a resumed session).
-    "$memdir" run finish --session "$session" > /dev/null
+    # A session whose run is finished already (a resumed one) has none open:
+    # memdir's run_not_found, nothing to do.
+    out="$("$memdir" --json run finish --session "$session")" && exit 0
+    case "$out" in
+      *'"code":"run_not_found"'*) exit 0 ;;
+    esac
+    printf '%s\n' "$out" >&2
+    exit 1
     ;;
   *)
     fail "usage: memdir.sh mcp|begin|again|finish"

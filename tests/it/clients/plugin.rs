@@ -84,7 +84,8 @@ fn runs(s: &Sandbox, owner: &str) -> Vec<Value> {
 
 /// Problems of one `claude -p` run: its exit and its log (memdir's MCP
 /// server connected, nothing logged as an error for memdir or a hook, the
-/// `SessionStart` hook of `source` run and finished with status 0).
+/// `SessionStart` hook of `source` and the `SessionEnd` hook run and
+/// finished with status 0).
 fn run_problems(out: &super::Finished, log: &Path, source: &str) -> Vec<String> {
     let log = std::fs::read_to_string(log).unwrap_or_default();
     let mut problems = log_problems(&log, "plugin:memdir:memdir");
@@ -108,6 +109,14 @@ fn run_problems(out: &super::Finished, log: &Path, source: &str) -> Vec<String> 
         problems.push(format!(
             "the plugin's SessionStart:{source} hook did not finish with status 0"
         ));
+    }
+    let ended = log.lines().any(|l| {
+        l.contains("SessionEnd:")
+            && l.contains("memdir.sh")
+            && l.contains("completed with status 0")
+    });
+    if !ended {
+        problems.push("the plugin's SessionEnd hook did not complete with status 0".into());
     }
     problems
 }
@@ -174,8 +183,10 @@ async fn the_claude_code_plugin_makes_a_session_a_memdir_run() {
         .and_then(|r| r["run_id"].as_str())
         .unwrap_or_default()
         .to_owned();
-    if begun.len() != 1 || begun[0]["finished_at"].is_null() {
-        problems.push(format!("not one finished run after the session: {begun:?}"));
+    if begun.len() != 1 || begun[0]["finished_at"].is_null() || begun[0]["session"] != SESSION {
+        problems.push(format!(
+            "not one finished run of the session after it: {begun:?}"
+        ));
     }
     let user = s.read_or_empty(&owner, "USER.md");
     let line = user
@@ -274,6 +285,11 @@ fn the_plugin_script_takes_its_settings_from_the_environment() {
     hook("finish");
     let listed = runs(&s, "agt_env");
     assert!(!listed[0]["finished_at"].is_null(), "{listed:?}");
+    assert_eq!(listed[0]["session"], SESSION, "{listed:?}");
+    // The end of a resumed session: its run is finished already, nothing to
+    // do, no error.
+    let again = hook("finish");
+    assert_eq!((again.text(), again.stderr), (String::new(), String::new()));
     let plain = strip_meta(&s.read_text("agt_env", "USER.md"));
     assert!(plain.contains("Works from Lisbon"), "{plain}");
 }
