@@ -34,23 +34,18 @@ case "$session" in
 esac
 [ -n "${MEMDIR_OWNER:-}" ] || fail "no owner: set the plugin's owner option or MEMDIR_OWNER"
 
-# The run each session began, by session id, so that a resumed session
-# finds the snapshot its run froze even after SessionEnd finished it.
-state="${CLAUDE_PLUGIN_DATA:-${TMPDIR:-/tmp}/memdir-claude-code}/sessions"
-
 # Prints the context Claude Code gives the session: a line on what it is,
-# then the snapshot ($1: which snapshot, $2: the run's id, $3: its text).
+# then the snapshot ($1: which snapshot, $2: its text).
 context() {
   printf '%s\n\n%s\n' \
-    "memdir memory of $MEMDIR_OWNER, $1 (run $2). Use the memdir tool \`memory\` to recall it fresh or to remember what the user asks you to keep." \
-    "$3"
+    "memdir memory of $MEMDIR_OWNER, $1. Use the memdir tool \`memory\` to recall it fresh or to remember what the user asks you to keep." \
+    "$2"
 }
 
 begin() {
+  # `run begin` prints the run's id, then its frozen snapshot.
   out="$("$memdir" run begin --session "$session")" || exit 1
-  run="$(printf '%s\n' "$out" | sed -n 1p)"
-  mkdir -p "$state" && printf '%s\n' "$run" > "$state/$session" || fail "cannot write $state/$session"
-  context "frozen when this session began" "$run" "$(printf '%s\n' "$out" | sed 1d)"
+  context "frozen when this session began" "$(printf '%s\n' "$out" | sed 1d)"
 }
 
 case "${1:-}" in
@@ -62,12 +57,14 @@ case "${1:-}" in
     begin
     ;;
   again)
-    # A session memdir never saw (the plugin came later) begins its run now.
-    [ -s "$state/$session" ] || { begin; exit; }
-    run="$(sed -n 1p "$state/$session")"
-    out="$("$memdir" runs show "$run")" || exit 1
-    context "the same snapshot this session began with" "$run" \
-      "$(printf '%s\n' "$out" | sed '1,/^snapshot it began with:$/d')"
+    # The snapshot the session's newest run began with, finished or not
+    # (SessionEnd finishes it; a resumed session reads it again). A session
+    # memdir never saw (the plugin came later) begins its run now.
+    if out="$("$memdir" snapshot --session "$session" 2>/dev/null)"; then
+      context "the same snapshot this session began with" "$out"
+    else
+      begin
+    fi
     ;;
   finish)
     # A session whose run is finished already (a resumed one) has none open:

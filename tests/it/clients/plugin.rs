@@ -248,7 +248,6 @@ fn the_plugin_script_takes_its_settings_from_the_environment() {
     s.run_as("agt_env", &["add", TEA, "--to", "user"]).ok();
     let script = super::repo().join("integrations/claude-code/scripts/memdir.sh");
     let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
-    let data = s.dir.path().join("plugin-data");
     let hook = |what: &str| {
         let mut c = std::process::Command::new("sh");
         c.env_clear()
@@ -257,14 +256,13 @@ fn the_plugin_script_takes_its_settings_from_the_environment() {
             .env("MEMDIR_OWNER", "agt_env")
             .env("MEMDIR_CONFIG_DIR", config_dir())
             .env("CLAUDE_CODE_SESSION_ID", SESSION)
-            .env("CLAUDE_PLUGIN_DATA", &data)
             .arg(&script)
             .arg(what);
         crate::util::run_cmd(c).ok()
     };
     let begun = hook("begin").text();
     assert!(
-        begun.starts_with("memdir memory of agt_env, frozen when this session began (run run-"),
+        begun.starts_with("memdir memory of agt_env, frozen when this session began."),
         "{begun}"
     );
     assert!(begun.contains(&format!("- {TEA}")), "{begun}");
@@ -286,6 +284,13 @@ fn the_plugin_script_takes_its_settings_from_the_environment() {
     let listed = runs(&s, "agt_env");
     assert!(!listed[0]["finished_at"].is_null(), "{listed:?}");
     assert_eq!(listed[0]["session"], SESSION, "{listed:?}");
+    // Resumed after its end: the same snapshot, still no new run.
+    let resumed = hook("again").text();
+    assert!(
+        resumed.contains(AGAIN) && !resumed.contains("Lisbon"),
+        "{resumed}"
+    );
+    assert_eq!(runs(&s, "agt_env").len(), 1);
     // The end of a resumed session: its run is finished already, nothing to
     // do, no error.
     let again = hook("finish");
