@@ -467,6 +467,7 @@ def test_the_owner_mapping_and_saved_config(hermes_home: Path, memory: Memory, r
 def test_the_provider_over_http(hermes_home: Path, server, root: Path, monkeypatch):
     agent_mem = server.memory()
     agent_mem.add("The staging deploy needs the VPN on")
+    agent_mem.skill_learn("deploy-steps", "# Deploy\nVPN first.\n", description="How to deploy")
     monkeypatch.delenv("MEMDIR_ROOT")
     monkeypatch.setenv("MEMDIR_URL", server.url)
     monkeypatch.setenv("MEMDIR_KEY", agent_mem.transport.key)
@@ -476,6 +477,7 @@ def test_the_provider_over_http(hermes_home: Path, server, root: Path, monkeypat
     assert p.status()["transport"] == "http"
     block = m.build_system_prompt()
     assert "The staging deploy needs the VPN on" in block
+    assert "- deploy-steps — How to deploy" in block  # named: no run declares it over HTTP
     m.on_memory_write("add", "memory", "Deploys happen on Tuesdays", metadata={})
     m.on_memory_write("replace", "memory", "Deploys happen on Fridays", metadata={"old_text": "Tuesdays"})
     texts = [e["text"] for s in agent_mem.show()["stores"] for e in s["entries"]]
