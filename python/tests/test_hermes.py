@@ -668,3 +668,22 @@ def test_a_fact_written_through_the_provider_records_its_run(hermes_home: Path, 
     assert [c[c.index("mcp"):] for c in mcp if "mcp" in c] == [["mcp", "--run", run_id]]
     m.on_session_end([])
     m.shutdown_all()
+
+
+def test_the_tools_server_records_the_sessions_run(hermes_home: Path, memory: Memory, root: Path, memdir_bin: str):
+    """The session's ``memdir mcp`` serves its run (``--run RUN``): a fact
+    written through it records the run, as ``add --run`` does."""
+    m = manager_with(load())
+    p = m.get_provider("memdir")
+    run_id = p.status()["run_id"]
+    m.handle_tool_call("learn", {"action": "list"})  # the server starts with the first tool call
+    text, is_error = p._mcp.call_tool(
+        "memory", {"action": "remember", "target": "memory", "operation": "add", "content": "Written through the tools' server"}
+    )
+    assert not is_error, text
+    line = [l for l in (root / OWNER / "MEMORY.md").read_text().splitlines() if "Written through the tools' server" in l]
+    assert len(line) == 1 and f" run={run_id} " in line[0], line
+    rows = run_memdir(memdir_bin, "--root", str(root), "--owner", OWNER, "list", "--kind", "fact")["rows"]
+    assert [r["run_id"] for r in rows if r["text"] == "Written through the tools' server"] == [run_id]
+    m.on_session_end([])
+    m.shutdown_all()
