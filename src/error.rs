@@ -186,6 +186,12 @@ pub enum Error {
         /// The run id asked for.
         run_id: String,
     },
+    /// No run of that client session is open (`run finish --session`).
+    #[error("no open run of session {session:?}; `run begin --session` begins one")]
+    SessionRunNotFound {
+        /// The session asked for.
+        session: String,
+    },
     /// A write was refused because the text looks like a prompt injection.
     #[error(
         "refused: the text matches threat patterns {patterns}; store facts, not instructions to future agents"

@@ -142,6 +142,12 @@ impl Snapshot {
             blocked_learnings,
         }
     }
+
+    /// A snapshot read back from where a run stored it: its text, identity
+    /// and length (which entries it blocked are not stored with it).
+    pub fn of_stored(text: String) -> Snapshot {
+        Snapshot::of(text, Vec::new(), Vec::new(), Vec::new(), Vec::new())
+    }
 }
 
 /// An approved learning the scanner replaced with a placeholder.

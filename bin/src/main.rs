@@ -156,15 +156,22 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         Command::Key { command, keys } => return key(&opener.open()?, &g, command, keys),
         Command::Ui { url, keys } => return login_link(&opener.open()?, &g, &url, keys),
         #[cfg(feature = "servers")]
-        Command::Mcp { run } => {
+        Command::Mcp { run, session, log } => {
             let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
                 return Err(Failure::Usage(
                     "mcp needs an identity: --owner AGENT, or --person ID".into(),
                 ));
             };
             let root = server_root(&opener)?;
-            eprintln!("memdir mcp: root {}", root.display());
-            start_log();
+            // A client shows every line of a server's standard error as an
+            // error: nothing but failures unless a level is asked for.
+            start_log(log.unwrap_or(tracing_subscriber::filter::LevelFilter::ERROR));
+            tracing::info!("memdir mcp: root {}", root.display());
+            let run = match (run, session) {
+                (Some(id), _) => Some(api::RunRef::Id(id)),
+                (None, Some(key)) => Some(api::RunRef::Session(key)),
+                (None, None) => None,
+            };
             mcp::run(mcp::Config { opener, who, run }).map_err(Failure::Usage)?;
             return Ok(0);
         }
@@ -185,7 +192,12 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             let root = server_root(&opener)?;
             eprintln!("memdir serve: root {}", root.display());
             let keys = memdir::api::keys::keys_path(&opener.open()?, keys.as_deref())?;
-            start_log();
+            start_log(
+                std::env::var("MEMDIR_LOG")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(tracing_subscriber::filter::LevelFilter::INFO),
+            );
             http::run(http::Config {
                 opener,
                 listen,
@@ -310,17 +322,12 @@ fn print_out(bytes: &[u8]) {
 }
 
 /// The servers' log on standard error, one line an event (the server's
-/// start and stop, each request, the review passes), at the level
-/// `MEMDIR_LOG` names (`off`, `error`, `warn`, `info`, the default, `debug`,
-/// `trace`). Only `mcp` and `serve` start it: the one-shot commands pay
-/// nothing for it.
+/// start and stop, each request, the review passes), at `level` (`mcp
+/// --log`; `serve` takes `MEMDIR_LOG`: `off`, `error`, `warn`, `info`, the
+/// default, `debug`, `trace`). Only `mcp` and `serve` start it: the
+/// one-shot commands pay nothing for it.
 #[cfg(feature = "servers")]
-fn start_log() {
-    use tracing_subscriber::filter::LevelFilter;
-    let level = std::env::var("MEMDIR_LOG")
-        .ok()
-        .and_then(|v| v.parse::<LevelFilter>().ok())
-        .unwrap_or(LevelFilter::INFO);
+fn start_log(level: tracing_subscriber::filter::LevelFilter) {
     // A second start (none today) keeps the first.
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -370,6 +370,7 @@ pub fn details(e: &Error) -> Value {
             json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
         }
         Error::RunNotFound { run_id } => json!({"run_id": run_id}),
+        Error::SessionRunNotFound { session } => json!({"session": session}),
         Error::NotReady {
             workflow_id,
             task_id,

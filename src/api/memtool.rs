@@ -360,7 +360,13 @@ impl Tool<'_> {
             match edit {
                 Edit::Create(t) => Ok(t.to_owned()),
                 Edit::Replace(old, new) => {
-                    let (t, at) = memtool::str_replace(path, &lines.join("\n"), old, new)?;
+                    // The file the model reads ends its last line, as a
+                    // file does: a whole line with its `\n` is there too.
+                    let mut text = lines.join("\n");
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    let (t, at) = memtool::str_replace(path, &text, old, new)?;
                     line.set(at);
                     Ok(t)
                 }

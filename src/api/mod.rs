@@ -17,7 +17,7 @@ mod model;
 pub mod render;
 pub mod servers;
 
-pub use model::{Request, Response};
+pub use model::{Request, Response, RunRef};
 
 use std::time::Duration;
 
@@ -228,24 +228,43 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
 
 /// The run a [`Request::InRun`] names, as the handle writing for it
 /// carries it: a run of the owner, begun and not finished, asked by its
-/// agent.
-fn run_context(store: &Store, who: &Who, run_id: &str) -> Result<RunContext> {
+/// agent; `None` for a session with no run open.
+fn run_context(store: &Store, who: &Who, run: &RunRef) -> Result<Option<RunContext>> {
     if let Caller::Person(_) = &who.caller {
         return Err(crate::error::Error::Usage {
             message: "a run is its agent's: only the agent writes or recalls inside it".into(),
         });
     }
-    let record = who.owner(store)?.runs().record(run_id)?;
+    let runs = who.owner(store)?;
+    let record = match run {
+        RunRef::Id(run_id) => runs.runs().record(run_id)?,
+        RunRef::Session(key) => match runs.runs().open_of_session(key)? {
+            Some(r) => r,
+            None => return Ok(None),
+        },
+    };
     if let Some(done) = record.finished_at {
         return Err(crate::error::Error::RunFinished {
             run_id: record.run_id,
             finished_at: crate::model::fmt_time(done),
         });
     }
-    Ok(RunContext {
+    Ok(Some(RunContext {
         id: record.run_id,
         task: record.task,
-    })
+    }))
+}
+
+/// The snapshot a run began with: its stored copy as `runs show` reads it
+/// (checked against its name and scanned again; a copy that fails is a
+/// `[BLOCKED: …]` placeholder, never its text); a copy gone from
+/// `.memdir/` (derived files) gives the snapshot as of now.
+fn frozen_snapshot(owner: &crate::store::Owner, run: &RunContext) -> Result<Snapshot> {
+    let record = owner.runs().record(&run.id)?;
+    match owner.runs().stored_snapshot(&record.snapshot_sha256)? {
+        Some(text) => Ok(Snapshot::of_stored(text)),
+        None => owner.snapshot(),
+    }
 }
 
 /// The answer to `request`, as the files hold it, made inside `run` when
@@ -266,18 +285,24 @@ fn answer_in(
     };
     let caller = &who.caller;
     Ok(match request {
-        Request::InRun { run_id, within } => {
+        Request::InRun { run: named, within } => {
             let inside = matches!(
                 *within,
-                Request::Write { .. } | Request::Batch { .. } | Request::Recall { .. }
+                Request::Write { .. }
+                    | Request::Batch { .. }
+                    | Request::Recall { .. }
+                    | Request::Snapshot
+                    | Request::Day { .. }
             );
             if run.is_some() || !inside {
                 return Err(crate::error::Error::Usage {
-                    message: "only a write, a batch or a recall is made inside a run".into(),
+                    message:
+                        "only a write, a batch, a recall, a snapshot or a day line is made inside a run"
+                            .into(),
                 });
             }
-            let context = run_context(store, who, &run_id)?;
-            return answer_in(store, who, *within, Some(context));
+            let context = run_context(store, who, &named)?;
+            return answer_in(store, who, *within, context);
         }
         Request::MemoryTool {
             input,
@@ -292,6 +317,11 @@ fn answer_in(
             Response::LoginRedeemed {
                 person: crate::store::keys::redeem_link(store, &path, &token)?,
             }
+        }
+        Request::ShowLoginLink { token, keys } => {
+            let path = crate::store::keys::keys_path(store, keys.as_deref())?;
+            let (person, expires) = crate::store::keys::peek_link(store, &path, &token)?;
+            Response::LoginLinkShown { person, expires }
         }
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
@@ -370,7 +400,10 @@ fn answer_in(
                 stores,
             }
         }
-        Request::Snapshot => Response::Snapshot(owner()?.snapshot()?),
+        Request::Snapshot => Response::Snapshot(match &run {
+            Some(r) => frozen_snapshot(&owner()?, r)?,
+            None => owner()?.snapshot()?,
+        }),
         Request::Log { id, since, limit } => {
             Response::Log(owner()?.log(&crate::store::LogOptions { id, since, limit })?)
         }
@@ -378,6 +411,7 @@ fn answer_in(
             task,
             skills,
             workflow,
+            session,
         } => {
             let mut opts = RunOptions::default();
             if let Some(t) = task {
@@ -387,24 +421,41 @@ fn answer_in(
             if let Some(w) = workflow {
                 opts = opts.workflow(w);
             }
+            if let Some(k) = session {
+                opts = opts.session(k);
+            }
             let run = owner()?.begin_run(opts)?;
             Response::RunBegun {
                 record: run.record().clone(),
                 snapshot: run.snapshot().clone(),
+                resumed: run.resumed(),
             }
         }
-        Request::FinishRun { run_id, text } => {
+        Request::FinishRun { run: named, text } => {
             let owner = owner()?;
             if let Caller::Person(person) = &who.caller {
                 return Err(crate::error::Error::DayAgentOnly {
                     person: person.clone(),
                 });
             }
+            let run_id = match named {
+                RunRef::Id(id) => id,
+                RunRef::Session(key) => match owner.runs().open_of_session(&key)? {
+                    Some(r) => r.run_id,
+                    None => return Err(crate::error::Error::SessionRunNotFound { session: key }),
+                },
+            };
             let text = text.as_deref().unwrap_or("finished");
             Response::Day(owner.runs().finish(&run_id, text)?)
         }
-        Request::Day { line, task, run } => {
-            Response::Day(owner()?.day(&line, task.as_deref(), run.as_deref())?)
+        Request::Day {
+            line,
+            task,
+            run: day_run,
+        } => {
+            // Inside a run, a day line is the run's.
+            let day_run = day_run.or_else(|| run.as_ref().map(|r| r.id.clone()));
+            Response::Day(owner()?.day(&line, task.as_deref(), day_run.as_deref())?)
         }
         Request::SearchRuns {
             query,
@@ -610,6 +661,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         Request::List { .. }
         | Request::LoginLink { .. }
         | Request::RedeemLoginLink { .. }
+        | Request::ShowLoginLink { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -634,7 +686,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     // A login link is the machine's configuration's, not the root's.
     if matches!(
         request,
-        Request::LoginLink { .. } | Request::RedeemLoginLink { .. }
+        Request::LoginLink { .. } | Request::RedeemLoginLink { .. } | Request::ShowLoginLink { .. }
     ) {
         return Ok(());
     }
@@ -670,10 +722,11 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
                 validate_id("task", t)?;
             }
         }
-        Request::GetRun { run_id } | Request::FinishRun { run_id, .. } => {
-            validate_id("run", run_id)?;
-        }
-        Request::InRun { run_id, .. } => validate_id("run", run_id)?,
+        Request::GetRun { run_id } => validate_id("run", run_id)?,
+        Request::FinishRun { run, .. } | Request::InRun { run, .. } => match run {
+            RunRef::Id(id) => validate_id("run", id)?,
+            RunRef::Session(key) => validate_id("session", key)?,
+        },
         _ => {}
     }
     match creates_owner(request) {

@@ -14,6 +14,17 @@ use crate::store::{
     SkillRow, Status, StoreView, TaskResult, Transition, WorkflowResults, WriteOutcome,
 };
 
+/// A run a request names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunRef {
+    /// The run id `run begin` answered (or a unique prefix of it).
+    Id(String),
+    /// The newest run begun for this client session (`run begin
+    /// --session`) and not finished.
+    Session(String),
+}
+
 /// Every operation memdir offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
@@ -46,6 +57,10 @@ pub enum Request {
         /// id).
         #[serde(default)]
         workflow: Option<String>,
+        /// The client's session the run is for: while a run of it is
+        /// open, that run is answered again (`resumed`), no new one begun.
+        #[serde(default)]
+        session: Option<String>,
     },
     /// The runs begun through memdir, newest first.
     ListRuns {
@@ -55,8 +70,8 @@ pub enum Request {
     },
     /// Finish a run: its summary line in the day log.
     FinishRun {
-        /// The run id.
-        run_id: String,
+        /// The run: its id, or the open run of a session.
+        run: RunRef,
         /// One line on what the run did (none: the line says `finished`).
         #[serde(default)]
         text: Option<String>,
@@ -95,10 +110,15 @@ pub enum Request {
     /// (`run=` and `task=` in its metadata), and a recall's block is kept
     /// in the run's record (docs/FORMAT.md), as for a run begun through
     /// the library.
+    ///
+    /// Named by a session ([`RunRef::Session`]) with no run of it open,
+    /// the request is made outside any run. Inside a run, a snapshot is
+    /// the run's frozen one and a day line is the run's.
     InRun {
-        /// The run id `run begin` answered.
-        run_id: String,
-        /// The request made inside it: `write`, `batch` or `recall`.
+        /// The run: the id `run begin` answered, or a session's open run.
+        run: RunRef,
+        /// The request made inside it: `write`, `batch`, `recall`,
+        /// `snapshot` or `day`.
         within: Box<Request>,
     },
     /// One run: journal lines, snapshot, steps.
@@ -374,6 +394,17 @@ pub enum Request {
         #[serde(default)]
         keys: Option<std::path::PathBuf>,
     },
+    /// Whom a one-time login link logs in, without using it (the page
+    /// `GET /ui/login/link/{token}` names the person before the person
+    /// confirms); like [`Request::RedeemLoginLink`], the caller is not
+    /// consulted.
+    ShowLoginLink {
+        /// The link's token (64 hex digits).
+        token: String,
+        /// The keys file of the server (as for [`Request::LoginLink`]).
+        #[serde(default)]
+        keys: Option<std::path::PathBuf>,
+    },
 }
 
 /// What an operation answers.
@@ -414,6 +445,9 @@ pub enum Response {
         record: crate::store::RunRecord,
         /// The snapshot it began with.
         snapshot: Snapshot,
+        /// A run of the same session begun earlier and still open, answered
+        /// again (no new run begun).
+        resumed: bool,
     },
     /// A day-log line appended.
     Day(DayOutcome),
@@ -480,5 +514,13 @@ pub enum Response {
     LoginRedeemed {
         /// The person.
         person: String,
+    },
+    /// A one-time login link looked at, not used: whom it logs in, and
+    /// until when.
+    LoginLinkShown {
+        /// The person it logs in.
+        person: String,
+        /// When it stops being good.
+        expires: chrono::DateTime<chrono::Utc>,
     },
 }

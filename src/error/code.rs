@@ -239,7 +239,7 @@ impl Error {
             Error::Git { .. } => ErrorCode::GitFailed,
             Error::NotInGit { .. } => ErrorCode::NotInGit,
             Error::Encode { .. } => ErrorCode::EncodeFailed,
-            Error::RunNotFound { .. } => ErrorCode::RunNotFound,
+            Error::RunNotFound { .. } | Error::SessionRunNotFound { .. } => ErrorCode::RunNotFound,
             Error::NotReady { .. } => ErrorCode::NotReady,
             Error::ResultNotFound { .. } => ErrorCode::ResultNotFound,
             Error::OwnerNotFound { .. } => ErrorCode::OwnerNotFound,

@@ -107,6 +107,64 @@ fn same_entry(old: &str, new: &str) -> bool {
     shared * 2 >= a.len().min(b.len())
 }
 
+/// The most pairs of lines one changed stretch is aligned over (its old
+/// lines times its new ones); past it, lines pair by position.
+const MAX_ALIGNED_PAIRS: usize = 1_000_000;
+
+/// The old lines `o` and new lines `n` of one changed stretch paired, in
+/// order: as many pairs as can be where `edit_of(old, new)` holds (an
+/// entry and its edit), each line of either side once; the others alone.
+/// An entry reworded beside an inserted or deleted line still pairs with
+/// its edit, so it keeps its metadata and place. Past
+/// [`MAX_ALIGNED_PAIRS`], lines pair by position.
+fn align(
+    o: &[usize],
+    n: &[usize],
+    edit_of: impl Fn(usize, usize) -> bool,
+) -> Vec<(Option<usize>, Option<usize>)> {
+    let (m, k) = (o.len(), n.len());
+    let mut out = Vec::with_capacity(m.max(k));
+    if m.saturating_mul(k) > MAX_ALIGNED_PAIRS {
+        for i in 0..m.max(k) {
+            match (o.get(i), n.get(i)) {
+                (Some(&e), Some(&l)) if edit_of(e, l) => out.push((Some(e), Some(l))),
+                (e, l) => {
+                    out.push((e.copied(), None));
+                    out.push((None, l.copied()));
+                }
+            }
+        }
+        return out;
+    }
+    // best[i][j]: the most pairs of o[i..] and n[j..].
+    let mut best = vec![vec![0u32; k + 1]; m + 1];
+    for i in (0..m).rev() {
+        for j in (0..k).rev() {
+            let pair = if edit_of(o[i], n[j]) {
+                best[i + 1][j + 1] + 1
+            } else {
+                0
+            };
+            best[i][j] = pair.max(best[i + 1][j]).max(best[i][j + 1]);
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < m || j < k {
+        if i < m && j < k && edit_of(o[i], n[j]) && best[i][j] == best[i + 1][j + 1] + 1 {
+            out.push((Some(o[i]), Some(n[j])));
+            i += 1;
+            j += 1;
+        } else if i < m && (j == k || best[i + 1][j] >= best[i][j + 1]) {
+            out.push((Some(o[i]), None));
+            i += 1;
+        } else {
+            out.push((None, Some(n[j])));
+            j += 1;
+        }
+    }
+    out
+}
+
 /// Whether a line is a markdown heading (`# Notes`): not an entry.
 fn is_heading(key: &str) -> bool {
     let hashes = key.chars().take_while(|c| *c == '#').count();
@@ -159,27 +217,19 @@ pub fn plan(path: &str, entries: &[ViewEntry], new_text: &str) -> Result<Plan, S
     let mut adds = Vec::new();
     let mut touched = 0;
     for h in diff.hunks() {
-        let (o, n) = (
-            h.before.start as usize..h.before.end as usize,
-            h.after.start as usize..h.after.end as usize,
-        );
+        let o: Vec<usize> = (h.before.start as usize..h.before.end as usize).collect();
+        let n: Vec<usize> = (h.after.start as usize..h.after.end as usize).collect();
         touched += o.len();
-        for k in 0..o.len().max(n.len()) {
-            match (o.clone().nth(k), n.clone().nth(k)) {
-                (Some(e), Some(l)) if !entries[e].blocked && same_entry(old[e], new[l].1) => {
-                    changes.push(Change::Replace {
-                        entry: e,
-                        text: new[l].1.to_owned(),
-                        line: new[l].0,
-                    })
-                }
-                // A flagged entry's line changed (its text is not the
-                // model's to edit), or a line in its place that is not an
-                // edit of it: the entry goes and the line is new.
-                (Some(e), Some(l)) => {
-                    changes.push(Change::Remove { entry: e });
-                    adds.push(l);
-                }
+        // A flagged entry's line is not the model's to edit: a line in its
+        // place is new, and the entry goes.
+        let edit_of = |e: usize, l: usize| !entries[e].blocked && same_entry(old[e], new[l].1);
+        for pair in align(&o, &n, edit_of) {
+            match pair {
+                (Some(e), Some(l)) => changes.push(Change::Replace {
+                    entry: e,
+                    text: new[l].1.to_owned(),
+                    line: new[l].0,
+                }),
                 (Some(e), None) => changes.push(Change::Remove { entry: e }),
                 (None, Some(l)) => adds.push(l),
                 (None, None) => {}

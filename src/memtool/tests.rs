@@ -495,3 +495,57 @@ fn every_refusal_kind_is_told_from_a_failure_of_memdir() {
     }));
     assert!(!is_refusal(&Error::DeadlinePassed));
 }
+
+/// An entry reworded beside an inserted or a deleted line pairs with its
+/// edit (a replace, its metadata kept), not with the line in its place.
+#[test]
+fn a_reworded_entry_pairs_with_its_edit_beside_an_inserted_line() {
+    let old = entries(&[
+        "Works on the billing service",
+        "Lives in Lisbon",
+        "Prefers tea",
+    ]);
+    let p = plan(
+        "/m",
+        &old,
+        "Works on the billing service\nHas a dog\nLives in Porto, near Lisbon\nPrefers tea\n",
+    )
+    .unwrap();
+    assert_eq!(
+        p.changes,
+        vec![
+            Change::Replace {
+                entry: 1,
+                text: "Lives in Porto, near Lisbon".into(),
+                line: 3
+            },
+            Change::Add {
+                text: "Has a dog".into(),
+                line: 2
+            },
+        ]
+    );
+    let old = entries(&[
+        "Works on the billing service",
+        "Lives in Lisbon",
+        "Prefers tea",
+        "Uses vim",
+    ]);
+    let p = plan(
+        "/m",
+        &old,
+        "Works on the billing service\nLives in Porto\nUses vim\n",
+    )
+    .unwrap();
+    assert_eq!(
+        p.changes,
+        vec![
+            Change::Replace {
+                entry: 1,
+                text: "Lives in Porto".into(),
+                line: 2
+            },
+            Change::Remove { entry: 2 },
+        ]
+    );
+}

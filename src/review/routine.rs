@@ -156,12 +156,17 @@ pub enum Due {
     },
 }
 
-/// Whether a review is due at `now` under the routine `routine`, the last
-/// review having run at `last`; an `at` that is not `HH:MM` is an error
-/// message.
+/// Whether a review is due at `now` under the routine `routine`: the last
+/// review having run at `last`, or, for an owner never reviewed, its first
+/// save having been at `first_save`. A review is due once a scheduled time
+/// has passed since the later of the two known (the last review, else the
+/// first save): a new owner's first review is due at the first scheduled
+/// time after its first save, not at once; with neither known, at once.
+/// An `at` that is not `HH:MM` is an error message.
 pub fn due(
     routine: Option<&ReviewSettings>,
     last: Option<DateTime<Utc>>,
+    first_save: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
 ) -> Result<Due, String> {
     let Some(r) = routine else {
@@ -173,9 +178,11 @@ pub fn due(
         return Ok(Due::Paused);
     }
     let since = latest_scheduled(at, now);
-    Ok(match last {
+    Ok(match last.or(first_save) {
+        // The first scheduled time after it (a time ahead of the clock,
+        // from another machine, counts from itself).
         Some(t) if t >= since => Due::NotDue {
-            next: next_scheduled(at, now),
+            next: next_scheduled(at, now.max(t)),
         },
         _ => Due::Due { since },
     })
@@ -312,19 +319,19 @@ mod tests {
         let r = routine("04:00", false);
         let now = t("2026-03-10T05:00:00Z");
         assert_eq!(
-            due(Some(&r), None, now),
+            due(Some(&r), None, None, now),
             Ok(Due::Due {
                 since: t("2026-03-10T04:00:00Z")
             })
         );
         // Yesterday's review, before today's 04:00: due.
         assert!(matches!(
-            due(Some(&r), Some(t("2026-03-09T04:01:00Z")), now),
+            due(Some(&r), Some(t("2026-03-09T04:01:00Z")), None, now),
             Ok(Due::Due { .. })
         ));
         // Today's, after 04:00: not due before tomorrow's 04:00.
         assert_eq!(
-            due(Some(&r), Some(t("2026-03-10T04:00:30Z")), now),
+            due(Some(&r), Some(t("2026-03-10T04:00:30Z")), None, now),
             Ok(Due::NotDue {
                 next: t("2026-03-11T04:00:00Z")
             })
@@ -332,20 +339,70 @@ mod tests {
         // Before today's 04:00, yesterday's 04:00 is the latest scheduled.
         let early = t("2026-03-10T03:59:00Z");
         assert!(matches!(
-            due(Some(&r), Some(t("2026-03-09T04:00:00Z")), early),
+            due(Some(&r), Some(t("2026-03-09T04:00:00Z")), None, early),
             Ok(Due::NotDue { .. })
         ));
         assert!(matches!(
-            due(Some(&r), Some(t("2026-03-09T03:59:59Z")), early),
+            due(Some(&r), Some(t("2026-03-09T03:59:59Z")), None, early),
             Ok(Due::Due { .. })
         ));
-        assert_eq!(due(None, None, now), Ok(Due::NoRoutine));
+        assert_eq!(due(None, None, None, now), Ok(Due::NoRoutine));
         assert_eq!(
-            due(Some(&routine("04:00", true)), None, now),
+            due(Some(&routine("04:00", true)), None, None, now),
             Ok(Due::Paused)
         );
-        assert!(due(Some(&routine("4pm", false)), None, now).is_err());
-        assert!(due(Some(&routine("24:00", false)), None, now).is_err());
+        assert!(due(Some(&routine("4pm", false)), None, None, now).is_err());
+        assert!(due(Some(&routine("24:00", false)), None, None, now).is_err());
+    }
+
+    #[test]
+    fn a_new_owner_is_due_at_the_first_scheduled_time_after_its_first_save() {
+        let r = routine("04:00", false);
+        let saved = t("2026-03-10T05:00:00Z");
+        // Saved after today's 04:00: not due until tomorrow's.
+        for now in [saved, t("2026-03-11T03:59:59Z")] {
+            assert_eq!(
+                due(Some(&r), None, Some(saved), now),
+                Ok(Due::NotDue {
+                    next: t("2026-03-11T04:00:00Z")
+                }),
+                "{now}"
+            );
+        }
+        assert_eq!(
+            due(Some(&r), None, Some(saved), t("2026-03-11T04:00:00Z")),
+            Ok(Due::Due {
+                since: t("2026-03-11T04:00:00Z")
+            })
+        );
+        // Saved before a scheduled time that has passed: due.
+        assert!(matches!(
+            due(Some(&r), None, Some(t("2026-03-10T03:00:00Z")), saved),
+            Ok(Due::Due { .. })
+        ));
+        // A review recorded counts, not the first save.
+        assert!(matches!(
+            due(
+                Some(&r),
+                Some(t("2026-03-09T04:30:00Z")),
+                Some(saved),
+                saved
+            ),
+            Ok(Due::Due { .. })
+        ));
+        // A save ahead of the clock: the first scheduled time after it.
+        assert_eq!(
+            due(Some(&r), None, Some(t("2026-03-12T06:00:00Z")), saved),
+            Ok(Due::NotDue {
+                next: t("2026-03-13T04:00:00Z")
+            })
+        );
+        // Paused or no routine: as before.
+        assert_eq!(
+            due(Some(&routine("04:00", true)), None, Some(saved), saved),
+            Ok(Due::Paused)
+        );
+        assert_eq!(due(None, None, Some(saved), saved), Ok(Due::NoRoutine));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{
     DayOutcome, DueOutcome, HermesExport, HermesImport, ImportOptions, Owner, PutOptions,
     PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport,
     RoutineStatus, RunHit, RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow,
-    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, review,
+    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, review, runs,
     skills,
 };
 use crate::error::Result;
@@ -55,6 +55,13 @@ impl Runs<'_> {
     /// record.
     pub fn finish(&self, run_id: &str, summary: &str) -> Result<DayOutcome> {
         daylog::finish_run(self.0, run_id, summary)
+    }
+
+    /// The newest run begun for the client's session `key` (`run begin
+    /// --session`) and not finished, if any.
+    pub fn open_of_session(&self, key: &str) -> Result<Option<RunRecord>> {
+        crate::model::validate_id("session", key)?;
+        runs::open_run_of_session(self.0, key)
     }
 
     /// The record of a run begun earlier.

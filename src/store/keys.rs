@@ -535,6 +535,31 @@ pub fn redeem_link(store: &Store, keys: &Path, token: &str) -> Result<String> {
     Ok(link.person)
 }
 
+/// Whom the login link `token` of the server using the keys file `keys`
+/// logs in, and until when, without using it: its record stays, nothing
+/// is written and no lock is taken (the page a link opens names the
+/// person before the person confirms). An unknown, used or expired token
+/// (or one not 64 hex digits) is [`Error::LoginLinkRefused`]; a person the
+/// `persons` binding no longer allows is refused as the use would be.
+pub fn peek_link(store: &Store, keys: &Path, token: &str) -> Result<(String, DateTime<Utc>)> {
+    if token.len() != LINK_TOKEN_HEX || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::LoginLinkRefused);
+    }
+    let path = links_path(keys);
+    let Some((dir, file)) = locate(store, &path, false)? else {
+        return Err(Error::LoginLinkRefused);
+    };
+    let (doc, _) = read_links(store, &dir, &file, &path, Utc::now())?;
+    let digest = sha256_hex(&token.to_ascii_lowercase());
+    let link = doc
+        .links
+        .into_iter()
+        .find(|l| constant_eq(&l.sha256, &digest))
+        .ok_or(Error::LoginLinkRefused)?;
+    person_here(store, &link.person)?;
+    Ok((link.person, link.expires))
+}
+
 /// Compares two hex digests in time independent of where they differ.
 fn constant_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -598,11 +623,21 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+        // Looked at, not used: it names its person, and stays.
+        for _ in 0..2 {
+            let (person, expires) = peek_link(&store, &keys, &link.token).unwrap();
+            assert_eq!((person.as_str(), expires), ("ann", link.expires));
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
         assert_eq!(redeem_link(&store, &keys, &link.token).unwrap(), "ann");
+        let used = peek_link(&store, &keys, &link.token).unwrap_err();
+        assert_eq!(used.code().as_str(), "unauthorized");
         let again = redeem_link(&store, &keys, &link.token).unwrap_err();
         assert_eq!(again.code().as_str(), "unauthorized");
         for bad in ["", "zz", &"g".repeat(64), &"0".repeat(64)] {
             let e = redeem_link(&store, &keys, bad).unwrap_err();
+            assert_eq!(e.code().as_str(), "unauthorized", "{bad:?}");
+            let e = peek_link(&store, &keys, bad).unwrap_err();
             assert_eq!(e.code().as_str(), "unauthorized", "{bad:?}");
         }
         let agent = create_link(&store, &keys, &Caller::Agent("agt_a".into())).unwrap_err();
@@ -624,6 +659,8 @@ mod tests {
             serde_yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         doc.links[0].expires = Utc::now() - Span::seconds(1);
         std::fs::write(&file, serde_yaml::to_string(&doc).unwrap()).unwrap();
+        let e = peek_link(&store, &keys, &old.token).unwrap_err();
+        assert_eq!(e.code().as_str(), "unauthorized");
         let e = redeem_link(&store, &keys, &old.token).unwrap_err();
         assert_eq!(e.code().as_str(), "unauthorized");
         assert!(!std::fs::read_to_string(&file).unwrap().contains("sha256"));

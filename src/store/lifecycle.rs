@@ -271,7 +271,9 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
 }
 
 /// How a person settles what a merge left that `check` finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Keep {
     /// A pair a merge kept (`conflict=`): keep both versions, the

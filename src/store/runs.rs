@@ -30,6 +30,10 @@ pub struct RunOptions {
     pub skills: Vec<String>,
     /// The workflow whose results the run produces (default: the run id).
     pub workflow: Option<String>,
+    /// The client's session the run is for (such as Claude Code's session
+    /// id): while a run of this session is open, beginning one again
+    /// answers with that run and its frozen snapshot ([`Run::resumed`]).
+    pub session: Option<String>,
 }
 
 impl RunOptions {
@@ -37,9 +41,14 @@ impl RunOptions {
     pub fn task(task: impl Into<String>) -> RunOptions {
         RunOptions {
             task: Some(task.into()),
-            skills: Vec::new(),
-            workflow: None,
+            ..RunOptions::default()
         }
+    }
+
+    /// These options, for the client's session `key`.
+    pub fn session(mut self, key: impl Into<String>) -> RunOptions {
+        self.session = Some(key.into());
+        self
     }
 
     /// These options, declaring the learned skills `names`.
@@ -61,6 +70,7 @@ pub struct Run {
     owner: Owner,
     record: RunRecord,
     snapshot: Arc<Snapshot>,
+    resumed: bool,
 }
 
 /// A delegate (child) of a run: reads the snapshot and the memory, never writes.
@@ -85,6 +95,12 @@ impl Run {
     /// The run's record.
     pub fn record(&self) -> &RunRecord {
         &self.record
+    }
+
+    /// Whether this is a run begun earlier for the same session and still
+    /// open (its snapshot is the one it began with), rather than a new one.
+    pub fn resumed(&self) -> bool {
+        self.resumed
     }
 
     /// The owner's memory, for this run's writes (durable at once; seen by
@@ -142,6 +158,7 @@ impl Run {
             owner,
             record,
             snapshot: Arc::new(snapshot),
+            resumed: false,
         }
     }
 }
@@ -205,7 +222,9 @@ pub(crate) fn snapshot(owner: &Owner, now: DateTime<Utc>) -> Result<Snapshot> {
 }
 
 /// Begins a run: takes the snapshot, stores it content-addressed under
-/// `.memdir/snapshots/<sha256>.md` (once), and records the run.
+/// `.memdir/snapshots/<sha256>.md` (once), and records the run. For a
+/// session with a run still open, answers with that run instead, under the
+/// owner's lock so two beginnings of one session make one run.
 pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
     if let Some(t) = &options.task {
         validate_id("task", t)?;
@@ -213,6 +232,51 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
     if let Some(w) = &options.workflow {
         validate_id("workflow", w)?;
     }
+    let Some(session) = options.session.clone() else {
+        return begin_new(owner, options);
+    };
+    validate_id("session", &session)?;
+    let _locked = owner.lock()?;
+    match open_run_of_session(owner, &session)? {
+        Some(record) => resume(owner, record),
+        None => begin_new(owner, options),
+    }
+}
+
+/// The newest run of `session` not finished, if any.
+pub(crate) fn open_run_of_session(owner: &Owner, session: &str) -> Result<Option<RunRecord>> {
+    let mut records = runs::list_records(owner.view()?.at())?;
+    records.retain(|r| r.finished_at.is_none() && r.session.as_deref() == Some(session));
+    Ok(records.pop())
+}
+
+/// The open run `record` handed out again, with the snapshot it began
+/// with (read back and checked as `runs show` reads it); when that file is
+/// gone or is not the snapshot the record names (`.memdir/` is derived),
+/// a new run of the session begins.
+fn resume(owner: &Owner, record: RunRecord) -> Result<Run> {
+    let stored = runs::stored_snapshot(owner.view()?.at(), &record.snapshot_sha256)?;
+    let snap = stored.map(Snapshot::of_stored);
+    let Some(snap) = snap.filter(|s| s.sha256 == record.snapshot_sha256) else {
+        let options = RunOptions {
+            task: record.task.clone(),
+            skills: record.skills.clone(),
+            workflow: record.workflow_id.clone(),
+            session: record.session.clone(),
+        };
+        return begin_new(owner, options);
+    };
+    let writer = owner.in_run(RunContext {
+        id: record.run_id.clone(),
+        task: record.task.clone(),
+    });
+    let mut run = Run::new(writer, record, snap);
+    run.resumed = true;
+    Ok(run)
+}
+
+/// Begins a new run (the options checked).
+fn begin_new(owner: &Owner, options: RunOptions) -> Result<Run> {
     let mut names = options.skills.clone();
     names.sort();
     names.dedup();
@@ -248,6 +312,7 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
         snapshot_sha256: snap.sha256.clone(),
         task: options.task,
         skills: names,
+        session: options.session,
         finished_at: None,
         recalls: Vec::new(),
         recalls_left_out: 0,
@@ -264,6 +329,31 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
 mod tests {
     use super::*;
     use crate::store::Store;
+
+    #[test]
+    fn a_session_s_open_run_is_answered_again_and_a_finished_one_is_not() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::User, "Prefers tea").unwrap();
+        let first = o.begin_run(RunOptions::default().session("s-1")).unwrap();
+        assert!(!first.resumed());
+        // Memory changes; the session's run keeps the snapshot it began with.
+        o.add(Scope::User, "Reads at night").unwrap();
+        let again = o.begin_run(RunOptions::default().session("s-1")).unwrap();
+        assert!(again.resumed());
+        assert_eq!(again.id(), first.id());
+        assert_eq!(again.snapshot().text, first.snapshot().text);
+        assert_eq!(again.snapshot().sha256, first.snapshot().sha256);
+        let other = o.begin_run(RunOptions::default().session("s-2")).unwrap();
+        assert_ne!(other.id(), first.id());
+        first.finish("done").unwrap();
+        let next = o.begin_run(RunOptions::default().session("s-1")).unwrap();
+        assert!(!next.resumed());
+        assert_ne!(next.id(), first.id());
+        assert!(next.snapshot().text.contains("Reads at night"));
+        assert!(o.begin_run(RunOptions::default().session("../x")).is_err());
+    }
 
     #[test]
     fn run_ids_sort_and_are_safe() {

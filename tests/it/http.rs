@@ -167,6 +167,28 @@ impl Server {
         panic!("no line with {needle:?} from memdir serve in 30 s")
     }
 
+    /// The lines of the server's standard error from here on, up to and
+    /// including the first that holds `needle` (waiting at most 30 s for
+    /// it).
+    pub(crate) fn lines_until(&self, needle: &str) -> Vec<String> {
+        let log = self.log.lock().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match log.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("no line with {needle:?} from memdir serve: {e}; {seen:#?}"),
+            }
+        }
+        panic!("no line with {needle:?} from memdir serve in 30 s: {seen:#?}")
+    }
+
     /// The server's process id.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -1403,4 +1425,60 @@ fn a_bad_query_or_body_names_the_argument_and_its_values() {
             .status,
         200
     );
+}
+
+/// A fact saved over HTTP with `runId` records the run (`run=`, `task=`),
+/// on both families of routes, as the command line's `add --run` does; a
+/// day line too.
+#[test]
+fn a_write_naming_its_run_records_it() {
+    let s = Sandbox::new();
+    let key = make_key(&s, &["--owner", "agt_prov"]);
+    let begun = s
+        .run_as("agt_prov", &["--json", "run", "begin", "--task", "PIN-9"])
+        .ok()
+        .json();
+    let run_id = begun["run_id"].as_str().unwrap().to_owned();
+    let srv = serve(&s, &[]);
+    let k = Some(key.as_str());
+    let r = srv.post(
+        k,
+        "/v1/memory/remember",
+        json!({"text": "Prefers short answers", "scope": "user", "runId": run_id}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    let r = srv.post(
+        k,
+        "/api/v1/memories",
+        json!({"text": "The staging deploy needs the VPN", "runId": run_id}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    let r = srv.post(k, "/api/v1/memories", json!({"text": "No run here"}));
+    assert_eq!(r.status, 201, "{r:?}");
+    let user = s.read_text("agt_prov", "USER.md");
+    let memory = s.read_text("agt_prov", "MEMORY.md");
+    let meta = |store: &str, text: &str| {
+        store
+            .lines()
+            .find(|l| l.contains(text))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    for line in [
+        meta(&user, "Prefers short answers"),
+        meta(&memory, "The staging deploy"),
+    ] {
+        assert!(
+            line.contains(&format!("run={run_id}")) && line.contains("task=PIN-9"),
+            "{line}"
+        );
+    }
+    assert!(!meta(&memory, "No run here").contains("run="));
+    // A run that is not the agent's open run is refused, not ignored.
+    let r = srv.post(
+        k,
+        "/api/v1/memories",
+        json!({"text": "Another fact", "runId": "run-nope"}),
+    );
+    r.error("run_not_found", 404);
 }

@@ -963,3 +963,77 @@ fn a_person_acts_on_an_agents_memory_and_the_route_answers_the_same() {
     );
     assert_eq!(a.status, 401);
 }
+
+/// A `str_replace` whose `old_str` is a whole line with its `\n` and whose
+/// `new_str` is empty deletes that entry, the last line too (the SDK's own
+/// file backend accepts it); a whole-file `create` that rewords a line
+/// beside an inserted one keeps that entry's expiry and place.
+#[test]
+fn a_deleted_line_removes_its_entry_and_a_reworded_one_keeps_its_metadata() {
+    let s = Sandbox::new();
+    init(&s);
+    for t in [
+        "Prefers tea in the morning",
+        "Works on the billing service",
+        "Lives in Lisbon",
+    ] {
+        s.run(&[
+            "--owner",
+            O,
+            "add",
+            t,
+            "--to",
+            "user",
+            "--expires",
+            "2031-01-15",
+        ])
+        .ok();
+    }
+    done(
+        &s,
+        json!({"command": "str_replace", "path": "/memories/USER.md",
+               "old_str": "Lives in Lisbon\n", "new_str": ""}),
+    );
+    assert_eq!(
+        texts(&s, "user"),
+        ["Prefers tea in the morning", "Works on the billing service"]
+    );
+    done(
+        &s,
+        json!({"command": "str_replace", "path": "/memories/USER.md",
+               "old_str": "Prefers tea in the morning\n", "new_str": ""}),
+    );
+    assert_eq!(texts(&s, "user"), ["Works on the billing service"]);
+    for t in ["Lives in Lisbon", "Prefers tea in the morning"] {
+        s.run(&[
+            "--owner",
+            O,
+            "add",
+            t,
+            "--to",
+            "user",
+            "--expires",
+            "2031-01-15",
+        ])
+        .ok();
+    }
+    let before = entry(&s, "Lives in Lisbon");
+    // A new line before the reworded one: the edit still pairs with it.
+    done(
+        &s,
+        json!({"command": "create", "path": "/memories/USER.md",
+               "file_text": "Works on the billing service\nHas a dog named Rex\nLives in Porto, near Lisbon\nPrefers tea in the morning\n"}),
+    );
+    assert_eq!(
+        texts(&s, "user"),
+        [
+            "Works on the billing service",
+            "Lives in Porto, near Lisbon",
+            "Prefers tea in the morning",
+            "Has a dog named Rex",
+        ]
+    );
+    let after = entry(&s, "Lives in Porto, near Lisbon");
+    assert_eq!(after["expires"], before["expires"], "{after}");
+    assert_eq!(after["created"], before["created"], "{after}");
+}

@@ -228,11 +228,14 @@ fn the_servers_refuse_a_missing_root_and_name_the_root_they_start_on() {
     assert!(e.contains(home.join("memory").to_str().unwrap()), "{e}");
     assert!(!s.dir.path().join("~").exists());
     assert!(!s.root.exists());
-    // On a root that exists, each says which, first.
+    // On a root that exists, each says which, first (`mcp` when asked for
+    // its log: by default it is silent on standard error).
     std::fs::create_dir(home.join("memory")).unwrap();
     let mut c = s.bare();
     c.env("HOME", &home)
-        .args(["--root", "~/memory", "--owner", "agt_m", "mcp"])
+        .args([
+            "--root", "~/memory", "--owner", "agt_m", "mcp", "--log", "info",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());

@@ -131,3 +131,96 @@ fn serve_review_every_zero_runs_none() {
     assert_eq!(s.read_text(DUE, "MEMORY.md"), MEMORY);
     assert!(!s.path(DUE, "episodes.md").exists());
 }
+
+const NEW: &str = "agt_new";
+const OLD: &str = "agt_old";
+
+/// The lines of a `memdir serve` started on `s` with `--review-every 1`,
+/// up to its second review pass (each pass says when it is done).
+fn two_passes(s: &Sandbox) -> Vec<String> {
+    let keys = s.dir.path().join("conf/keys.yaml");
+    let mut cmd = s.cmd(&["serve", "--listen", "127.0.0.1:0", "--review-every", "1"]);
+    cmd.arg("--keys").arg(&keys);
+    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn memdir serve");
+    let (tx, rx) = mpsc::channel::<String>();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let passes = |seen: &[String]| seen.iter().filter(|l| l.contains("review pass:")).count();
+    while passes(&seen) < 2 {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => seen.push(line),
+            Err(e) => panic!("no second review pass: {e}; {seen:#?}"),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    seen
+}
+
+#[test]
+fn serve_reviews_a_new_owner_first_at_the_scheduled_time_after_its_first_save() {
+    let s = Sandbox::new();
+    // The routine's time half a day from now: the first scheduled time
+    // after a save made now is hours away, whenever the test runs.
+    let now = chrono::Utc::now();
+    let at = (now + chrono::Duration::hours(12))
+        .format("%H:%M")
+        .to_string();
+    let routine = format!("review: {{at: \"{at}\", paused: false}}\n");
+    // A new agent's first saves, just now: the same fact in both stores,
+    // which a review would merge.
+    s.write(NEW, "memdir.yaml", &routine);
+    s.run_as(NEW, &["add", "Prefers tea"]).ok();
+    s.run_as(NEW, &["add", "--to", "user", "Prefers tea"]).ok();
+    // An owner whose first save is older than a period, never reviewed.
+    s.write(OLD, "memdir.yaml", &routine);
+    s.write(OLD, "MEMORY.md", MEMORY);
+    let (memory, user) = (s.read_text(NEW, "MEMORY.md"), s.read_text(NEW, "USER.md"));
+    // The routine says so: the new owner is due at the scheduled time
+    // after its first save, the old one now.
+    let v = s.json_ok(&["--owner", NEW, "review", "status"]);
+    assert_eq!(v["due"]["state"], "not_due", "{v}");
+    let next: chrono::DateTime<chrono::Utc> = v["next_due"]
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no next_due: {v}"));
+    assert_eq!(next.format("%H:%M").to_string(), at, "{v}");
+    let ahead = next - now;
+    assert!(
+        ahead > chrono::Duration::hours(11) && ahead <= chrono::Duration::hours(13),
+        "{v}"
+    );
+    let v = s.json_ok(&["--owner", OLD, "review", "status"]);
+    assert_eq!(v["due"]["state"], "due", "{v}");
+    // `memdir serve` reviews the old owner at start, the new one not at
+    // all (in its first pass or the next).
+    let seen = two_passes(&s);
+    let reviewed: Vec<&String> = seen
+        .iter()
+        .filter(|l| l.starts_with("memdir serve: reviewed "))
+        .collect();
+    assert_eq!(reviewed.len(), 1, "{seen:#?}");
+    assert!(
+        reviewed[0].starts_with(&format!("memdir serve: reviewed {OLD}: review-")),
+        "{seen:#?}"
+    );
+    let first = seen
+        .iter()
+        .find(|l| l.contains("review pass:"))
+        .expect("a pass");
+    assert!(
+        first.ends_with("review pass: 2 owners, 1 reviewed"),
+        "{seen:#?}"
+    );
+    assert!(s.read_text(OLD, "archive.md").contains("kind=merged"));
+    assert_eq!(s.read_text(NEW, "MEMORY.md"), memory);
+    assert_eq!(s.read_text(NEW, "USER.md"), user);
+    assert!(!s.path(NEW, "archive.md").exists());
+    assert!(!s.path(NEW, "episodes.md").exists());
+}

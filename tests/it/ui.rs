@@ -13,18 +13,18 @@ use std::collections::BTreeMap;
 use crate::http::{Server, keys_file, make_key, serve};
 use crate::util::Sandbox;
 
-const O: &str = "agt_o";
+pub(crate) const O: &str = "agt_o";
 
 /// What a page answered.
 #[derive(Debug)]
-struct Page {
-    status: u16,
-    headers: BTreeMap<String, Vec<String>>,
-    body: String,
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) headers: BTreeMap<String, Vec<String>>,
+    pub(crate) body: String,
 }
 
 impl Page {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .get(name)
             .and_then(|v| v.first())
@@ -32,7 +32,7 @@ impl Page {
     }
 
     /// The value of the first `name="NAME" value="…"` input after `from`.
-    fn input_after(&self, from: &str, name: &str) -> String {
+    pub(crate) fn input_after(&self, from: &str, name: &str) -> String {
         let at = self
             .body
             .find(from)
@@ -41,7 +41,7 @@ impl Page {
     }
 
     /// The HTML of the table row of `id`.
-    fn row(&self, id: &str) -> Option<&str> {
+    pub(crate) fn row(&self, id: &str) -> Option<&str> {
         let at = self.body.find(&format!("<tr id=\"fact-{id}\""))?;
         let end = self.body[at..]
             .find("</tr>")
@@ -50,7 +50,7 @@ impl Page {
     }
 
     /// The error code the page shows in its alert.
-    fn alert(&self) -> Option<String> {
+    pub(crate) fn alert(&self) -> Option<String> {
         let at = self
             .body
             .find("<div class=\"error\" role=\"alert\" data-code=\"")?;
@@ -60,7 +60,7 @@ impl Page {
 }
 
 /// The value of the first input `name` in `html`.
-fn input(html: &str, name: &str) -> String {
+pub(crate) fn input(html: &str, name: &str) -> String {
     let needle = format!("name=\"{name}\" value=\"");
     let at = html
         .find(&needle)
@@ -71,14 +71,14 @@ fn input(html: &str, name: &str) -> String {
 
 /// A browser: its cookies (by name), the origin it sends, no redirects
 /// followed.
-struct Browser {
+pub(crate) struct Browser {
     base: String,
     agent: ureq::Agent,
-    cookies: BTreeMap<String, String>,
+    pub(crate) cookies: BTreeMap<String, String>,
 }
 
 impl Browser {
-    fn new(srv: &Server) -> Browser {
+    pub(crate) fn new(srv: &Server) -> Browser {
         Browser {
             base: srv.base.clone(),
             agent: ureq::Agent::config_builder()
@@ -124,7 +124,7 @@ impl Browser {
         }
     }
 
-    fn get(&mut self, path: &str) -> Page {
+    pub(crate) fn get(&mut self, path: &str) -> Page {
         let r = self
             .agent
             .get(format!("{}{path}", self.base))
@@ -134,12 +134,12 @@ impl Browser {
     }
 
     /// A form posted from our own origin.
-    fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
         let origin = self.base.clone();
         self.post_from(&origin, path, fields)
     }
 
-    fn post_from(&mut self, origin: &str, path: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) fn post_from(&mut self, origin: &str, path: &str, fields: &[(&str, &str)]) -> Page {
         let body: String = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(fields)
             .finish();
@@ -153,8 +153,29 @@ impl Browser {
         self.finish(r)
     }
 
+    /// The page a form's `303` leads to (a page of ours), as the browser
+    /// loads it next.
+    #[track_caller]
+    pub(crate) fn follow(&mut self, r: Page) -> Page {
+        assert_eq!(r.status, 303, "a form answers with a redirect: {r:?}");
+        let to = r
+            .header("location")
+            .unwrap_or_else(|| panic!("a 303 without a Location: {r:?}"))
+            .to_owned();
+        assert!(to.starts_with("/ui/"), "{to} is not a page of ours");
+        self.get(&to)
+    }
+
+    /// A form posted from our own origin, and the page its redirect leads
+    /// to.
+    #[track_caller]
+    pub(crate) fn submit(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let r = self.post(path, fields);
+        self.follow(r)
+    }
+
     /// Posts `key` to the login form.
-    fn login(&mut self, key: &str) -> Page {
+    pub(crate) fn login(&mut self, key: &str) -> Page {
         let form = self.get("/ui/login");
         assert_eq!(form.status, 200, "{form:?}");
         assert!(form.body.contains("<form id=\"login\""), "{}", form.body);
@@ -163,7 +184,7 @@ impl Browser {
     }
 
     /// Logs in with a person's key: the agents page follows.
-    fn logged_in(srv: &Server, key: &str) -> Browser {
+    pub(crate) fn logged_in(srv: &Server, key: &str) -> Browser {
         let mut b = Browser::new(srv);
         let r = b.login(key);
         assert_eq!(r.status, 303, "{r:?}");
@@ -183,7 +204,13 @@ impl Browser {
     }
 
     /// Posts an action of the row `id` as the page `page` rendered it.
-    fn act(&mut self, page: &Page, id: &str, action: &str, extra: &[(&str, &str)]) -> Page {
+    pub(crate) fn act(
+        &mut self,
+        page: &Page,
+        id: &str,
+        action: &str,
+        extra: &[(&str, &str)],
+    ) -> Page {
         let row = page
             .row(id)
             .unwrap_or_else(|| panic!("no row {id}: {}", page.body));
@@ -197,13 +224,13 @@ impl Browser {
             ("hash", hash.as_str()),
         ];
         fields.extend_from_slice(extra);
-        self.post(&format!("/ui/agents/{O}/actions"), &fields)
+        self.submit(&format!("/ui/agents/{O}/actions"), &fields)
     }
 }
 
 /// A root with the agent `O` holding `facts`, a person's key and an
 /// agent's, and a server.
-fn setup(facts: &[&str]) -> (Sandbox, Server, String, String) {
+pub(crate) fn setup(facts: &[&str]) -> (Sandbox, Server, String, String) {
     let s = Sandbox::new();
     for f in facts {
         s.run_as(O, &["add", f]).ok();
@@ -214,7 +241,7 @@ fn setup(facts: &[&str]) -> (Sandbox, Server, String, String) {
     (s, srv, person, agent)
 }
 
-fn id_of(s: &Sandbox, text: &str) -> String {
+pub(crate) fn id_of(s: &Sandbox, text: &str) -> String {
     let v = s.json_ok(&["--owner", O, "list", "--all"]);
     v["rows"]
         .as_array()
@@ -249,6 +276,7 @@ fn only_a_person_s_key_logs_in_and_attempts_are_limited() {
     assert_eq!(anon.get("/").header("location"), Some("/ui/"));
     // An agent's key: 403; a wrong one: 401 (two attempts more).
     let r = anon.login(&agent);
+    let r = anon.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (403, Some("person_only")),
@@ -257,12 +285,13 @@ fn only_a_person_s_key_logs_in_and_attempts_are_limited() {
     );
     assert!(!anon.cookies.contains_key("memdir_session"));
     let r = anon.login("mdk_0000000000000000000000000000000000000000000000000000000000000000");
+    let r = anon.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (401, Some("unauthorized"))
     );
     // A login without the form's token is refused, and counts.
-    let r = anon.post("/ui/login", &[("key", &person)]);
+    let r = anon.submit("/ui/login", &[("key", &person)]);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (403, Some("csrf_refused"))
@@ -270,9 +299,11 @@ fn only_a_person_s_key_logs_in_and_attempts_are_limited() {
     // Ten attempts a minute from one address: the 11th is 429, even with
     // the right key.
     for _ in 0..6 {
-        assert_eq!(anon.login("mdk_wrong").status, 401);
+        let r = anon.login("mdk_wrong");
+        assert_eq!(anon.follow(r).status, 401);
     }
     let r = anon.login(&person);
+    let r = anon.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (429, Some("too_many_attempts"))
@@ -318,7 +349,7 @@ fn posts_need_the_token_and_our_origin_and_pages_our_host_and_headers() {
     let mut f = fields("");
     f[2].1 = &id;
     f.push(("hash", &hash));
-    let r = b.post(&path, &f);
+    let r = b.submit(&path, &f);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (403, Some("csrf_refused")),
@@ -353,7 +384,7 @@ fn posts_need_the_token_and_our_origin_and_pages_our_host_and_headers() {
         (421, Some("misdirected_request"))
     );
     // And with the token from our origin, the veto goes through.
-    let r = b.post(&path, &f2);
+    let r = b.submit(&path, &f2);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(!snapshot(&s).contains("Prefers tea"));
 }
@@ -382,7 +413,7 @@ fn a_veto_leaves_the_snapshot_and_undo_brings_it_back() {
     assert!(r.body.contains("data-action=\"undo\""), "{}", r.body);
     let csrf = r.input_after("data-action=\"undo\"", "csrf");
     let hash = r.input_after("data-action=\"undo\"", "hash");
-    let undone = b.post(
+    let undone = b.submit(
         &format!("/ui/agents/{O}/actions"),
         &[
             ("csrf", &csrf),
@@ -628,7 +659,7 @@ fn a_blocked_entry_is_marked_and_revealed_only_on_purpose_and_a_save_goes_throug
     let csrf = input(&page.body, "csrf");
     let hu = page.input_after("data-action=\"save\"", "hash_user");
     let hm = page.input_after("data-action=\"save\"", "hash_memory");
-    let r = b.post(
+    let r = b.submit(
         &format!("/ui/agents/{O}/actions"),
         &[
             ("csrf", &csrf),
@@ -683,7 +714,7 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     );
     let csrf = input(&page.body, "csrf");
     // A proposal changed since the page was rendered is not approved.
-    let r = br.post(
+    let r = br.submit(
         "/ui/learnings",
         &[
             ("csrf", &csrf),
@@ -703,7 +734,7 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     // Approved as rendered: in the agent's snapshot, listed as approved.
     let seen = input(page.learning(&a).unwrap(), "seen_text");
     assert_eq!(seen, plain);
-    let r = br.post(
+    let r = br.submit(
         "/ui/learnings",
         &[
             ("csrf", &csrf),
@@ -720,7 +751,7 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     assert!(row.contains("data-action=\"retire\""), "{row}");
     assert!(snapshot(&s).contains(plain));
     // Rejected with a reason.
-    let r = br.post(
+    let r = br.submit(
         "/ui/learnings",
         &[
             ("csrf", &csrf),
@@ -738,7 +769,7 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     let v = s.json_ok(&["--person", "ann", "learnings"]);
     assert!(v.to_string().contains("rejected"), "{v}");
     // Retired: out of the snapshot again.
-    let r = br.post(
+    let r = br.submit(
         "/ui/learnings",
         &[("csrf", &csrf), ("action", "retire"), ("id", &a)],
     );
@@ -746,7 +777,7 @@ fn learnings_are_reviewed_on_their_page_approved_rejected_retired() {
     assert!(r.learning(&a).unwrap().contains("data-state=\"retired\""));
     assert!(!snapshot(&s).contains(plain));
     // Without the token nothing is done.
-    let r = br.post(
+    let r = br.submit(
         "/ui/learnings",
         &[("action", "reject"), ("id", &a), ("reason", "x")],
     );
@@ -790,7 +821,7 @@ fn decisions_list_pending_learnings_and_findings_and_keep_one_of_a_pair() {
     let csrf = input(&page.body, "csrf");
     let (store, hash) = (input(form, "store"), input(form, "hash"));
     assert_eq!(store, "memory");
-    let r = b.post(
+    let r = b.submit(
         "/ui/decisions",
         &[
             ("csrf", &csrf),
@@ -831,13 +862,13 @@ fn dreaming_pauses_runs_a_review_in_the_background_and_undoes_it() {
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains("data-paused=\"false\""), "{}", page.body);
     let csrf = input(&page.body, "csrf");
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "pause")]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "pause")]);
     assert!(r.body.contains("data-paused=\"true\""), "{}", r.body);
     assert!(r.body.contains("data-action=\"resume\""), "{}", r.body);
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "resume")]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "resume")]);
     assert!(r.body.contains("data-paused=\"false\""), "{}", r.body);
     // Run now: the answer comes at once, the page polls until done.
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "run")]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "run")]);
     assert_eq!(r.status, 200, "{}", r.body);
     let mut page = r;
     for _ in 0..600 {
@@ -861,7 +892,7 @@ fn dreaming_pauses_runs_a_review_in_the_background_and_undoes_it() {
         .find("data-action=\"undo-review\"")
         .unwrap_or_else(|| panic!("{}", page.body));
     let id = input(&page.body[at..], "id");
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[("csrf", &csrf), ("action", "undo-review"), ("id", &id)],
     );
@@ -893,7 +924,7 @@ fn post_decision(b: &mut Browser, fields: &[(String, String)]) -> Page {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    b.post("/ui/decisions", &pairs)
+    b.submit("/ui/decisions", &pairs)
 }
 
 /// A conflict pair in O's MEMORY.md (written by hand as a merge leaves
@@ -955,7 +986,7 @@ fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_
     // in the page.
     let csrf = input(&r.body, "csrf");
     let hash = sha(&s, "MEMORY.md");
-    let r = b.post(
+    let r = b.submit(
         "/ui/decisions",
         &[
             ("csrf", &csrf),
@@ -1070,7 +1101,7 @@ fn decisions_keep_one_copy_of_an_exact_duplicate() {
     let page = b.get("/ui/decisions");
     let csrf = input(&page.body, "csrf");
     let memory = sha(&s, "MEMORY.md");
-    let r = b.post(
+    let r = b.submit(
         "/ui/decisions",
         &[
             ("csrf", &csrf),
@@ -1172,10 +1203,10 @@ fn a_form_over_64_kib_is_answered_413_and_nothing_is_done() {
         r.body
     );
     assert!(s.read_text(O, "MEMORY.md").contains("Prefers tea"));
-    let r = b.post("/ui/decisions", &[("action", "one"), ("pad", &big)]);
+    let r = b.submit("/ui/decisions", &[("action", "one"), ("pad", &big)]);
     assert_eq!(r.status, 413, "{}", r.body);
     // Logging out with such a body does not end the session.
-    let r = b.post("/ui/logout", &[("pad", &big)]);
+    let r = b.submit("/ui/logout", &[("pad", &big)]);
     assert_eq!(r.status, 413, "{}", r.body);
     assert_eq!(b.get("/ui/").status, 200);
 }
@@ -1272,7 +1303,7 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
     assert!(!two.contains(&first), "{two}");
     // Undo the first, whole: its fact is back, the review shown undone.
     let csrf = input(&page.body, "csrf");
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[("csrf", &csrf), ("action", "undo-review"), ("id", &r1)],
     );
@@ -1288,7 +1319,7 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
     let path = s.root.join(O).join("MEMORY.md");
     let src = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{src}- The old port is 5432\n")).unwrap();
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[("csrf", &csrf), ("action", "undo-review"), ("id", &r2)],
     );
@@ -1296,7 +1327,7 @@ fn dreaming_lists_every_past_review_with_its_diffs_and_undoes_whole_or_partly() 
     assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
     assert!(r.body.contains("class=\"hint\""), "{}", r.body);
     assert!(!s.read_text(O, "USER.md").contains("Works from Lisbon"));
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[
             ("csrf", &csrf),
@@ -1328,7 +1359,7 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     let mut b = Browser::logged_in(&srv, &person);
     let page = b.get(&url);
     let csrf = input(&page.body, "csrf");
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "dry-run")]);
     assert_eq!(r.status, 200, "{}", r.body);
     let page = run_done(&mut b, &url, r);
     // The plan shown, nothing written, an Apply as previewed.
@@ -1349,7 +1380,7 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
         .unwrap_or_else(|| panic!("{}", page.body));
     let plan = input(&page.body[at..], "id");
     assert!(page.body.contains(&format!("data-plan=\"{plan}\"")));
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(!s.read_text(O, "MEMORY.md").contains("The old host is db-1"));
     assert!(
@@ -1362,7 +1393,7 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     // A second dry run, then a hand edit: the apply is refused, with the
     // hint, and nothing is written.
     s.add_expired(O, "MEMORY.md", "The old port is 5432");
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "dry-run")]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "dry-run")]);
     let page = run_done(&mut b, &url, r);
     let at = page
         .body
@@ -1372,7 +1403,7 @@ fn dreaming_previews_a_dry_run_and_applies_it_as_previewed_unless_the_files_chan
     let path = s.root.join(O).join("MEMORY.md");
     let src = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{src}- Written by hand\n")).unwrap();
-    let r = b.post(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
+    let r = b.submit(&url, &[("csrf", &csrf), ("action", "apply"), ("id", &plan)]);
     assert_eq!(r.status, 409, "{}", r.body);
     assert_eq!(r.alert().as_deref(), Some("review_changed"), "{}", r.body);
     assert!(r.body.contains("class=\"hint\""), "{}", r.body);
@@ -1579,7 +1610,7 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     assert!(!one.body.contains("<img"), "{}", one.body);
     let csrf = input(&list.body, "csrf");
     // No token: refused, nothing forgotten.
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[("action", "forget"), ("name", "deploy"), ("confirm", "yes")],
     );
@@ -1587,7 +1618,7 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     assert!(r.body.contains("csrf_refused"), "{}", r.body);
     assert!(s.path(O, "skills/deploy").exists());
     // The box not checked: refused in the page.
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[("csrf", &csrf), ("action", "forget"), ("name", "deploy")],
     );
@@ -1595,7 +1626,7 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     assert_eq!(r.alert().as_deref(), Some("invalid_request"), "{}", r.body);
     assert!(s.path(O, "skills/deploy").exists());
     // Confirmed: gone, from the page and the folder.
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[
             ("csrf", &csrf),
@@ -1609,7 +1640,7 @@ fn skills_are_listed_shown_as_text_and_forgotten_only_with_the_token_and_the_box
     assert!(!r.body.contains("data-skill=\"deploy\""), "{}", r.body);
     assert!(!s.path(O, "skills/deploy").exists());
     // Again: the api's error, shown in the page.
-    let r = b.post(
+    let r = b.submit(
         &url,
         &[
             ("csrf", &csrf),
@@ -1683,16 +1714,23 @@ pub(crate) fn login_link(s: &Sandbox, srv: &Server) -> String {
     path.to_owned()
 }
 
-/// Presses the button of the login link's page `path`.
+/// Presses the button of the login link's page `path`; when the page
+/// refuses the link (used, expired, never made: no button), posts what a
+/// page opened earlier would, with the login form's token.
 fn redeem(b: &mut Browser, path: &str) -> Page {
     let page = b.get(path);
-    assert_eq!(page.status, 200, "{page:?}");
-    assert!(
-        page.body.contains("<form id=\"login-link\""),
-        "{}",
-        page.body
-    );
-    let csrf = input(&page.body, "csrf");
+    let csrf = if page.body.contains("<form id=\"login-link\"") {
+        assert_eq!(page.status, 200, "{page:?}");
+        input(&page.body, "csrf")
+    } else {
+        assert_eq!(
+            (page.status, page.alert().as_deref()),
+            (401, Some("unauthorized")),
+            "{}",
+            page.body
+        );
+        input(&b.get("/ui/login").body, "csrf")
+    };
     b.post(path, &[("csrf", &csrf)])
 }
 
@@ -1720,7 +1758,7 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     assert_eq!(std::fs::read_to_string(&links).unwrap(), kept);
     // Without the login form's token: refused, and the link is still good.
     let mut forged = Browser::new(&srv);
-    let r = forged.post(&path, &[("csrf", "0")]);
+    let r = forged.submit(&path, &[("csrf", "0")]);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (403, Some("csrf_refused"))
@@ -1741,6 +1779,7 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     // A second use: refused like a wrong key, no session.
     let mut again = Browser::new(&srv);
     let r = redeem(&mut again, &path);
+    let r = again.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (401, Some("unauthorized"))
@@ -1764,6 +1803,7 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     std::fs::write(&links, moved).unwrap();
     let mut late = Browser::new(&srv);
     let r = redeem(&mut late, &old);
+    let r = late.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (401, Some("unauthorized"))
@@ -1796,9 +1836,11 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     let wrong = format!("/ui/login/link/{}", "0".repeat(64));
     let mut w = Browser::new(&srv);
     for _ in 0..6 {
-        assert_eq!(redeem(&mut w, &wrong).status, 401);
+        let r = redeem(&mut w, &wrong);
+        assert_eq!(w.follow(r).status, 401);
     }
     let r = redeem(&mut w, &good);
+    let r = w.follow(r);
     assert_eq!(
         (r.status, r.alert().as_deref()),
         (429, Some("too_many_attempts"))

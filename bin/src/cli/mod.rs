@@ -4,10 +4,12 @@
 //! command line's transport.
 
 mod globals;
+mod groups;
 mod input;
 mod request;
 mod tool;
 mod tree;
+mod values;
 
 use clap::Parser;
 

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use memdir::api::{self, Request, Response, Who};
+use memdir::api::{self, Request, Response, RunRef, Who};
 use memdir::{Error, Keep, Op, PutOptions, Store};
 
 use super::input::{put_streamed, read_content, read_stdin};
@@ -49,7 +49,7 @@ pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Response, Error>
 fn in_run(run: Option<String>, request: Request) -> Request {
     match run {
         Some(run_id) => Request::InRun {
-            run_id,
+            run: RunRef::Id(run_id),
             within: Box::new(request),
         },
         None => request,
@@ -183,11 +183,13 @@ fn request(command: Ask) -> Result<Request, Error> {
                     task,
                     skills,
                     workflow,
+                    session,
                 },
         } => Request::BeginRun {
             task,
             skills,
             workflow,
+            session,
         },
         Ask::Import {
             command:
@@ -263,8 +265,8 @@ fn request(command: Ask) -> Result<Request, Error> {
             SkillCommand::Forget { name } => Request::SkillForget { name },
         },
         Ask::Run {
-            command: RunCommand::Finish { run, text },
-        } => Request::FinishRun { run_id: run, text },
+            command: RunCommand::Finish { run, text, session },
+        } => finish(run, text, session)?,
         Ask::Runs {
             command:
                 RunsCommand::Search {
@@ -319,4 +321,29 @@ fn request(command: Ask) -> Result<Request, Error> {
             },
         },
     })
+}
+
+/// `run finish`: `RUN [TEXT]`, or `--session KEY [TEXT]` (whose one
+/// argument is the text).
+fn finish(
+    run: Option<String>,
+    text: Option<String>,
+    session: Option<String>,
+) -> Result<Request, Error> {
+    match (session, run, text) {
+        (Some(_), Some(_), Some(_)) => Err(Error::Usage {
+            message: "run finish --session KEY takes one TEXT, no run id".into(),
+        }),
+        (Some(key), first, second) => Ok(Request::FinishRun {
+            run: RunRef::Session(key),
+            text: first.or(second),
+        }),
+        (None, Some(id), text) => Ok(Request::FinishRun {
+            run: RunRef::Id(id),
+            text,
+        }),
+        (None, None, _) => Err(Error::Usage {
+            message: "run finish needs the run id, or --session KEY".into(),
+        }),
+    }
 }

@@ -7,6 +7,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
+use memdir::api::{Request, RunRef};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -207,4 +208,17 @@ pub(super) struct FormatQuery {
     pub(super) allow_empty: Option<bool>,
     /// A person's key asking for flagged text as the files hold it.
     pub(super) raw: Option<bool>,
+}
+
+/// `request` made inside the run a body names (`runId`): a fact saved
+/// records it (`run=` and `task=` in its metadata), as the command line's
+/// `add --run` does.
+pub(super) fn in_run(run: Option<String>, request: Request) -> Request {
+    match run {
+        Some(id) => Request::InRun {
+            run: RunRef::Id(id),
+            within: Box::new(request),
+        },
+        None => request,
+    }
 }

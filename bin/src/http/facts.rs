@@ -13,7 +13,7 @@ use memdir::{FactKind, Status};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::answer::{budget, ok, parse, query};
+use super::answer::{budget, in_run, ok, parse, query};
 use super::{App, Fail};
 
 #[derive(Debug, Deserialize)]
@@ -24,6 +24,9 @@ struct SaveBody {
     supersedes: Option<String>,
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
+    /// The agent's begun, unfinished run the fact comes from.
+    #[serde(rename = "runId", alias = "run_id")]
+    run_id: Option<String>,
 }
 
 /// A memory's row as `list` shows it, found by id.
@@ -60,7 +63,7 @@ pub(super) async fn save(
                 expires: b.expires_at,
                 supersedes: b.supersedes,
             };
-            match api::execute(store, who, Request::Write { op })? {
+            match api::execute(store, who, in_run(b.run_id, Request::Write { op }))? {
                 Answer::Written(w) => {
                     let o = &w.outcome;
                     let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
@@ -85,6 +88,9 @@ struct DayBody {
     line: Option<String>,
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
+    /// The agent's begun, unfinished run the line belongs to.
+    #[serde(rename = "runId", alias = "run_id")]
+    run_id: Option<String>,
 }
 
 pub(super) async fn day(
@@ -105,11 +111,14 @@ pub(super) async fn day(
             let r = api::execute(
                 store,
                 who,
-                Request::Day {
-                    line,
-                    task: None,
-                    run: None,
-                },
+                in_run(
+                    b.run_id,
+                    Request::Day {
+                        line,
+                        task: None,
+                        run: None,
+                    },
+                ),
             )?;
             Ok(render::json(&r))
         })

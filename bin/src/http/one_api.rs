@@ -13,7 +13,7 @@ use memdir::{PutOptions, PutStatus};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::answer::{Args, Common, FormatQuery, budget, formatted, parse};
+use super::answer::{Args, Common, FormatQuery, budget, formatted, in_run, parse};
 use super::{App, Fail, blocking, uploads};
 
 pub(super) async fn snapshot(
@@ -62,6 +62,9 @@ pub(super) async fn recall(
 struct RememberBody {
     text: Option<String>,
     scope: Option<Scope>,
+    /// The agent's begun, unfinished run the fact comes from.
+    #[serde(rename = "runId", alias = "run_id")]
+    run_id: Option<String>,
     #[serde(flatten)]
     common: Common,
 }
@@ -86,9 +89,12 @@ pub(super) async fn remember(
             move |store, who| match api::execute(
                 store,
                 who,
-                Request::Write {
-                    op: Op::add(scope, text),
-                },
+                in_run(
+                    b.run_id,
+                    Request::Write {
+                        op: Op::add(scope, text),
+                    },
+                ),
             )? {
                 Answer::Written(w) => {
                     let o = &w.outcome;

@@ -106,7 +106,7 @@ pub const ROUTES: &[Route] = &[
     r(
         "POST",
         "/v1/memory/remember",
-        "Store {text, scope}: 201 added, 200 already stored",
+        "Store {text, scope, runId}: 201 added, 200 already stored",
         || post(remember),
     ),
     r(
@@ -148,7 +148,7 @@ pub const ROUTES: &[Route] = &[
     r(
         "POST",
         "/api/v1/memories",
-        "Save a fact {text, expiresAt, supersedes, agentId}: 201",
+        "Save a fact {text, expiresAt, supersedes, agentId, runId}: 201",
         || post(save),
     ),
     r(
@@ -280,24 +280,27 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/login",
-        "Log in with a person's key {key, csrf}: 303 to /ui/ with the session cookie; 401, 403 (an agent's key), 429",
+        "Log in with a person's key {key, csrf}: 303 to /ui/ with the session cookie; refused (401, 403 an agent's key, 429), 303 to /ui/login, which says why",
         || post(login::submit),
     ),
     page(
         "GET",
         "/ui/login/link/{token}",
-        "A one-time login link's page: a button, nothing used (memdir --person ID ui)",
+        "A one-time login link's page: the person it logs in and a button, nothing used (memdir --person ID ui); 401 when used, expired or unknown",
         || get(login_link::show),
     ),
     page(
         "POST",
         "/ui/login/link/{token}",
-        "Use a one-time login link {csrf}: 303 to /ui/ with the session cookie; 401 (used, expired or unknown), 429",
+        "Use a one-time login link {csrf}: 303 to /ui/ with the session cookie; refused (401 used, expired or unknown, 429), 303 to the link's page, which says why",
         || post(login_link::redeem),
     ),
-    page("POST", "/ui/logout", "End the session {csrf}", || {
-        post(login::logout)
-    }),
+    page(
+        "POST",
+        "/ui/logout",
+        "End the session {csrf}: 303 to /ui/login",
+        || post(login::logout),
+    ),
     page(
         "GET",
         "/ui/static/ui.css",
@@ -319,7 +322,7 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/agents/{agent}/actions",
-        "An action on the agent's memory {action, id, store, hash, csrf, …}: the page again, or 409 store_changed",
+        "An action on the agent's memory {action, id, store, hash, csrf, …}: 303 to the agent's page, which says what was done or why not (409 store_changed)",
         || post(actions::post),
     ),
     page(
@@ -343,7 +346,7 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/learnings",
-        "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: the page again, or 409 learning_changed",
+        "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: 303 to the page, which says what was done or why not (409 learning_changed)",
         || post(learnings_page::post),
     ),
     page(
@@ -355,7 +358,7 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/decisions",
-        "Resolve a finding {action (keep, archive), agent, id, others, reason, csrf}: the page again",
+        "Resolve a finding {action (keep, both, live, one, archive), agent, id, others, reason, store, hash, csrf}: 303 to the page, which says what was done or why not",
         || post(decisions::post),
     ),
     page(
@@ -367,7 +370,7 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/agents/{agent}/dreaming",
-        "Pause, resume, run a review or a dry run in the background, apply a dry run as previewed, or undo a review whole or partly {action, id, partial, csrf}: the page again",
+        "Pause, resume, run a review or a dry run in the background, apply a dry run as previewed, or undo a review whole or partly {action, id, partial, csrf}: 303 to the page, which says what was done or why not",
         || post(dreaming::post),
     ),
     page(
@@ -403,7 +406,7 @@ pub const ROUTES: &[Route] = &[
     page(
         "POST",
         "/ui/agents/{agent}/skills",
-        "Forget a skill {action: forget, name, confirm: yes, csrf}: the page again",
+        "Forget a skill {action: forget, name, confirm: yes, csrf}: 303 to the page, which says what was done or why not",
         || post(skills_page::post),
     ),
     page(
@@ -463,10 +466,12 @@ async fn openapi() -> Response {
         {
             o.insert("x-dashboard".into(), json!(true));
             o.insert("tags".into(), json!(["dashboard"]));
-            o.insert(
-                "responses".into(),
-                json!({"200": {"description": "an HTML page (303 to the login page without a session)"}}),
-            );
+            let answer = if route.method == "POST" {
+                json!({"303": {"description": "a form's answer: to a page of the dashboard, which says what was done or why not"}})
+            } else {
+                json!({"200": {"description": "an HTML page (303 to the login page without a session)"}})
+            };
+            o.insert("responses".into(), answer);
         }
         if let Some(entry) = paths
             .entry(route.path)

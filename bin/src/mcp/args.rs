@@ -1,15 +1,12 @@
-//! The tools' arguments, typed per action, and the one place their errors
-//! are worded. A tool takes its arguments as raw JSON and parses them here,
-//! so a bad argument answers in the seed's words ("content is required for
-//! remember", "action must be one of: …") as a tool error; the schema a
-//! client sees is the typed one.
+//! The tools' arguments: what a client sends, one flat object per tool
+//! (`MemoryArgs`, `LearnArgs`, `GetResultArgs`, `PutResultArgs`, whose
+//! schemas are what `tools/list` shows, see `listing`), then checked per
+//! action and turned into the typed per-action call (`MemoryCall`,
+//! `LearnCall`). Both steps word their refusals as the seed does
+//! ("content is required for remember", "action must be one of: …").
 
-use std::sync::Arc;
-
-use memdir::Scope;
 use memdir::api::args::from_value;
-use memdir::{FactKind, Status};
-use rmcp::model::JsonObject;
+use memdir::{FactKind, Keep, Scope, Status};
 use rmcp::schemars;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -18,17 +15,18 @@ use serde_json::Value;
 /// The arguments every tool takes to name an owner (the namespace rule).
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 pub struct Identity {
-    /// A person's server: the agent whose memory to use (`list` without it
-    /// lists every agent's).
+    /// The agent whose memory to use (`list` without it: every agent's).
     #[serde(rename = "agentId", alias = "agent_id")]
+    #[schemars(extend("x-for" = "person"))]
     pub agent_id: Option<String>,
     /// Honoured only when it names this server's own identity; anything
     /// else is ignored with a warning.
+    #[schemars(extend("x-for" = "none"))]
     pub memory_owner: Option<String>,
     /// Same as `memory_owner`.
+    #[schemars(extend("x-for" = "none"))]
     pub owner: Option<String>,
-    /// The user's words, for the record (accepted as the seed's examples
-    /// send it; not used).
+    /// The user's words that led to the call (optional, not stored).
     #[allow(dead_code)]
     pub user_request: Option<String>,
 }
@@ -44,83 +42,39 @@ impl Identity {
     }
 }
 
-/// `remember`'s store: `user` (USER.md) or `memory` (MEMORY.md).
+/// The `memory` tool's actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Target {
-    /// USER.md: what you know about the user.
-    User,
-    /// MEMORY.md: your own notes.
-    Memory,
-}
-
-impl From<Target> for Scope {
-    fn from(t: Target) -> Scope {
-        match t {
-            Target::User => Scope::User,
-            Target::Memory => Scope::Memory,
-        }
-    }
-}
-
-/// `list`'s kind (the library's `FactKind`, with a schema).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Facts.
-    Fact,
-    /// Day logs.
+pub enum Action {
+    /// your memory as a run starting now sees it
+    Recall,
+    /// add (default), replace, remove or read an entry of `target`
+    Remember,
+    /// search past runs' journal lines for `query`
+    SearchRuns,
+    /// one past run by `run_id`
+    GetRun,
+    /// a MEMORY.md fact with `expires`, `supersedes`
+    Save,
+    /// `content` as a line of today's day log
     Day,
-}
-
-impl From<Kind> for FactKind {
-    fn from(k: Kind) -> FactKind {
-        match k {
-            Kind::Fact => FactKind::Fact,
-            Kind::Day => FactKind::Day,
-        }
-    }
-}
-
-/// `list`'s status (the library's `Status`, with a schema).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum State {
-    /// Live memories.
-    Active,
-    /// Archived ones.
-    Archived,
-}
-
-impl From<State> for Status {
-    fn from(s: State) -> Status {
-        match s {
-            State::Active => Status::Active,
-            State::Archived => Status::Archived,
-        }
-    }
-}
-
-/// `resolve`'s `keep` (the library's `Keep`, with a schema).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Keep {
-    /// Both versions of a `conflict=` pair (their marks dropped).
-    Both,
-    /// The live fact of one live and archived (its archive records removed).
-    Live,
-    /// The first copy of an exact duplicate.
-    One,
-}
-
-impl From<Keep> for memdir::Keep {
-    fn from(k: Keep) -> memdir::Keep {
-        match k {
-            Keep::Both => memdir::Keep::Both,
-            Keep::Live => memdir::Keep::Live,
-            Keep::One => memdir::Keep::One,
-        }
-    }
+    /// memories newest first (`kind`, `status`, `limit`)
+    List,
+    /// archive `id` with a `reason`
+    Archive,
+    /// bring archived `id` back
+    Unarchive,
+    /// settle what a merge left of `id` (`keep`)
+    Resolve,
+    /// veto `id` (`reason`)
+    #[schemars(extend("x-for" = "person"))]
+    Veto,
+    /// the facts a recall would pick for `query`, with scores
+    RecallFacts,
+    /// `text` as a learning for every agent, once a person approves it
+    Propose,
+    /// the approved learnings and your proposals
+    Learnings,
 }
 
 /// `remember`'s operations.
@@ -137,158 +91,225 @@ pub enum Operation {
     Read,
 }
 
-/// `remember`'s arguments.
+/// The `memory` tool's arguments as a client sends them: one flat object,
+/// `action` naming what to do; each action's own arguments are checked by
+/// [`MemoryArgs::call`].
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-pub struct Remember {
-    /// `user` (USER.md, what you know about the user) or `memory`
-    /// (MEMORY.md, your own notes). Default `memory`; a replace or remove
-    /// without it looks in both stores.
-    pub target: Option<Target>,
-    /// add (default), replace, remove or read.
+pub struct MemoryArgs {
+    /// What to do:
+    pub action: Action,
+    /// remember's store: `memory` (MEMORY.md, your notes; the default) or
+    /// `user` (USER.md, facts about the user). A replace or remove
+    /// without it looks in both.
+    pub target: Option<Scope>,
+    /// remember: add (default), replace, remove or read.
     pub operation: Option<Operation>,
-    /// The text to store (add, replace).
+    /// remember, save, day: the fact, at most 500 characters; a fact, not
+    /// an instruction.
     pub content: Option<String>,
-    /// replace, remove: an entry's `mem_` id, or a part of exactly one
-    /// entry's text, copied verbatim from the current entries.
+    /// remember's replace and remove: the entry's `mem_` id, or part of
+    /// exactly one entry's text, copied verbatim.
     pub old_text: Option<String>,
+    /// search_runs, recall_facts: what to look for.
+    pub query: Option<String>,
+    /// search_runs, list: at most this many.
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+    /// get_run: the run id.
+    pub run_id: Option<String>,
+    /// save: YYYY-MM-DD or RFC 3339 (default: in 90 days).
+    pub expires: Option<String>,
+    /// save: the `mem_` id of a live fact this one replaces.
+    pub supersedes: Option<String>,
+    /// list: `fact` or `day`.
+    pub kind: Option<FactKind>,
+    /// list: `active` or `archived`.
+    pub status: Option<Status>,
+    /// The memory's `mem_` id (archive, unarchive, resolve).
+    pub id: Option<String>,
+    /// archive: why.
+    pub reason: Option<String>,
+    /// resolve: both (a conflict pair), live (a fact also archived) or one
+    /// (a duplicate).
+    pub keep: Option<Keep>,
+    /// propose: the learning, a fact every agent needs.
+    pub text: Option<String>,
     #[serde(flatten)]
     #[allow(missing_docs)]
     pub who: Identity,
 }
 
-/// The `memory` tool's arguments: one shape per action (`action` names it).
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "action", rename_all = "snake_case")]
+/// `remember`'s arguments, checked.
+#[derive(Debug, Clone)]
+pub struct Remember {
+    /// The store named, if any.
+    pub target: Option<Scope>,
+    /// The operation.
+    pub operation: Operation,
+    /// The text to store (add, replace).
+    pub content: Option<String>,
+    /// The entry a replace or remove names.
+    pub old_text: Option<String>,
+}
+
+/// One call of the `memory` tool, its action's arguments checked.
+#[derive(Debug, Clone)]
 pub enum MemoryCall {
-    /// The snapshot a run starting now would get (MEMORY.md + USER.md).
-    Recall {
-        #[serde(flatten)]
-        who: Identity,
-    },
-    /// Edit or read USER.md (`target: user`) or MEMORY.md (`target: memory`).
+    /// The snapshot a run starting now would get.
+    Recall,
+    /// Edit or read a store.
     Remember(Remember),
-    /// Search the run journal (episodes.md).
+    /// Search the run journal.
     SearchRuns {
         /// What to look for.
         query: String,
-        /// At most this many lines (default 20).
+        /// At most this many lines.
         limit: Option<usize>,
-        #[serde(flatten)]
-        who: Identity,
     },
     /// One past run.
     GetRun {
         /// The run id.
         run_id: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Save one fact in MEMORY.md, with `expires` and `supersedes`.
+    /// Save one fact in MEMORY.md.
     Save {
         /// The fact.
         content: String,
-        /// Expiry, a date YYYY-MM-DD or an RFC 3339 time (default 90 days).
+        /// Its expiry.
         expires: Option<String>,
-        /// The `mem_` id of a live fact the new one replaces.
+        /// The fact it replaces.
         supersedes: Option<String>,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Append `content` to today's day log (agents only).
+    /// A day-log line.
     Day {
         /// The line.
         content: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// List memories, newest first.
+    /// List memories.
     List {
-        /// `fact` or `day`.
-        kind: Option<Kind>,
-        /// `active` or `archived`.
-        status: Option<State>,
-        /// At most this many rows (default 100, at most 500).
+        /// Facts or day logs.
+        kind: Option<FactKind>,
+        /// Live or archived.
+        status: Option<Status>,
+        /// At most this many rows.
         limit: Option<usize>,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Archive the memory `id` with a `reason`.
+    /// Archive a memory.
     Archive {
-        /// The memory's `mem_` id.
+        /// Its id.
         id: String,
         /// Why.
         reason: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Bring the archived memory `id` back.
+    /// Bring an archived memory back.
     Unarchive {
-        /// The memory's `mem_` id.
+        /// Its id.
         id: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Settle what a merge left of the fact `id` (what `check` finds):
-    /// `keep` both versions of a `conflict=` pair, the live side of a fact
-    /// live and archived, or one copy of a duplicate.
+    /// Settle what a merge left of a fact.
     Resolve {
-        /// The fact's `mem_` id.
+        /// Its id.
         id: String,
-        /// `both`, `live` or `one`.
+        /// What to keep.
         keep: Keep,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// A person's veto of the memory `id`.
+    /// A person's veto.
     Veto {
-        /// The memory's `mem_` id.
+        /// The memory's id.
         id: String,
         /// Why.
         reason: Option<String>,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// What a recall would pick for `query`, with scores.
+    /// What a recall would pick.
     RecallFacts {
-        /// What to look for (optional).
+        /// What to look for.
         query: Option<String>,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Propose a learning: a fact every agent needs. It waits for a
-    /// person's approval and changes no prompt until then.
+    /// Propose a learning.
     Propose {
-        /// The learning's text (a fact, not an instruction).
+        /// Its text.
         text: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// The approved learnings (every agent's snapshot shows them) and your
-    /// own proposals with their status.
-    Learnings {
-        #[serde(flatten)]
-        who: Identity,
-    },
+    /// The learnings.
+    Learnings,
 }
 
-impl MemoryCall {
-    /// The owner arguments of the call.
-    pub fn who(&self) -> &Identity {
-        match self {
-            MemoryCall::Remember(r) => &r.who,
-            MemoryCall::Recall { who } | MemoryCall::Learnings { who } => who,
-            MemoryCall::SearchRuns { who, .. }
-            | MemoryCall::GetRun { who, .. }
-            | MemoryCall::Save { who, .. }
-            | MemoryCall::Day { who, .. }
-            | MemoryCall::List { who, .. }
-            | MemoryCall::Archive { who, .. }
-            | MemoryCall::Unarchive { who, .. }
-            | MemoryCall::Resolve { who, .. }
-            | MemoryCall::Veto { who, .. }
-            | MemoryCall::RecallFacts { who, .. }
-            | MemoryCall::Propose { who, .. } => who,
-        }
+/// `value`, or the seed's sentence naming `what` as required for `action`.
+fn need<T>(value: Option<T>, what: &str, action: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("{what} is required for {action}"))
+}
+
+/// A text argument that must be there and not blank.
+fn need_text(value: Option<String>, what: &str, action: &str) -> Result<String, String> {
+    need(value.filter(|v| !v.trim().is_empty()), what, action)
+}
+
+impl MemoryArgs {
+    /// The call these arguments make, each action's required arguments
+    /// checked (a missing one: `FIELD is required for ACTION`).
+    pub fn call(self) -> Result<MemoryCall, String> {
+        let limit = self.limit.map(|l| l as usize);
+        Ok(match self.action {
+            Action::Recall => MemoryCall::Recall,
+            Action::Remember => {
+                let operation = self.operation.unwrap_or(Operation::Add);
+                match operation {
+                    Operation::Add | Operation::Replace if self.content.is_none() => {
+                        return Err("content is required for remember".into());
+                    }
+                    Operation::Replace | Operation::Remove if self.old_text.is_none() => {
+                        return Err("old_text is required for replace and remove".into());
+                    }
+                    _ => {}
+                }
+                MemoryCall::Remember(Remember {
+                    target: self.target,
+                    operation,
+                    content: self.content,
+                    old_text: self.old_text,
+                })
+            }
+            Action::SearchRuns => MemoryCall::SearchRuns {
+                query: need_text(self.query, "query", "search_runs")?,
+                limit,
+            },
+            Action::GetRun => MemoryCall::GetRun {
+                run_id: need_text(self.run_id, "run_id", "get_run")?,
+            },
+            Action::Save => MemoryCall::Save {
+                content: need(self.content, "content", "save")?,
+                expires: self.expires,
+                supersedes: self.supersedes,
+            },
+            Action::Day => MemoryCall::Day {
+                content: need(self.content, "content", "day")?,
+            },
+            Action::List => MemoryCall::List {
+                kind: self.kind,
+                status: self.status,
+                limit,
+            },
+            Action::Archive => MemoryCall::Archive {
+                id: need(self.id, "id", "archive")?,
+                reason: need(self.reason, "reason", "archive")?,
+            },
+            Action::Unarchive => MemoryCall::Unarchive {
+                id: need(self.id, "id", "unarchive")?,
+            },
+            Action::Resolve => MemoryCall::Resolve {
+                id: need(self.id, "id", "resolve")?,
+                keep: need(self.keep, "keep", "resolve")?,
+            },
+            Action::Veto => MemoryCall::Veto {
+                id: need(self.id, "id", "veto")?,
+                reason: self.reason,
+            },
+            Action::RecallFacts => MemoryCall::RecallFacts { query: self.query },
+            Action::Propose => MemoryCall::Propose {
+                text: need(self.text, "text", "propose")?,
+            },
+            Action::Learnings => MemoryCall::Learnings,
+        })
     }
 }
 
@@ -301,8 +322,9 @@ pub struct GetResultArgs {
     pub execution_id: Option<String>,
     /// One step of the run; without it, the run's final result: its steps.
     pub task_id: Option<String>,
-    /// A person's server: the agent whose results to read.
+    /// The agent whose results to read.
     #[serde(rename = "agentId", alias = "agent_id")]
+    #[schemars(extend("x-for" = "person"))]
     pub agent_id: Option<String>,
 }
 
@@ -319,92 +341,105 @@ pub struct PutResultArgs {
     pub content_type: Option<String>,
     /// Store an empty content (else refused).
     pub allow_empty: Option<bool>,
-    /// A person's server: the agent whose results to write.
+    /// The agent whose results to write.
     #[serde(rename = "agentId", alias = "agent_id")]
+    #[schemars(extend("x-for" = "person"))]
     pub agent_id: Option<String>,
 }
 
-/// The `learn` tool's arguments: one shape per action (`action`, default
-/// `learn`).
+/// The `learn` tool's actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LearnAction {
+    /// save `content` as the skill `name` (the default)
+    #[default]
+    Learn,
+    /// your skills: - name — description
+    List,
+    /// one skill's SKILL.md
+    Show,
+    /// delete the skill `name`
+    Forget,
+}
+
+/// The `learn` tool's arguments as a client sends them: one flat object.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "action", rename_all = "snake_case")]
+pub struct LearnArgs {
+    /// What to do:
+    pub action: Option<LearnAction>,
+    /// The skill's name, an id such as `cnl-debugging`.
+    pub name: Option<String>,
+    /// learn: the skill's markdown, distilled reusable steps and facts
+    /// (also accepted as `source`).
+    #[serde(alias = "source")]
+    pub content: Option<String>,
+    /// learn: one line on what the skill is for.
+    pub description: Option<String>,
+    /// learn: true to replace a different skill of the same name.
+    pub replace: Option<bool>,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub who: Identity,
+}
+
+/// One call of the `learn` tool, its action's arguments checked.
+#[derive(Debug, Clone)]
 pub enum LearnCall {
-    /// Save `content` as the skill `name` (the default action).
+    /// Save a skill.
     Learn {
-        /// The skill's name, an id such as `cnl-debugging`.
+        /// Its name.
         name: String,
-        /// The skill's markdown: distilled, reusable steps and facts
-        /// (pasted text, or what was just worked out in this chat). Also
-        /// accepted as `source`.
-        #[serde(alias = "source")]
+        /// Its markdown.
         content: String,
-        /// One line on what the skill is for (default: the content's front
-        /// matter, else its first line).
+        /// What it is for.
         description: Option<String>,
-        /// Replace a different skill of the same name.
-        replace: Option<bool>,
-        #[serde(flatten)]
-        who: Identity,
+        /// Replace a different skill of that name.
+        replace: bool,
     },
-    /// List the learned skills: `- name — description`.
-    List {
-        #[serde(flatten)]
-        who: Identity,
-    },
-    /// One skill's SKILL.md.
+    /// List the skills.
+    List,
+    /// One skill.
     Show {
-        /// The skill's name.
+        /// Its name.
         name: String,
-        #[serde(flatten)]
-        who: Identity,
     },
-    /// Delete the skill `name` (the name `list` shows).
+    /// Delete a skill.
     Forget {
-        /// The skill's name.
+        /// Its name.
         name: String,
-        #[serde(flatten)]
-        who: Identity,
     },
 }
 
-impl LearnCall {
-    /// The owner arguments of the call.
-    pub fn who(&self) -> &Identity {
-        match self {
-            LearnCall::Learn { who, .. }
-            | LearnCall::List { who }
-            | LearnCall::Show { who, .. }
-            | LearnCall::Forget { who, .. } => who,
-        }
+impl LearnArgs {
+    /// The call these arguments make, each action's required arguments
+    /// checked in the seed's words.
+    pub fn call(self) -> Result<LearnCall, String> {
+        Ok(match self.action.unwrap_or_default() {
+            LearnAction::Learn => LearnCall::Learn {
+                name: need_text(self.name, "name", "learn")?,
+                content: need_text(self.content, "content", "learn")?,
+                description: self.description,
+                replace: self.replace.unwrap_or(false),
+            },
+            LearnAction::List => LearnCall::List,
+            LearnAction::Show => LearnCall::Show {
+                name: need_text(self.name, "name", "show")?,
+            },
+            LearnAction::Forget => LearnCall::Forget {
+                name: need_text(self.name, "name", "forget")
+                    .map_err(|_| "forget needs name (the skill id from action: list).")?,
+            },
+        })
     }
-}
-
-/// The input schema of a tool taking `T`: the typed schema, an object at
-/// its root (a tagged enum's `oneOf` gets `"type": "object"` beside it, as
-/// MCP asks of every tool's input).
-pub fn schema<T: schemars::JsonSchema + 'static>() -> Arc<JsonObject> {
-    let mut s = (*rmcp::handler::server::common::schema_for_type::<T>()).clone();
-    s.insert("type".into(), Value::String("object".into()));
-    s.remove("title");
-    s.remove("description");
-    Arc::new(s)
 }
 
 /// Parses a tool's raw arguments as `T`; a failure is the sentence the
-/// tool answers (see [`memdir::api::args::worded`]). `default_action` fills a missing
-/// `action` (the `learn` tool's default).
-pub fn parse<T: DeserializeOwned>(
-    tool: &str,
-    raw: Value,
-    default_action: Option<&str>,
-) -> Result<T, String> {
-    let mut raw = match raw {
+/// tool answers (see [`memdir::api::args::worded`]).
+pub fn parse<T: DeserializeOwned>(tool: &str, raw: Value) -> Result<T, String> {
+    let raw = match raw {
         Value::Null => Value::Object(Default::default()),
         v => v,
     };
-    if let (Some(d), Value::Object(m)) = (default_action, &mut raw) {
-        m.entry("action").or_insert_with(|| Value::String(d.into()));
-    }
     from_value(tool, &raw)
 }
 
@@ -413,87 +448,98 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn memory(raw: Value) -> Result<MemoryCall, String> {
+        parse::<MemoryArgs>("memory", raw).and_then(MemoryArgs::call)
+    }
+
+    fn learn(raw: Value) -> Result<LearnCall, String> {
+        parse::<LearnArgs>("learn", raw).and_then(LearnArgs::call)
+    }
+
     #[test]
     fn each_error_is_worded_as_the_seed_words_it() {
-        let cases: &[(&str, Value, Option<&str>, &str)] = &[
+        let cases: &[(&str, Value, &str)] = &[
             (
                 "memory",
                 json!({"action": "remember", "content": 1}),
-                None,
-                "invalid arguments for remember",
+                "invalid content for remember",
+            ),
+            (
+                "memory",
+                json!({"action": "remember"}),
+                "content is required for remember",
+            ),
+            (
+                "memory",
+                json!({"action": "remember", "operation": "remove"}),
+                "old_text is required for replace and remove",
             ),
             (
                 "memory",
                 json!({"action": "search_runs"}),
-                None,
                 "query is required for search_runs",
             ),
             (
                 "memory",
                 json!({"action": "get_run"}),
-                None,
                 "run_id is required for get_run",
             ),
             (
                 "memory",
                 json!({"action": "save"}),
-                None,
                 "content is required for save",
             ),
             (
                 "memory",
                 json!({"action": "archive", "id": "mem_1"}),
-                None,
                 "reason is required for archive",
             ),
-            ("memory", json!({}), None, "action is required for memory"),
+            ("memory", json!({}), "action is required for memory"),
             (
                 "memory",
                 json!({"action": "update"}),
-                None,
                 "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, resolve, veto, recall_facts, propose, learnings",
             ),
             (
                 "memory",
                 json!({"action": "propose"}),
-                None,
                 "text is required for propose",
             ),
             (
                 "memory",
                 json!({"action": "list", "kind": "note"}),
-                None,
                 "kind must be one of: fact, day",
             ),
             (
                 "memory",
                 json!({"action": "remember", "target": "team"}),
-                None,
-                "target must be one of: user, memory",
+                "target must be one of: memory, user",
+            ),
+            (
+                "memory",
+                json!({"action": "resolve", "id": "mem_1"}),
+                "keep is required for resolve",
             ),
             (
                 "learn",
                 json!({"action": "forget"}),
-                Some("learn"),
                 "forget needs name (the skill id from action: list).",
             ),
             (
                 "learn",
                 json!({"name": "x"}),
-                Some("learn"),
                 "content is required for learn",
             ),
             (
                 "learn",
                 json!({"action": "delete"}),
-                Some("learn"),
                 "action must be one of: learn, list, show, forget",
             ),
         ];
-        for (tool, raw, default, want) in cases {
+        for (tool, raw, want) in cases {
             let got = match *tool {
-                "memory" => parse::<MemoryCall>(tool, raw.clone(), *default).map(|_| ()),
-                _ => parse::<LearnCall>(tool, raw.clone(), *default).map(|_| ()),
+                "memory" => memory(raw.clone()).map(|_| ()),
+                _ => learn(raw.clone()).map(|_| ()),
             };
             let got = got.expect_err("an error");
             assert!(got.starts_with(want), "{raw}: {got:?}, not {want:?}");
@@ -502,17 +548,24 @@ mod tests {
 
     #[test]
     fn the_wire_names_parse() {
-        let c: MemoryCall = parse(
-            "memory",
+        let c = memory(
             json!({"action": "remember", "target": "user", "agent_id": "agt_x", "content": "c"}),
-            None,
         )
         .unwrap();
         let MemoryCall::Remember(r) = c else { panic!() };
-        assert_eq!(r.target, Some(Target::User));
-        assert_eq!(r.who.agent_id.as_deref(), Some("agt_x"));
-        let c: LearnCall =
-            parse("learn", json!({"name": "n", "source": "s"}), Some("learn")).unwrap();
+        assert_eq!(r.target, Some(Scope::User));
+        assert_eq!(r.operation, Operation::Add);
+        let c = learn(json!({"name": "n", "source": "s"})).unwrap();
         assert!(matches!(c, LearnCall::Learn { content, .. } if content == "s"));
+        let a: MemoryArgs = parse(
+            "memory",
+            json!({"action": "list", "agentId": "agt_y", "limit": 3}),
+        )
+        .unwrap();
+        assert_eq!(a.who.agent_id.as_deref(), Some("agt_y"));
+        assert!(matches!(
+            a.call(),
+            Ok(MemoryCall::List { limit: Some(3), .. })
+        ));
     }
 }

@@ -3,15 +3,14 @@
 //! sentence naming what was done, the memory's id and the store's usage,
 //! and when recall sees it.
 
-use memdir::Status;
 use memdir::api::errors::Surface;
 use memdir::api::servers;
-use memdir::api::{self, Request, Response, Who, render};
+use memdir::api::{self, Request, Response, RunRef, Who, render};
 use memdir::{Error, Op, OpKind, Scope, Store};
 use rmcp::model::CallToolResult;
 
 use super::args::{MemoryCall, Operation, Remember};
-use super::{answer, rendered, required, snapshot_text};
+use super::{answer, in_run as inside, rendered, snapshot_text};
 
 /// When recall sees a write: at once, or (under `mcp --run`, whose snapshot
 /// stays frozen) in the next run.
@@ -148,16 +147,17 @@ fn executed(store: &Store, who: &Who, in_run: bool, request: Request) -> CallToo
     }
 }
 
-/// One call of the `memory` tool.
+/// One call of the `memory` tool; inside the server's run (`--run`,
+/// `--session`), the facts it saves record the run.
 pub fn memory_action(
     store: &Store,
     who: &Who,
-    run: Option<&str>,
+    run: Option<&RunRef>,
     call: MemoryCall,
 ) -> CallToolResult {
     let in_run = run.is_some();
     let request = match call {
-        MemoryCall::Recall { .. } => {
+        MemoryCall::Recall => {
             // No entries of its own and no approved learning: nothing to
             // recall (an approved learning is in every agent's snapshot).
             let no_learnings = || {
@@ -176,66 +176,65 @@ pub fn memory_action(
                 Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
             };
         }
-        MemoryCall::Remember(r) => return remember(store, who, in_run, r),
-        MemoryCall::SearchRuns { query, limit, .. } => {
-            if query.trim().is_empty() {
-                return required("query", "search_runs");
-            }
-            Request::SearchRuns {
-                query,
-                since: None,
-                until: None,
-                limit,
-            }
-        }
-        MemoryCall::GetRun { run_id, .. } => Request::GetRun { run_id },
+        MemoryCall::Remember(r) => return remember(store, who, run, r),
+        MemoryCall::SearchRuns { query, limit } => Request::SearchRuns {
+            query,
+            since: None,
+            until: None,
+            limit,
+        },
+        MemoryCall::GetRun { run_id } => Request::GetRun { run_id },
         MemoryCall::Save {
             content,
             expires,
             supersedes,
-            ..
-        } => Request::Write {
-            op: Op::Add {
-                text: content,
-                scope: Scope::Memory,
-                expires,
-                supersedes,
+        } => inside(
+            who,
+            run,
+            Request::Write {
+                op: Op::Add {
+                    text: content,
+                    scope: Scope::Memory,
+                    expires,
+                    supersedes,
+                },
             },
-        },
-        MemoryCall::Day { content, .. } => Request::Day {
-            line: content,
-            task: None,
-            run: run.map(str::to_owned),
-        },
+        ),
+        MemoryCall::Day { content } => inside(
+            who,
+            run,
+            Request::Day {
+                line: content,
+                task: None,
+                run: None,
+            },
+        ),
         MemoryCall::List {
             kind,
             status,
             limit,
-            ..
-        } => {
-            let status: Option<Status> = status.map(Into::into);
-            Request::List {
-                kind: kind.map(Into::into),
-                all: status == Some(Status::Archived),
-                status,
-                limit,
-            }
-        }
-        MemoryCall::Archive { id, reason, .. } => Request::Archive { id, reason },
-        MemoryCall::Unarchive { id, .. } => Request::Unarchive { id },
-        MemoryCall::Resolve { id, keep, .. } => Request::Resolve {
-            id,
-            keep: keep.into(),
+        } => Request::List {
+            kind,
+            all: status == Some(memdir::Status::Archived),
+            status,
+            limit,
         },
-        MemoryCall::Veto { id, reason, .. } => Request::Veto { id, reason },
-        MemoryCall::RecallFacts { query, .. } => Request::Recall {
-            query,
-            session: None,
-            on_demand: true,
-            preview: false,
-        },
-        MemoryCall::Propose { text, .. } => Request::Propose { text },
-        MemoryCall::Learnings { .. } => Request::Learnings,
+        MemoryCall::Archive { id, reason } => Request::Archive { id, reason },
+        MemoryCall::Unarchive { id } => Request::Unarchive { id },
+        MemoryCall::Resolve { id, keep } => Request::Resolve { id, keep },
+        MemoryCall::Veto { id, reason } => Request::Veto { id, reason },
+        MemoryCall::RecallFacts { query } => inside(
+            who,
+            run,
+            Request::Recall {
+                query,
+                session: None,
+                on_demand: true,
+                preview: false,
+            },
+        ),
+        MemoryCall::Propose { text } => Request::Propose { text },
+        MemoryCall::Learnings => Request::Learnings,
     };
     executed(store, who, in_run, request)
 }
@@ -244,11 +243,12 @@ pub fn memory_action(
 /// store; a failed write answers with the error and the current entries
 /// (once, as docs/API.md shows them). Under a run (`mcp --run`) the run's
 /// snapshot stays frozen, so a write is for the next run.
-fn remember(store: &Store, who: &Who, in_run: bool, a: Remember) -> CallToolResult {
+fn remember(store: &Store, who: &Who, run: Option<&RunRef>, a: Remember) -> CallToolResult {
+    let in_run = run.is_some();
     // A replace or remove that names no target looks in both stores.
-    let target: Option<Scope> = a.target.map(Into::into);
+    let target = a.target;
     let scope = target.unwrap_or(Scope::Memory);
-    let op_kind = a.operation.unwrap_or(Operation::Add);
+    let op_kind = a.operation;
     let op = match (op_kind, a.content, a.old_text) {
         (Operation::Read, _, _) => {
             return match servers::store_markdown(store, who, scope) {
@@ -257,9 +257,12 @@ fn remember(store: &Store, who: &Who, in_run: bool, a: Remember) -> CallToolResu
             };
         }
         (Operation::Add, Some(c), _) => Op::add(scope, c),
-        (Operation::Add | Operation::Replace, None, _) => return required("content", "remember"),
+        // `MemoryArgs::call` checked these.
+        (Operation::Add | Operation::Replace, None, _) => {
+            return answer("content is required for remember".into(), true);
+        }
         (Operation::Replace | Operation::Remove, _, None) => {
-            return required("old_text", "replace and remove");
+            return answer("old_text is required for replace and remove".into(), true);
         }
         (Operation::Replace, Some(c), Some(old)) => Op::Replace {
             old,
@@ -268,7 +271,7 @@ fn remember(store: &Store, who: &Who, in_run: bool, a: Remember) -> CallToolResu
         },
         (Operation::Remove, _, Some(old)) => Op::Remove { old, scope: target },
     };
-    match api::execute(store, who, Request::Write { op }) {
+    match api::execute(store, who, inside(who, run, Request::Write { op })) {
         Ok(r) => match written(&r, in_run) {
             Some(text) => answer(text, false),
             None => answer(rendered(&r), false),

@@ -4,12 +4,14 @@
 //! actions, so the tool list stays small), `get_result`, `put_result` and
 //! `learn` (learned skills: learn, list, show, forget); the snapshot and the
 //! two stores as resources. The identity is fixed when the server starts
-//! (an agent, or a person); every call opens the store afresh and runs its
-//! file work off the async workers. Protocol on standard output, logs on
-//! standard error only.
+//! (an agent, or a person), and the tools listed are those of its role
+//! (`listing`); every call opens the store afresh and runs its file work
+//! off the async workers. Protocol on standard output; on standard error,
+//! nothing but failures unless a log level is asked for.
 
 mod args;
 mod lines;
+pub mod listing;
 mod memory;
 mod results;
 mod skills;
@@ -18,8 +20,9 @@ use std::sync::Arc;
 
 use memdir::api::errors::Surface;
 use memdir::api::servers::{self, Opener};
-use memdir::api::{self, Request, Response, Who, render};
+use memdir::api::{self, Request, Response, RunRef, Who, render};
 use memdir::{Caller, Error, Scope, Store};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
@@ -31,7 +34,8 @@ use rmcp::tool_router;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler};
 use serde_json::Value;
 
-use args::{GetResultArgs, LearnCall, MemoryCall, PutResultArgs};
+use args::{GetResultArgs, LearnArgs, MemoryArgs, PutResultArgs};
+use listing::Role;
 
 /// What the server was started with.
 #[derive(Debug, Clone)]
@@ -40,16 +44,18 @@ pub struct Config {
     pub opener: Opener,
     /// Who the server acts as, for every call.
     pub who: Who,
-    /// Serve this begun run's frozen snapshot as `recall` and the snapshot
-    /// resource.
-    pub run: Option<String>,
+    /// The run an agent's calls are made in (`--run`, `--session`): its
+    /// frozen snapshot is `recall` and the snapshot resource, and the facts
+    /// saved record it.
+    pub run: Option<RunRef>,
 }
 
-/// The server: its fixed identity (the tool router is built by
-/// `#[tool_router]`).
+/// The server: its fixed identity, and the tools its role lists (the
+/// calls routed by `#[tool_router]`, the definitions from `listing`).
 #[derive(Clone)]
 pub struct Server {
     cfg: Arc<Config>,
+    tool_router: ToolRouter<Server>,
 }
 
 /// A tool's answer: text, marked as an error or not.
@@ -93,21 +99,34 @@ fn required(what: &str, action: &str) -> CallToolResult {
     answer(format!("{what} is required for {action}"), true)
 }
 
-/// The snapshot `recall` answers: the run's frozen one with `--run`, else
+/// `request` made inside the server's run, for an agent's server that has
+/// one (a person acts in no run).
+fn in_run(who: &Who, run: Option<&RunRef>, request: Request) -> Request {
+    match (run, &who.caller) {
+        (Some(run), Caller::Agent(_)) => Request::InRun {
+            run: run.clone(),
+            within: Box::new(request),
+        },
+        _ => request,
+    }
+}
+
+/// The snapshot `recall` answers: the run's frozen one inside a run, else
 /// rendered now.
-fn snapshot_text(store: &Store, who: &Who, run: Option<&str>) -> Result<String, Error> {
-    let text = match run {
-        Some(run_id) => match api::execute(
+fn snapshot_text(store: &Store, who: &Who, run: Option<&RunRef>) -> Result<String, Error> {
+    let text = match (run, &who.caller) {
+        // A person's server started with `--run` reads the run's snapshot.
+        (Some(RunRef::Id(run_id)), Caller::Person(_)) => match api::execute(
             store,
             who,
             Request::GetRun {
-                run_id: run_id.to_owned(),
+                run_id: run_id.clone(),
             },
         )? {
             Response::Run(v) => v.snapshot.unwrap_or_default(),
             _ => String::new(),
         },
-        None => match api::execute(store, who, Request::Snapshot)? {
+        _ => match api::execute(store, who, in_run(who, run, Request::Snapshot))? {
             Response::Snapshot(s) => s.text,
             _ => String::new(),
         },
@@ -116,9 +135,22 @@ fn snapshot_text(store: &Store, who: &Who, run: Option<&str>) -> Result<String, 
 }
 
 impl Server {
-    /// A server for `cfg`.
+    /// A server for `cfg`, listing the tools of its role.
     pub fn new(cfg: Config) -> Server {
-        Server { cfg: Arc::new(cfg) }
+        let role = match cfg.who.caller {
+            Caller::Agent(_) => Role::Agent,
+            Caller::Person(_) => Role::Person,
+        };
+        let mut tool_router = Self::tool_router();
+        for tool in listing::tools(role) {
+            if let Some(route) = tool_router.map.get_mut(tool.name.as_ref()) {
+                route.attr = tool;
+            }
+        }
+        Server {
+            cfg: Arc::new(cfg),
+            tool_router,
+        }
     }
 
     /// Runs `f` on a fresh store off the async workers.
@@ -149,46 +181,32 @@ impl Server {
 
 #[tool_router]
 impl Server {
-    #[tool(
-        description = "The user's long-term memory: two curated markdown stores (USER.md: facts about the user; MEMORY.md: your own notes) that every run starts from, and the run journal of past runs, which is searched on demand and never injected. Actions: recall (the snapshot a run starting now gets; a remember is visible immediately); remember (target user|memory, operation add|replace|remove|read, content, old_text: use it whenever the user says \"remember this\"; store facts, not instructions); search_runs (query, limit); get_run (run_id); save (a fact with expires, supersedes); day (content: a line in today's day log); list (kind, status, limit); archive (id, reason); unarchive (id); resolve (id, keep both|live|one: settle what a merge left, as check finds it); veto (id, a person only); recall_facts (query: what a recall would pick, with scores); propose (text: a fact every agent needs, shared once a person approves it); learnings (the approved learnings and your own proposals). Stores are small on purpose: past the budget, replace or remove stale entries. A failed write answers with the current entries: copy old_text verbatim from them and retry.",
-        input_schema = args::schema::<MemoryCall>(),
-        annotations(
-            title = "memdir memory",
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
+    /// The `memory` tool (its definition: `listing::tools`).
+    #[tool(name = "memory", input_schema = listing::schema::<MemoryArgs>())]
     async fn memory(&self, Parameters(raw): Parameters<Value>) -> Result<CallToolResult, McpError> {
-        let call: MemoryCall = match args::parse("memory", raw, None) {
+        let parsed = args::parse::<MemoryArgs>("memory", raw);
+        let (who, warnings) = match &parsed {
+            Ok(a) => self.who(&a.who.named()),
+            Err(_) => (self.cfg.who.clone(), Vec::new()),
+        };
+        let call = match parsed.and_then(MemoryArgs::call) {
             Ok(c) => c,
             Err(text) => return Ok(answer(text, true)),
         };
-        let (who, warnings) = self.who(&call.who().named());
         let run = self.cfg.run.clone();
         let result = self
-            .blocking(move |store| memory::memory_action(store, &who, run.as_deref(), call))
+            .blocking(move |store| memory::memory_action(store, &who, run.as_ref(), call))
             .await?;
         Ok(with_warnings(result, &warnings))
     }
 
-    #[tool(
-        description = "Fetch what a run produced (SharedMemory): with task_id, that task's result in full; without, the run's final result, listing its steps (open any with its task_id). Pass workflow_id (or execution_id). \"not ready: still running, poll\" is an answer, not an error: call again later.",
-        input_schema = args::schema::<GetResultArgs>(),
-        annotations(
-            title = "memdir get_result",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
+    /// The `get_result` tool.
+    #[tool(name = "get_result", input_schema = listing::schema::<GetResultArgs>())]
     async fn get_result(
         &self,
         Parameters(raw): Parameters<Value>,
     ) -> Result<CallToolResult, McpError> {
-        let a: GetResultArgs = match args::parse("get_result", raw, None) {
+        let a: GetResultArgs = match args::parse("get_result", raw) {
             Ok(a) => a,
             Err(text) => return Ok(answer(text, true)),
         };
@@ -203,22 +221,13 @@ impl Server {
         Ok(with_warnings(result, &warnings))
     }
 
-    #[tool(
-        description = "Store a task's result (SharedMemory) under (workflow_id, task_id), as text with its content_type (default text/plain). Results are immutable: the same content again is \"already stored\"; different content under the same ids is refused (result_exists).",
-        input_schema = args::schema::<PutResultArgs>(),
-        annotations(
-            title = "memdir put_result",
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
+    /// The `put_result` tool.
+    #[tool(name = "put_result", input_schema = listing::schema::<PutResultArgs>())]
     async fn put_result(
         &self,
         Parameters(raw): Parameters<Value>,
     ) -> Result<CallToolResult, McpError> {
-        let a: PutResultArgs = match args::parse("put_result", raw, None) {
+        let a: PutResultArgs = match args::parse("put_result", raw) {
             Ok(a) => a,
             Err(text) => return Ok(answer(text, true)),
         };
@@ -229,23 +238,18 @@ impl Server {
         Ok(with_warnings(result, &warnings))
     }
 
-    #[tool(
-        description = "Learned skills, private to this memory's owner: reusable procedures a future run can inject (`run begin --skill NAME`). Actions: learn (name, content: the skill's markdown, description, replace: true to overwrite a different skill of that name) — use it to distill what a session worked out (\"save this as a skill\"); list (your skills: - name — description); show (name); forget (name, from list). Skills are scanned like memory: instructions aimed at future agents or secrets are refused; store procedures and facts. A failed call answers with the error and your current skills.",
-        input_schema = args::schema::<LearnCall>(),
-        annotations(
-            title = "memdir learn",
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
+    /// The `learn` tool.
+    #[tool(name = "learn", input_schema = listing::schema::<LearnArgs>())]
     async fn learn(&self, Parameters(raw): Parameters<Value>) -> Result<CallToolResult, McpError> {
-        let call: LearnCall = match args::parse("learn", raw, Some("learn")) {
+        let parsed = args::parse::<LearnArgs>("learn", raw);
+        let (who, warnings) = match &parsed {
+            Ok(a) => self.who(&a.who.named()),
+            Err(_) => (self.cfg.who.clone(), Vec::new()),
+        };
+        let call = match parsed.and_then(LearnArgs::call) {
             Ok(c) => c,
             Err(text) => return Ok(answer(text, true)),
         };
-        let (who, warnings) = self.who(&call.who().named());
         let result = self
             .blocking(move |store| skills::learn_action(store, &who, call))
             .await?;
@@ -253,7 +257,7 @@ impl Server {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let me = match &self.cfg.who.caller {
@@ -328,7 +332,7 @@ impl ServerHandler for Server {
         let run = self.cfg.run.clone();
         let text = self
             .blocking(move |store| match what.as_str() {
-                "snapshot" => snapshot_text(store, &who, run.as_deref()).map(Some),
+                "snapshot" => snapshot_text(store, &who, run.as_ref()).map(Some),
                 name => match Scope::ALL.into_iter().find(|s| s.file_name() == name) {
                     Some(scope) => servers::store_markdown(store, &who, scope).map(Some),
                     None => Ok(None),

@@ -8,40 +8,24 @@ use memdir::api::{self, Request, Response, Who, render};
 use rmcp::model::CallToolResult;
 
 use super::args::LearnCall;
-use super::{answer, rendered, required};
+use super::{answer, rendered};
 
 /// One call of the `learn` tool, on a store opened for it.
 pub fn learn_action(store: &Store, who: &Who, call: LearnCall) -> CallToolResult {
     let request = match call {
-        LearnCall::List { .. } => Request::SkillList,
-        LearnCall::Forget { name, .. } if name.trim().is_empty() => {
-            return answer(
-                "forget needs name (the skill id from action: list).".into(),
-                true,
-            );
-        }
-        LearnCall::Forget { name, .. } => Request::SkillForget { name },
-        LearnCall::Show { name, .. } if name.trim().is_empty() => {
-            return required("name", "show");
-        }
-        LearnCall::Show { name, .. } => Request::SkillShow { name },
-        LearnCall::Learn { name, .. } if name.trim().is_empty() => {
-            return required("name", "learn");
-        }
-        LearnCall::Learn { content, .. } if content.trim().is_empty() => {
-            return required("content", "learn");
-        }
+        LearnCall::List => Request::SkillList,
+        LearnCall::Forget { name } => Request::SkillForget { name },
+        LearnCall::Show { name } => Request::SkillShow { name },
         LearnCall::Learn {
             name,
             content,
             description,
             replace,
-            ..
         } => Request::SkillLearn {
             name,
             source: content,
             description,
-            replace: replace.unwrap_or(false),
+            replace,
         },
     };
     match api::execute(store, who, request) {

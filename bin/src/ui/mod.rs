@@ -5,13 +5,15 @@
 //! with the logged-in person as the caller.
 //!
 //! The pieces: `session` (logins, kept in memory), `guard` (the `Host`,
-//! `Origin` and CSRF checks and the security headers), `stats` (the agents
+//! `Origin` and CSRF checks and the security headers), `notices` (what a
+//! form said, kept for the page its redirect leads to), `stats` (the agents
 //! page's cache, keyed by each file's stamp), and one module per page under
 //! `pages`. Templates are `bin/templates/*.html` (askama: checked when the
 //! binary is compiled, every value escaped), the stylesheet
 //! `bin/static/ui.css`. No script is served.
 
 pub mod guard;
+pub mod notices;
 pub mod pages;
 pub mod session;
 pub mod stats;
@@ -63,6 +65,8 @@ pub struct Ui {
     pub stats: stats::Cache,
     /// The reviews started from the dreaming page.
     pub reviews: pages::dreaming::Runs,
+    /// What the forms said, waiting for the pages their redirects lead to.
+    pub notices: notices::Notices,
 }
 
 impl Ui {
@@ -74,6 +78,7 @@ impl Ui {
             attempts: session::Attempts::default(),
             stats: stats::Cache::default(),
             reviews: pages::dreaming::Runs::default(),
+            notices: notices::Notices::default(),
         })
     }
 

@@ -52,10 +52,15 @@ pub fn json(response: &Response) -> Value {
         Response::RunBegun {
             record,
             snapshot: snap,
+            resumed,
         } => {
             let mut v = snapshot(snap);
             if let Some(o) = v.as_object_mut() {
                 o.insert("run_id".into(), json!(record.run_id));
+                o.insert("resumed".into(), json!(resumed));
+                if let Some(k) = &record.session {
+                    o.insert("session".into(), json!(k));
+                }
                 o.insert("workflow_id".into(), json!(record.workflow()));
                 o.insert("started_at".into(), json!(micros(&record.started_at)));
                 if !record.skills.is_empty() {
@@ -94,6 +99,9 @@ pub fn json(response: &Response) -> Value {
         Response::Recall(r) => typed(r),
         Response::LoginLink(l) => typed(l),
         Response::LoginRedeemed { person } => json!({ "person": person }),
+        Response::LoginLinkShown { person, expires } => {
+            json!({ "person": person, "expires": expires })
+        }
         Response::MemoryTool(a) => typed(a),
     }
 }

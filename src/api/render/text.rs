@@ -120,9 +120,9 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             out
         }),
         Response::Snapshot(snap) => text(snap.text.clone()),
-        Response::RunBegun { record, snapshot } => {
-            text(format!("{}\n{}", record.run_id, snapshot.text))
-        }
+        Response::RunBegun {
+            record, snapshot, ..
+        } => text(format!("{}\n{}", record.run_id, snapshot.text)),
         Response::Day(d) => text(day(d)),
         Response::RunHits(hits) => text({
             let mut out = String::new();
@@ -339,6 +339,10 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             l.expires.format("%Y-%m-%d %H:%M:%S UTC")
         )),
         Response::LoginRedeemed { person } => text(format!("logged in as person {person}\n")),
+        Response::LoginLinkShown { person, expires } => text(format!(
+            "a login link for person {person}, good until {}\n",
+            expires.format("%Y-%m-%d %H:%M:%S UTC")
+        )),
         Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
     }
 }

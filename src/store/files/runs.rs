@@ -42,6 +42,11 @@ pub struct RunRecord {
     /// written before it was kept: the run id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_id: Option<String>,
+    /// The client's session the run was begun for (`run begin --session`):
+    /// while the run is open, a `run begin` for the same session answers
+    /// with this run instead of beginning another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// Finish time, once the run has finished.
     #[serde(
         default,
@@ -396,6 +401,7 @@ mod tests {
             task: None,
             skills: Vec::new(),
             workflow_id: None,
+            session: None,
             finished_at: None,
             recalls: Vec::new(),
             recalls_left_out: 0,

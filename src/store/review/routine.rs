@@ -7,8 +7,10 @@ use serde::Serialize;
 
 use super::{ReviewOptions, ReviewReport};
 use crate::error::{Error, Result};
+use crate::model::{Scope, created_at};
 use crate::review::routine::{self, Due, LastReview};
-use crate::store::files::{config, episodes, reviews};
+use crate::store::files::{archive, config, episodes, reviews, stores};
+use crate::store::limits::STORE_BYTES;
 use crate::store::owner::{At, Owner};
 use crate::store::root::CONFIG_FILE;
 
@@ -37,8 +39,34 @@ pub struct DueOutcome {
     pub status: RoutineStatus,
 }
 
+/// When the owner first saved a fact, as its files say: the earliest
+/// `created` of the entries of MEMORY.md, USER.md and archive.md (`None`
+/// when none says).
+fn first_save(at: At<'_>) -> Result<Option<DateTime<Utc>>> {
+    let mut first: Option<DateTime<Utc>> = None;
+    let mut saw = |t: Option<DateTime<Utc>>| {
+        if let Some(t) = t {
+            first = Some(first.map_or(t, |f| f.min(t)));
+        }
+    };
+    for scope in [Scope::Memory, Scope::User] {
+        let l = stores::load(at, scope, false, STORE_BYTES)?;
+        for e in &l.doc.entries {
+            saw(e.meta_comment(&l.src).and_then(created_at));
+        }
+    }
+    let (_, src) = archive::read(at)?;
+    for r in archive::records(&src) {
+        saw(r.meta.created);
+    }
+    Ok(first)
+}
+
 /// The routine's state as the owner's files (memdir.yaml, episodes.md)
-/// record it: reads two files, parses neither store, takes no lock.
+/// record it: reads two files, parses neither store, takes no lock. An
+/// owner never reviewed is due at the first scheduled time after its first
+/// save: then its stores and archive.md are read too, for the time of its
+/// first fact ([`first_save`]).
 pub(crate) fn status_at(at: At<'_>, now: DateTime<Utc>) -> Result<RoutineStatus> {
     let (_, episodes) = episodes::read(at)?;
     let mut last = routine::last_review(&episodes);
@@ -56,7 +84,12 @@ pub(crate) fn status_at(at: At<'_>, now: DateTime<Utc>) -> Result<RoutineStatus>
         });
     }
     let r = at.settings.review.as_ref();
-    let due = routine::due(r, last.as_ref().map(|l| l.at), now).map_err(|message| {
+    let first = if last.is_none() && r.is_some_and(|r| !r.paused()) {
+        first_save(at)?
+    } else {
+        None
+    };
+    let due = routine::due(r, last.as_ref().map(|l| l.at), first, now).map_err(|message| {
         Error::InvalidConfig {
             path: at.owner.dir().join(CONFIG_FILE),
             message,

@@ -72,6 +72,8 @@ fn a_person_logs_in_by_a_one_time_link() {
         // Opening the link shows its button and logs nobody in.
         page.goto(link).await;
         page.find("#login-link").await;
+        // It names the person it logs in, before the button is pressed.
+        assert_eq!(page.text("#link-person").await, "ann");
         let cookies = page.client().get_all_cookies().await.expect("cookies");
         assert!(
             cookies.iter().all(|c| c.name() != "memdir_session"),
@@ -82,12 +84,14 @@ fn a_person_logs_in_by_a_one_time_link() {
         page.find(&format!("tr#agent-{O}")).await;
         assert_eq!(page.path().await, "/ui/");
         assert_eq!(page.text("header .who").await, "ann");
-        // Logged out, the same link is used up.
+        // Logged out, the same link is used up: its page says so, names
+        // nobody and offers no button.
         page.click("#logout button[type=submit]").await;
         page.find("#login").await;
         page.goto(link).await;
-        page.click("#login-link button[type=submit]").await;
         assert_eq!(page.alert_code().await, "unauthorized");
+        assert!(!page.has("#login-link").await);
+        assert!(!page.has("#link-person").await);
         page.goto("/ui/").await;
         page.find("#login").await;
         assert!(!page.has("table.agents").await);

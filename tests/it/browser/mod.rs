@@ -20,6 +20,7 @@ mod actions;
 mod decisions;
 mod dreaming;
 mod forged;
+mod forms;
 mod harness;
 mod hostile;
 mod listener;

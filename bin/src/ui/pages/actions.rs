@@ -6,7 +6,9 @@
 //! its store file (`store`: `memory`, `user`, `archive`) and that file's
 //! SHA-256 as rendered (`hash`): when the file changed since, nothing is
 //! done (`409 store_changed`) and the page shows the entry as it is now.
-//! An error of the api is shown in the page, with its hint.
+//! An error of the api is shown in the page, with its hint. Every answer
+//! is a `303` to the agent's page, which says what was done or why not
+//! (`ui::notices`): a reload never posts the form again.
 
 use std::sync::Arc;
 
@@ -16,9 +18,10 @@ use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
 use memdir::{ErrorCode, Op, Scope, Store};
 
-use super::agent::{Filter, Notice, file_name, render};
+use super::agent::file_name;
 use super::posted_form;
-use crate::ui::{Shown, Ui, blocking, field};
+use crate::ui::notices::Said;
+use crate::ui::{Shown, Ui, blocking, encode, field};
 
 /// What an action did: the words the command line prints, and the entry
 /// an Undo brings back.
@@ -158,38 +161,30 @@ fn act(store: &Store, who: &Who, f: &[(String, String)]) -> Result<Done, Shown> 
     Ok((words, undo))
 }
 
-/// `POST /ui/agents/{agent}/actions`.
+/// `POST /ui/agents/{agent}/actions`: `303` to the agent's page, which
+/// shows what the action did (and its Undo) or why nothing was done.
 pub async fn post(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
     req: HttpRequest,
 ) -> Response {
-    let (l, f) = match posted_form(&ui, req).await {
+    let back = format!("/ui/agents/{}", encode(&agent));
+    let (l, f) = match posted_form(&ui, req, &back).await {
         Ok(posted) => posted,
         Err(r) => return r,
     };
     let u = ui.clone();
     let who = l.who(&agent);
-    let form = f.clone();
     let done = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        act(&store, &who, &form)
+        act(&store, &who, &f)
     })
     .await;
-    match done {
-        Ok((text, undo)) => {
-            render(
-                &ui,
-                &l,
-                &agent,
-                Filter::default(),
-                Some(Notice { text, undo }),
-                None,
-            )
-            .await
-        }
-        Err(e) => render(&ui, &l, &agent, Filter::default(), None, Some(e)).await,
-    }
+    let said = match done {
+        Ok((text, undo)) => Said::Done { text, undo },
+        Err(e) => Said::Refused(e),
+    };
+    l.redirect(&ui, &back, said)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use memdir::model::ArchiveKind;
 use memdir::{FactKind, FactRow, Status, Store};
 
 use super::{Chrome, LoggedIn, logged_in, when};
+use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
 
 /// The most rows a page shows (the list's own ceiling).
@@ -72,12 +73,16 @@ pub struct Fact {
     pub text: String,
     /// Marks: (class, words), such as `blocked`.
     pub marks: Vec<(&'static str, String)>,
-    /// Its expiry, shown.
+    /// Its expiry, shown in full (the cell's title).
     pub expires: String,
+    /// Its expiry's day (or `never`), the cell's text.
+    pub expires_day: String,
     /// How many recalls picked it.
     pub recalls: u64,
-    /// The last recall, shown.
+    /// The last recall, shown in full (the cell's title).
     pub last_recall: String,
+    /// The last recall's day (or `never`), the cell's text.
+    pub last_recall_day: String,
     /// Who saved or last edited it.
     pub by: String,
     /// The run and task it came from.
@@ -177,6 +182,12 @@ pub fn hashes(store: &Store, who: &Who) -> Result<Hashes, Shown> {
     })
 }
 
+/// A time's day, as the fact table shows it (the full time is the
+/// cell's title).
+fn day(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d").to_string()
+}
+
 fn state(r: &FactRow) -> &'static str {
     match (r.status, r.archive_kind) {
         (Status::Archived, Some(ArchiveKind::Vetoed)) => "vetoed",
@@ -237,11 +248,19 @@ fn fact(r: FactRow, omitted: &HashMap<String, &'static str>, hashes: &Hashes) ->
             (Some(t), _) => when(t),
             (None, _) => "never".to_owned(),
         },
+        expires_day: r
+            .expires_at
+            .as_ref()
+            .map_or_else(|| "never".to_owned(), day),
         recalls: r.recall_count,
         last_recall: r
             .last_recalled_at
             .as_ref()
             .map_or_else(|| "never".to_owned(), when),
+        last_recall_day: r
+            .last_recalled_at
+            .as_ref()
+            .map_or_else(|| "never".to_owned(), day),
         by: by(&r),
         origin,
         reason: r.reason.clone().unwrap_or_default(),
@@ -378,7 +397,8 @@ pub async fn render(
     )
 }
 
-/// `GET /ui/agents/{agent}`.
+/// `GET /ui/agents/{agent}`: the page, with what this session's last
+/// action did when the query names its notice (`?notice=`).
 pub async fn show(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
@@ -389,6 +409,8 @@ pub async fn show(
         Ok(l) => l,
         Err(r) => return r,
     };
-    let filter = Filter::of(&fields(q.unwrap_or_default().as_bytes()));
-    render(&ui, &l, &agent, filter, None, None).await
+    let filter = Filter::of(&fields(q.as_deref().unwrap_or_default().as_bytes()));
+    let (done, error) = Said::parts(l.said(&ui, q.as_deref()));
+    let notice = done.map(|(text, undo)| Notice { text, undo });
+    render(&ui, &l, &agent, filter, notice, error).await
 }

@@ -11,6 +11,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 
 use super::{Chrome, logged_in, when};
+use crate::ui::notices::Said;
 use crate::ui::stats::{AgentRow, Counted, Sort};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
 
@@ -35,6 +36,8 @@ pub struct AgentsPage {
     pub sort: &'static str,
     /// The sortable columns.
     pub columns: Vec<Column>,
+    /// Why this session's last form (a logout) did nothing.
+    pub error: Option<Shown>,
 }
 
 /// A sortable column's heading.
@@ -89,6 +92,7 @@ pub async fn show(
         Ok(l) => l,
         Err(r) => return r,
     };
+    let (_, error) = Said::words(l.said(&ui, q.as_deref()));
     let q = fields(q.unwrap_or_default().as_bytes());
     let sort = Sort::parse(field(&q, "sort"));
     let asked = field(&q, "page")
@@ -126,7 +130,7 @@ pub async fn show(
         Err(e) => return error_page(e, Some(l.session.person)),
     };
     html(
-        200,
+        error.as_ref().map_or(200, |e| e.status),
         &AgentsPage {
             chrome: Chrome::of("Agents — memdir", &l.session),
             rows: rows.into_iter().map(row).collect(),
@@ -151,6 +155,7 @@ pub async fn show(
                 current: word == sort.word(),
             })
             .collect(),
+            error,
         },
     )
 }

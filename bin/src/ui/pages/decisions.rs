@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Request as HttpRequest, State};
+use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Surface;
@@ -26,7 +26,11 @@ use memdir::{Caller, CheckReport, ErrorCode, Finding, Keep, LEARNINGS_FILE, Lear
 
 use super::agent::{Hashes, file_name, hashes};
 use super::{Chrome, LoggedIn, logged_in, posted_form};
+use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html, visible};
+
+/// The page's path: where its forms lead back to.
+const PAGE: &str = "/ui/decisions";
 
 /// One finding as the page shows it.
 #[derive(Debug, Clone)]
@@ -306,10 +310,18 @@ async fn render(
     )
 }
 
-/// `GET /ui/decisions`.
-pub async fn show(State(ui): State<Arc<Ui>>, headers: HeaderMap) -> Response {
+/// `GET /ui/decisions`: the page, with what this session's last
+/// resolution did when the query names its notice (`?notice=`).
+pub async fn show(
+    State(ui): State<Arc<Ui>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     match logged_in(&ui, &headers, false).await {
-        Ok(l) => render(&ui, &l, None, None).await,
+        Ok(l) => {
+            let (notice, error) = Said::words(l.said(&ui, q.as_deref()));
+            render(&ui, &l, notice, error).await
+        }
         Err(r) => r,
     }
 }
@@ -317,9 +329,10 @@ pub async fn show(State(ui): State<Arc<Ui>>, headers: HeaderMap) -> Response {
 /// `POST /ui/decisions`: a resolution (`action`: `keep` with `others`,
 /// `both`, `live`, `one`, or `archive` with `reason`; each with `agent`,
 /// `id`, `store` and `hash`, the file the form edits and its SHA-256 as
-/// rendered; `csrf`).
+/// rendered; `csrf`); `303` to the page, which says what was done or why
+/// not.
 pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
-    let (l, f) = match posted_form(&ui, req).await {
+    let (l, f) = match posted_form(&ui, req, PAGE).await {
         Ok(posted) => posted,
         Err(r) => return r,
     };
@@ -339,10 +352,11 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
         Ok(words.join(" "))
     })
     .await;
-    match done {
-        Ok(words) => render(&ui, &l, Some(words), None).await,
-        Err(e) => render(&ui, &l, None, Some(e)).await,
-    }
+    let said = match done {
+        Ok(words) => Said::done(words),
+        Err(e) => Said::Refused(e),
+    };
+    l.redirect(&ui, PAGE, said)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use askama::Template;
-use axum::extract::{Path, Request as HttpRequest, State};
+use axum::extract::{Path, RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
@@ -23,6 +23,7 @@ use memdir::api::errors::Surface;
 use memdir::api::{self, Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
+use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html};
 
 /// The most agents whose last run from the page is kept.
@@ -221,14 +222,19 @@ async fn render(
     )
 }
 
-/// `GET /ui/agents/{agent}/dreaming`.
+/// `GET /ui/agents/{agent}/dreaming`: the page, with what this session's
+/// last action did when the query names its notice (`?notice=`).
 pub async fn show(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
     headers: HeaderMap,
+    RawQuery(q): RawQuery,
 ) -> Response {
     match logged_in(&ui, &headers, false).await {
-        Ok(l) => render(&ui, &l, &agent, None, None).await,
+        Ok(l) => {
+            let (notice, error) = Said::words(l.said(&ui, q.as_deref()));
+            render(&ui, &l, &agent, notice, error).await
+        }
         Err(r) => r,
     }
 }
@@ -287,61 +293,68 @@ async fn run_now(ui: &Arc<Ui>, who: Who, agent: &str, dry_run: bool) -> Result<S
 
 /// `POST /ui/agents/{agent}/dreaming`: `action` `pause`, `resume`, `run`,
 /// `dry-run`, `apply` (with the dry run's `id`) or `undo-review` (with
-/// `id`, and `partial` to undo what is unchanged), and `csrf`.
+/// `id`, and `partial` to undo what is unchanged), and `csrf`; `303` to the
+/// page, which says what was done or why not.
 pub async fn post(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
     req: HttpRequest,
 ) -> Response {
-    let (l, f) = match posted_form(&ui, req).await {
+    let back = format!("/ui/agents/{}/dreaming", encode(&agent));
+    let (l, f) = match posted_form(&ui, req, &back).await {
         Ok(posted) => posted,
         Err(r) => return r,
     };
-    let who = l.who(&agent);
-    let request = match field(&f, "action").unwrap_or("") {
+    let said = match act(&ui, &l, &agent, &f).await {
+        Ok(w) => Said::done(w),
+        Err(e) => Said::Refused(e),
+    };
+    l.redirect(&ui, &back, said)
+}
+
+/// Does what the form asks: its words, or why nothing was done.
+async fn act(
+    ui: &Arc<Ui>,
+    l: &LoggedIn,
+    agent: &str,
+    f: &[(String, String)],
+) -> Result<String, Shown> {
+    let who = l.who(agent);
+    let request = match field(f, "action").unwrap_or("") {
         "pause" => Request::ReviewPause { paused: true },
         "resume" => Request::ReviewPause { paused: false },
         "undo-review" => Request::UndoReview {
-            id: field(&f, "id").unwrap_or("").trim().to_owned(),
-            partial: field(&f, "partial") == Some("yes"),
+            id: field(f, "id").unwrap_or("").trim().to_owned(),
+            partial: field(f, "partial") == Some("yes"),
         },
         "apply" => Request::ApplyReview {
-            id: field(&f, "id").unwrap_or("").trim().to_owned(),
+            id: field(f, "id").unwrap_or("").trim().to_owned(),
         },
         "run" | "dry-run" => {
-            let dry = field(&f, "action") == Some("dry-run");
-            return match run_now(&ui, who, &agent, dry).await {
-                Ok(n) => render(&ui, &l, &agent, Some(n), None).await,
-                Err(e) => render(&ui, &l, &agent, None, Some(e)).await,
-            };
+            let dry = field(f, "action") == Some("dry-run");
+            return run_now(ui, who, agent, dry).await;
         }
         other => {
-            let e = Shown::transport(
+            return Err(Shown::transport(
                 ErrorCode::InvalidRequest,
                 format!("no such action: {other:?}"),
-            );
-            return render(&ui, &l, &agent, None, Some(e)).await;
+            ));
         }
     };
     let applying = matches!(request, Request::ApplyReview { .. });
     let u = ui.clone();
-    let done = blocking(move || {
+    let w = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
         api::execute(&store, &who, request)
             .map(|a| words(&a))
             .map_err(|e| Shown::of(&e))
     })
-    .await;
-    match done {
-        Ok(w) => {
-            if applying {
-                // Applied: the plan shown is no longer one to apply.
-                ui.reviews.finish(&agent, Run::Done(w.clone(), None));
-            }
-            render(&ui, &l, &agent, Some(w), None).await
-        }
-        Err(e) => render(&ui, &l, &agent, None, Some(e)).await,
+    .await?;
+    if applying {
+        // Applied: the plan shown is no longer one to apply.
+        ui.reviews.finish(agent, Run::Done(w.clone(), None));
     }
+    Ok(w)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Request as HttpRequest, State};
+use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Surface;
@@ -19,7 +19,11 @@ use memdir::api::{self, Request, Response as Answer, Who};
 use memdir::{Caller, ErrorCode, Learning, LearningStatus};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
+use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, error_page, field, html, visible};
+
+/// The page's path: where its forms lead back to.
+const PAGE: &str = "/ui/learnings";
 
 /// One learning as the page shows it.
 #[derive(Debug, Clone)]
@@ -190,18 +194,27 @@ async fn render(
     )
 }
 
-/// `GET /ui/learnings`.
-pub async fn show(State(ui): State<Arc<Ui>>, headers: HeaderMap) -> Response {
+/// `GET /ui/learnings`: the page, with what this session's last action
+/// did when the query names its notice (`?notice=`).
+pub async fn show(
+    State(ui): State<Arc<Ui>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     match logged_in(&ui, &headers, false).await {
-        Ok(l) => render(&ui, &l, None, None).await,
+        Ok(l) => {
+            let (notice, error) = Said::words(l.said(&ui, q.as_deref()));
+            render(&ui, &l, notice, error).await
+        }
         Err(r) => r,
     }
 }
 
 /// `POST /ui/learnings`: approve, reject or retire (`action`, `id`,
-/// `seen_text`, `text`, `reason`, `csrf`).
+/// `seen_text`, `text`, `reason`, `csrf`); `303` to the page, which says
+/// what was done or why not.
 pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
-    let (l, f) = match posted_form(&ui, req).await {
+    let (l, f) = match posted_form(&ui, req, PAGE).await {
         Ok(posted) => posted,
         Err(r) => return r,
     };
@@ -215,10 +228,11 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
         Ok(String::from_utf8_lossy(&words).trim().to_owned())
     })
     .await;
-    match done {
-        Ok(words) => render(&ui, &l, Some(words), None).await,
-        Err(e) => render(&ui, &l, None, Some(e)).await,
-    }
+    let said = match done {
+        Ok(words) => Said::done(words),
+        Err(e) => Said::Refused(e),
+    };
+    l.redirect(&ui, PAGE, said)
 }
 
 #[cfg(test)]

@@ -4,18 +4,20 @@
 //! refused (`403 person_only`), a wrong one is `401 unauthorized`, and an
 //! address past 10 attempts a minute gets `429 too_many_attempts`. Over
 //! plain HTTP only a loopback client may log in, unless the server was
-//! told it sits behind TLS.
+//! told it sits behind TLS. Every `POST` answers `303`: logged in, to the
+//! agents; refused, to the login page, which says why (`ui::notices`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use askama::Template;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use memdir::{Caller, ErrorCode};
 
-use super::{Chrome, logged_in, posted};
+use super::{Chrome, logged_in, posted_form};
+use crate::ui::notices::{self, Said, redirect_anonymous};
 use crate::ui::session::{ATTEMPT_WINDOW, same, token};
 use crate::ui::{Shown, Ui, blocking, cookie, error_page, field, fields, html, see_other};
 
@@ -33,7 +35,8 @@ pub struct LoginPage {
 }
 
 impl Ui {
-    pub(super) fn login_cookie_name(&self) -> &'static str {
+    /// The login form's cookie's name (`__Host-` prefixed behind TLS).
+    pub fn login_cookie_name(&self) -> &'static str {
         if self.settings.behind_tls {
             "__Host-memdir_login"
         } else {
@@ -41,7 +44,9 @@ impl Ui {
         }
     }
 
-    pub(super) fn login_cookie(&self, value: &str) -> String {
+    /// The `Set-Cookie` value of the login form's cookie holding `value`
+    /// (empty: the cookie removed).
+    pub fn login_cookie(&self, value: &str) -> String {
         let age = if value.is_empty() { 0 } else { 900 };
         if self.settings.behind_tls {
             format!(
@@ -57,7 +62,8 @@ impl Ui {
     }
 }
 
-/// The login form with a fresh token (its cookie set), and `error`.
+/// The login form with a fresh token (its cookie set), and `error` (with
+/// its status; a `429`'s with `Retry-After`).
 fn form(ui: &Ui, error: Option<Shown>) -> Response {
     let Some(t) = token() else {
         return error_page(
@@ -80,15 +86,41 @@ fn form(ui: &Ui, error: Option<Shown>) -> Response {
     if let Ok(v) = HeaderValue::from_str(&ui.login_cookie(&t)) {
         r.headers_mut().append(header::SET_COOKIE, v);
     }
+    retry_after(&mut r);
     r
 }
 
-/// `GET /ui/login`: the form (or, logged in already, the agents).
+/// A page refusing a login for too many attempts (`429`) says when to try
+/// again.
+pub(super) fn retry_after(r: &mut Response) {
+    if r.status() == StatusCode::TOO_MANY_REQUESTS {
+        r.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(ATTEMPT_WINDOW.as_secs()),
+        );
+    }
+}
+
+/// What a login page's form said, when the query names its notice
+/// (`?notice=`) and the login form's cookie is the one it was kept for:
+/// taken, so the page shows it once.
+pub(super) fn said(ui: &Ui, headers: &HeaderMap, query: Option<&str>) -> Option<Shown> {
+    let holder = cookie(headers, ui.login_cookie_name())?;
+    let id = notices::named(query)?;
+    match ui.notices.take(holder, &id)? {
+        Said::Refused(e) => Some(e),
+        Said::Done { .. } => None,
+    }
+}
+
+/// `GET /ui/login`: the form, with why the last attempt was refused when
+/// the query names it; logged in already (and nothing to say), the agents.
 pub async fn show(State(ui): State<Arc<Ui>>, req: Request) -> Response {
-    if logged_in(&ui, req.headers(), false).await.is_ok() {
+    let error = said(&ui, req.headers(), req.uri().query());
+    if error.is_none() && logged_in(&ui, req.headers(), false).await.is_ok() {
         return see_other("/ui/");
     }
-    form(&ui, None)
+    form(&ui, error)
 }
 
 /// The client's address (as the server accepted it).
@@ -101,61 +133,44 @@ fn peer(req: &Request) -> Option<SocketAddr> {
 /// What every login `POST` (a key's, a link's) checks before its
 /// credential is looked at: the attempt limiter (each `POST` counts), plain
 /// HTTP from another machine, the size of the form and the login form's
-/// token. The form's fields, or the answer to give instead: `again` draws
-/// the page once more (a fresh token) with the refusal.
+/// token. The form's fields, or the answer to give instead: a `303` to
+/// `back` (the login page the form is on), which shows the refusal.
 pub(super) async fn checked(
     ui: &Arc<Ui>,
     req: Request,
-    again: &(dyn Fn(&Ui, Option<Shown>) -> Response + Sync),
+    back: &str,
 ) -> Result<Vec<(String, String)>, Response> {
+    let refuse = |code: ErrorCode, message: &str| {
+        redirect_anonymous(ui, back, Said::Refused(Shown::transport(code, message)))
+    };
     let Some(peer) = peer(&req) else {
-        return Err(error_page(
-            Shown::transport(ErrorCode::InternalError, "the client's address is unknown"),
-            None,
+        return Err(refuse(
+            ErrorCode::InternalError,
+            "the client's address is unknown",
         ));
     };
     if !ui.attempts.allow(peer.ip()) {
-        let mut r = again(
-            ui,
-            Some(Shown::transport(
-                ErrorCode::TooManyAttempts,
-                "too many login attempts from this address: wait a minute",
-            )),
-        );
-        r.headers_mut().insert(
-            header::RETRY_AFTER,
-            HeaderValue::from(ATTEMPT_WINDOW.as_secs()),
-        );
-        return Err(r);
+        return Err(refuse(
+            ErrorCode::TooManyAttempts,
+            "too many login attempts from this address: wait a minute",
+        ));
     }
     if !peer.ip().is_loopback() && !ui.settings.behind_tls {
-        return Err(again(
-            ui,
-            Some(Shown::transport(
-                ErrorCode::InvalidRequest,
-                "login over plain HTTP is for this machine only: put TLS in front and start `memdir serve --behind-tls`",
-            )),
+        return Err(refuse(
+            ErrorCode::InvalidRequest,
+            "login over plain HTTP is for this machine only: put TLS in front and start `memdir serve --behind-tls`",
         ));
     }
     let expected = cookie(req.headers(), ui.login_cookie_name()).map(str::to_owned);
     let Ok(body) = axum::body::to_bytes(req.into_body(), FORM_BYTES).await else {
-        return Err(again(
-            ui,
-            Some(Shown::transport(
-                ErrorCode::RequestTooLarge,
-                "the form is too large",
-            )),
-        ));
+        return Err(refuse(ErrorCode::RequestTooLarge, "the form is too large"));
     };
     let f = fields(&body);
     let sent = field(&f, "csrf").unwrap_or("");
     if !expected.is_some_and(|e| !e.is_empty() && same(&e, sent)) {
-        return Err(again(
-            ui,
-            Some(Shown::transport(
-                ErrorCode::CsrfRefused,
-                "refused: the login form's token is missing or old (the form was reloaded below: try again)",
-            )),
+        return Err(refuse(
+            ErrorCode::CsrfRefused,
+            "refused: the login form's token is missing or old (the form is drawn again: try again)",
         ));
     }
     Ok(f)
@@ -165,10 +180,8 @@ pub(super) async fn checked(
 /// to the agents with its cookie, the login form's cookie removed.
 pub(super) fn start_session(ui: &Ui, person: &str, key: Option<&str>, how: &str) -> Response {
     let Some((id, _)) = ui.sessions.create(person, key) else {
-        return error_page(
-            Shown::transport(ErrorCode::InternalError, "no session could be made"),
-            None,
-        );
+        let e = Shown::transport(ErrorCode::InternalError, "no session could be made");
+        return redirect_anonymous(ui, "/ui/login", Said::Refused(e));
     };
     tracing::info!("memdir serve: {person} logged in to the dashboard ({how})");
     let mut r = see_other("/ui/");
@@ -180,9 +193,10 @@ pub(super) fn start_session(ui: &Ui, person: &str, key: Option<&str>, how: &str)
     r
 }
 
-/// `POST /ui/login`: a person's key in, a session out.
+/// `POST /ui/login`: a person's key in, a session out (`303` to the
+/// agents); refused, `303` to the login page, which says why.
 pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
-    let f = match checked(&ui, req, &form).await {
+    let f = match checked(&ui, req, "/ui/login").await {
         Ok(f) => f,
         Err(r) => return r,
     };
@@ -202,40 +216,26 @@ pub async fn submit(State(ui): State<Arc<Ui>>, req: Request) -> Response {
         }
     })
     .await;
-    let person = match found {
-        Ok(Some(Caller::Person(p))) => p,
-        Ok(Some(Caller::Agent(_))) => {
-            return form(
-                &ui,
-                Some(Shown::transport(
-                    ErrorCode::PersonOnly,
-                    "that is an agent's key: the dashboard is for persons (make one with `memdir --person ID key create`)",
-                )),
-            );
+    let refused = match found {
+        Ok(Some(Caller::Person(person))) => {
+            return start_session(&ui, &person, Some(&key), "a key");
         }
-        Ok(None) => {
-            return form(
-                &ui,
-                Some(Shown::transport(
-                    ErrorCode::Unauthorized,
-                    "no such key (or it was revoked)",
-                )),
-            );
-        }
-        Err(e) => return form(&ui, Some(e)),
+        Ok(Some(Caller::Agent(_))) => Shown::transport(
+            ErrorCode::PersonOnly,
+            "that is an agent's key: the dashboard is for persons (make one with `memdir --person ID key create`)",
+        ),
+        Ok(None) => Shown::transport(ErrorCode::Unauthorized, "no such key (or it was revoked)"),
+        Err(e) => e,
     };
-    start_session(&ui, &person, Some(&key), "a key")
+    redirect_anonymous(&ui, "/ui/login", Said::Refused(refused))
 }
 
-/// `POST /ui/logout`: the session ends here and now.
+/// `POST /ui/logout`: the session ends here and now (`303` to the login
+/// page); a form refused (its token, its size), `303` to the agents,
+/// which say why, the session kept.
 pub async fn logout(State(ui): State<Arc<Ui>>, req: Request) -> Response {
-    let headers = req.headers().clone();
-    let body = match super::form_body(req.into_body()).await {
-        Ok(b) => b,
-        Err(e) => return error_page(e, None),
-    };
-    let l = match posted(&ui, &headers, &fields(&body)).await {
-        Ok(l) => l,
+    let l = match posted_form(&ui, req, "/ui/").await {
+        Ok((l, _)) => l,
         Err(r) => return r,
     };
     ui.sessions.end(&l.id);

@@ -25,6 +25,7 @@ use axum::response::Response;
 use memdir::api::Who;
 use memdir::{Caller, ErrorCode};
 
+use super::notices::{self, Said, redirect_anonymous};
 use super::session::Session;
 use super::{Shown, Ui, blocking, cookie, error_page, see_other};
 
@@ -102,32 +103,35 @@ impl Ui {
 
 /// The person logged in on this request: a live session whose key is
 /// still a person's live key in the keys file (read now), or one logged
-/// in with a one-time link. Without one, the
-/// answer to give instead: to the login page (a `GET`), or `401` (a
-/// `POST`, whose form would be lost).
+/// in with a one-time link. Without one, the answer to give instead: to
+/// the login page, a `POST`'s with the notice of why (its form is not
+/// used).
 pub async fn logged_in(
     ui: &Arc<Ui>,
     headers: &HeaderMap,
     post: bool,
 ) -> Result<LoggedIn, Response> {
-    let refuse = || {
+    let refuse = |e: Option<Shown>| {
         if post {
-            error_page(
+            let e = e.unwrap_or_else(|| {
                 Shown::transport(
                     ErrorCode::Unauthorized,
-                    "not logged in (or the session ended): log in again",
-                ),
-                None,
-            )
+                    "not logged in (or the session ended): log in again; nothing was done",
+                )
+            });
+            redirect_anonymous(ui, "/ui/login", Said::Refused(e))
         } else {
-            see_other("/ui/login")
+            match e {
+                Some(e) => error_page(e, None),
+                None => see_other("/ui/login"),
+            }
         }
     };
     let Some(id) = cookie(headers, ui.cookie_name()).map(str::to_owned) else {
-        return Err(refuse());
+        return Err(refuse(None));
     };
     let Some(session) = ui.sessions.touch(&id) else {
-        return Err(refuse());
+        return Err(refuse(None));
     };
     // Logged in with a one-time link: no key to check again (the link was
     // used up at the login; the session's own limits end it).
@@ -150,31 +154,25 @@ pub async fn logged_in(
             if let Some(k) = &session.key {
                 ui.sessions.end_key(k);
             }
-            Err(refuse())
+            Err(refuse(None))
         }
-        Err(e) => Err(error_page(e, None)),
+        Err(e) => Err(refuse(Some(e))),
     }
 }
 
-/// A `POST` of a logged-in session: its form must carry the session's
-/// CSRF token (`csrf`), else `403 csrf_refused`.
-pub async fn posted(
-    ui: &Arc<Ui>,
-    headers: &HeaderMap,
-    fields: &[(String, String)],
-) -> Result<LoggedIn, Response> {
-    let l = logged_in(ui, headers, true).await?;
-    let token = super::field(fields, "csrf").unwrap_or("");
-    if !super::session::same(token, &l.session.csrf) {
-        return Err(error_page(
-            Shown::transport(
-                ErrorCode::CsrfRefused,
-                "refused: the form did not carry this session's token (reload the page and try again)",
-            ),
-            Some(l.session.person),
-        ));
+impl LoggedIn {
+    /// What the form this session posted said, when the query names its
+    /// notice (`?notice=ID`): taken, so the page shows it once.
+    pub fn said(&self, ui: &Ui, query: Option<&str>) -> Option<Said> {
+        let id = notices::named(query)?;
+        ui.notices.take(&self.id, &id)
     }
-    Ok(l)
+
+    /// The answer to this session's form: `303` to `to` (a page of ours)
+    /// with what it said.
+    pub fn redirect(&self, ui: &Ui, to: &str, said: Said) -> Response {
+        notices::redirect(ui, &self.id, to, said)
+    }
 }
 
 /// A `POST`'s body, read up to [`login::FORM_BYTES`]: past it (or cut
@@ -193,19 +191,32 @@ pub async fn form_body(body: axum::body::Body) -> Result<axum::body::Bytes, Show
         })
 }
 
-/// A `POST`'s form (read up to [`login::FORM_BYTES`], else `413
-/// request_too_large`) and its logged-in session, checked as [`posted`]
-/// checks it: what every action handler starts with.
+/// A `POST`'s form and its logged-in session: what every form handler of
+/// a session starts with. The form must carry the session's CSRF token
+/// (`csrf`) and be at most [`login::FORM_BYTES`]; else the answer is a
+/// `303` to `back` (the page the form is on, a path of ours) with the
+/// refusal (`403 csrf_refused`, `413 request_too_large`), nothing of the
+/// form used. Without a session, a `303` to the login page.
 pub async fn posted_form(
     ui: &Arc<Ui>,
     req: axum::extract::Request,
+    back: &str,
 ) -> Result<(LoggedIn, Vec<(String, String)>), Response> {
     let headers = req.headers().clone();
-    let body = form_body(req.into_body())
-        .await
-        .map_err(|e| error_page(e, None))?;
+    let l = logged_in(ui, &headers, true).await?;
+    let body = match form_body(req.into_body()).await {
+        Ok(b) => b,
+        Err(e) => return Err(l.redirect(ui, back, Said::Refused(e))),
+    };
     let f = super::fields(&body);
-    let l = posted(ui, &headers, &f).await?;
+    let token = super::field(&f, "csrf").unwrap_or("");
+    if !super::session::same(token, &l.session.csrf) {
+        let e = Shown::transport(
+            ErrorCode::CsrfRefused,
+            "refused: the form did not carry this session's token (reload the page and try again); nothing was done",
+        );
+        return Err(l.redirect(ui, back, Said::Refused(e)));
+    }
     Ok((l, f))
 }
 

@@ -8,13 +8,14 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Request as HttpRequest, State};
+use axum::extract::{Path, RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
 use memdir::api::{self, Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form};
+use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html};
 
 /// The skills page.
@@ -99,14 +100,19 @@ async fn render(
     )
 }
 
-/// `GET /ui/agents/{agent}/skills`.
+/// `GET /ui/agents/{agent}/skills`: the list, with what this session's
+/// last forget did when the query names its notice (`?notice=`).
 pub async fn list(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
     headers: HeaderMap,
+    RawQuery(q): RawQuery,
 ) -> Response {
     match logged_in(&ui, &headers, false).await {
-        Ok(l) => render(&ui, &l, &agent, None, None).await,
+        Ok(l) => {
+            let (notice, error) = Said::words(l.said(&ui, q.as_deref()));
+            render(&ui, &l, &agent, notice, error).await
+        }
         Err(r) => r,
     }
 }
@@ -154,31 +160,46 @@ pub async fn show(
 }
 
 /// `POST /ui/agents/{agent}/skills`: `action=forget` with `name`, and
-/// `confirm` (the box checked), `csrf`.
+/// `confirm` (the box checked), `csrf`; `303` to the list, which says
+/// what was done or why not.
 pub async fn post(
     State(ui): State<Arc<Ui>>,
     Path(agent): Path<String>,
     req: HttpRequest,
 ) -> Response {
-    let (l, f) = match posted_form(&ui, req).await {
+    let back = format!("/ui/agents/{}/skills", encode(&agent));
+    let (l, f) = match posted_form(&ui, req, &back).await {
         Ok(posted) => posted,
         Err(r) => return r,
     };
-    let refused = |message: String| Shown::transport(ErrorCode::InvalidRequest, message);
-    let name = field(&f, "name").unwrap_or("").trim().to_owned();
-    let error = match field(&f, "action").unwrap_or("") {
-        "forget" if field(&f, "confirm") != Some("yes") => Some(refused(format!(
-            "not forgotten: check the box to confirm forgetting the skill {name:?}"
-        ))),
-        "forget" => None,
-        other => Some(refused(format!("no such action: {other:?}"))),
+    let said = match forget(&ui, &l, &agent, &f).await {
+        Ok(w) => Said::done(w),
+        Err(e) => Said::Refused(e),
     };
-    if let Some(e) = error {
-        return render(&ui, &l, &agent, None, Some(e)).await;
+    l.redirect(&ui, &back, said)
+}
+
+/// Forgets the skill the form names, when its box is checked.
+async fn forget(
+    ui: &Arc<Ui>,
+    l: &LoggedIn,
+    agent: &str,
+    f: &[(String, String)],
+) -> Result<String, Shown> {
+    let refused = |message: String| Shown::transport(ErrorCode::InvalidRequest, message);
+    let name = field(f, "name").unwrap_or("").trim().to_owned();
+    match field(f, "action").unwrap_or("") {
+        "forget" if field(f, "confirm") != Some("yes") => {
+            return Err(refused(format!(
+                "not forgotten: check the box to confirm forgetting the skill {name:?}"
+            )));
+        }
+        "forget" => {}
+        other => return Err(refused(format!("no such action: {other:?}"))),
     }
     let u = ui.clone();
-    let who = l.who(&agent);
-    let done = blocking(move || {
+    let who = l.who(agent);
+    blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
         match api::execute(&store, &who, Request::SkillForget { name }) {
             Ok(Answer::Skill(o)) => Ok(format!("{} the skill {} ({})", o.message, o.name, o.path)),
@@ -186,9 +207,5 @@ pub async fn post(
             Err(e) => Err(Shown::of(&e)),
         }
     })
-    .await;
-    match done {
-        Ok(w) => render(&ui, &l, &agent, Some(w), None).await,
-        Err(e) => render(&ui, &l, &agent, None, Some(e)).await,
-    }
+    .await
 }

@@ -1,0 +1,56 @@
+//! The parsers of the command line's argument values, each refusal worded
+//! as the value it expected.
+
+use chrono::NaiveDate;
+use memdir::Scope;
+use memdir::{FactKind, Status};
+
+/// `-`, standard input (the one value `--from`'s place takes besides a file).
+pub(super) fn parse_dash(s: &str) -> Result<String, String> {
+    if s == "-" {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "expected `-` (standard input) or --from FILE, got {s:?}"
+        ))
+    }
+}
+
+/// A date `YYYY-MM-DD`.
+pub(super) fn parse_date(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| format!("expected a date YYYY-MM-DD, got {s:?}"))
+}
+
+/// A store: `memory` or `user`.
+pub(super) fn parse_scope(s: &str) -> Result<Scope, String> {
+    Scope::parse(s).ok_or_else(|| format!("expected `memory` or `user`, got {s:?}"))
+}
+
+/// A memory's kind: `fact` or `day`.
+pub(super) fn parse_kind(s: &str) -> Result<FactKind, String> {
+    match s {
+        "fact" => Ok(FactKind::Fact),
+        "day" => Ok(FactKind::Day),
+        _ => Err(format!("expected `fact` or `day`, got {s:?}")),
+    }
+}
+
+/// A memory's state: `active` or `archived`.
+pub(super) fn parse_status(s: &str) -> Result<Status, String> {
+    match s {
+        "active" => Ok(Status::Active),
+        "archived" => Ok(Status::Archived),
+        _ => Err(format!("expected `active` or `archived`, got {s:?}")),
+    }
+}
+
+/// A number of seconds from 0 to 86,400.
+pub(super) fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=86_400.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "expected a number of seconds from 0 to 86400, got {s:?}"
+        )),
+    }
+}
