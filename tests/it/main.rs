@@ -14,6 +14,7 @@ mod bounded;
 mod browser;
 mod channels;
 mod cli;
+mod clients;
 mod contract;
 mod daylog_tail;
 mod git;
