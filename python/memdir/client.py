@@ -176,8 +176,6 @@ class Memory:
             if run is not None:
                 args += ["--run", run]
             return cast(t.AddResult, self._cli(*args, "--", text))
-        if run is not None:
-            self._no_http("add(run=...)")
         if expires is not None or supersedes is not None:
             if to != "memory":
                 raise UnsupportedOperation("add(to='user', expires/supersedes)", "HTTP", "the server sets them on MEMORY.md facts only")
@@ -186,6 +184,8 @@ class Memory:
                 body["expiresAt"] = expires
             if supersedes is not None:
                 body["supersedes"] = supersedes
+            if run is not None:
+                body["runId"] = run
             a = self._http("POST", "/api/v1/memories", body=body)
             return cast(
                 t.AddResult,
@@ -199,7 +199,10 @@ class Memory:
                     "warnings": list(a.get("warnings") or []),
                 },
             )
-        a = self._http("POST", "/v1/memory/remember", body={"text": text, "scope": to})
+        remember: Dict[str, Any] = {"text": text, "scope": to}
+        if run is not None:
+            remember["runId"] = run
+        a = self._http("POST", "/v1/memory/remember", body=remember)
         return cast(
             t.AddResult,
             {
@@ -381,9 +384,12 @@ class Memory:
             if fact:
                 args.append("--fact")
             return cast(t.DayResult, self._cli(*args, "--", text))
-        if task is not None or run is not None or fact:
-            self._no_http("day(task/run/fact)", "the server's day route takes the line only")
-        return cast(t.DayResult, self._http("POST", "/api/v1/memories/day", body={"line": text}, with_agent=False))
+        if task is not None or fact:
+            self._no_http("day(task/fact)", "the server's day route takes the line and its run only")
+        body: Dict[str, Any] = {"line": text}
+        if run is not None:
+            body["runId"] = run
+        return cast(t.DayResult, self._http("POST", "/api/v1/memories/day", body=body, with_agent=False))
 
     def runs_search(
         self, query: str, *, since: Optional[str] = None, until: Optional[str] = None, limit: Optional[int] = None
