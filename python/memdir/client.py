@@ -349,23 +349,44 @@ class Memory:
     # -- runs and the day log -------------------------------------------------
 
     def run_begin(
-        self, task: Optional[str] = None, workflow: Optional[str] = None, *, skills: Iterable[str] = ()
+        self,
+        task: Optional[str] = None,
+        workflow: Optional[str] = None,
+        *,
+        skills: Iterable[str] = (),
+        session: Optional[str] = None,
     ) -> t.RunBegin:
         """Begins a run: its id and its frozen snapshot (with the named
-        skills after the stores)."""
-        self._no_http("run_begin", "a server has no run route: take snapshot() for the prompt")
+        skills after the stores). With ``session`` (a client's session key),
+        an open run of that session is answered again (``resumed``) instead
+        of beginning another."""
+        skills = list(skills)
+        if self.over_http:
+            body: Dict[str, Any] = {"skills": skills}
+            if task is not None:
+                body["task"] = task
+            if workflow is not None:
+                body["workflow"] = workflow
+            if session is not None:
+                body["session"] = session
+            return cast(t.RunBegin, self._http("POST", "/v1/runs", body=body))
         args = ["run", "begin"]
         if task is not None:
             args += ["--task", task]
         if workflow is not None:
             args += ["--workflow", workflow]
+        if session is not None:
+            args += ["--session", session]
         for s in skills:
             args += ["--skill", s]
         return cast(t.RunBegin, self._cli(*args))
 
     def run_finish(self, run_id: str, summary: Optional[str] = None) -> t.DayResult:
         """Finishes a run: its summary line goes into today's day log (once)."""
-        self._no_http("run_finish", "a server has no run route: write day() instead")
+        if self.over_http:
+            body: Dict[str, Any] = {} if summary is None else {"text": summary}
+            path = "/v1/runs/" + quote(run_id) + "/finish"
+            return cast(t.DayResult, self._http("POST", path, body=body))
         args = ["run", "finish", "--", run_id]
         if summary is not None:
             args.append(summary)

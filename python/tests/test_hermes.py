@@ -477,11 +477,18 @@ def test_the_provider_over_http(hermes_home: Path, server, root: Path, monkeypat
     assert p.status()["transport"] == "http"
     block = m.build_system_prompt()
     assert "The staging deploy needs the VPN on" in block
-    assert "- deploy-steps — How to deploy" in block  # named: no run declares it over HTTP
+    # The session is a run over HTTP too: it declares the skill.
+    assert "## Skill deploy-steps — How to deploy" in block
+    run_id = p.status()["run_id"]
+    assert run_id and run_id.startswith("run-")
     m.on_memory_write("add", "memory", "Deploys happen on Tuesdays", metadata={})
     m.on_memory_write("replace", "memory", "Deploys happen on Fridays", metadata={"old_text": "Tuesdays"})
     texts = [e["text"] for s in agent_mem.show()["stores"] for e in s["entries"]]
     assert "Deploys happen on Fridays" in texts and "Deploys happen on Tuesdays" not in texts
+    # A mirrored write records the session's run, as over the command line.
+    memory_md = (root / OWNER / "MEMORY.md").read_text()
+    tuesday = next(line for line in memory_md.splitlines() if "Deploys happen on Tuesdays" in line or "Fridays" in line)
+    assert f"run={run_id}" in tuesday, tuesday
     assert m.build_system_prompt() == block
     put = json.loads(m.handle_tool_call("put_result", {"workflow_id": p.status()["workflow_id"], "task_id": "t", "content": "x"}))
     assert put["result"]["bytes"] == 1
@@ -490,6 +497,7 @@ def test_the_provider_over_http(hermes_home: Path, server, root: Path, monkeypat
     m.shutdown_all()
     episodes = (root / OWNER / "episodes.md").read_text()
     assert "session ended" in episodes and "An HTTP session" not in episodes
+    assert f"(run {run_id})" in episodes  # the run finished over HTTP
     assert children() - before == set()
 
 

@@ -152,11 +152,26 @@ def test_writes_over_http_record_their_run(server, root: Path, memdir_bin: str):
     assert e.value.code == "run_not_found"
 
 
+def test_a_run_over_http_is_begun_resumed_by_session_and_finished(server, root):
+    mem = server.memory()
+    mem.add("Prefers tea", to="user")
+    run = mem.run_begin(task="PIN-3", session="s-1")
+    assert run["resumed"] is False and "Prefers tea" in run["text"]
+    again = mem.run_begin(session="s-1")
+    assert again["resumed"] is True and again["run_id"] == run["run_id"]
+    mem.add("Likes green tea", to="user", run=run["run_id"])
+    line = next(l for l in (root / "agt_test" / "USER.md").read_text().splitlines() if "green" in l)
+    assert f"run={run['run_id']}" in line and "task=PIN-3" in line
+    done = mem.run_finish(run["run_id"], "shipped")
+    assert done["line"]["text"] == "shipped"
+    with pytest.raises(memdir.MemdirError) as e:
+        mem.run_finish(run["run_id"])
+    assert e.value.code == "run_finished"
+
+
 def test_what_http_has_no_route_for(server):
     mem = server.memory()
     for call in (
-        lambda: mem.run_begin(),
-        lambda: mem.run_finish("run-x"),
         lambda: mem.runs_search("x"),
         lambda: mem.runs_show("run-x"),
         lambda: mem.runs_list(),

@@ -320,8 +320,8 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         """Takes the session's snapshot once: ``run begin`` for a session
         that writes (its frozen snapshot, declaring the owner's learned
         skills, so a skill learned in one session is in the next one's
-        block), ``snapshot`` for a read-only one or over HTTP; then the
-        prompt block, kept for the session."""
+        block; over the command line or HTTP alike), ``snapshot`` for a
+        read-only one; then the prompt block, kept for the session."""
         if self.memory is None or self._block is not None:
             return
         known = self._hermes_known()
@@ -329,7 +329,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         skills = self._skills()
         others = skills
         try:
-            if self._read_only or self._context == "flush" or self.memory.over_http:
+            if self._read_only or self._context == "flush":
                 text = self.memory.snapshot()["text"]
             else:
                 declared, others = self._pick_skills(skills)
@@ -731,10 +731,10 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             self._record(action, target, content, e, entry_id=mem_id, old=old)
 
     def _write_run(self) -> Optional[str]:
-        """The run a write of this session records (``add --run``): the
-        session's begun, unfinished run; none over HTTP, which has no
-        runs, or before a run or after it finished."""
-        if self._run is None or self._finished or self.memory is None or self.memory.over_http:
+        """The run a write of this session records (``add --run``, or
+        ``runId`` over HTTP): the session's begun, unfinished run; none
+        before a run or after it finished."""
+        if self._run is None or self._finished or self.memory is None:
             return None
         return str(self._run["run_id"])
 
@@ -850,17 +850,6 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             # The tools' server served this run: a later call starts one
             # without it.
             self._close_mcp()
-            if mem.over_http:
-                try:
-                    mem.day(summary)
-                except MemdirError as e:
-                    self._record("session_end", "day", summary, e)
-                    if summary != NEUTRAL_SUMMARY and e.code in _REFUSED_LINE:
-                        try:
-                            mem.day(NEUTRAL_SUMMARY)
-                        except MemdirError as e2:
-                            self._record("session_end", "day", "", e2)
-                return
             if self._run is None:
                 return
             try:
