@@ -1439,14 +1439,24 @@ fn a_write_naming_its_run_records_it() {
     s.run_as("agt_prov", &["add", "Prefers tea"]).ok();
     let srv = serve(&s, &[]);
     let k = Some(key.as_str());
-    let begun = srv.post(k, "/v1/runs", json!({"task": "PIN-9", "session": "hermes-1"}));
+    let begun = srv.post(
+        k,
+        "/v1/runs",
+        json!({"task": "PIN-9", "session": "hermes-1"}),
+    );
     assert_eq!(begun.status, 201, "{begun:?}");
     let begun = begun.json();
     assert_eq!(begun["resumed"], false);
-    assert!(begun["text"].as_str().unwrap().contains("Prefers tea"), "{begun}");
+    assert!(
+        begun["text"].as_str().unwrap().contains("Prefers tea"),
+        "{begun}"
+    );
     let run_id = begun["run_id"].as_str().unwrap().to_owned();
     let again = srv.post(k, "/v1/runs", json!({"session": "hermes-1"}));
-    assert_eq!((again.status, &again.json()["run_id"]), (200, &begun["run_id"]));
+    assert_eq!(
+        (again.status, &again.json()["run_id"]),
+        (200, &begun["run_id"])
+    );
     let r = srv.post(
         k,
         "/v1/memory/remember",
@@ -1487,7 +1497,11 @@ fn a_write_naming_its_run_records_it() {
         json!({"text": "Another fact", "runId": "run-nope"}),
     );
     r.error("run_not_found", 404);
-    let done = srv.post(k, &format!("/v1/runs/{run_id}/finish"), json!({"text": "shipped"}));
+    let done = srv.post(
+        k,
+        &format!("/v1/runs/{run_id}/finish"),
+        json!({"text": "shipped"}),
+    );
     assert_eq!(done.status, 201, "{done:?}");
     assert!(s.read_text("agt_prov", "episodes.md").contains("shipped"));
     srv.post(k, &format!("/v1/runs/{run_id}/finish"), json!({}))

@@ -17,6 +17,7 @@ mod cli;
 mod clients;
 mod contract;
 mod daylog_tail;
+mod docs_blocks;
 mod git;
 mod hermes;
 mod hostile;

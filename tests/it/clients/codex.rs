@@ -20,7 +20,7 @@ fn documented_block(s: &Sandbox) -> (String, String) {
     for needed in [
         "[mcp_servers.memdir]",
         "command = \"memdir\"",
-        "\"/home/me/memory\"",
+        "\"~/memory\"",
     ] {
         assert!(
             block.contains(needed),
@@ -35,10 +35,7 @@ fn documented_block(s: &Sandbox) -> (String, String) {
         .to_owned();
     let block = block
         .replace("command = \"memdir\"", &format!("command = {:?}", BIN))
-        .replace(
-            "\"/home/me/memory\"",
-            &format!("{:?}", s.root.to_string_lossy()),
-        );
+        .replace("\"~/memory\"", &format!("{:?}", s.root.to_string_lossy()));
     (block, owner)
 }
 

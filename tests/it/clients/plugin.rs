@@ -43,7 +43,7 @@ async fn install(claude: &Path, home: &Path, work: &Path, stub: &Stub, s: &Sandb
         for word in line.split_whitespace().skip(1) {
             let word = match word {
                 "/path/to/memdir/integrations" => integrations.to_string_lossy().into_owned(),
-                "root=/home/me/memory" => format!("root={}", s.root.display()),
+                "root=~/memory" => format!("root={}", s.root.display()),
                 w => {
                     if let Some(o) = w.strip_prefix("owner=") {
                         owner = Some(o.to_owned());
