@@ -26,9 +26,6 @@ PY
 then
     pip install $pins
 fi
-# This package from a copy, so no build/ or *.egg-info is left in the checkout.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cp -R "$here" "$tmp/python"
-rm -rf "$tmp/python/build" "$tmp/python"/*.egg-info
-pip install --force-reinstall --no-deps "$tmp/python"
+# This package as a user installs it (pip install ./python): its build
+# backend builds out of tree, so the checkout is left as it was.
+pip install --force-reinstall --no-deps "$here"

@@ -186,8 +186,11 @@ pub enum Error {
         /// The run id asked for.
         run_id: String,
     },
-    /// No run of that client session is open (`run finish --session`).
-    #[error("no open run of session {session:?}; `run begin --session` begins one")]
+    /// No run of that client session to use: none open (`run finish
+    /// --session`), or none ever begun (`snapshot --session`).
+    #[error(
+        "no run of session {session:?} (open, to write in or finish); `run begin --session` begins one"
+    )]
     SessionRunNotFound {
         /// The session asked for.
         session: String,

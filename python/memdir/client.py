@@ -176,8 +176,6 @@ class Memory:
             if run is not None:
                 args += ["--run", run]
             return cast(t.AddResult, self._cli(*args, "--", text))
-        if run is not None:
-            self._no_http("add(run=...)")
         if expires is not None or supersedes is not None:
             if to != "memory":
                 raise UnsupportedOperation("add(to='user', expires/supersedes)", "HTTP", "the server sets them on MEMORY.md facts only")
@@ -186,6 +184,8 @@ class Memory:
                 body["expiresAt"] = expires
             if supersedes is not None:
                 body["supersedes"] = supersedes
+            if run is not None:
+                body["runId"] = run
             a = self._http("POST", "/api/v1/memories", body=body)
             return cast(
                 t.AddResult,
@@ -199,7 +199,10 @@ class Memory:
                     "warnings": list(a.get("warnings") or []),
                 },
             )
-        a = self._http("POST", "/v1/memory/remember", body={"text": text, "scope": to})
+        remember: Dict[str, Any] = {"text": text, "scope": to}
+        if run is not None:
+            remember["runId"] = run
+        a = self._http("POST", "/v1/memory/remember", body=remember)
         return cast(
             t.AddResult,
             {
@@ -346,23 +349,44 @@ class Memory:
     # -- runs and the day log -------------------------------------------------
 
     def run_begin(
-        self, task: Optional[str] = None, workflow: Optional[str] = None, *, skills: Iterable[str] = ()
+        self,
+        task: Optional[str] = None,
+        workflow: Optional[str] = None,
+        *,
+        skills: Iterable[str] = (),
+        session: Optional[str] = None,
     ) -> t.RunBegin:
         """Begins a run: its id and its frozen snapshot (with the named
-        skills after the stores)."""
-        self._no_http("run_begin", "a server has no run route: take snapshot() for the prompt")
+        skills after the stores). With ``session`` (a client's session key),
+        an open run of that session is answered again (``resumed``) instead
+        of beginning another."""
+        skills = list(skills)
+        if self.over_http:
+            body: Dict[str, Any] = {"skills": skills}
+            if task is not None:
+                body["task"] = task
+            if workflow is not None:
+                body["workflow"] = workflow
+            if session is not None:
+                body["session"] = session
+            return cast(t.RunBegin, self._http("POST", "/v1/runs", body=body))
         args = ["run", "begin"]
         if task is not None:
             args += ["--task", task]
         if workflow is not None:
             args += ["--workflow", workflow]
+        if session is not None:
+            args += ["--session", session]
         for s in skills:
             args += ["--skill", s]
         return cast(t.RunBegin, self._cli(*args))
 
     def run_finish(self, run_id: str, summary: Optional[str] = None) -> t.DayResult:
         """Finishes a run: its summary line goes into today's day log (once)."""
-        self._no_http("run_finish", "a server has no run route: write day() instead")
+        if self.over_http:
+            body: Dict[str, Any] = {} if summary is None else {"text": summary}
+            path = "/v1/runs/" + quote(run_id) + "/finish"
+            return cast(t.DayResult, self._http("POST", path, body=body))
         args = ["run", "finish", "--", run_id]
         if summary is not None:
             args.append(summary)
@@ -381,9 +405,12 @@ class Memory:
             if fact:
                 args.append("--fact")
             return cast(t.DayResult, self._cli(*args, "--", text))
-        if task is not None or run is not None or fact:
-            self._no_http("day(task/run/fact)", "the server's day route takes the line only")
-        return cast(t.DayResult, self._http("POST", "/api/v1/memories/day", body={"line": text}, with_agent=False))
+        if task is not None or fact:
+            self._no_http("day(task/fact)", "the server's day route takes the line and its run only")
+        body: Dict[str, Any] = {"line": text}
+        if run is not None:
+            body["runId"] = run
+        return cast(t.DayResult, self._http("POST", "/api/v1/memories/day", body=body, with_agent=False))
 
     def runs_search(
         self, query: str, *, since: Optional[str] = None, until: Optional[str] = None, limit: Optional[int] = None

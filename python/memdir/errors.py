@@ -80,7 +80,7 @@ class MemdirError(Exception):
 
 class UnsupportedOperation(MemdirError, NotImplementedError):
     """An operation the chosen transport does not offer (for example
-    ``run_begin`` over HTTP, which has no route for it). Not a code memdir
+    ``runs_search`` over HTTP, which has no route for it). Not a code memdir
     answers with: the client raises it before sending anything."""
 
     def __init__(self, operation: str, transport: str, instead: str = "") -> None:

@@ -113,6 +113,9 @@ class RunBegin(Snapshot):
     run_id: str
     workflow_id: str
     started_at: str
+    #: A run of the same ``--session`` still open, answered again.
+    resumed: bool
+    session: NotRequired[str]
 
 
 class DayLine(TypedDict):

@@ -128,11 +128,50 @@ def test_skills_and_learnings_over_http(server, root: Path):
     assert [x["text"] for x in mem.learnings()["approved"]] == ["The CI runners have 2 cores"]
 
 
+def test_writes_over_http_record_their_run(server, root: Path, memdir_bin: str):
+    """``add(run=…)`` and ``day(run=…)`` send ``runId``: the fact's metadata
+    records the run (begun on the command line: HTTP has no run route)."""
+    from conftest import run_memdir
+
+    run_id = Memory(root=root, owner=OWNER, binary=memdir_bin).run_begin()["run_id"]
+    mem = server.memory()
+    mem.add("Saved over HTTP inside a run", run=run_id)
+    mem.add("A user fact inside a run", to="user", run=run_id)
+    mem.add("Expiring inside a run", expires="2099-12-31", run=run_id)
+    day = mem.day("Worked on the deploy over HTTP", run=run_id)
+    assert day["line"]["run_id"] == run_id
+    for name, text in (("MEMORY.md", "Saved over HTTP inside a run"), ("USER.md", "A user fact inside a run"), ("MEMORY.md", "Expiring inside a run")):
+        line = [l for l in (root / OWNER / name).read_text().splitlines() if text in l]
+        assert len(line) == 1 and f" run={run_id} " in line[0], line
+    rows = run_memdir(memdir_bin, "--root", str(root), "--owner", OWNER, "list", "--kind", "fact")["rows"]
+    assert sorted(r["text"] for r in rows if r["run_id"] == run_id) == [
+        "A user fact inside a run", "Expiring inside a run", "Saved over HTTP inside a run"
+    ]
+    with pytest.raises(memdir.MemdirError) as e:
+        mem.add("Not a run of this agent", run="run-20990101T000000.000000Z-00000000")
+    assert e.value.code == "run_not_found"
+
+
+def test_a_run_over_http_is_begun_resumed_by_session_and_finished(server, root):
+    mem = server.memory()
+    mem.add("Prefers tea", to="user")
+    run = mem.run_begin(task="PIN-3", session="s-1")
+    assert run["resumed"] is False and "Prefers tea" in run["text"]
+    again = mem.run_begin(session="s-1")
+    assert again["resumed"] is True and again["run_id"] == run["run_id"]
+    mem.add("Likes green tea", to="user", run=run["run_id"])
+    line = next(l for l in (root / "agt_test" / "USER.md").read_text().splitlines() if "green" in l)
+    assert f"run={run['run_id']}" in line and "task=PIN-3" in line
+    done = mem.run_finish(run["run_id"], "shipped")
+    assert done["line"]["text"] == "shipped"
+    with pytest.raises(memdir.MemdirError) as e:
+        mem.run_finish(run["run_id"])
+    assert e.value.code == "run_finished"
+
+
 def test_what_http_has_no_route_for(server):
     mem = server.memory()
     for call in (
-        lambda: mem.run_begin(),
-        lambda: mem.run_finish("run-x"),
         lambda: mem.runs_search("x"),
         lambda: mem.runs_show("run-x"),
         lambda: mem.runs_list(),

@@ -227,23 +227,34 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
 }
 
 /// The run a [`Request::InRun`] names, as the handle writing for it
-/// carries it: a run of the owner, begun and not finished, asked by its
-/// agent; `None` for a session with no run open.
-fn run_context(store: &Store, who: &Who, run: &RunRef) -> Result<Option<RunContext>> {
+/// carries it: a run of the owner, asked by its agent, begun and not
+/// finished (`open`; a snapshot may be read of a finished run too: the
+/// session's newest); `None` for a session with no such run.
+fn run_context(store: &Store, who: &Who, run: &RunRef, open: bool) -> Result<Option<RunContext>> {
     if let Caller::Person(_) = &who.caller {
         return Err(crate::error::Error::Usage {
             message: "a run is its agent's: only the agent writes or recalls inside it".into(),
         });
     }
-    let runs = who.owner(store)?;
+    let owner = who.owner(store)?;
+    let runs = owner.runs();
     let record = match run {
-        RunRef::Id(run_id) => runs.runs().record(run_id)?,
-        RunRef::Session(key) => match runs.runs().open_of_session(key)? {
-            Some(r) => r,
-            None => return Ok(None),
-        },
+        RunRef::Id(run_id) => runs.record(run_id)?,
+        RunRef::Session(key) => {
+            let found = if open {
+                runs.open_of_session(key)?
+            } else {
+                runs.latest_of_session(key)?
+            };
+            match found {
+                Some(r) => r,
+                None => return Ok(None),
+            }
+        }
     };
-    if let Some(done) = record.finished_at {
+    if let Some(done) = record.finished_at
+        && open
+    {
         return Err(crate::error::Error::RunFinished {
             run_id: record.run_id,
             finished_at: crate::model::fmt_time(done),
@@ -301,7 +312,16 @@ fn answer_in(
                             .into(),
                 });
             }
-            let context = run_context(store, who, &named)?;
+            // The snapshot a run began with is there to read once it has
+            // finished; the rest is made only inside an open run.
+            let snapshot = matches!(*within, Request::Snapshot);
+            let context = run_context(store, who, &named, !snapshot)?;
+            if snapshot && context.is_none() {
+                // A session that began no run has no snapshot of its own.
+                if let RunRef::Session(session) = named {
+                    return Err(crate::error::Error::SessionRunNotFound { session });
+                }
+            }
             return answer_in(store, who, *within, context);
         }
         Request::MemoryTool {

@@ -64,6 +64,13 @@ impl Runs<'_> {
         runs::open_run_of_session(self.0, key)
     }
 
+    /// The newest run begun for the client's session `key`, finished or
+    /// not, if any.
+    pub fn latest_of_session(&self, key: &str) -> Result<Option<RunRecord>> {
+        crate::model::validate_id("session", key)?;
+        runs::latest_run_of_session(self.0, key)
+    }
+
     /// The record of a run begun earlier.
     pub fn record(&self, run_id: &str) -> Result<RunRecord> {
         files::runs::read_record(self.0.view()?.at(), run_id)

@@ -245,8 +245,13 @@ pub(crate) fn begin_run(owner: &Owner, options: RunOptions) -> Result<Run> {
 
 /// The newest run of `session` not finished, if any.
 pub(crate) fn open_run_of_session(owner: &Owner, session: &str) -> Result<Option<RunRecord>> {
+    Ok(latest_run_of_session(owner, session)?.filter(|r| r.finished_at.is_none()))
+}
+
+/// The newest run of `session`, finished or not, if any.
+pub(crate) fn latest_run_of_session(owner: &Owner, session: &str) -> Result<Option<RunRecord>> {
     let mut records = runs::list_records(owner.view()?.at())?;
-    records.retain(|r| r.finished_at.is_none() && r.session.as_deref() == Some(session));
+    records.retain(|r| r.session.as_deref() == Some(session));
     Ok(records.pop())
 }
 

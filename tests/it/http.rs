@@ -836,7 +836,8 @@ fn the_openapi_document_matches_the_router() {
             .replace("{name}", "some-skill")
             .replace("{job}", "job-0")
             .replace("{agent}", "agt_o")
-            .replace("{token}", &"0".repeat(64));
+            .replace("{token}", &"0".repeat(64))
+            .replace("{runId}", "run-1");
         let methods = methods.as_object().unwrap();
         for m in methods.keys() {
             ops += 1;
@@ -855,8 +856,8 @@ fn the_openapi_document_matches_the_router() {
                 .error("method_not_allowed", 405);
         }
     }
-    // Every route of docs/API.md: the API's 32 and the dashboard's 25 pages.
-    assert_eq!(ops, 57, "{doc}");
+    // Every route of docs/API.md: the API's 34 and the dashboard's 25 pages.
+    assert_eq!(ops, 59, "{doc}");
     let pages = paths
         .values()
         .flat_map(|m| m.as_object().unwrap().values())
@@ -1427,20 +1428,35 @@ fn a_bad_query_or_body_names_the_argument_and_its_values() {
     );
 }
 
-/// A fact saved over HTTP with `runId` records the run (`run=`, `task=`),
-/// on both families of routes, as the command line's `add --run` does; a
-/// day line too.
+/// A run begun over HTTP (`POST /v1/runs`; again for its session: the same
+/// run), a fact saved with its `runId` records it (`run=`, `task=`) on both
+/// families of routes, as the command line's `add --run` does, and the run
+/// is finished over HTTP.
 #[test]
 fn a_write_naming_its_run_records_it() {
     let s = Sandbox::new();
     let key = make_key(&s, &["--owner", "agt_prov"]);
-    let begun = s
-        .run_as("agt_prov", &["--json", "run", "begin", "--task", "PIN-9"])
-        .ok()
-        .json();
-    let run_id = begun["run_id"].as_str().unwrap().to_owned();
+    s.run_as("agt_prov", &["add", "Prefers tea"]).ok();
     let srv = serve(&s, &[]);
     let k = Some(key.as_str());
+    let begun = srv.post(
+        k,
+        "/v1/runs",
+        json!({"task": "PIN-9", "session": "hermes-1"}),
+    );
+    assert_eq!(begun.status, 201, "{begun:?}");
+    let begun = begun.json();
+    assert_eq!(begun["resumed"], false);
+    assert!(
+        begun["text"].as_str().unwrap().contains("Prefers tea"),
+        "{begun}"
+    );
+    let run_id = begun["run_id"].as_str().unwrap().to_owned();
+    let again = srv.post(k, "/v1/runs", json!({"session": "hermes-1"}));
+    assert_eq!(
+        (again.status, &again.json()["run_id"]),
+        (200, &begun["run_id"])
+    );
     let r = srv.post(
         k,
         "/v1/memory/remember",
@@ -1481,4 +1497,19 @@ fn a_write_naming_its_run_records_it() {
         json!({"text": "Another fact", "runId": "run-nope"}),
     );
     r.error("run_not_found", 404);
+    let done = srv.post(
+        k,
+        &format!("/v1/runs/{run_id}/finish"),
+        json!({"text": "shipped"}),
+    );
+    assert_eq!(done.status, 201, "{done:?}");
+    assert!(s.read_text("agt_prov", "episodes.md").contains("shipped"));
+    srv.post(k, &format!("/v1/runs/{run_id}/finish"), json!({}))
+        .error("run_finished", 409);
+    srv.post(
+        k,
+        "/api/v1/memories",
+        json!({"text": "After the end", "runId": run_id}),
+    )
+    .error("run_finished", 409);
 }

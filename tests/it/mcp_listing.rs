@@ -428,6 +428,19 @@ fn a_session_s_run_is_begun_once_recorded_by_mcp_writes_and_finished() {
         episodes.contains("done here") && episodes.contains(&run_id),
         "{episodes}"
     );
+    // Its frozen snapshot is still there to read (a resumed session's).
+    let frozen = s
+        .run_as("agt_s", &["snapshot", "--session", "sess-1"])
+        .ok()
+        .text();
+    assert_eq!(frozen, first["text"].as_str().unwrap());
+    let by_id = s
+        .run_as("agt_s", &["snapshot", "--run", &run_id])
+        .ok()
+        .text();
+    assert_eq!(by_id, frozen);
+    s.run_as("agt_s", &["--json", "snapshot", "--session", "sess-none"])
+        .json_error("run_not_found");
     // Finished: the session has no open run; a write is made outside any.
     s.run_as("agt_s", &["--json", "run", "finish", "--session", "sess-1"])
         .json_error("run_not_found");

@@ -13,13 +13,12 @@
 //! on a sandbox.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::http::{Server, make_key, serve};
 use crate::mcp;
-use crate::util::{self, BIN, Sandbox, config_dir};
+use crate::util::{self, Sandbox};
 
 /// The agent every case acts as (or, for a person, acts on).
 const AGENT: &str = "agt_s";
@@ -1028,95 +1027,3 @@ fn every_case_says_what_each_surface_does() {
 
 // ---------------------------------------------------------------------------
 // README.md's examples, run as written.
-
-/// The shell lines of the first ```sh block after `heading` in README.md,
-/// without comments and blanks.
-fn readme_block(readme: &str, heading: &str) -> Vec<String> {
-    let from = readme
-        .find(heading)
-        .unwrap_or_else(|| panic!("README has {heading}"));
-    let rest = &readme[from..];
-    let start = rest.find("```sh\n").expect("a sh block") + "```sh\n".len();
-    let block = &rest[start..start + rest[start..].find("```").expect("its end")];
-    block
-        .lines()
-        .map(|l| l.split(" #").next().unwrap_or_default().trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// README's quick start and install blocks, as written, with `memdir` on
-/// the PATH in a fresh folder: `cargo run --` is the built binary, and the
-/// lines that build (`cargo test`, `cargo install`) are left to cargo.
-#[test]
-fn readme_quick_start_and_install_run_as_written() {
-    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let readme = std::fs::read_to_string(format!("{repo}/README.md")).expect("README.md");
-    let quick = readme_block(&readme, "## Quick start");
-    let install = readme_block(&readme, "## Install");
-    assert_eq!(
-        quick[0], "cargo run -- --root fixtures/example --owner agt_demo snapshot",
-        "README's quick start changed: update this test"
-    );
-    let s = Sandbox::rootless();
-    // The example root, copied: a snapshot may write derived state.
-    let example = s.dir.path().join("fixtures/example");
-    std::fs::create_dir_all(&example).expect("fixtures folder");
-    let cp = std::process::Command::new("cp")
-        .arg("-a")
-        .arg(format!("{repo}/fixtures/example/."))
-        .arg(&example)
-        .status()
-        .expect("cp");
-    assert!(cp.success());
-    let mut script = Vec::new();
-    for line in quick.iter().chain(&install) {
-        if let Some(rest) = line.strip_prefix("cargo run -- ") {
-            script.push(format!("memdir {rest}"));
-        } else if line.starts_with("cargo ") {
-            continue;
-        } else {
-            assert!(
-                line.starts_with("memdir "),
-                "a README line this test cannot run: {line}"
-            );
-            script.push(line.clone());
-        }
-    }
-    assert!(script.len() >= 3, "{script:?}");
-    let bin_dir = Path::new(BIN).parent().expect("bin dir");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut outputs = Vec::new();
-    for line in &script {
-        let out = std::process::Command::new("sh")
-            .args(["-e", "-c", line])
-            .current_dir(s.dir.path())
-            .env_remove("MEMDIR_ROOT")
-            .env_remove("MEMDIR_OWNER")
-            .env("MEMDIR_CONFIG_DIR", config_dir())
-            .env("PATH", &path)
-            .output()
-            .expect("sh");
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "{line}\nstdout: {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        outputs.push(stdout);
-    }
-    // The snapshot of the example owner is its stores' text.
-    assert!(outputs[0].contains("MEMORY.md"), "{}", outputs[0]);
-    let user_or_memory = ["MEMORY.md", "USER.md"]
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(s.dir.path().join("memory/agt_demo").join(f)).ok())
-        .collect::<String>();
-    assert!(
-        user_or_memory.contains("- Prefers weekly summaries"),
-        "{user_or_memory}"
-    );
-}

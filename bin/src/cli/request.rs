@@ -176,7 +176,17 @@ fn request(command: Ask) -> Result<Request, Error> {
             all,
             limit,
         },
-        Ask::Snapshot => Request::Snapshot,
+        Ask::Snapshot { run, session } => match (run, session) {
+            (Some(id), _) => Request::InRun {
+                run: RunRef::Id(id),
+                within: Box::new(Request::Snapshot),
+            },
+            (None, Some(key)) => Request::InRun {
+                run: RunRef::Session(key),
+                within: Box::new(Request::Snapshot),
+            },
+            (None, None) => Request::Snapshot,
+        },
         Ask::Run {
             command:
                 RunCommand::Begin {

@@ -354,7 +354,15 @@ pub enum Ask {
     },
     /// Render the snapshot of USER.md and MEMORY.md a run would start with.
     #[command(display_order = 19)]
-    Snapshot,
+    Snapshot {
+        /// The snapshot this run began with (finished or not) instead.
+        #[arg(long, value_name = "RUN_ID", conflicts_with = "session")]
+        run: Option<String>,
+        /// The snapshot the newest run of this client session (`run begin
+        /// --session`) began with.
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+    },
     /// SharedMemory: task results stored under (workflow, task).
     #[command(display_order = 20)]
     Result {

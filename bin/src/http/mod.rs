@@ -18,6 +18,7 @@ pub mod limits;
 mod one_api;
 mod reviews;
 mod routes;
+mod runs;
 mod serve;
 mod skills;
 mod uploads;

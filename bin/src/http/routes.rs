@@ -14,6 +14,7 @@ use super::facts::{archive, day, edit, list, recall_facts, resolve, save, unarch
 use super::learnings;
 use super::one_api::{forget, get_result, memory_tool, put_result, recall, remember, snapshot};
 use super::reviews;
+use super::runs;
 use super::skills::{forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
@@ -120,6 +121,18 @@ pub const ROUTES: &[Route] = &[
         "/v1/memory/tool",
         "Claude's memory tool: the body is one tool-use input {command, path, …, agentId} (?skills_writable=true lets it write skills); 200 {text, is_error}",
         || post(memory_tool),
+    ),
+    r(
+        "POST",
+        "/v1/runs",
+        "Begin a run {task, workflow, skills, session, agentId}: 201 {run_id, text, sha256, …, resumed: false}; 200 the open run of the same session (resumed: true)",
+        || post(runs::begin),
+    ),
+    r(
+        "POST",
+        "/v1/runs/{runId}/finish",
+        "Finish a run {text}: 201 its day-log line (agents only)",
+        || post(runs::finish),
     ),
     r(
         "GET",

@@ -7,25 +7,28 @@ docs/INTEGRATIONS.md; in short:
 
 * ``initialize``: the owner is named by the configured mapping (the Hermes
   ``user_id`` or agent identity → a memdir owner, else the default owner);
-  the run begins (``run begin``) and its frozen snapshot is kept for the
-  whole session. ``agent_context="subagent"`` is a read-only delegate: every
-  write is refused without calling memdir.
+  the run begins (``run begin``, declaring the owner's learned skills within
+  a budget) and its frozen snapshot is kept for the whole session.
+  ``agent_context="subagent"`` is a read-only delegate: every write is
+  refused without calling memdir.
 * ``system_prompt_block``: the run's frozen snapshot without the entries
   Hermes's own MEMORY/USER block already shows (each fact once in the
   prompt); the same bytes all session.
-* ``prefetch``: the recall block for the turn.
+* ``prefetch``: the recall block for the turn; nothing when the recall
+  matched nothing.
 * ``on_memory_write``: Hermes's built-in memory writes mirrored through
-  memdir's write path; a refusal is logged and kept for the status, never
-  raised.
+  memdir's write path, recording the session's run; a refusal is logged and
+  kept for the status (its text only as a SHA-256), never raised.
 * tools ``search_runs``, ``get_run``, ``get_result``, ``put_result``,
   ``learn``, ``propose`` with the MCP server's argument names.
 * ``on_session_end``: ``run finish`` with a one-line summary (the text Hermes
-  passes, else the first user message cut to 300 characters).
+  passes, else ``session ended``; never a message of the conversation).
 * ``on_delegation``: the child's result stored as a result of the run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -61,6 +64,24 @@ DIVERGENCES_FILE = "divergences.jsonl"
 MAX_DIVERGENCE_BYTES = 256 * 1024
 #: A day line's most characters (memdir's ``memory_day_line_too_long``).
 MAX_SUMMARY_CHARS = 300
+#: The codes of a day line refused for its text (the run then finishes with
+#: the neutral line).
+_REFUSED_LINE = ("memory_threat_blocked", "secret_in_memory", "memory_text_invalid", "memory_day_line_too_long")
+#: The day line of a session Hermes passes no summary for: neutral, never a
+#: message of the conversation (episodes.md is committed to git).
+NEUTRAL_SUMMARY = "session ended"
+#: Day lines that say only that a session or a run ended (memdir's own
+#: default is ``finished``): left out of the turn's recall block.
+_NEUTRAL_DAY_LINES = (NEUTRAL_SUMMARY, "finished")
+#: The recall block's day-log heading (memdir's).
+DAY_HEADING = "Day log (today and yesterday, newest first):"
+#: The learned skills a session's run declares (their text in its frozen
+#: block): at most this many, their bodies at most this many characters in
+#: all; the others are named in the block.
+MAX_DECLARED_SKILLS = 12
+SKILLS_BUDGET_CHARS = 24_000
+#: The most skills named (not declared) in the block.
+MAX_NAMED_SKILLS = 50
 #: A recall query's most characters (memdir's ``memory_query_too_long``).
 MAX_QUERY_CHARS = 4000
 #: Seconds one memdir call may take inside the agent loop.
@@ -68,26 +89,47 @@ CALL_TIMEOUT = 20.0
 ENTRY_DELIMITER = "\n§\n"
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-_FENCE = re.compile(r"<\s*memory-context\s*>[\s\S]*?<\s*/\s*memory-context\s*>", re.IGNORECASE)
+#: A quoted string in an error's message (memdir quotes the text it was
+#: given, and entries' previews, as Rust debug strings: "…").
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: A Python repr, as an earlier version's own messages quoted Hermes's text.
+_REPR = re.compile(r"'(?:[^'\\]|\\.)*'")
+#: Texts shorter than this are not searched for in a message (they are
+#: quoted there, if at all, and the quotes are scrubbed).
+_MIN_SCRUBBED = 6
 
 
 def _one_line(text: str, limit: int) -> str:
     return " ".join(text.split())[:limit]
 
 
-def _message_text(content: Any) -> str:
-    """A message's text, whether a string or a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for p in content:
-            if isinstance(p, Mapping) and isinstance(p.get("text"), str):
-                parts.append(p["text"])
-            elif isinstance(p, str):
-                parts.append(p)
-        return " ".join(parts)
-    return ""
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _scrub(message: str, texts: Tuple[str, ...]) -> str:
+    """An error's message without the texts it may quote: each of ``texts``
+    (the refused text, Hermes's old text) and every quoted string become
+    ``…``. What is kept is memdir's own wording (the code's sentence, sizes,
+    ids, pattern names)."""
+    out = str(message)
+    for t in sorted({t for x in texts if x for t in (x, x.strip()) if len(t) >= _MIN_SCRUBBED}, key=len, reverse=True):
+        out = out.replace(t, "…")
+    return _QUOTED.sub('"…"', out)[:500]
+
+
+def _without_texts(entry: Mapping[str, Any]) -> Dict[str, Any]:
+    """A divergence line as kept: an earlier version's ``content`` (the text
+    itself) replaced by its SHA-256, its message scrubbed of quoted text."""
+    out = dict(entry)
+    content = out.pop("content", None)
+    if isinstance(content, str) and content and "sha256" not in out:
+        out["sha256"] = _sha256(content)
+        out["migrated"] = True  # the hash of the text as that line kept it (300 characters at most)
+    if isinstance(out.get("message"), str):
+        message = _scrub(out["message"], (content if isinstance(content, str) else "",))
+        out["message"] = _REPR.sub("'…'", message) if content is not None else message
+    return out
 
 
 def _safe_id(value: str, fallback: str) -> str:
@@ -95,6 +137,30 @@ def _safe_id(value: str, fallback: str) -> str:
     at most 128 characters) made from ``value``; never a path."""
     cleaned = _ID_CHARS.sub("-", value or "").strip("-._")[:100]
     return cleaned if cleaned and cleaned[0].isalnum() else fallback
+
+
+def _turn_block(answer: Mapping[str, Any]) -> str:
+    """The recall block as the turn gets it: nothing when the recall matched
+    nothing (no fact, no learning, no conflict: no ``(no memories match)``
+    block, and no block of day-log lines alone); else memdir's block without
+    the day lines that say only that a session ended, and without the
+    day-log heading when no line is left under it."""
+    if not (answer.get("facts") or answer.get("wiki") or answer.get("conflicts")):
+        return ""
+    block = str(answer.get("block") or "")
+    neutral = set()
+    for d in answer.get("day_log") or []:
+        line = d.get("line") if isinstance(d, Mapping) else None
+        if isinstance(line, Mapping) and str(line.get("text") or "").strip() in _NEUTRAL_DAY_LINES:
+            neutral.add(f"{d.get('date')} {line.get('raw')}")
+    lines = block.split("\n")
+    if DAY_HEADING not in lines:
+        return block
+    at = lines.index(DAY_HEADING)
+    day = [l for l in lines[at + 1 :] if l not in neutral]
+    if not any(day):
+        return "\n".join(lines[:at] + day)
+    return "\n".join(lines[: at + 1] + day)
 
 
 class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
@@ -119,6 +185,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         self._workflow: Optional[str] = None
         self._block: Optional[str] = None
         self._finished = False
+        self._declared: List[str] = []
         self._inactive_reason: Optional[str] = "not initialized"
         self._delegations = 0
         self._mirrored = 0
@@ -208,7 +275,9 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         recent = self.divergences(limit=5)
         out["refused_writes"] = self._count_divergences()
         for i, d in enumerate(recent, 1):
-            out[f"refused_{i}"] = f"{d.get('at', '')} {d.get('action', '')} {d.get('target', '')}: {d.get('code', '')} {d.get('message', '')}"[:300]
+            what = " ".join(str(d[k]) for k in ("action", "target", "id") if d.get(k))
+            text = f" (text sha256 {str(d['sha256'])[:12]}…, {d['chars']} chars)" if d.get("sha256") and d.get("chars") else ""
+            out[f"refused_{i}"] = f"{d.get('at', '')} {what}: {d.get('code', '')} {d.get('message', '')}{text}"[:300]
         return out
 
     def backup_paths(self) -> List[str]:
@@ -223,6 +292,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             self._close_mcp()
             self._reset_state()
             self._hermes_home = kwargs.get("hermes_home") or self._hermes_home
+            self._forget_kept_texts()
             self._session_id = session_id or ""
             context = str(kwargs.get("agent_context") or "primary")
             if kwargs.get("platform") == "cron" and context == "primary":
@@ -248,18 +318,31 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
 
     def _begin(self) -> None:
         """Takes the session's snapshot once: ``run begin`` for a session
-        that writes (its frozen snapshot), ``snapshot`` for a read-only one
-        or over HTTP; then the prompt block, kept for the session."""
+        that writes (its frozen snapshot, declaring the owner's learned
+        skills, so a skill learned in one session is in the next one's
+        block; over the command line or HTTP alike), ``snapshot`` for a
+        read-only one; then the prompt block, kept for the session."""
         if self.memory is None or self._block is not None:
             return
         known = self._hermes_known()
         text = ""
+        skills = self._skills()
+        others = skills
         try:
-            if self._read_only or self._context == "flush" or self.memory.over_http:
+            if self._read_only or self._context == "flush":
                 text = self.memory.snapshot()["text"]
             else:
-                run = self.memory.run_begin()
+                declared, others = self._pick_skills(skills)
+                try:
+                    run = self.memory.run_begin(skills=declared)
+                except MemdirError as e:
+                    if e.code != "skill_not_found" or not declared:
+                        raise
+                    # Forgotten since the listing: begin without skills.
+                    declared, others = [], skills
+                    run = self.memory.run_begin()
                 self._run = dict(run)
+                self._declared = declared
                 self._workflow = run.get("workflow_id") or run.get("run_id")
                 text = run["text"]
         except MemdirError as e:
@@ -269,19 +352,72 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         if self._workflow is None:
             self._workflow = _safe_id(f"hermes-{self._session_id}", "hermes-session")
         filtered, _ = filter_snapshot(text, known)
-        self._block = self._frame(filtered)
+        self._block = self._frame(filtered, others)
 
-    def _frame(self, snapshot: str) -> str:
+    def _skills(self) -> List[Dict[str, str]]:
+        """The owner's learned skills (name, description), or none if they
+        cannot be listed."""
+        assert self.memory is not None
+        try:
+            listed = self.memory.skill_list().get("skills") or []
+        except MemdirError as e:
+            logger.info("memdir: cannot list the skills: %s", e.code)
+            return []
+        return [
+            {"name": str(s["name"]), "description": str(s.get("description") or "")}
+            for s in listed
+            if isinstance(s, Mapping) and isinstance(s.get("name"), str) and s["name"]
+        ]
+
+    def _pick_skills(self, skills: List[Dict[str, str]]) -> Tuple[List[str], List[Dict[str, str]]]:
+        """The skills the run declares (in the listing's order, at most
+        ``MAX_DECLARED_SKILLS``, their bodies within ``SKILLS_BUDGET_CHARS``)
+        and the others, which the block names."""
+        assert self.memory is not None
+        declared: List[str] = []
+        others: List[Dict[str, str]] = []
+        used = 0
+        shown = 0
+        for s in skills:
+            if len(declared) >= MAX_DECLARED_SKILLS or used >= SKILLS_BUDGET_CHARS or shown >= 2 * MAX_DECLARED_SKILLS:
+                others.append(s)
+                continue
+            shown += 1
+            try:
+                size = len(str(self.memory.skill_show(s["name"]).get("body") or ""))
+            except MemdirError:
+                others.append(s)
+                continue
+            if used + size > SKILLS_BUDGET_CHARS:
+                others.append(s)
+                continue
+            used += size
+            declared.append(s["name"])
+        return declared, others
+
+    def _frame(self, snapshot: str, others: List[Dict[str, str]]) -> str:
         who = self._owner or "this agent"
         mode = " (read-only: this session cannot write)" if self._read_only else ""
         head = (
             f"# memdir memory of {who}{mode}\n"
             "What memdir holds beyond the MEMORY/USER block above, frozen at the session's start. "
             "Tools: search_runs and get_run (past runs), get_result and put_result (task results), "
-            "learn (skills), propose (a learning every agent should know)."
+            "learn (skills: a skill learned is in this block from the next session on), "
+            "propose (a learning every agent should know)."
         )
+        parts = [head]
         body = snapshot.strip("\n")
-        return f"{head}\n\n{body}" if body else head
+        if body:
+            parts.append(body)
+        if others:
+            lines = ["Learned skills not shown here (learn with action show and the name reads one):"]
+            for s in others[:MAX_NAMED_SKILLS]:
+                desc = _one_line(s.get("description") or "", 200)
+                lines.append(f"- {s['name']} — {desc}" if desc else f"- {s['name']}")
+            if len(others) > MAX_NAMED_SKILLS:
+                lines.append(f"- and {len(others) - MAX_NAMED_SKILLS} more (learn with action list)")
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts)
 
     def _hermes_config(self) -> Dict[str, Any]:
         try:
@@ -345,7 +481,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             return ""
         if answer.get("skipped"):
             return ""
-        return str(answer.get("block") or "")
+        return _turn_block(answer)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Nothing: ``prefetch`` is one short call."""
@@ -362,25 +498,44 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
     def _state_dir(self) -> Path:
         return _hermes_home(self._hermes_home) / STATE_DIR
 
-    def _record(self, action: str, target: str, content: str, error: Any, **extra: Any) -> None:
+    def _record(
+        self,
+        action: str,
+        target: str,
+        content: str,
+        error: Any,
+        *,
+        code: Optional[str] = None,
+        entry_id: Optional[str] = None,
+        old: str = "",
+        **extra: Any,
+    ) -> None:
         """Logs a write memdir refused (or one not made) and keeps it for the
-        status; never raises."""
-        explicit = extra.pop("code", None)
-        code = getattr(error, "code", None) or explicit or "refused"
-        message = getattr(error, "message", None) or str(error)
-        entry = {
+        status; never raises. The text itself is never kept or logged (it
+        may be a secret or an injection): its SHA-256 and length are, with
+        the memdir id it concerns (if any) and the error's code; the
+        error's message without any text it quotes."""
+        code = getattr(error, "code", None) or code or "refused"
+        message = _scrub(getattr(error, "message", None) or str(error), (content or "", old or ""))
+        entry: Dict[str, Any] = {
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "owner": self._owner,
             "session": self._session_id,
             "action": action,
             "target": target,
-            "content": (content or "")[:300],
-            "code": code,
-            "message": str(message)[:500],
         }
+        if entry_id:
+            entry["id"] = entry_id
+        entry["code"] = code
+        entry["message"] = message
+        if content:
+            entry["sha256"] = _sha256(content)
+            entry["chars"] = len(content)
+        if old:
+            entry["old_sha256"] = _sha256(old)
         entry.update(extra)
         self._divergences += 1
-        logger.warning("memdir: %s %s not applied: %s: %s", action, target, code, message)
+        logger.warning("memdir: %s %s%s not applied: %s: %s", action, target, f" {entry_id}" if entry_id else "", code, message)
         try:
             d = self._state_dir()
             d.mkdir(parents=True, exist_ok=True)
@@ -390,15 +545,54 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
                 if path.is_symlink():
                     return
                 if path.exists() and path.stat().st_size + len(line) > MAX_DIVERGENCE_BYTES:
-                    kept = path.read_bytes().splitlines(keepends=True)[-100:]
-                    tmp = d / f".{DIVERGENCES_FILE}.tmp"
-                    tmp.write_bytes(b"".join(kept))
-                    os.replace(tmp, path)
+                    self._rewrite_divergences(keep=100)
                 fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
                 with os.fdopen(fd, "ab") as f:
                     f.write(line)
         except OSError as e:
             logger.debug("memdir: cannot keep the divergence: %s", e)
+
+    def _rewrite_divergences(self, keep: Optional[int] = None) -> None:
+        """Rewrites the divergences file (its newest ``keep`` lines, or all),
+        each line without the text an earlier version kept in it."""
+        d = self._state_dir()
+        path = d / DIVERGENCES_FILE
+        if path.is_symlink() or not path.is_file():
+            return
+        with open(path, "rb") as f:
+            data = f.read(MAX_DIVERGENCE_BYTES * 2)
+        raw = data.splitlines()
+        if keep is not None:
+            raw = raw[-keep:]
+        out = []
+        for r in raw:
+            try:
+                obj = json.loads(r)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append((json.dumps(_without_texts(obj), ensure_ascii=False) + "\n").encode("utf-8"))
+        tmp = d / f".{DIVERGENCES_FILE}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"".join(out))
+        os.replace(tmp, path)
+
+    def _forget_kept_texts(self) -> None:
+        """An earlier version kept each refused text in the divergences
+        file; the file is rewritten without them once, when a session
+        begins."""
+        path = self._state_dir() / DIVERGENCES_FILE
+        try:
+            with self._lock:
+                if path.is_symlink() or not path.is_file():
+                    return
+                with open(path, "rb") as f:
+                    if b'"content"' not in f.read(MAX_DIVERGENCE_BYTES * 2):
+                        return
+                self._rewrite_divergences()
+        except OSError as e:
+            logger.debug("memdir: cannot rewrite the divergences: %s", e)
 
     def divergences(self, limit: int = 20) -> List[Dict[str, Any]]:
         """The newest writes memdir refused or that were not made, newest
@@ -416,7 +610,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             try:
                 obj = json.loads(raw)
                 if isinstance(obj, dict):
-                    out.append(obj)
+                    out.append(_without_texts(obj))
             except ValueError:
                 continue
         return out
@@ -440,6 +634,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             "transport": None if self.memory is None else ("http" if self.memory.over_http else "cli"),
             "run_id": None if self._run is None else self._run.get("run_id"),
             "workflow_id": self._workflow,
+            "skills": list(self._declared),
             "finished": self._finished,
             "mirrored_writes": self._mirrored,
             "refused_writes": self._divergences,
@@ -476,9 +671,13 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         remove on ``memory`` or ``user``) through memdir's write path. A
         refusal is recorded (see :meth:`divergences`), never raised."""
         try:
-            self._mirror(action, target, content or "", dict(metadata or {}))
+            meta = dict(metadata or {})
+        except (TypeError, ValueError):
+            meta = {}
+        try:
+            self._mirror(action, target, content or "", meta)
         except Exception as e:  # never into the agent loop
-            self._record(str(action), str(target), content or "", e, code="mirror_failed")
+            self._record(str(action), str(target), str(content or ""), e, code="mirror_failed", old=str(meta.get("old_text") or ""))
 
     def _mirror(self, action: str, target: str, content: str, metadata: Dict[str, Any]) -> None:
         if action not in ("add", "replace", "remove") or target not in ("memory", "user"):
@@ -491,21 +690,26 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
             self._record(action, target, content, "a delegate's memory is read-only; nothing was written", code="read_only")
             return
         old = str(metadata.get("old_text") or "").strip()
+        mem_id: Optional[str] = None
         try:
             if action == "add":
-                a = mem.add(content.strip(), to=target)
+                a = mem.add(content.strip(), to=target, run=self._write_run())
                 self._mirrored += 1
                 logger.info("memdir: mirrored add to %s as %s", target, a.get("id"))
                 return
             if action == "replace":
                 mem_id, why = self._pick(target, old) if old else (None, "memory_not_found")
                 if mem_id is None and why == "memory_not_found":
-                    a = mem.add(content.strip(), to=target)
+                    a = mem.add(content.strip(), to=target, run=self._write_run())
                     self._mirrored += 1
-                    self._record(action, target, content, f"no memdir entry held {old!r}; the new text was added as {a.get('id')}", code="replaced_missing")
+                    self._record(
+                        action, target, content,
+                        "no memdir entry held Hermes's old text; the new text was added",
+                        code="replaced_missing", entry_id=a.get("id"), old=old,
+                    )
                     return
                 if mem_id is None:
-                    self._record(action, target, content, f"several memdir entries hold {old!r}", code=why)
+                    self._record(action, target, content, "several memdir entries hold Hermes's old text", code=why, old=old)
                     return
                 try:
                     mem.replace(mem_id, content.strip(), scope=target)
@@ -513,18 +717,26 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
                     if e.code not in ("unsupported_operation", "person_only"):
                         raise
                     mem.remove(mem_id)
-                    mem.add(content.strip(), to=target)
+                    mem.add(content.strip(), to=target, run=self._write_run())
                 self._mirrored += 1
                 return
             needle = old or content.strip()
             mem_id, why = self._pick(target, needle) if needle else (None, "memory_not_found")
             if mem_id is None:
-                self._record(action, target, content, f"no single memdir entry holds {needle!r}", code=why)
+                self._record(action, target, content, "no single memdir entry holds Hermes's old text", code=why, old=old)
                 return
             mem.remove(mem_id, scope=target)
             self._mirrored += 1
         except MemdirError as e:
-            self._record(action, target, content, e)
+            self._record(action, target, content, e, entry_id=mem_id, old=old)
+
+    def _write_run(self) -> Optional[str]:
+        """The run a write of this session records (``add --run``, or
+        ``runId`` over HTTP): the session's begun, unfinished run; none
+        before a run or after it finished."""
+        if self._run is None or self._finished or self.memory is None:
+            return None
+        return str(self._run["run_id"])
 
     # -- tools ----------------------------------------------------------------
 
@@ -614,47 +826,39 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
 
     def on_session_end(self, messages: List[Dict[str, Any]], **kwargs: Any) -> None:
         """Finishes the run with a one-line summary for the day log: the text
-        Hermes passes (``summary``), else the session's first user message
-        cut to 300 characters. A refusal is recorded, never raised."""
+        Hermes passes (``summary``), else the neutral ``session ended`` —
+        never a message of the conversation (episodes.md is committed to
+        git). A refusal is recorded, never raised."""
         try:
-            self._end(messages, kwargs.get("summary"))
+            self._end(kwargs.get("summary"))
         except Exception as e:
             self._record("session_end", "", "", e, code="session_end_failed")
 
-    def _summary(self, messages: Any, given: Any) -> Optional[str]:
+    @staticmethod
+    def _summary(given: Any) -> str:
         if isinstance(given, str) and given.strip():
             return _one_line(given, MAX_SUMMARY_CHARS)
-        for m in messages or []:
-            if isinstance(m, Mapping) and m.get("role") == "user":
-                text = _FENCE.sub(" ", _message_text(m.get("content")))
-                line = _one_line(text, MAX_SUMMARY_CHARS)
-                if line:
-                    return line
-        return None
+        return NEUTRAL_SUMMARY
 
-    def _end(self, messages: Any, given: Any) -> None:
+    def _end(self, given: Any) -> None:
         with self._lock:
             mem = self.memory
             if mem is None or self._read_only or self._context == "flush" or self._finished:
                 return
-            summary = self._summary(messages, given)
+            summary = self._summary(given)
             self._finished = True
-            if mem.over_http:
-                if summary:
-                    try:
-                        mem.day(summary)
-                    except MemdirError as e:
-                        self._record("session_end", "day", summary, e)
-                return
+            # The tools' server served this run: a later call starts one
+            # without it.
+            self._close_mcp()
             if self._run is None:
                 return
             try:
                 mem.run_finish(self._run["run_id"], summary)
             except MemdirError as e:
-                self._record("session_end", "day", summary or "", e)
-                if e.code in ("memory_threat_blocked", "secret_in_memory", "memory_text_invalid", "memory_day_line_too_long"):
+                self._record("session_end", "day", summary, e)
+                if summary != NEUTRAL_SUMMARY and e.code in _REFUSED_LINE:
                     try:
-                        mem.run_finish(self._run["run_id"], None)
+                        mem.run_finish(self._run["run_id"], NEUTRAL_SUMMARY)
                     except MemdirError as e2:
                         self._record("session_end", "day", "", e2)
 
@@ -664,7 +868,9 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         with self._lock:
             if reset and self.memory is not None:
                 self._session_id = new_session_id or self._session_id
+                self._close_mcp()  # it served the previous run
                 self._run = None
+                self._declared = []
                 self._workflow = None
                 self._block = None
                 self._finished = False
@@ -720,9 +926,15 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         self._record("delegation", "result", result, "results of that child already stored", code="result_exists")
 
     def _mcp_child(self, transport: CliTransport) -> McpChild:
+        """The session's ``memdir mcp``, started for the session's run
+        (``--run RUN``: its writes record the run, its recall is the run's
+        frozen snapshot) while the run is open."""
         with self._lock:
             if self._mcp is None:
                 argv = [transport.binary] + [a for a in transport.global_args() if a != "--json"] + ["mcp"]
+                run = self._write_run()
+                if run is not None:
+                    argv += ["--run", run]
                 self._mcp = McpChild(argv, timeout=CALL_TIMEOUT)
             return self._mcp
 

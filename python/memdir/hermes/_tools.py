@@ -87,7 +87,7 @@ TOOL_SCHEMAS: List[Dict[str, Any]] = [
     ),
     _schema(
         "learn",
-        "Learned skills, private to this agent: learn (save content as the skill name), list, show, forget.",
+        "Learned skills, private to this agent: learn (save content as the skill name; this agent's later sessions start with it in their memdir block), list, show, forget.",
         {
             "action": {"type": "string", "enum": ["learn", "list", "show", "forget"], "description": "Default learn."},
             "name": {"type": "string", "description": "The skill's name, an id such as cnl-debugging."},
