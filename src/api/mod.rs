@@ -15,6 +15,7 @@ pub mod keys;
 mod memtool;
 mod model;
 pub mod render;
+mod runs;
 pub mod servers;
 
 pub use model::{Request, Response, RunRef};
@@ -26,7 +27,7 @@ use crate::error::Result;
 use crate::model::{Caller, RunContext, Scope, validate_id};
 use crate::recall::RecallOptions;
 use crate::snapshot::Snapshot;
-use crate::store::{FactRow, ListFilter, Owner, RunOptions, SearchOptions, Store, StoreView};
+use crate::store::{FactRow, ListFilter, Owner, SearchOptions, Store, StoreView};
 
 /// Who asks: the caller, and the owner it names (an agent may name only
 /// itself; a person must name one, except to list every owner's rows).
@@ -226,58 +227,6 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
     answer_in(store, who, request, None)
 }
 
-/// The run a [`Request::InRun`] names, as the handle writing for it
-/// carries it: a run of the owner, asked by its agent, begun and not
-/// finished (`open`; a snapshot may be read of a finished run too: the
-/// session's newest); `None` for a session with no such run.
-fn run_context(store: &Store, who: &Who, run: &RunRef, open: bool) -> Result<Option<RunContext>> {
-    if let Caller::Person(_) = &who.caller {
-        return Err(crate::error::Error::Usage {
-            message: "a run is its agent's: only the agent writes or recalls inside it".into(),
-        });
-    }
-    let owner = who.owner(store)?;
-    let runs = owner.runs();
-    let record = match run {
-        RunRef::Id(run_id) => runs.record(run_id)?,
-        RunRef::Session(key) => {
-            let found = if open {
-                runs.open_of_session(key)?
-            } else {
-                runs.latest_of_session(key)?
-            };
-            match found {
-                Some(r) => r,
-                None => return Ok(None),
-            }
-        }
-    };
-    if let Some(done) = record.finished_at
-        && open
-    {
-        return Err(crate::error::Error::RunFinished {
-            run_id: record.run_id,
-            finished_at: crate::model::fmt_time(done),
-        });
-    }
-    Ok(Some(RunContext {
-        id: record.run_id,
-        task: record.task,
-    }))
-}
-
-/// The snapshot a run began with: its stored copy as `runs show` reads it
-/// (checked against its name and scanned again; a copy that fails is a
-/// `[BLOCKED: …]` placeholder, never its text); a copy gone from
-/// `.memdir/` (derived files) gives the snapshot as of now.
-fn frozen_snapshot(owner: &crate::store::Owner, run: &RunContext) -> Result<Snapshot> {
-    let record = owner.runs().record(&run.id)?;
-    match owner.runs().stored_snapshot(&record.snapshot_sha256)? {
-        Some(text) => Ok(Snapshot::of_stored(text)),
-        None => owner.snapshot(),
-    }
-}
-
 /// The answer to `request`, as the files hold it, made inside `run` when
 /// one is given.
 fn answer_in(
@@ -297,31 +246,10 @@ fn answer_in(
     let caller = &who.caller;
     Ok(match request {
         Request::InRun { run: named, within } => {
-            let inside = matches!(
-                *within,
-                Request::Write { .. }
-                    | Request::Batch { .. }
-                    | Request::Recall { .. }
-                    | Request::Snapshot
-                    | Request::Day { .. }
-            );
-            if run.is_some() || !inside {
-                return Err(crate::error::Error::Usage {
-                    message:
-                        "only a write, a batch, a recall, a snapshot or a day line is made inside a run"
-                            .into(),
-                });
+            if run.is_some() {
+                return Err(runs::not_inside());
             }
-            // The snapshot a run began with is there to read once it has
-            // finished; the rest is made only inside an open run.
-            let snapshot = matches!(*within, Request::Snapshot);
-            let context = run_context(store, who, &named, !snapshot)?;
-            if snapshot && context.is_none() {
-                // A session that began no run has no snapshot of its own.
-                if let RunRef::Session(session) = named {
-                    return Err(crate::error::Error::SessionRunNotFound { session });
-                }
-            }
+            let context = runs::context_of(store, who, &named, &within)?;
             return answer_in(store, who, *within, context);
         }
         Request::MemoryTool {
@@ -421,7 +349,7 @@ fn answer_in(
             }
         }
         Request::Snapshot => Response::Snapshot(match &run {
-            Some(r) => frozen_snapshot(&owner()?, r)?,
+            Some(r) => runs::frozen_snapshot(&owner()?, r)?,
             None => owner()?.snapshot()?,
         }),
         Request::Log { id, since, limit } => {
@@ -432,42 +360,8 @@ fn answer_in(
             skills,
             workflow,
             session,
-        } => {
-            let mut opts = RunOptions::default();
-            if let Some(t) = task {
-                opts = RunOptions::task(t);
-            }
-            opts = opts.with_skills(skills);
-            if let Some(w) = workflow {
-                opts = opts.workflow(w);
-            }
-            if let Some(k) = session {
-                opts = opts.session(k);
-            }
-            let run = owner()?.begin_run(opts)?;
-            Response::RunBegun {
-                record: run.record().clone(),
-                snapshot: run.snapshot().clone(),
-                resumed: run.resumed(),
-            }
-        }
-        Request::FinishRun { run: named, text } => {
-            let owner = owner()?;
-            if let Caller::Person(person) = &who.caller {
-                return Err(crate::error::Error::DayAgentOnly {
-                    person: person.clone(),
-                });
-            }
-            let run_id = match named {
-                RunRef::Id(id) => id,
-                RunRef::Session(key) => match owner.runs().open_of_session(&key)? {
-                    Some(r) => r.run_id,
-                    None => return Err(crate::error::Error::SessionRunNotFound { session: key }),
-                },
-            };
-            let text = text.as_deref().unwrap_or("finished");
-            Response::Day(owner.runs().finish(&run_id, text)?)
-        }
+        } => runs::begin(&owner()?, task, skills, workflow, session)?,
+        Request::FinishRun { run: named, text } => runs::finish(&owner()?, who, named, text)?,
         Request::Day {
             line,
             task,
