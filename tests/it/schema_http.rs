@@ -117,6 +117,8 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/reviews", "review-job"),
     ("GET /api/v1/reviews/jobs/{job}", "review-job"),
     ("GET /api/v1/reviews/history", "review-history"),
+    ("POST /v1/runs", "run-begin"),
+    ("POST /v1/runs/{runId}/finish", "day"),
 ];
 
 #[test]
@@ -277,6 +279,31 @@ fn every_http_answer_validates_against_its_schema() {
         "day",
         201,
         &srv.post(k, "/api/v1/memories/day", json!({"line": "did a thing"})),
+    );
+    let begun = ok(
+        "run-begin",
+        201,
+        &srv.post(k, "/v1/runs", json!({"task": "T-1", "session": "s-1"})),
+    );
+    ok(
+        "run-begin",
+        200,
+        &srv.post(k, "/v1/runs", json!({"session": "s-1"})),
+    );
+    let run_id = begun["run_id"].as_str().unwrap_or_default().to_owned();
+    ok(
+        "day",
+        201,
+        &srv.post(
+            k,
+            &format!("/v1/runs/{run_id}/finish"),
+            json!({"text": "done"}),
+        ),
+    );
+    fails(
+        "run_finished",
+        409,
+        &srv.post(k, &format!("/v1/runs/{run_id}/finish"), json!({})),
     );
     ok("memories", 200, &srv.get(k, "/api/v1/memories"));
     ok(
