@@ -55,6 +55,7 @@ mod skills;
 mod snapshot_escape;
 mod snapshot_golden;
 mod surfaces;
+mod sweep;
 mod ui;
 mod ui_forms;
 mod veto;
