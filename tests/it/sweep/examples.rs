@@ -673,7 +673,11 @@ pub fn calls(r: &Request, p: &Planted) -> Vec<Call> {
                 format!("/v1/agents/results/{workflow_id}/{task_id}"),
                 None,
             ),
-            py(format!("m.result_get({}, {})", pys(workflow_id), pys(task_id))),
+            py(format!(
+                "m.result_get({}, {})",
+                pys(workflow_id),
+                pys(task_id)
+            )),
         ],
         Request::WorkflowResults { workflow_id } => vec![
             cli(&["result", "get", workflow_id]),

@@ -15,7 +15,7 @@
 mod examples;
 mod plant;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use memdir::api::errors::Surface;
 use memdir::api::{Request, Who, render};
@@ -30,8 +30,9 @@ use plant::{AGENT, MARK, Planted, mark};
 /// What the sweep found.
 #[derive(Default)]
 struct Sweep {
-    /// `surface / request / where: tags`, one per leaking answer.
-    leaks: BTreeSet<String>,
+    /// Per `surface / request` that leaks: where the marker showed, and
+    /// the tags of the planted texts that showed.
+    leaks: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>,
     /// Answers that say a call of the sweep itself is wrong (a 5xx, a
     /// Python TypeError): printed, so the sweep can be trusted.
     notes: Vec<String>,
@@ -53,12 +54,25 @@ impl Sweep {
             })
             .collect();
         if !tags.is_empty() {
-            let tags: Vec<String> = tags.into_iter().collect();
-            self.leaks.insert(format!(
-                "{surface} / {request} / {place}: {}",
-                tags.join(", ")
-            ));
+            let e = self
+                .leaks
+                .entry(format!("{surface} / {request}"))
+                .or_default();
+            e.0.insert(place.to_owned());
+            e.1.extend(tags);
         }
+    }
+
+    /// Each leak as a line: `surface / request / where: tags`.
+    fn lines(&self) -> Vec<String> {
+        self.leaks
+            .iter()
+            .map(|(k, (places, tags))| {
+                let places: Vec<&str> = places.iter().map(String::as_str).collect();
+                let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+                format!("{k} / {}: {}", places.join(", "), tags.join(", "))
+            })
+            .collect()
     }
 }
 
@@ -100,7 +114,10 @@ fn variant_names() -> BTreeSet<String> {
     let msg = e.to_string();
     let list = msg.split("expected one of ").nth(1).expect("a list");
     list.split(", ")
-        .map(|n| n.trim_matches(|c: char| c == '`' || c.is_whitespace()).to_owned())
+        .map(|n| {
+            n.trim_matches(|c: char| c == '`' || c.is_whitespace())
+                .to_owned()
+        })
         .filter(|n| !n.is_empty())
         .collect()
 }
@@ -130,43 +147,27 @@ fn sweep_api(p: &Planted, ex: &[Request], out: &mut Sweep) {
         let name = label(r);
         match memdir::api::execute(&store, &who, r.clone()) {
             Ok(resp) => {
-                out.check(
-                    "api",
-                    &name,
-                    "json",
-                    &render::json(&resp).to_string(),
-                );
+                out.check("api", &name, "json", &render::json(&resp).to_string());
+                // The surfaces differ in a hint's words only: one place
+                // per form, whichever surface showed it.
                 for surface in Surface::ALL {
                     for json in [false, true] {
                         let shown = render::render_on(&resp, json, surface);
-                        let place = format!(
-                            "render_on({surface:?}, {})",
-                            if json { "json" } else { "text" }
-                        );
+                        let form = if json { "json" } else { "text" };
                         out.check(
                             "api",
                             &name,
-                            &format!("{place} stdout"),
+                            &format!("render {form}"),
                             &String::from_utf8_lossy(&shown.stdout),
                         );
-                        out.check(
-                            "api",
-                            &name,
-                            &format!("{place} warnings"),
-                            &shown.warnings.join("\n"),
-                        );
+                        out.check("api", &name, "warnings", &shown.warnings.join("\n"));
                     }
                 }
             }
             Err(e) => {
                 out.check("api", &name, "error_json", &render::error_json(&e));
                 for surface in Surface::ALL {
-                    out.check(
-                        "api",
-                        &name,
-                        &format!("error_text({surface:?})"),
-                        &render::error_text(&e, surface),
-                    );
+                    out.check("api", &name, "error_text", &render::error_text(&e, surface));
                 }
                 out.check("api", &name, "Display", &e.to_string());
             }
@@ -312,8 +313,7 @@ fn sweep_http(p: &Planted, ex: &[Request], out: &mut Sweep) -> (crate::http::Ser
                     let done = loop {
                         let a = srv.get(Some(&key), &path);
                         let v: Value = serde_json::from_str(&a.body).unwrap_or(Value::Null);
-                        if v["status"] != "running" || std::time::Instant::now() > deadline
-                        {
+                        if v["status"] != "running" || std::time::Instant::now() > deadline {
                             break a;
                         }
                     };
@@ -381,7 +381,13 @@ print(json.dumps(out))
 
 /// The Python package: every call through the command line and over
 /// HTTP (the server of the HTTP sweep).
-fn sweep_python(p: &Planted, ex: &[Request], srv: &crate::http::Server, key: &str, out: &mut Sweep) {
+fn sweep_python(
+    p: &Planted,
+    ex: &[Request],
+    srv: &crate::http::Server,
+    key: &str,
+    out: &mut Sweep,
+) {
     let Some(python) = python() else { return };
     let mut list = Vec::new();
     for (i, r) in ex.iter().enumerate() {
@@ -408,7 +414,10 @@ fn sweep_python(p: &Planted, ex: &[Request], srv: &crate::http::Server, key: &st
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "the Python sweep failed:\n{stdout}\n{stderr}");
+    assert!(
+        o.status.success(),
+        "the Python sweep failed:\n{stdout}\n{stderr}"
+    );
     out.check("python", "(the whole run)", "stderr", &stderr);
     let answers: Vec<(String, usize, String, String)> =
         serde_json::from_str(stdout.trim()).expect("the Python sweep's JSON");
@@ -419,7 +428,10 @@ fn sweep_python(p: &Planted, ex: &[Request], srv: &crate::http::Server, key: &st
         } else {
             format!("python {transport}")
         };
-        if matches!(outcome.as_str(), "TypeError" | "AttributeError" | "NameError") {
+        if matches!(
+            outcome.as_str(),
+            "TypeError" | "AttributeError" | "NameError"
+        ) {
             out.notes
                 .push(format!("{surface} / {expr}: {outcome}: {text}"));
         }
@@ -446,7 +458,10 @@ fn every_variant_has_an_example() {
     let p = plant::build();
     let have = example_names(&examples(&p));
     let missing: Vec<&String> = all.difference(&have).collect();
-    assert!(missing.is_empty(), "variants without an example: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "variants without an example: {missing:?}"
+    );
 }
 
 /// No answer of any surface holds a planted marker raw.
@@ -481,6 +496,6 @@ fn no_answer_on_any_surface_holds_a_planted_marker_raw() {
         out.leaks.is_empty(),
         "{} answer(s) hold a planted marker raw (surface / request / where: planted tags):\n{}",
         out.leaks.len(),
-        out.leaks.iter().cloned().collect::<Vec<_>>().join("\n")
+        out.lines().join("\n")
     );
 }

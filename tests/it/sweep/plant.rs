@@ -163,7 +163,13 @@ pub fn build() -> Planted {
     let hub = hub_dir.path().join("hub.git");
     git(
         hub_dir.path(),
-        &["init", "--quiet", "--bare", "--initial-branch=main", "hub.git"],
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "hub.git",
+        ],
     );
     git(top, &["init", "--quiet", "--initial-branch=main"]);
     git(top, &["remote", "add", "origin", hub.to_str().unwrap()]);
@@ -178,7 +184,10 @@ pub fn build() -> Planted {
     agent(&s, &["add", "Old build host is ci-3"]);
     let old = memdir::entry_id("memory", "Old build host is ci-3");
     agent(&s, &["archive", &old, "--reason", "moved"]);
-    agent(&s, &["day", "--task", "PIN-9", "checked the staging deploy"]);
+    agent(
+        &s,
+        &["day", "--task", "PIN-9", "checked the staging deploy"],
+    );
     let run_ok = agent(&s, &["run", "begin", "--task", "PIN-9"])["run_id"]
         .as_str()
         .expect("run_id")
@@ -379,7 +388,10 @@ pub fn build() -> Planted {
             mark("Pulled")
         ),
     );
-    git(&other, &["commit", "--quiet", "-am", "from the other clone"]);
+    git(
+        &other,
+        &["commit", "--quiet", "-am", "from the other clone"],
+    );
     git(&other, &["push", "--quiet"]);
     let mut c = s.owner_cmd(AGENT, &["sync"]);
     c.env("PATH", path_with_memdir())
