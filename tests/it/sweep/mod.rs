@@ -12,6 +12,7 @@
 //! Every leak is collected; the test fails once, listing each as
 //! `surface / request / where: the planted tags that showed`.
 
+mod calls;
 mod examples;
 mod plant;
 
@@ -24,7 +25,8 @@ use serde_json::{Value, json};
 
 use crate::http::{make_key, serve};
 use crate::util::{BIN, config_dir};
-use examples::{Body, Call, calls, examples};
+use calls::{Body, Call, calls};
+use examples::examples;
 use plant::{AGENT, MARK, Planted, mark};
 
 /// What the sweep found.
