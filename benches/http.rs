@@ -9,7 +9,7 @@
 //!   Each timed add is followed, outside the timing, by the removal of the
 //!   fact through the library, so the store stays at its size.
 //! * recall: `GET /v1/memory/recall?q=deploy`, against `Store::open` +
-//!   `api::servers::recall_entries` (what the route runs, without HTTP,
+//!   `api::execute(Request::RecallEntries)` (what the route runs, without HTTP,
 //!   the key check and JSON).
 //! * `*_kept`: the library with one `Store` kept across calls (an embedded
 //!   user's way, with its parse cache), for reference.
@@ -32,11 +32,23 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use memdir::api::Who;
-use memdir::api::servers::recall_entries;
+use memdir::api::{Request, Response};
 use memdir::{Caller, Scope, Store};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_memdir");
+
+/// The One API's recall through the library's one door: how many entries.
+fn recall_entries(store: &Store) -> usize {
+    let request = Request::RecallEntries {
+        query: Some("deploy".into()),
+        limit: None,
+    };
+    match &*memdir::api::execute(store, &who(), request).expect("recall") {
+        Response::Entries(e) => e.len(),
+        _ => 0,
+    }
+}
 const OWNER: &str = "agt_bench";
 const CLIENTS: usize = 64;
 const LOAD_SECS: u64 = 3;
@@ -183,15 +195,11 @@ impl Calls {
 
     fn recall_lib(&self) -> usize {
         let store = Store::open(&self.root).expect("open");
-        recall_entries(&store, &who(), Some("deploy"), None)
-            .expect("recall")
-            .len()
+        recall_entries(&store)
     }
 
     fn recall_kept(&self) -> usize {
-        recall_entries(&self.kept, &who(), Some("deploy"), None)
-            .expect("recall")
-            .len()
+        recall_entries(&self.kept)
     }
 }
 

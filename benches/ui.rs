@@ -237,7 +237,7 @@ fn agent_floor(root: &Path) -> usize {
         },
     )
     .expect("list");
-    match r {
+    match &*r {
         api::Response::Rows { rows, .. } => rows.len(),
         _ => 0,
     }

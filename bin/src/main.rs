@@ -50,7 +50,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
             if json {
-                print_out(render::error_json(&Error::Usage { message: msg }).as_bytes());
+                print_agent(&render::error_json(&Error::Usage { message: msg }));
             } else {
                 eprintln!("error: {msg}");
             }
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         }
         Err(Failure::Memdir(e)) => {
             if json {
-                print_out(render::error_json(&e).as_bytes());
+                print_agent(&render::error_json(&e));
             } else {
                 let _ =
                     std::io::stderr().write_all(render::error_text(&e, Surface::Cli).as_bytes());
@@ -95,7 +95,7 @@ fn clap_failure(e: clap::Error, json: bool) -> ExitCode {
         .strip_prefix("error: ")
         .unwrap_or(rendered.trim())
         .to_owned();
-    print_out(render::error_json(&Error::Usage { message }).as_bytes());
+    print_agent(&render::error_json(&Error::Usage { message }));
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
@@ -109,7 +109,7 @@ fn watch(store: &Store, json: bool) -> Result<u8, Failure> {
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .map_err(|e| Failure::Usage(format!("cannot catch ctrl-c: {e}")))?;
     eprintln!("watching {} (ctrl-c stops)", store.root().display());
-    api::watch(store, &stop, json, &mut |bytes| print_out(bytes))?;
+    api::watch(store, &stop, json, &mut |text| print_agent(text))?;
     eprintln!("stopped");
     Ok(0)
 }
@@ -137,7 +137,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             ours,
             theirs,
             path,
-        } => api::merge_file(&base, &ours, &theirs, path.as_deref())?,
+        } => cli::Answer::Guarded(api::merge_file(&base, &ours, &theirs, path.as_deref())?),
         // Completions and the manual page need no root either.
         Command::Completions { shell } => {
             let mut out = Vec::new();
@@ -219,20 +219,30 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             return Ok(0);
         }
         Command::Watch => return watch(&opener.open()?, g.json),
-        Command::Init => api::init(&opener.open()?)?,
+        Command::Init => cli::Answer::Guarded(api::init(&opener.open()?)?),
         Command::Check { owners, strict } => {
             // No owner named: the one the options name, else every owner.
             let owners = match (owners.is_empty(), &g.owner) {
                 (true, Some(me)) => vec![me.clone()],
                 _ => owners,
             };
-            api::check(&opener.open()?, &owners, strict)?
+            // A check needs no owner: the caller is not consulted.
+            let request = api::Request::Check { owners, strict };
+            cli::Answer::Guarded(api::execute(
+                &opener.open()?,
+                &api::Who::anonymous(),
+                request,
+            )?)
         }
-        Command::Git(cli::GitCommand::Setup { hook }) => api::git_setup(&opener.open()?, hook)?,
+        Command::Git(cli::GitCommand::Setup { hook }) => {
+            cli::Answer::Guarded(api::git_setup(&opener.open()?, hook)?)
+        }
         Command::Sync { remote } => {
             let store = opener.open()?;
             let who = cli::who(&g).map_err(Failure::Usage)?;
-            api::sync(&store, who.map(|w| w.caller).as_ref(), remote.as_deref())?
+            // The caller, when known, names the commits.
+            let who = who.map_or_else(api::Who::anonymous, |w| api::Who { raw: false, ..w });
+            cli::Answer::Guarded(api::execute(&store, &who, api::Request::Sync { remote })?)
         }
         Command::Ask(ask) => {
             let store = opener.open()?;
@@ -244,15 +254,24 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             cli::answer(&store, &who, ask)?
         }
     };
-    let out = render::render(&response, g.json);
-    let mut err = std::io::stderr().lock();
-    for w in &out.warnings {
-        let _ = writeln!(err, "warning: {w}");
-    }
-    print_out(&out.stdout);
+    let exit = match response {
+        cli::Answer::Guarded(r) => {
+            let out = render::render(&r, g.json);
+            let _ = std::io::stderr().lock().write_all(out.warnings.as_bytes());
+            print_agent(&out.stdout);
+            out.exit
+        }
+        // A person's `--raw`: the one exit for raw text.
+        cli::Answer::Person(r) => {
+            let out = render::person(&r, g.json, Surface::Cli);
+            let _ = std::io::stderr().lock().write_all(out.warnings.as_bytes());
+            print_person(&out.stdout);
+            out.exit
+        }
+    };
     // A recall answered: its missing vectors, computed meanwhile, written.
     Store::settle();
-    Ok(out.exit)
+    Ok(exit)
 }
 
 /// `memdir key create|list|revoke`: the keys of `memdir serve`, in `keys`
@@ -292,9 +311,8 @@ fn login_link(
     let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
         return Err(Failure::Usage("ui needs a person: pass --person ID".into()));
     };
-    let api::Response::LoginLink(link) =
-        api::execute(store, &who, api::Request::LoginLink { keys })?
-    else {
+    let answer = api::execute(store, &who, api::Request::LoginLink { keys })?;
+    let api::Response::LoginLink(link) = &*answer else {
         return Err(Failure::Usage("no login link was made".into()));
     };
     let at = format!("{}/ui/login/link/{}", url.trim_end_matches('/'), link.token);
@@ -314,8 +332,21 @@ fn login_link(
     Ok(0)
 }
 
+/// Writes an answer to standard output, where an agent may read it: only
+/// [`api::AgentText`], made from a guarded answer.
+fn print_agent(text: &api::AgentText) {
+    print_out(text.as_bytes());
+}
+
+/// Writes a person's raw read (`--raw`) to standard output.
+fn print_person(text: &api::PersonText) {
+    print_out(text.as_bytes());
+}
+
 /// Writes to standard output; a closed pipe (`memdir show | head`) is not an
-/// error.
+/// error. Only the program's own output (completions, the manual page,
+/// key commands' and login links' answers for persons) and the two typed
+/// writers above use it.
 fn print_out(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(bytes).and_then(|()| out.flush());

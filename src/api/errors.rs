@@ -150,14 +150,18 @@ pub struct ErrorBody {
 impl ErrorBody {
     /// The body of `e` for a caller on `surface`.
     pub fn of(e: &Error, surface: Surface) -> ErrorBody {
-        let details = match details(e) {
+        // Every error body passes the guard: a message or a detail that
+        // quotes a file's text shows it guarded (`api::guard::error`).
+        let mut details = details(e);
+        crate::api::guard::error::guard_value(&mut details, "the error's detail");
+        let details = match details {
             Value::Object(m) => m,
             _ => Map::new(),
         };
         ErrorBody {
             code: e.code(),
             status: e.code().status(),
-            message: message(e, surface),
+            message: crate::api::guard::error::guarded_message(e, message(e, surface)),
             hint: e.hint().map(|h| HintBody {
                 argument: hint_argument(h, surface),
                 value: match h {

@@ -9,8 +9,8 @@
 //! surfaces share one request/response model and one error presentation.
 
 pub mod args;
-mod egress;
 pub mod errors;
+pub mod guard;
 pub mod keys;
 mod memtool;
 mod model;
@@ -18,6 +18,9 @@ pub mod render;
 mod runs;
 pub mod servers;
 
+pub use guard::{
+    AgentJson, AgentText, Guarded, JsonAnswer, PersonAnswer, PersonJson, PersonText, Plain,
+};
 pub use model::{Request, Response, RunRef};
 
 use std::time::Duration;
@@ -62,9 +65,10 @@ impl Who {
 }
 
 /// Lints `owners` (all owners of the root when empty), as `memdir check`
-/// does; no owner is needed. An owner named that the root does not hold is
-/// `owner_not_found` (a typo would otherwise pass as a clean check).
-pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response> {
+/// does ([`Request::Check`]); no owner is needed. An owner named that the
+/// root does not hold is `owner_not_found` (a typo would otherwise pass as
+/// a clean check).
+fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response> {
     let owners = if owners.is_empty() {
         store.owners()?
     } else {
@@ -136,39 +140,37 @@ fn finding_line(f: &crate::store::Finding) -> String {
 
 /// Git's merge driver: merges `base`, `ours` and `theirs` into `ours`
 /// (see [`crate::store::merge_file`]); `path` is the file's path in the
-/// repository. Needs no store: git runs it on temporary files.
+/// repository. Needs no store: git runs it on temporary files, so it is no
+/// [`Request`] (there is no root to execute one on); its answer still
+/// passes the guard.
 pub fn merge_file(
     base: &std::path::Path,
     ours: &std::path::Path,
     theirs: &std::path::Path,
     path: Option<&str>,
-) -> Result<Response> {
-    Ok(Response::Merged(crate::store::merge_file(
+) -> Result<Guarded<Response>> {
+    Ok(guard::guard(Response::Merged(crate::store::merge_file(
         base, ours, theirs, path,
-    )?))
+    )?)))
 }
 
-/// Creates the root and its `.gitignore` (no owner needed).
-pub fn init(store: &Store) -> Result<Response> {
-    Ok(Response::Init(store.init()?))
-}
-
-/// Syncs the root's git work tree (see [`Store::sync`]); `caller` names
-/// the commits (none: `memdir`).
-pub fn sync(store: &Store, caller: Option<&Caller>, remote: Option<&str>) -> Result<Response> {
-    Ok(Response::Sync(store.sync(caller, remote)?))
+/// Creates the root and its `.gitignore` (no owner needed): setup, run by
+/// a person before any agent has a memory; its answer passes the guard.
+pub fn init(store: &Store) -> Result<Guarded<Response>> {
+    Ok(guard::guard(Response::Init(store.init()?)))
 }
 
 /// Watches the root until `stop` is set: for each change someone other
 /// than memdir makes to an owner's memory file or settings, runs the checks
 /// for that file and hands `emit` the rendered findings (a line of JSON
 /// with `json`), then refreshes the owner's derived caches (a snapshot
-/// rescans what changed). No owner needed.
+/// rescans what changed). No owner needed. A stream, not one answer, so no
+/// [`Request`]: each event is [`AgentText`], its findings guarded.
 pub fn watch(
     store: &Store,
     stop: &std::sync::atomic::AtomicBool,
     json: bool,
-    emit: &mut dyn FnMut(&[u8]),
+    emit: &mut dyn FnMut(&AgentText),
 ) -> Result<()> {
     let mut watching = store.watch()?;
     while !stop.load(std::sync::atomic::Ordering::SeqCst) {
@@ -194,7 +196,14 @@ pub fn watch(
                     hint: "fix or restore the file by hand".into(),
                 }],
             };
-            emit(render::watch_event(&c, &findings, json).as_bytes());
+            let mut report = crate::store::CheckReport {
+                owner: c.owner.clone(),
+                findings,
+            };
+            guard::guard_findings(&mut report);
+            emit(&AgentText::made(
+                render::watch_event(&c, &report.findings, json).into_bytes(),
+            ));
             let _ = owner.snapshot();
         }
     }
@@ -203,23 +212,50 @@ pub fn watch(
 
 /// Readies an existing root for git, with the pre-commit hook when `hook`
 /// (no owner needed).
-pub fn git_setup(store: &Store, hook: bool) -> Result<Response> {
-    Ok(Response::Init(store.git_setup(hook)?))
+pub fn git_setup(store: &Store, hook: bool) -> Result<Guarded<Response>> {
+    Ok(guard::guard(Response::Init(store.git_setup(hook)?)))
 }
 
-/// Executes `request` for `who` on `store`. The answer passes the scanner
-/// on its way out (the egress rule: every flagged text is its `[BLOCKED:
-/// …]` placeholder), unless a person asked for the raw text.
-pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Response> {
-    if who.raw {
-        return match &who.caller {
-            Caller::Person(_) => answer(store, who, request),
-            Caller::Agent(_) => Err(crate::error::Error::Usage {
-                message: "the raw text is for a person: an agent's answers are scanned".into(),
-            }),
-        };
+/// Executes `request` for `who` on `store`: the one door. The answer
+/// passes the guard on its way out ([`guard`]: every file-derived text
+/// scanned, a flagged one its `[BLOCKED: …]` placeholder) and is
+/// [`Guarded`], the only form the renderers take. `who.raw` is honoured
+/// only by [`raw`]; an agent asking for it is refused here too.
+pub fn execute(store: &Store, who: &Who, request: Request) -> Result<Guarded<Response>> {
+    if who.raw && !who.caller.is_person() {
+        return Err(raw_refused());
     }
-    Ok(egress::guard(answer(store, who, request)?))
+    Ok(guard::guard(answer(store, who, request)?))
+}
+
+/// The one exit for raw text: a person's explicit raw read (`--raw`,
+/// `?raw=true`, `who.raw` with [`Caller::Person`]), the answer as the files
+/// hold it, flagged text included. An agent, or a person who did not ask,
+/// is refused (`usage`): nothing on an agent's path reaches it.
+pub fn raw(store: &Store, who: &Who, request: Request) -> Result<PersonAnswer> {
+    match (&who.caller, who.raw) {
+        (Caller::Person(_), true) => Ok(PersonAnswer::new(answer(store, who, request)?)),
+        _ => Err(raw_refused()),
+    }
+}
+
+/// An answer's JSON form for `who`: guarded ([`execute`]), or a person's
+/// raw read ([`raw`]) when the person asked for it.
+pub fn json_answer(store: &Store, who: &Who, request: Request) -> Result<JsonAnswer> {
+    if who.raw && who.caller.is_person() {
+        return Ok(JsonAnswer::Person(render::person_json(&raw(
+            store, who, request,
+        )?)));
+    }
+    Ok(JsonAnswer::Agent(render::json(&execute(
+        store, who, request,
+    )?)))
+}
+
+fn raw_refused() -> crate::error::Error {
+    crate::error::Error::Usage {
+        message: "the raw text is for a person: an agent's answers are scanned".into(),
+    }
 }
 
 /// The answer to `request`, as the files hold it.
@@ -271,6 +307,27 @@ fn answer_in(
             let (person, expires) = crate::store::keys::peek_link(store, &path, &token)?;
             Response::LoginLinkShown { person, expires }
         }
+        Request::Check { owners, strict } => check(store, &owners, strict)?,
+        Request::Sync { remote } => {
+            // A caller not known (the command line with no identity)
+            // commits as `memdir`.
+            let known = match caller {
+                Caller::Person(p) if p.is_empty() => None,
+                Caller::Agent(_) | Caller::Person(_) => Some(caller),
+            };
+            Response::Sync(store.sync(known, remote.as_deref())?)
+        }
+        Request::StoreView { scope } => {
+            Response::StoreView(servers::store_view(store, who, scope)?)
+        }
+        Request::RecallEntries { query, limit } => Response::Entries(servers::recall_entries(
+            store,
+            who,
+            query.as_deref(),
+            limit,
+        )?),
+        Request::CurrentEntries => Response::CurrentEntries(servers::current_entries(store, who)?),
+        Request::Forget { key } => Response::Written(servers::forget(store, who, &key)?),
         Request::Propose { text } => Response::Learning(store.propose(caller, &text)?),
         Request::Learnings => Response::Learnings(store.learnings(caller)?),
         Request::Approve {
@@ -570,9 +627,15 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::SkillShow { .. }
         | Request::SkillForget { .. }
         | Request::ExportHermes { .. }
+        | Request::StoreView { .. }
+        | Request::RecallEntries { .. }
+        | Request::CurrentEntries
+        | Request::Forget { .. }
         | Request::Recall { .. } => false,
         Request::InRun { within, .. } => return creates_owner(within).map(|_| false),
         Request::List { .. }
+        | Request::Check { .. }
+        | Request::Sync { .. }
         | Request::LoginLink { .. }
         | Request::RedeemLoginLink { .. }
         | Request::ShowLoginLink { .. }
@@ -600,7 +663,11 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     // A login link is the machine's configuration's, not the root's.
     if matches!(
         request,
-        Request::LoginLink { .. } | Request::RedeemLoginLink { .. } | Request::ShowLoginLink { .. }
+        Request::LoginLink { .. }
+            | Request::RedeemLoginLink { .. }
+            | Request::ShowLoginLink { .. }
+            | Request::Check { .. }
+            | Request::Sync { .. }
     ) {
         return Ok(());
     }
@@ -694,7 +761,9 @@ pub fn result_limit(store: &Store, who: &Who, workflow_id: &str, task_id: &str) 
 /// Stores a result whose content is read from `content` as it arrives
 /// (standard input, a file, an upload), never held whole in memory: the
 /// streaming form of [`Request::PutResult`], with its rules and answer
-/// ([`Response::Put`]). `source` names the reader in an I/O error.
+/// ([`Response::Put`]), which passes the guard as `execute`'s do. It is no
+/// [`Request`] because a request is a value and the content is a stream.
+/// `source` names the reader in an I/O error.
 pub fn put_result_from(
     store: &Store,
     who: &Who,
@@ -702,10 +771,13 @@ pub fn put_result_from(
     options: &crate::store::PutOptions,
     content: &mut dyn std::io::Read,
     source: &str,
-) -> Result<Response> {
+) -> Result<Guarded<Response>> {
+    if who.raw && !who.caller.is_person() {
+        return Err(raw_refused());
+    }
     let out =
         who.owner(store)?
             .results()
             .put_from(workflow_id, task_id, content, source, options)?;
-    Ok(Response::Put(out))
+    Ok(guard::guard(Response::Put(out)))
 }

@@ -375,6 +375,45 @@ pub enum Request {
         #[serde(default)]
         skills_writable: bool,
     },
+    /// Lints owners' files (`memdir check`): no owner is needed.
+    Check {
+        /// The owners (none: every owner of the root).
+        #[serde(default)]
+        owners: Vec<String>,
+        /// Whether warnings fail the check too.
+        #[serde(default)]
+        strict: bool,
+    },
+    /// Syncs the root's git work tree (`memdir sync`); the caller, when
+    /// known, names the commits.
+    Sync {
+        /// The remote (default: the work tree's).
+        #[serde(default)]
+        remote: Option<String>,
+    },
+    /// One store as a reader sees it (an MCP resource, `remember`'s read):
+    /// its entries, each guarded and escaped as the snapshot escapes.
+    StoreView {
+        /// The store.
+        scope: Scope,
+    },
+    /// The entries of both stores for the One API's recall (not counted as
+    /// a recall): with a query, the ones it finds evidence for, best first.
+    RecallEntries {
+        /// The query.
+        #[serde(default)]
+        query: Option<String>,
+        /// At most this many (default 20, at most 500).
+        #[serde(default)]
+        limit: Option<usize>,
+    },
+    /// The current entries of both stores, as a failed write lists them.
+    CurrentEntries,
+    /// The One API's `forget`: the one entry an id or a text names.
+    Forget {
+        /// The id or the text.
+        key: super::servers::ForgetKey,
+    },
     /// A one-time login link to the dashboard for the calling person
     /// (`memdir --person ID ui`): only its token's SHA-256 is kept, beside
     /// the keys file, for 10 minutes.
@@ -508,6 +547,12 @@ pub enum Response {
     Exported(crate::store::HermesExport),
     /// A memory tool call's result: its text and whether it is an error.
     MemoryTool(crate::memtool::Answer),
+    /// One store as a reader sees it ([`Request::StoreView`]).
+    StoreView(super::servers::StoreMarkdown),
+    /// The One API's recall entries ([`Request::RecallEntries`]).
+    Entries(Vec<super::servers::EntryOut>),
+    /// The current entries ([`Request::CurrentEntries`]).
+    CurrentEntries(Vec<(Scope, crate::error::EntryBrief)>),
     /// A one-time login link made (its token shown here only).
     LoginLink(crate::store::keys::LoginLink),
     /// A one-time login link used: the person it logs in.

@@ -16,7 +16,8 @@ use crate::model::{Caller, Scope};
 use crate::recall::{Bm25Scorer, Scorer};
 use crate::store::{DueOutcome, ReviewOptions, Store, WriteOutcome};
 
-/// How a server opens the store: afresh for every call (so that
+/// How a server opens the store (server plumbing, no answer to anyone):
+/// afresh for every call (so that
 /// `memdir.yaml`, `config.yaml` and the files are read as they are now, not
 /// as they were when the server started).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +56,10 @@ impl Opener {
 /// due, with the machine-local reviewer if one is configured; reading two
 /// files and taking no lock where none is). Each owner's outcome apart, so
 /// one owner's failure stops no other's review.
+///
+/// Not an answer to an agent, so not a [`Request`](super::Request): the
+/// server's own timer calls it and writes only its log (owner ids and
+/// error codes), never an outcome's text to a caller.
 pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutcome>)>> {
     let store = opener.open()?;
     let opts = ReviewOptions {
@@ -81,21 +86,34 @@ pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutco
         .collect())
 }
 
-/// A store rendered for a reader: its entries as a markdown list, each
-/// flagged entry as its `[BLOCKED: …]` placeholder (what an MCP resource
-/// shows; the raw file stays for a person to read).
-pub fn store_markdown(store: &Store, who: &Who, scope: Scope) -> Result<String> {
-    let mut out = format!("## {}\n", scope.file_name());
-    let entries = recall_entries(store, who, None, Some(MAX_RECALL_LIMIT))?;
-    let mut any = false;
-    for e in entries.iter().filter(|e| e.scope == scope) {
-        any = true;
-        out.push_str(&format!("- {}\n", e.text.replace('\n', "\n  ")));
-    }
-    if !any {
-        out.push_str("(no entries)\n");
-    }
-    Ok(out)
+/// One store as a reader sees it (an MCP resource, `remember`'s read):
+/// its entries, expired ones included, in file order. The guard makes each
+/// flagged entry its `[BLOCKED: …]` placeholder and escapes the others as
+/// the snapshot does; `render` writes it as a markdown list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoreMarkdown {
+    /// The store.
+    pub scope: Scope,
+    /// Its entries.
+    pub entries: Vec<EntryOut>,
+}
+
+/// The store view [`Request::StoreView`](super::Request::StoreView)
+/// answers.
+pub(crate) fn store_view(store: &Store, who: &Who, scope: Scope) -> Result<StoreMarkdown> {
+    let owner = who.owner(store)?;
+    let entries = owner
+        .show(scope)?
+        .entries
+        .into_iter()
+        .map(|e| EntryOut {
+            id: e.id,
+            scope,
+            text: e.text,
+            score: None,
+        })
+        .collect();
+    Ok(StoreMarkdown { scope, entries })
 }
 
 /// The default number of entries the One API's recall answers.
@@ -154,7 +172,7 @@ pub struct EntryOut {
 /// scorer finds any evidence for, best first; at most `limit` (default
 /// [`DEFAULT_RECALL_LIMIT`], at most [`MAX_RECALL_LIMIT`]). It does not count
 /// as a recall. Flagged entries answer with their placeholder.
-pub fn recall_entries(
+pub(crate) fn recall_entries(
     store: &Store,
     who: &Who,
     query: Option<&str>,
@@ -220,7 +238,8 @@ pub fn recall_entries(
 
 /// What `forget` names: an entry's id, or a text that must match exactly
 /// one entry of the two stores.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ForgetKey {
     /// A `mem_` id.
     Id(String),
@@ -233,7 +252,7 @@ pub enum ForgetKey {
 /// `memory_ambiguous_match` (with the candidates) when a text matches
 /// several entries, in one store or both: the write path decides, under
 /// the owner's lock, as `memdir remove` without `--in` does.
-pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome> {
+pub(crate) fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome> {
     let owner = who.owner(store)?;
     let (ForgetKey::Id(query) | ForgetKey::Text(query)) = key;
     if matches!(key, ForgetKey::Text(_)) && query.trim().is_empty() {
@@ -251,7 +270,7 @@ pub fn forget(store: &Store, who: &Who, key: &ForgetKey) -> Result<WriteOutcome>
 
 /// The current entries of both stores, as a failed write answers with them
 /// so that a replace or remove can be retried with an exact text or id.
-pub fn current_entries(store: &Store, who: &Who) -> Result<Vec<(Scope, EntryBrief)>> {
+pub(crate) fn current_entries(store: &Store, who: &Who) -> Result<Vec<(Scope, EntryBrief)>> {
     let owner = who.owner(store)?;
     let mut out = Vec::new();
     for scope in Scope::ALL {

@@ -271,12 +271,12 @@ pub fn document(
                 recall_count: f.recall_count,
                 last_recalled: f.last_recalled,
                 provenance: Provenance {
-                    agent: f.meta.agent.clone(),
-                    person: f.meta.person.clone(),
-                    run: f.meta.run.clone(),
-                    task: f.meta.task.clone(),
+                    agent: value(&f.meta.agent, "agent=", &f.id),
+                    person: value(&f.meta.person, "person=", &f.id),
+                    run: value(&f.meta.run, "run=", &f.id),
+                    task: value(&f.meta.task, "task=", &f.id),
                     lifted: f.meta.lifted,
-                    conflict: f.meta.conflict.clone(),
+                    conflict: value(&f.meta.conflict, "conflict=", &f.id),
                 },
             })
             .collect(),
@@ -291,8 +291,8 @@ pub fn document(
                         &format!("episodes.md line of {}", yesterday.0),
                     )
                     .unwrap_or_else(|| l.text.clone()),
-                    run: l.run.clone(),
-                    task: l.task.clone(),
+                    run: value(&l.run, "run", "a day line"),
+                    task: value(&l.task, "task", "a day line"),
                 })
                 .collect(),
         },
@@ -319,8 +319,57 @@ pub fn document(
                 }
             })
             .collect(),
-        planned: plan.changes.clone(),
+        planned: plan.changes.iter().map(planned).collect(),
     }
+}
+
+/// A metadata value as the document carries it: its placeholder when the
+/// scanner flags it (`key` of `of` naming where it is).
+fn value(v: &Option<String>, key: &str, of: &str) -> Option<String> {
+    v.as_ref()
+        .map(|t| scan::blocked_text(t, &format!("the {key} of {of}")).unwrap_or_else(|| t.clone()))
+}
+
+/// A change of the plan as the document carries it: its texts and
+/// reasons through the scanner (a fact's text was read from its file).
+fn planned(c: &Change) -> Change {
+    let guard =
+        |t: &str, what: String| scan::blocked_text(t, &what).unwrap_or_else(|| t.to_owned());
+    let mut c = c.clone();
+    match &mut c {
+        Change::Archive {
+            id,
+            scope,
+            text,
+            reason,
+            into,
+            ..
+        } => {
+            *text = guard(text, format!("{} entry {id}", scope.file_name()));
+            *reason = guard(reason, format!("the reason for {id}"));
+            *into = value(into, "survivor", id);
+        }
+        Change::Save {
+            id,
+            scope,
+            text,
+            reason,
+            supersedes,
+            ..
+        } => {
+            *text = guard(text, format!("{} entry {id}", scope.file_name()));
+            *reason = guard(reason, format!("the reason for {id}"));
+            *supersedes = value(supersedes, "supersedes", id);
+        }
+        Change::Dedupe {
+            id, scope, text, ..
+        } => *text = guard(text, format!("{} entry {id}", scope.file_name())),
+        Change::Lift { id, text, .. } => *text = guard(text, format!("MEMORY.md entry {id}")),
+        Change::Renew { id, reason, .. } | Change::Settle { id, reason, .. } => {
+            *reason = guard(reason, format!("the reason for {id}"));
+        }
+    }
+    c
 }
 
 /// Parses the reviewer's standard output: one JSON object of version

@@ -424,3 +424,45 @@ fn the_file_size_count_stops_at_the_inline_tests() {
         4
     );
 }
+
+/// The one door (docs/SECURITY.md, "The one door"): the renderers of
+/// `api::render` give an adapter only `AgentText`/`AgentJson` (and a
+/// person's raw read its own types), never a raw `String` of an answer;
+/// the adapters that answer agents (`cli`, `mcp`, `http`, `main`) never
+/// unwrap a guarded answer (`Guarded::into_inner` is the dashboard's, for
+/// persons), and reach `api::raw` only from the command line's `--raw`.
+#[test]
+fn adapters_write_to_agents_only_through_the_guard() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut wrong = Vec::new();
+    let render = root.join("src/api/render");
+    let returns_string = Regex::new(r"pub fn (\w+)\([^)]*\)\s*->\s*String").expect("regex");
+    for rel in sources(&render) {
+        let text = std::fs::read_to_string(render.join(&rel)).expect("source");
+        for c in returns_string.captures_iter(&code(&text)) {
+            // A pure encoder of bytes the caller holds, no answer's text.
+            if &c[1] != "base64" {
+                wrong.push(format!(
+                    "src/api/render/{}: {} returns a String",
+                    rel.display(),
+                    &c[1]
+                ));
+            }
+        }
+    }
+    let bin = root.join("bin/src");
+    for rel in sources(&bin) {
+        let path = rel.display().to_string();
+        if path.starts_with("ui/") || is_test_file(&rel) {
+            continue;
+        }
+        let text = code(&std::fs::read_to_string(bin.join(&rel)).expect("source"));
+        if text.contains("Guarded::into_inner") || text.contains("api::PersonText::") {
+            wrong.push(format!("bin/src/{path} unwraps a guarded answer"));
+        }
+        if text.contains("api::raw(") && path != "cli/request.rs" {
+            wrong.push(format!("bin/src/{path} reaches api::raw"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

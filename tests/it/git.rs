@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::util::{BIN, Run, Sandbox, command, run_cmd, word};
 
 /// Whether git can be run; tests that need it say so and pass without it.
-fn have_git() -> bool {
+pub(crate) fn have_git() -> bool {
     let ok = Command::new("git")
         .arg("--version")
         .output()
@@ -72,7 +72,7 @@ fn repo(dir: &Path) {
 
 /// memdir run in `cwd` with `--root mem` and `args`, PATH holding memdir,
 /// and no git identity at all (HOME without a config, no GIT_* identity).
-fn memdir_in(cwd: &Path, args: &[&str]) -> Run {
+pub(crate) fn memdir_in(cwd: &Path, args: &[&str]) -> Run {
     let mut c = command();
     c.current_dir(cwd)
         .env("PATH", path_with_memdir())
@@ -858,7 +858,7 @@ fn merge_file_leaves_markers_and_exits_1_only_where_prose_conflicts() {
 // ------------------------------------------------------------ sync
 
 /// A clone of `hub` at `dir`, as a machine that syncs.
-fn machine(hub: &Path, dir: &Path) {
+pub(crate) fn machine(hub: &Path, dir: &Path) {
     git(
         dir.parent().expect("parent"),
         &[
@@ -1080,7 +1080,7 @@ fn git_try(dir: &Path, args: &[&str]) -> (bool, String) {
 }
 
 /// An empty bare repository `hub.git` in `d`, its path.
-fn hub(d: &Path) -> PathBuf {
+pub(crate) fn hub(d: &Path) -> PathBuf {
     git(
         d,
         &[
@@ -1095,7 +1095,7 @@ fn hub(d: &Path) -> PathBuf {
 }
 
 /// A clone of `hub` at `dir` that pushed a first, empty commit.
-fn started(hub: &Path, dir: &Path) {
+pub(crate) fn started(hub: &Path, dir: &Path) {
     machine(hub, dir);
     git(dir, &["commit", "--quiet", "--allow-empty", "-m", "start"]);
     git(dir, &["push", "--quiet", "-u", "origin", "main"]);
@@ -1103,7 +1103,7 @@ fn started(hub: &Path, dir: &Path) {
 
 /// The `(id, text)` of each entry a sync's answer lists under `way`
 /// (`incoming`, `outgoing`) for `owner`, added (`+`) and removed (`-`).
-fn synced(v: &Value, way: &str, owner: &str) -> Vec<(char, String, String)> {
+pub(crate) fn synced(v: &Value, way: &str, owner: &str) -> Vec<(char, String, String)> {
     let mut out = Vec::new();
     for c in v[way].as_array().expect(way) {
         if c["owner"] != owner {

@@ -19,6 +19,7 @@ mod contract;
 mod daylog_tail;
 mod docs_blocks;
 mod git;
+mod guard;
 mod hermes;
 mod hostile;
 mod http;

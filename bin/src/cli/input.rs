@@ -45,7 +45,7 @@ pub(super) fn put_streamed(
     ids: (&str, &str),
     options: &PutOptions,
     file: Option<&Path>,
-) -> Result<Response, Error> {
+) -> Result<memdir::api::Guarded<Response>, Error> {
     let (mut reader, name) = open_content(file)?;
     let source = name.display().to_string();
     match api::put_result_from(store, who, ids, options, &mut reader, &source) {

@@ -14,7 +14,7 @@ mod values;
 use clap::Parser;
 
 pub use globals::{Global, parse, who};
-pub use request::answer;
+pub use request::{Answer, answer};
 pub use tree::{Command, GitCommand, KeyCommand};
 
 /// What `memdir --help` ends with.

@@ -10,11 +10,21 @@ use memdir::{Error, Keep, Op, PutOptions, Store};
 use super::input::{put_streamed, read_content, read_stdin};
 use super::tree::*;
 
+/// An answer the command line prints: guarded (every caller), or a
+/// person's raw read (`--raw`).
+pub enum Answer {
+    /// Through [`api::execute`].
+    Guarded(api::Guarded<Response>),
+    /// Through [`api::raw`]: only a person's `--raw`.
+    Person(api::PersonAnswer),
+}
+
 /// The answer to `command` for `who`: a result's put streamed from its
 /// content (standard input or `--file`, never held whole in memory), every
 /// other command as the [`Request`] it makes, checked first
-/// ([`api::preflight`]) and executed.
-pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Response, Error> {
+/// ([`api::preflight`]) and executed (a person's `--raw` through
+/// [`api::raw`], the one exit for raw text).
+pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Answer, Error> {
     if let Ask::Result {
         command:
             ResultCommand::Put {
@@ -38,11 +48,15 @@ pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Response, Error>
             allow_empty,
             limit: Some(limit),
         };
-        return put_streamed(store, who, (&workflow, &task), &options, file.as_deref());
+        return put_streamed(store, who, (&workflow, &task), &options, file.as_deref())
+            .map(Answer::Guarded);
     }
     let request = request(command)?;
     api::preflight(store, who, &request)?;
-    api::execute(store, who, request)
+    if who.raw && who.caller.is_person() {
+        return api::raw(store, who, request).map(Answer::Person);
+    }
+    api::execute(store, who, request).map(Answer::Guarded)
 }
 
 /// `request`, made inside `run` when one is named (`--run`).

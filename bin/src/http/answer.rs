@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Fail, json_response};
+use memdir::api::{self, JsonAnswer};
 
 /// A route's typed query `T` (`Args(q): Args<Common>`), parsed from the
 /// query string by [`query`].
@@ -94,7 +95,17 @@ pub(super) enum Format {
 }
 
 /// The One API's `format`: json (default), yaml, markdown or text.
-pub(super) fn formatted(status: u16, v: &Value, format: Option<Format>) -> Result<Response, Fail> {
+///
+/// One of the two sinks of an answer's body ([`ok`] the other): it takes
+/// only [`JsonAnswer`], guarded JSON ([`api::AgentJson`]) or a person's raw
+/// read.
+pub(super) fn formatted(
+    status: u16,
+    v: impl Into<JsonAnswer>,
+    format: Option<Format>,
+) -> Result<Response, Fail> {
+    let v = v.into();
+    let v = v.value();
     let (ctype, text) = match format.unwrap_or_default() {
         Format::Json => return Ok(json_response(status, v)),
         Format::Yaml => (
@@ -179,12 +190,20 @@ pub(super) fn as_fields(v: &Value) -> String {
 /// A store's usage as numbers, beside the seed's `usage` string: every
 /// surface carries `used` and `limit` as numbers (the command line's
 /// `usage` object has them too).
+/// The program's own JSON around guarded parts, through the scanner: every
+/// string of it passes ([`api::AgentJson::checked`]).
+pub(super) fn checked(v: Value) -> api::AgentJson {
+    api::AgentJson::checked(v, "the answer")
+}
+
 pub(super) fn budget(u: &memdir::Usage) -> Value {
     json!({"used": u.used, "limit": u.limit})
 }
 
-pub(super) fn ok(status: u16, v: Value) -> Result<Response, Fail> {
-    Ok(json_response(status, &v))
+/// An answer's JSON body: only [`JsonAnswer`] (guarded JSON, or a
+/// person's raw read).
+pub(super) fn ok(status: u16, v: impl Into<JsonAnswer>) -> Result<Response, Fail> {
+    Ok(json_response(status, v.into().value()))
 }
 
 /// The query every One API route takes: `format`, and `agentId` (the

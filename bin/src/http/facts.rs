@@ -6,14 +6,13 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Transport;
-use memdir::api::servers::{self};
 use memdir::api::{self, Request, Response as Answer, render};
 use memdir::{Error, Keep, Op, Scope};
 use memdir::{FactKind, Status};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::answer::{budget, in_run, ok, parse, query};
+use super::answer::{budget, checked, in_run, ok, parse, query};
 use super::{App, Fail};
 
 #[derive(Debug, Deserialize)]
@@ -29,20 +28,23 @@ struct SaveBody {
     run_id: Option<String>,
 }
 
-/// A memory's row as `list` shows it, found by id.
+/// A memory's row as `list` shows it, found by id: through the door
+/// (`api::execute`), guarded as every list.
 pub(super) fn row(store: &memdir::Store, who: &api::Who, id: &str) -> Result<Option<Value>, Error> {
-    let filter = memdir::ListFilter {
-        kind: None,
-        status: None,
-        all: true,
-        limit: Some(memdir::MAX_LIST_LIMIT),
-    };
-    Ok(who
-        .owner(store)?
-        .list(&filter)?
-        .into_iter()
-        .find(|r| r.id == id)
-        .and_then(|r| serde_json::to_value(r).ok()))
+    let rows = api::execute(
+        store,
+        who,
+        Request::List {
+            kind: None,
+            status: None,
+            all: true,
+            limit: Some(memdir::MAX_LIST_LIMIT),
+        },
+    )?;
+    let rows = render::json(&rows).into_value();
+    Ok(rows["rows"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["id"] == id).cloned()))
 }
 
 pub(super) async fn save(
@@ -63,7 +65,8 @@ pub(super) async fn save(
                 expires: b.expires_at,
                 supersedes: b.supersedes,
             };
-            match api::execute(store, who, in_run(b.run_id, Request::Write { op }))? {
+            let r = api::execute(store, who, in_run(b.run_id, Request::Write { op }))?;
+            match &*r {
                 Answer::Written(w) => {
                     let o = &w.outcome;
                     let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
@@ -74,9 +77,9 @@ pub(super) async fn save(
                         m.insert("message".into(), json!(o.message));
                         m.insert("archived".into(), json!(w.archived));
                     }
-                    Ok((if o.message.created() { 201 } else { 200 }, v))
+                    Ok((if o.message.created() { 201 } else { 200 }, checked(v)))
                 }
-                other => Ok((200, render::json(&other))),
+                _ => Ok((200, render::json(&r))),
             }
         })
         .await?;
@@ -146,7 +149,8 @@ pub(super) async fn list(
     let limit = q.limit;
     let v = app
         .call_as(headers, q.agent_id, q.raw, move |store, who| {
-            let r = api::execute(
+            // A person's `?raw=true` is the one exit for raw text.
+            Ok(api::json_answer(
                 store,
                 who,
                 Request::List {
@@ -155,8 +159,7 @@ pub(super) async fn list(
                     status,
                     limit,
                 },
-            )?;
-            Ok(render::json(&r))
+            )?)
         })
         .await?;
     ok(200, v)
@@ -321,16 +324,20 @@ pub(super) async fn edit(
                 }
                 .into());
             }
-            let scope = servers::current_entries(store, who)?
-                .into_iter()
-                .find(|(_, e)| e.id == id)
-                .map_or(Scope::Memory, |(s, _)| s);
+            let scope = match &*api::execute(store, who, Request::CurrentEntries)? {
+                Answer::CurrentEntries(list) => list
+                    .iter()
+                    .find(|(_, e)| e.id == id)
+                    .map_or(Scope::Memory, |(s, _)| *s),
+                _ => Scope::Memory,
+            };
             let op = Op::Replace {
                 old: id,
                 new: text,
                 scope: Some(scope),
             };
-            match api::execute(store, who, Request::Write { op })? {
+            let r = api::execute(store, who, Request::Write { op })?;
+            match &*r {
                 Answer::Written(w) => {
                     let o = &w.outcome;
                     let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
@@ -341,9 +348,9 @@ pub(super) async fn edit(
                         m.insert("budget".into(), budget(&w.usage));
                         m.insert("message".into(), json!(o.message));
                     }
-                    Ok(v)
+                    Ok(checked(v))
                 }
-                other => Ok(render::json(&other)),
+                _ => Ok(render::json(&r)),
             }
         })
         .await?;

@@ -35,7 +35,7 @@ pub(super) async fn propose(
     let (status, v) = app
         .call(headers, None, move |store, who| {
             let r = api::execute(store, who, Request::Propose { text })?;
-            let created = matches!(&r, Answer::Learning(o) if o.created);
+            let created = matches!(&*r, Answer::Learning(o) if o.created);
             Ok((if created { 201 } else { 200 }, render::json(&r)))
         })
         .await?;

@@ -6,14 +6,14 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
-use memdir::api::servers::{self, ForgetKey};
+use memdir::api::servers::ForgetKey;
 use memdir::api::{self, Request, Response as Answer, render};
 use memdir::{Error, Op, Scope};
 use memdir::{PutOptions, PutStatus};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::answer::{Args, Common, FormatQuery, budget, formatted, in_run, parse};
+use super::answer::{Args, Common, FormatQuery, budget, checked, formatted, in_run, parse};
 use super::{App, Fail, blocking, uploads};
 
 pub(super) async fn snapshot(
@@ -23,15 +23,16 @@ pub(super) async fn snapshot(
 ) -> Result<Response, Fail> {
     let v = app
         .call(headers, q.agent_id, |store, who| {
-            match api::execute(store, who, Request::Snapshot)? {
+            let r = api::execute(store, who, Request::Snapshot)?;
+            Ok(api::AgentJson::from_guarded(&r, |r| match r {
                 Answer::Snapshot(s) => {
-                    Ok(json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes}))
+                    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes})
                 }
-                other => Ok(render::json(&other)),
-            }
+                _ => serde_json::Value::Null,
+            }))
         })
         .await?;
-    formatted(200, &v, q.format)
+    formatted(200, v, q.format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -50,12 +51,11 @@ pub(super) async fn recall(
     let (query, limit) = (q.q, q.limit);
     let v = app
         .call(headers, q.common.agent_id, move |store, who| {
-            let entries = servers::recall_entries(store, who, query.as_deref(), limit)?;
-            let count = entries.len();
-            Ok(json!({ "entries": entries, "count": count }))
+            let r = api::execute(store, who, Request::RecallEntries { query, limit })?;
+            Ok(render::json(&r))
         })
         .await?;
-    formatted(200, &v, q.common.format)
+    formatted(200, v, q.common.format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -86,33 +86,36 @@ pub(super) async fn remember(
         .call(
             headers,
             b.common.agent_id.or(fq.agent_id),
-            move |store, who| match api::execute(
-                store,
-                who,
-                in_run(
-                    b.run_id,
-                    Request::Write {
-                        op: Op::add(scope, text),
-                    },
-                ),
-            )? {
-                Answer::Written(w) => {
-                    let o = &w.outcome;
-                    let status = if o.message.created() { 201 } else { 200 };
-                    Ok((
-                        status,
-                        json!({
-                            "id": o.id, "scope": o.scope, "text": o.text,
-                            "usage": w.usage.text, "budget": budget(&w.usage),
-                            "message": o.message,
-                        }),
-                    ))
+            move |store, who| {
+                let r = api::execute(
+                    store,
+                    who,
+                    in_run(
+                        b.run_id,
+                        Request::Write {
+                            op: Op::add(scope, text),
+                        },
+                    ),
+                )?;
+                match &*r {
+                    Answer::Written(w) => {
+                        let o = &w.outcome;
+                        let status = if o.message.created() { 201 } else { 200 };
+                        Ok((
+                            status,
+                            checked(json!({
+                                "id": o.id, "scope": o.scope, "text": o.text,
+                                "usage": w.usage.text, "budget": budget(&w.usage),
+                                "message": o.message,
+                            })),
+                        ))
+                    }
+                    _ => Ok((200, render::json(&r))),
                 }
-                other => Ok((200, render::json(&other))),
             },
         )
         .await?;
-    formatted(status, &v, format)
+    formatted(status, v, format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,16 +150,19 @@ pub(super) async fn forget(
             headers,
             b.common.agent_id.or(fq.agent_id),
             move |store, who| {
-                let w = servers::forget(store, who, &key)?;
-                Ok(json!({
-                    "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
-                    "usage": w.usage.text, "budget": budget(&w.usage),
-                    "message": w.outcome.message,
+                let r = api::execute(store, who, Request::Forget { key })?;
+                Ok(api::AgentJson::from_guarded(&r, |r| match r {
+                    Answer::Written(w) => json!({
+                        "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
+                        "usage": w.usage.text, "budget": budget(&w.usage),
+                        "message": w.outcome.message,
+                    }),
+                    _ => serde_json::Value::Null,
                 }))
             },
         )
         .await?;
-    formatted(200, &v, format)
+    formatted(200, v, format)
 }
 
 pub(super) async fn get_result(
@@ -167,18 +173,18 @@ pub(super) async fn get_result(
 ) -> Result<Response, Fail> {
     let v = app
         .call_as(headers, fq.agent_id, fq.raw, move |store, who| {
-            let r = api::execute(
+            // A person's `?raw=true` is the one exit for raw text.
+            Ok(api::json_answer(
                 store,
                 who,
                 Request::GetResult {
                     workflow_id,
                     task_id,
                 },
-            )?;
-            Ok(render::json(&r))
+            )?)
         })
         .await?;
-    formatted(200, &v, fq.format)
+    formatted(200, v, fq.format)
 }
 
 /// A result's `PUT`: the body streamed into the put (see `uploads`), its
@@ -235,7 +241,7 @@ async fn put_streamed(
     let put = app.call(headers, fq.agent_id, move |store, who| {
         let ids = (workflow_id.as_str(), task_id.as_str());
         let r = api::put_result_from(store, who, ids, &options, &mut reader, "the request body")?;
-        let status = match &r {
+        let status = match &*r {
             Answer::Put(p) if p.status == PutStatus::AlreadyStored => 200,
             _ => 201,
         };
@@ -250,7 +256,7 @@ async fn put_streamed(
         (Err(fail), Ok(())) => return Err(fail),
     };
     drop(held);
-    formatted(status, &v, fq.format)
+    formatted(status, v, fq.format)
 }
 
 /// The query of the memory tool's route.
@@ -299,5 +305,5 @@ pub(super) async fn memory_tool(
             Ok(render::json(&r))
         })
         .await?;
-    Ok(super::json_response(200, &v))
+    super::answer::ok(200, v)
 }

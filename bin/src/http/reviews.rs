@@ -22,7 +22,7 @@ use memdir::{Caller, Error};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::answer::{ok, parse, query};
+use super::answer::{checked, ok, parse, query};
 use super::{App, Fail, blocking, limits};
 
 /// The most jobs kept; past it the oldest finished one is forgotten.
@@ -143,12 +143,12 @@ pub(super) async fn start(
         })
         .await;
         let state = match done {
-            Ok(answer) => JobState::Done(render::json(&answer)),
+            Ok(answer) => JobState::Done(render::json(&answer).into_value()),
             Err(e) => JobState::Failed(envelope(&e.body())["error"].clone()),
         };
         jobs.finish(&job, state);
     });
-    ok(202, json!({"job": id, "status": "running"}))
+    ok(202, checked(json!({"job": id, "status": "running"})))
 }
 
 /// `GET /api/v1/reviews/jobs/{job}`: `{job, status}`, `running`, `done`
@@ -164,13 +164,15 @@ pub(super) async fn job(
         .jobs
         .get(&id, &who.caller)
         .ok_or_else(|| Fail::Memdir(Error::ReviewNotFound { id: id.clone() }))?;
+    // The review's answer was guarded when the job finished; the whole
+    // passes the scanner again on its way out.
     ok(
         200,
-        match state {
+        checked(match state {
             JobState::Running => json!({"job": id, "status": "running"}),
             JobState::Done(review) => json!({"job": id, "status": "done", "review": review}),
             JobState::Failed(error) => json!({"job": id, "status": "failed", "error": error}),
-        },
+        }),
     )
 }
 

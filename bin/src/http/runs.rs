@@ -44,7 +44,7 @@ pub(super) async fn begin(
                     session: b.session,
                 },
             )?;
-            let status = match &r {
+            let status = match &*r {
                 Answer::RunBegun { resumed: true, .. } => 200,
                 _ => 201,
             };

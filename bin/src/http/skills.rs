@@ -29,10 +29,11 @@ pub(super) async fn run_200(
 ) -> Result<Response, Fail> {
     let v = app
         .call_as(headers, q.agent_id, q.raw, move |store, who| {
-            Ok(render::json(&api::execute(store, who, request)?))
+            // A person's `?raw=true` is the one exit for raw text.
+            Ok(api::json_answer(store, who, request)?)
         })
         .await?;
-    formatted(200, &v, q.format)
+    formatted(200, v, q.format)
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,7 +81,7 @@ pub(super) async fn learn(
                         replace,
                     },
                 )?;
-                let status = match &r {
+                let status = match &*r {
                     Answer::Skill(o) if o.message == "already stored" => 200,
                     _ => 201,
                 };
@@ -88,7 +89,7 @@ pub(super) async fn learn(
             },
         )
         .await?;
-    formatted(status, &v, format)
+    formatted(status, v, format)
 }
 
 pub(super) async fn skill(

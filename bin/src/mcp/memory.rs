@@ -4,8 +4,7 @@
 //! and when recall sees it.
 
 use memdir::api::errors::Surface;
-use memdir::api::servers;
-use memdir::api::{self, Request, Response, RunRef, Who, render};
+use memdir::api::{self, AgentText, Guarded, Request, Response, RunRef, Who, render};
 use memdir::{Error, Op, OpKind, Scope, Store};
 use rmcp::model::CallToolResult;
 
@@ -30,28 +29,22 @@ fn place(scope: Scope) -> &'static str {
     }
 }
 
-/// Lines listing the current entries (for a failed write).
-fn entries_text(list: &[(Scope, memdir::EntryBrief)], only: Option<Scope>) -> String {
-    let mut out = String::new();
-    for scope in Scope::ALL {
-        if only.is_some_and(|o| o != scope) {
-            continue;
-        }
-        out.push_str(&format!("Current entries of {}:\n", scope.file_name()));
-        let mut any = false;
-        for (_, e) in list.iter().filter(|(s, _)| *s == scope) {
-            any = true;
-            out.push_str(&format!("- {}  {}\n", e.id, e.text.replace('\n', " ")));
-        }
-        if !any {
-            out.push_str("(no entries)\n");
-        }
-    }
-    out
+/// The one sentence a write answers with, and its notes; `None` for an
+/// answer that is not a write's.
+fn written(r: &Guarded<Response>, in_run: bool) -> Option<AgentText> {
+    is_written(r).then(|| AgentText::from_guarded_with(r, in_run, sentence))
 }
 
-/// The one sentence a write answers with, and its notes.
-fn written(r: &Response, in_run: bool) -> Option<String> {
+/// Whether `r` is a write's answer, which [`sentence`] words.
+fn is_written(r: &Response) -> bool {
+    matches!(
+        r,
+        Response::Written(_) | Response::Day(_) | Response::Transition(_) | Response::Learning(_)
+    )
+}
+
+/// The sentence of a write's answer (from the guarded answer only).
+fn sentence(r: &Response, in_run: bool) -> String {
     let seen = seen(in_run);
     let (mut text, warnings) = match r {
         Response::Written(w) => {
@@ -107,13 +100,13 @@ fn written(r: &Response, in_run: bool) -> Option<String> {
                 &t.warnings,
             )
         }
-        Response::Learning(o) => return Some(proposed(o)),
-        _ => return None,
+        Response::Learning(o) => return proposed(o),
+        _ => return String::new(),
     };
     for w in warnings {
         text.push_str(&format!("warning: {w}\n"));
     }
-    Some(text)
+    text
 }
 
 /// The sentence a `propose` answers with: what became of the text, and
@@ -147,6 +140,20 @@ fn executed(store: &Store, who: &Who, in_run: bool, request: Request) -> CallToo
     }
 }
 
+/// Whether the owner has no entry and no approved learning (a recall then
+/// answers "No memory recorded yet.").
+fn nothing_recorded(store: &Store, who: &Who) -> bool {
+    let no_learnings = matches!(
+        api::execute(store, who, Request::Learnings).as_deref(),
+        Ok(Response::Learnings(l)) if l.approved.is_empty()
+    );
+    let no_entries = matches!(
+        api::execute(store, who, Request::CurrentEntries).as_deref(),
+        Ok(Response::CurrentEntries(l)) if l.is_empty()
+    );
+    no_entries && no_learnings
+}
+
 /// One call of the `memory` tool; inside the server's run (`--run`,
 /// `--session`), the facts it saves record the run.
 pub fn memory_action(
@@ -160,18 +167,10 @@ pub fn memory_action(
         MemoryCall::Recall => {
             // No entries of its own and no approved learning: nothing to
             // recall (an approved learning is in every agent's snapshot).
-            let no_learnings = || {
-                matches!(api::execute(store, who, Request::Learnings),
-                    Ok(Response::Learnings(l)) if l.approved.is_empty())
-            };
-            let empty = || {
-                servers::current_entries(store, who).is_ok_and(|l| l.is_empty()) && no_learnings()
-            };
+            let none = || AgentText::program("No memory recorded yet.");
             return match snapshot_text(store, who, run) {
-                Ok(_) if run.is_none() && empty() => {
-                    answer("No memory recorded yet.".into(), false)
-                }
-                Ok(t) if t.trim().is_empty() => answer("No memory recorded yet.".into(), false),
+                Ok(_) if run.is_none() && nothing_recorded(store, who) => answer(none(), false),
+                Ok(t) if t.text().trim().is_empty() => answer(none(), false),
                 Ok(t) => answer(t, false),
                 Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
             };
@@ -251,18 +250,21 @@ fn remember(store: &Store, who: &Who, run: Option<&RunRef>, a: Remember) -> Call
     let op_kind = a.operation;
     let op = match (op_kind, a.content, a.old_text) {
         (Operation::Read, _, _) => {
-            return match servers::store_markdown(store, who, scope) {
-                Ok(t) => answer(t, false),
+            return match api::execute(store, who, Request::StoreView { scope }) {
+                Ok(r) => answer(render::store_markdown(&r), false),
                 Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
             };
         }
         (Operation::Add, Some(c), _) => Op::add(scope, c),
         // `MemoryArgs::call` checked these.
         (Operation::Add | Operation::Replace, None, _) => {
-            return answer("content is required for remember".into(), true);
+            return answer(AgentText::program("content is required for remember"), true);
         }
         (Operation::Replace | Operation::Remove, _, None) => {
-            return answer("old_text is required for replace and remove".into(), true);
+            return answer(
+                AgentText::program("old_text is required for replace and remove"),
+                true,
+            );
         }
         (Operation::Replace, Some(c), Some(old)) => Op::Replace {
             old,
@@ -279,14 +281,17 @@ fn remember(store: &Store, who: &Who, run: Option<&RunRef>, a: Remember) -> Call
         Err(e) => {
             let mut text = render::error_head(&e, Surface::Mcp);
             if let Error::AmbiguousMatch { .. } = e {
-                text.push_str("Name one entry: copy its id or a longer part of its text.\n");
+                text.push(&AgentText::program(
+                    "Name one entry: copy its id or a longer part of its text.\n",
+                ));
             }
-            if let Ok(list) = servers::current_entries(store, who) {
+            // The current entries, through the door as every answer.
+            if let Ok(list) = api::execute(store, who, Request::CurrentEntries) {
                 let only = match op_kind {
                     Operation::Add => Some(scope),
                     _ => target,
                 };
-                text.push_str(&entries_text(&list, only));
+                text.push(&render::current_entries(&list, only));
             }
             answer(text, true)
         }

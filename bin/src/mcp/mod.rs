@@ -58,9 +58,11 @@ pub struct Server {
     tool_router: ToolRouter<Server>,
 }
 
-/// A tool's answer: text, marked as an error or not.
-fn answer(text: String, error: bool) -> CallToolResult {
-    let content = vec![ContentBlock::text(text)];
+/// A tool's answer: text an agent may read ([`api::AgentText`], made from
+/// a guarded answer or by the scanner), marked as an error or not. The one
+/// sink of the tools.
+fn answer(text: api::AgentText, error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text.text().into_owned())];
     if error {
         CallToolResult::error(content)
     } else {
@@ -68,14 +70,18 @@ fn answer(text: String, error: bool) -> CallToolResult {
     }
 }
 
-/// The rendering of a response as text, with its warnings.
-fn rendered(r: &Response) -> String {
+/// The rendering of a guarded response as text, with its warnings.
+fn rendered(r: &api::Guarded<Response>) -> api::AgentText {
     let out = render::render_on(r, false, Surface::Mcp);
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    for w in out.warnings {
-        text.push_str(&format!("warning: {w}\n"));
-    }
+    let mut text = out.stdout;
+    text.push(&out.warnings);
     text
+}
+
+/// A refusal or note of the server's own, worded from the caller's
+/// arguments: through the scanner.
+fn said(text: String) -> api::AgentText {
+    api::AgentText::checked(&text, "the server's answer")
 }
 
 /// `result` with `warning: …` lines in front (an owner named in the call
@@ -84,19 +90,21 @@ fn with_warnings(mut result: CallToolResult, warnings: &[String]) -> CallToolRes
     if warnings.is_empty() {
         return result;
     }
-    let mut text: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    let head: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    let mut text = said(head);
+    // The rest is the answer already given (made from agent text).
     for c in &result.content {
         if let Some(t) = c.as_text() {
-            text.push_str(&t.text);
+            text.push(&said(t.text.clone()));
         }
     }
-    result.content = vec![ContentBlock::text(text)];
+    result.content = vec![ContentBlock::text(text.text().into_owned())];
     result
 }
 
 /// The seed's sentence for an argument an action needs.
 fn required(what: &str, action: &str) -> CallToolResult {
-    answer(format!("{what} is required for {action}"), true)
+    answer(said(format!("{what} is required for {action}")), true)
 }
 
 /// `request` made inside the server's run, for an agent's server that has
@@ -113,23 +121,29 @@ fn in_run(who: &Who, run: Option<&RunRef>, request: Request) -> Request {
 
 /// The snapshot `recall` answers: the run's frozen one inside a run, else
 /// rendered now.
-fn snapshot_text(store: &Store, who: &Who, run: Option<&RunRef>) -> Result<String, Error> {
+fn snapshot_text(store: &Store, who: &Who, run: Option<&RunRef>) -> Result<api::AgentText, Error> {
     let text = match (run, &who.caller) {
         // A person's server started with `--run` reads the run's snapshot.
-        (Some(RunRef::Id(run_id)), Caller::Person(_)) => match api::execute(
-            store,
-            who,
-            Request::GetRun {
-                run_id: run_id.clone(),
+        (Some(RunRef::Id(run_id)), Caller::Person(_)) => api::AgentText::from_guarded(
+            &api::execute(
+                store,
+                who,
+                Request::GetRun {
+                    run_id: run_id.clone(),
+                },
+            )?,
+            |r| match r {
+                Response::Run(v) => v.snapshot.clone().unwrap_or_default(),
+                _ => String::new(),
             },
-        )? {
-            Response::Run(v) => v.snapshot.unwrap_or_default(),
-            _ => String::new(),
-        },
-        _ => match api::execute(store, who, in_run(who, run, Request::Snapshot))? {
-            Response::Snapshot(s) => s.text,
-            _ => String::new(),
-        },
+        ),
+        _ => api::AgentText::from_guarded(
+            &api::execute(store, who, in_run(who, run, Request::Snapshot))?,
+            |r| match r {
+                Response::Snapshot(s) => s.text.clone(),
+                _ => String::new(),
+            },
+        ),
     };
     Ok(text)
 }
@@ -162,7 +176,12 @@ impl Server {
         tokio::task::spawn_blocking(move || opener.open().map(|s| f(&s)))
             .await
             .map_err(|e| McpError::internal_error(format!("worker failed: {e}"), None))?
-            .map_err(|e| McpError::internal_error(e.to_string(), None))
+            // A store that does not open (a root's settings refused): its
+            // error through the guard, as every error an agent reads.
+            .map_err(|e| {
+                let head = render::error_head(&e, Surface::Mcp);
+                McpError::internal_error(head.text().trim_end().to_owned(), None)
+            })
     }
 
     /// Who a call acts as: the server's identity, with the namespace rule
@@ -191,7 +210,7 @@ impl Server {
         };
         let call = match parsed.and_then(MemoryArgs::call) {
             Ok(c) => c,
-            Err(text) => return Ok(answer(text, true)),
+            Err(text) => return Ok(answer(said(text), true)),
         };
         let run = self.cfg.run.clone();
         let result = self
@@ -208,7 +227,7 @@ impl Server {
     ) -> Result<CallToolResult, McpError> {
         let a: GetResultArgs = match args::parse("get_result", raw) {
             Ok(a) => a,
-            Err(text) => return Ok(answer(text, true)),
+            Err(text) => return Ok(answer(said(text), true)),
         };
         let Some(workflow_id) = a.workflow_id.or(a.execution_id) else {
             return Ok(required("workflow_id (or execution_id)", "get_result"));
@@ -229,7 +248,7 @@ impl Server {
     ) -> Result<CallToolResult, McpError> {
         let a: PutResultArgs = match args::parse("put_result", raw) {
             Ok(a) => a,
-            Err(text) => return Ok(answer(text, true)),
+            Err(text) => return Ok(answer(said(text), true)),
         };
         let (who, warnings) = self.who(&[a.agent_id.as_ref()]);
         let result = self
@@ -248,7 +267,7 @@ impl Server {
         };
         let call = match parsed.and_then(LearnArgs::call) {
             Ok(c) => c,
-            Err(text) => return Ok(answer(text, true)),
+            Err(text) => return Ok(answer(said(text), true)),
         };
         let result = self
             .blocking(move |store| skills::learn_action(store, &who, call))
@@ -334,14 +353,23 @@ impl ServerHandler for Server {
             .blocking(move |store| match what.as_str() {
                 "snapshot" => snapshot_text(store, &who, run.as_ref()).map(Some),
                 name => match Scope::ALL.into_iter().find(|s| s.file_name() == name) {
-                    Some(scope) => servers::store_markdown(store, &who, scope).map(Some),
+                    Some(scope) => api::execute(store, &who, Request::StoreView { scope })
+                        .map(|r| Some(render::store_markdown(&r))),
                     None => Ok(None),
                 },
             })
             .await?
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+            .map_err(|e| {
+                McpError::internal_error(
+                    render::error_head(&e, Surface::Mcp)
+                        .text()
+                        .trim_end()
+                        .to_owned(),
+                    None,
+                )
+            })?
             .ok_or_else(not_found)?;
-        let mut contents = ResourceContents::text(text, request.uri.clone());
+        let mut contents = ResourceContents::text(text.text().into_owned(), request.uri.clone());
         if let ResourceContents::TextResourceContents { mime_type, .. } = &mut contents {
             *mime_type = Some("text/markdown".into());
         }

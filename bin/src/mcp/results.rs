@@ -25,30 +25,12 @@ pub fn get_result(
         None => Request::WorkflowResults { workflow_id },
     };
     match api::execute(store, who, request) {
-        Ok(Response::Result(r)) => {
-            let body = match String::from_utf8(r.content.clone()) {
-                Ok(s) => s,
-                Err(_) => format!("(binary content, base64)\n{}", render::base64(&r.content)),
-            };
-            let mut head = format!(
-                "{}/{} ({}, {} bytes, sha256 {}, stored {})",
-                r.workflow_id, r.task_id, r.content_type, r.bytes, r.sha256, r.created_at
-            );
-            if r.redacted {
-                head.push_str(&format!(
-                    "\nredacted: {} flagged span(s) replaced by [BLOCKED: …]",
-                    r.flagged.len()
-                ));
-            }
-            for w in render::flagged_warnings(&r) {
-                head.push_str(&format!("\nflagged: {w}"));
-            }
-            answer(format!("{head}\n\n{body}"), false)
-        }
+        Ok(r) if matches!(&*r, Response::Result(_)) => answer(render::result_tool_text(&r), false),
         Ok(other) => answer(rendered(&other), false),
-        Err(e) if e.code() == ErrorCode::NotReady => {
-            answer("not ready: still running, poll".into(), false)
-        }
+        Err(e) if e.code() == ErrorCode::NotReady => answer(
+            api::AgentText::program("not ready: still running, poll"),
+            false,
+        ),
         Err(e) => answer(render::error_text(&e, Surface::Mcp), true),
     }
 }

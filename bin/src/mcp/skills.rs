@@ -29,31 +29,41 @@ pub fn learn_action(store: &Store, who: &Who, call: LearnCall) -> CallToolResult
         },
     };
     match api::execute(store, who, request) {
-        Ok(Response::Skill(o)) if o.message != "forgot" => {
-            let mut text = match o.message {
-                "already stored" => format!("Skill {} is already stored ({}).\n", o.name, o.path),
-                m => format!(
-                    "{} skill {} ({}, {} bytes); a run injects it with `run begin --skill {}`.\n",
-                    if m == "replaced" { "Replaced" } else { "Saved" },
-                    o.name,
-                    o.path,
-                    o.bytes.unwrap_or(0),
-                    o.name
-                ),
-            };
-            for w in &o.warnings {
-                text.push_str(&format!("warning: {w}\n"));
-            }
-            answer(text, false)
+        Ok(r) if matches!(&*r, Response::Skill(o) if o.message != "forgot") => {
+            answer(api::AgentText::from_guarded(&r, learned), false)
         }
         Ok(r) => answer(rendered(&r), false),
         Err(e) => {
             let mut text = render::error_text(&e, Surface::Mcp);
             if let Ok(r) = api::execute(store, who, Request::SkillList) {
-                text.push_str("Your skills:\n");
-                text.push_str(&rendered(&r));
+                text.push(&api::AgentText::program("Your skills:\n"));
+                text.push(&rendered(&r));
             }
             answer(text, true)
         }
+    }
+}
+
+/// The sentence a skill learned answers with.
+fn learned(r: &Response) -> String {
+    let Response::Skill(o) = r else {
+        return String::new();
+    };
+    {
+        let mut text = match o.message {
+            "already stored" => format!("Skill {} is already stored ({}).\n", o.name, o.path),
+            m => format!(
+                "{} skill {} ({}, {} bytes); a run injects it with `run begin --skill {}`.\n",
+                if m == "replaced" { "Replaced" } else { "Saved" },
+                o.name,
+                o.path,
+                o.bytes.unwrap_or(0),
+                o.name
+            ),
+        };
+        for w in &o.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        text
     }
 }

@@ -211,6 +211,39 @@ pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
         .map(|(_, v)| v.trim())
 }
 
+/// `request` through the one door ([`memdir::api::execute`]): the guarded
+/// answer, owned, for a page that shows it to a person (askama escapes it).
+pub fn ask(
+    store: &memdir::Store,
+    who: &memdir::api::Who,
+    request: memdir::api::Request,
+) -> Result<memdir::api::Response, memdir::Error> {
+    memdir::api::execute(store, who, request).map(memdir::api::Guarded::into_inner)
+}
+
+/// A person's explicit raw read ([`memdir::api::raw`], the one exit for
+/// raw text): the agent page's reveal of a blocked entry.
+pub fn ask_raw(
+    store: &memdir::Store,
+    who: &memdir::api::Who,
+    request: memdir::api::Request,
+) -> Result<memdir::api::Response, memdir::Error> {
+    memdir::api::raw(store, who, request).map(memdir::api::PersonAnswer::into_inner)
+}
+
+/// [`ask`], with the words the answer's text form says (what a page's
+/// notice quotes), rendered from the guarded answer.
+pub fn ask_said(
+    store: &memdir::Store,
+    who: &memdir::api::Who,
+    request: memdir::api::Request,
+) -> Result<(memdir::api::Response, String), memdir::Error> {
+    let answer = memdir::api::execute(store, who, request)?;
+    let out = memdir::api::render::render_on(&answer, false, memdir::api::errors::Surface::Http);
+    let words = out.stdout.text().trim_end().to_owned();
+    Ok((answer.into_inner(), words))
+}
+
 /// A query string or form body parsed leniently: an unknown or repeated
 /// field is ignored, a malformed one dropped (a page shows what it can).
 pub fn fields(raw: &[u8]) -> Vec<(String, String)> {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use memdir::api::{self, Request, Response, Who};
+use memdir::api::{Request, Response, Who};
 use memdir::{Caller, Error, FactKind, FileStamp, Status, Store};
 
 /// The most threads computing rows at once.
@@ -417,7 +417,8 @@ fn shown(store: &Store, who: &Who) -> Result<Shown, Error> {
         user: empty_use(),
         until: Vec::new(),
     };
-    if let Response::Show { stores, .. } = api::execute(store, who, Request::Show { scope: None })?
+    if let Response::Show { stores, .. } =
+        crate::ui::ask(store, who, Request::Show { scope: None })?
     {
         for v in &stores {
             let u = usage(&v.usage);
@@ -452,7 +453,7 @@ fn archived(store: &Store, who: &Who) -> Result<usize, Error> {
         all: true,
         limit: Some(1),
     };
-    Ok(match api::execute(store, who, archived)? {
+    Ok(match crate::ui::ask(store, who, archived)? {
         Response::Rows { total, .. } => total,
         _ => 0,
     })
@@ -461,7 +462,7 @@ fn archived(store: &Store, who: &Who) -> Result<usize, Error> {
 /// When the last run began.
 fn last_run(store: &Store, who: &Who) -> Result<Option<DateTime<Utc>>, Error> {
     Ok(
-        match api::execute(store, who, Request::ListRuns { open: false })? {
+        match crate::ui::ask(store, who, Request::ListRuns { open: false })? {
             Response::Runs(runs) => runs.iter().map(|r| r.started_at).max(),
             _ => None,
         },
@@ -476,7 +477,7 @@ fn day_chars(store: &Store, who: &Who, today: NaiveDate) -> Result<usize, Error>
         all: false,
         limit: Some(1),
     };
-    Ok(match api::execute(store, who, days)? {
+    Ok(match crate::ui::ask(store, who, days)? {
         Response::Rows { rows, .. } => rows
             .iter()
             .filter(|r| r.date == Some(today))
@@ -493,7 +494,14 @@ fn findings(store: &Store, agents: &[String]) -> Result<Vec<usize>, Error> {
     if agents.is_empty() {
         return Ok(out);
     }
-    if let Response::Check { reports, .. } = api::check(store, agents, false)? {
+    if let Response::Check { reports, .. } = crate::ui::ask(
+        store,
+        &Who::anonymous(),
+        Request::Check {
+            owners: agents.to_vec(),
+            strict: false,
+        },
+    )? {
         // The root's LEARNINGS.md is no agent's (its findings come with the
         // first agent's report): the decisions page shows them on their own.
         for (o, r) in out.iter_mut().zip(&reports) {
@@ -589,7 +597,7 @@ fn compute(
         findings,
         valid_until: None,
     };
-    if let Response::Routine(r) = api::execute(store, &who, Request::ReviewStatus)? {
+    if let Response::Routine(r) = crate::ui::ask(store, &who, Request::ReviewStatus)? {
         row.paused = r.paused;
         row.routine = r.at.is_some();
         row.next_due = r.next_due;

@@ -170,7 +170,7 @@ pub(super) fn synced(r: &crate::store::SyncReport) -> String {
 }
 
 /// A change `watch` saw, with what `check` finds in the file now.
-pub fn watch_event(
+pub(crate) fn watch_event(
     c: &crate::store::WatchedChange,
     findings: &[crate::store::Finding],
     json: bool,

@@ -12,6 +12,7 @@ use super::git::{check_json, merged_json};
 use super::line;
 use super::results::{put_json, result_json, steps_json};
 use crate::api::Response;
+use crate::api::guard::{AgentJson, Guarded, PersonAnswer, PersonJson};
 use crate::edit::OpKind;
 use crate::model::time::micros;
 use crate::snapshot::Snapshot;
@@ -25,13 +26,23 @@ fn typed<T: Serialize>(t: &T) -> Value {
 
 /// An answer as the one line of JSON `--json` prints: [`json`]'s value.
 pub(super) fn json_line(response: &Response) -> String {
-    line(&json(response))
+    line(&value(response))
 }
 
 /// An answer as a JSON value: what HTTP serves, MCP reads and `--json`
 /// prints (as one line). An answer that is one of the library's types is
 /// that type serialized, in its own field order.
-pub fn json(response: &Response) -> Value {
+pub fn json(response: &Guarded<Response>) -> AgentJson {
+    AgentJson::from_guarded(response, value)
+}
+
+/// A person's raw read as a JSON value ([`crate::api::raw`]).
+pub fn person_json(answer: &PersonAnswer) -> PersonJson {
+    PersonJson::made(value(answer))
+}
+
+/// An answer's JSON value (for [`json`] and [`person_json`] only).
+pub(super) fn value(response: &Response) -> Value {
     match response {
         Response::Check { reports, strict } => check_json(reports, *strict),
         Response::Merged(m) => merged_json(m),
@@ -103,6 +114,15 @@ pub fn json(response: &Response) -> Value {
             json!({ "person": person, "expires": expires })
         }
         Response::MemoryTool(a) => typed(a),
+        Response::StoreView(v) => typed(v),
+        Response::Entries(entries) => json!({ "entries": entries, "count": entries.len() }),
+        Response::CurrentEntries(list) => {
+            let entries: Vec<Value> = list
+                .iter()
+                .map(|(s, b)| json!({"scope": s, "id": b.id, "text": b.text, "expired": b.expired}))
+                .collect();
+            json!({ "entries": entries })
+        }
     }
 }
 

@@ -17,22 +17,63 @@ mod results;
 mod text;
 
 pub use errors::{error_head, error_json, error_text};
-pub use git::watch_event;
-pub use json::json;
-pub use results::{base64, flagged_warnings};
+pub(crate) use git::watch_event;
+pub use json::{json, person_json};
+pub use results::base64;
+
+/// A store view as markdown (an MCP resource, `remember`'s read), from a
+/// guarded answer; empty for another answer.
+pub fn store_markdown(answer: &Guarded<Response>) -> AgentText {
+    AgentText::from_guarded(answer, |r| match r {
+        Response::StoreView(v) => text::store_markdown(v),
+        _ => String::new(),
+    })
+}
+
+/// A result as MCP's `get_result` answers it, from a guarded
+/// [`Response::Result`]: a head naming it and its flagged spans, then the
+/// content.
+pub fn result_tool_text(answer: &Guarded<Response>) -> AgentText {
+    AgentText::from_guarded(answer, |r| match r {
+        Response::Result(r) => results::tool_text(r),
+        _ => String::new(),
+    })
+}
+
+/// The current entries a failed write lists, of the store `only` names or
+/// both, from a guarded [`Response::CurrentEntries`].
+pub fn current_entries(answer: &Guarded<Response>, only: Option<crate::model::Scope>) -> AgentText {
+    AgentText::from_guarded_with(answer, only, |r, only| match r {
+        Response::CurrentEntries(list) => text::current_entries(list, only),
+        _ => String::new(),
+    })
+}
 
 use super::Response;
 use super::errors::Surface;
+use super::guard::{AgentText, Guarded, PersonAnswer, PersonText};
 
-/// What to print.
+/// What to print for an agent (or a person who did not ask for the raw
+/// text): every part [`AgentText`], made from a [`Guarded`] answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Rendered {
     /// Standard output.
-    pub stdout: Vec<u8>,
-    /// Warnings for standard error (one `warning: …` line each).
-    pub warnings: Vec<String>,
+    pub stdout: AgentText,
+    /// Warnings for standard error: one `warning: …` line each.
+    pub warnings: AgentText,
     /// The exit status of an answer that reports failure without being an
     /// error (`check` with findings that fail it); 0 otherwise.
+    pub exit: u8,
+}
+
+/// What to print for a person's raw read ([`super::raw`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PersonRendered {
+    /// Standard output.
+    pub stdout: PersonText,
+    /// Warnings for standard error: one `warning: …` line each.
+    pub warnings: PersonText,
+    /// As [`Rendered::exit`].
     pub exit: u8,
 }
 
@@ -58,25 +99,44 @@ fn line(v: &impl serde::Serialize) -> String {
 
 /// Renders an answer as the command line prints it: text, or one line of
 /// JSON with `json`.
-pub fn render(response: &Response, json: bool) -> Rendered {
+pub fn render(response: &Guarded<Response>, json: bool) -> Rendered {
     render_on(response, json, Surface::Cli)
 }
 
 /// Renders an answer for a caller on `surface` (its text names that
 /// surface's arguments, such as the limit of a list that was cut).
-pub fn render_on(response: &Response, json: bool, surface: Surface) -> Rendered {
+pub fn render_on(response: &Guarded<Response>, json: bool, surface: Surface) -> Rendered {
+    let (stdout, warnings, exit) = rendered(response, json, surface);
     Rendered {
-        stdout: if json {
-            json::json_line(response).into_bytes()
-        } else {
-            text::text(response, surface)
-        },
-        warnings: match response {
-            Response::Result(r) => results::flagged_warnings(r),
-            _ => warnings(response).to_vec(),
-        },
-        exit: exit(response),
+        stdout: AgentText::made(stdout),
+        warnings: AgentText::made(warnings.into_bytes()),
+        exit,
     }
+}
+
+/// Renders a person's raw read, as [`render_on`] renders a guarded answer.
+pub fn person(answer: &PersonAnswer, json: bool, surface: Surface) -> PersonRendered {
+    let (stdout, warnings, exit) = rendered(answer, json, surface);
+    PersonRendered {
+        stdout: PersonText::made(stdout),
+        warnings: PersonText::made(warnings.into_bytes()),
+        exit,
+    }
+}
+
+/// Standard output, the warnings' lines and the exit status of an answer.
+fn rendered(response: &Response, json: bool, surface: Surface) -> (Vec<u8>, String, u8) {
+    let stdout = if json {
+        json::json_line(response).into_bytes()
+    } else {
+        text::text(response, surface)
+    };
+    let list = match response {
+        Response::Result(r) => results::flagged_warnings(r),
+        _ => warnings(response).to_vec(),
+    };
+    let warnings = list.iter().map(|w| format!("warning: {w}\n")).collect();
+    (stdout, warnings, exit(response))
 }
 
 /// The warnings an answer carries for standard error.
@@ -119,6 +179,7 @@ fn exit(response: &Response) -> u8 {
 mod tests {
     use super::{base64, json, render};
     use crate::api::Response;
+    use crate::api::guard::guard;
     use crate::store::Transition;
 
     /// The value HTTP serves and the line `--json` prints are one answer:
@@ -148,27 +209,39 @@ mod tests {
                 warnings: vec!["a warning".into()],
             }),
         ];
+        let samples: Vec<_> = samples.into_iter().map(guard).collect();
         for r in &samples {
-            let out = render(r, true);
+            let out = RenderedBytes {
+                stdout: render(r, true).stdout.as_bytes().to_vec(),
+            };
             let parsed: serde_json::Value =
                 serde_json::from_slice(&out.stdout).expect("one line of JSON");
-            assert_eq!(parsed, json(r), "{r:?}");
-            assert_eq!(out.stdout, format!("{}\n", json(r)).into_bytes(), "{r:?}");
+            assert_eq!(&parsed, json(r).value(), "{r:?}");
+            assert_eq!(
+                out.stdout,
+                format!("{}\n", json(r).value()).into_bytes(),
+                "{r:?}"
+            );
             assert!(
                 out.stdout.ends_with(b"\n") && !out.stdout[..out.stdout.len() - 1].contains(&b'\n')
             );
         }
         let t = render(&samples[6], true);
         assert_eq!(
-            String::from_utf8_lossy(&t.stdout),
+            t.stdout.text(),
             "{\"id\":\"mem_1\",\"status\":\"archived\",\"message\":\"archived\",\"warnings\":[\"a warning\"]}\n"
         );
-        assert_eq!(t.warnings, vec!["a warning".to_owned()]);
+        assert_eq!(t.warnings.text(), "warning: a warning\n");
         assert_eq!(
-            String::from_utf8_lossy(&render(&samples[5], true).stdout),
+            render(&samples[5], true).stdout.text(),
             "{\"rows\":[],\"count\":0,\"total\":3,\"truncated\":true,\"limit\":10}\n"
         );
-        assert_eq!(json(&samples[5])["truncated"], true);
+        assert_eq!(json(&samples[5]).value()["truncated"], true);
+    }
+
+    /// The bytes a rendering printed.
+    struct RenderedBytes {
+        stdout: Vec<u8>,
     }
 
     /// The engine is the one the docs promise: standard alphabet, padded

@@ -91,7 +91,7 @@ pub(super) fn result_json(r: &TaskResult) -> Value {
 /// text a person asked for raw), a line each, for standard error or beside
 /// the content; nothing when the content is redacted (its placeholders say
 /// it).
-pub fn flagged_warnings(r: &TaskResult) -> Vec<String> {
+pub(crate) fn flagged_warnings(r: &TaskResult) -> Vec<String> {
     if r.redacted {
         return Vec::new();
     }
@@ -115,4 +115,27 @@ pub fn flagged_warnings(r: &TaskResult) -> Vec<String> {
 /// Standard base64: RFC 4648 alphabet (`+`, `/`), padded with `=`.
 pub fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// A result as MCP's `get_result` answers it: a head naming it (and the
+/// flagged spans), then its content (base64 when not UTF-8).
+pub(super) fn tool_text(r: &TaskResult) -> String {
+    let body = match String::from_utf8(r.content.clone()) {
+        Ok(s) => s,
+        Err(_) => format!("(binary content, base64)\n{}", base64(&r.content)),
+    };
+    let mut head = format!(
+        "{}/{} ({}, {} bytes, sha256 {}, stored {})",
+        r.workflow_id, r.task_id, r.content_type, r.bytes, r.sha256, r.created_at
+    );
+    if r.redacted {
+        head.push_str(&format!(
+            "\nredacted: {} flagged span(s) replaced by [BLOCKED: …]",
+            r.flagged.len()
+        ));
+    }
+    for w in flagged_warnings(r) {
+        head.push_str(&format!("\nflagged: {w}"));
+    }
+    format!("{head}\n\n{body}")
 }

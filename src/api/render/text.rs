@@ -347,6 +347,18 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             expires.format("%Y-%m-%d %H:%M:%S UTC")
         )),
         Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
+        Response::StoreView(v) => text(store_markdown(v)),
+        Response::Entries(entries) => text({
+            let mut out = String::new();
+            for e in entries {
+                out.push_str(&format!("{}  {}\n", e.id, e.text.replace('\n', " ")));
+            }
+            if entries.is_empty() {
+                out.push_str("No memory recorded yet.\n");
+            }
+            out
+        }),
+        Response::CurrentEntries(list) => text(current_entries(list, None)),
     }
 }
 
@@ -648,6 +660,42 @@ fn learnings_text(l: &crate::store::LearningsList) -> String {
             p.status.name(),
             crate::edit::one_line(&p.text, 200)
         ));
+    }
+    out
+}
+
+/// A store as a reader sees it: its entries as a markdown list under the
+/// store's heading (the MCP resources, `remember`'s read).
+pub(crate) fn store_markdown(v: &crate::api::servers::StoreMarkdown) -> String {
+    let mut out = format!("## {}\n", v.scope.file_name());
+    for e in &v.entries {
+        out.push_str(&format!("- {}\n", e.text.replace('\n', "\n  ")));
+    }
+    if v.entries.is_empty() {
+        out.push_str("(no entries)\n");
+    }
+    out
+}
+
+/// The current entries a failed write lists, of one store or both.
+pub(crate) fn current_entries(
+    list: &[(crate::model::Scope, crate::error::EntryBrief)],
+    only: Option<crate::model::Scope>,
+) -> String {
+    let mut out = String::new();
+    for scope in crate::model::Scope::ALL {
+        if only.is_some_and(|o| o != scope) {
+            continue;
+        }
+        out.push_str(&format!("Current entries of {}:\n", scope.file_name()));
+        let mut any = false;
+        for (_, e) in list.iter().filter(|(s, _)| *s == scope) {
+            any = true;
+            out.push_str(&format!("- {}  {}\n", e.id, e.text.replace('\n', " ")));
+        }
+        if !any {
+            out.push_str("(no entries)\n");
+        }
     }
     out
 }

@@ -223,10 +223,10 @@ pub(crate) fn undo(owner: &Owner, id: &str, partial: bool) -> Result<UndoReport>
     }
     // Copies of a vetoed fact stay archived.
     for r in &copies {
-        if let Some(v) = StillVetoed::of(&r.id, &r.text, &r.meta, &vetoes) {
-            if kept.insert(r.id.clone(), false) != Some(false) {
-                vetoed.push(v);
-            }
+        if let Some(v) = StillVetoed::of(&r.id, &r.text, &r.meta, &vetoes)
+            && kept.insert(r.id.clone(), false) != Some(false)
+        {
+            vetoed.push(v);
         }
     }
     if restore.is_empty()

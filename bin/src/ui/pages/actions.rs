@@ -14,8 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request as HttpRequest, State};
 use axum::response::Response;
-use memdir::api::errors::Surface;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 use memdir::{ErrorCode, Op, Scope, Store};
 
 use super::agent::file_name;
@@ -150,9 +149,8 @@ fn act(store: &Store, who: &Who, f: &[(String, String)]) -> Result<Done, Shown> 
         ));
     }
     let id = given(f, "id").map(str::to_owned);
-    let answer = api::execute(store, who, request).map_err(|e| Shown::of(&e))?;
-    let words = api::render::render_on(&answer, false, Surface::Http).stdout;
-    let words = String::from_utf8_lossy(&words).trim().to_owned();
+    let (answer, words) = crate::ui::ask_said(store, who, request).map_err(|e| Shown::of(&e))?;
+    let words = words.trim().to_owned();
     let undo = match &answer {
         Answer::Transition(t) if undo && t.status == "archived" => Some(t.id.clone()),
         _ if undo => id,

@@ -15,7 +15,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 use memdir::model::ArchiveKind;
 use memdir::{FactKind, FactRow, Status, Store};
 
@@ -285,7 +285,13 @@ pub struct Read {
 }
 
 fn list(store: &Store, who: &Who, kind: FactKind) -> Result<(Vec<FactRow>, usize), Shown> {
-    let r = api::execute(
+    // A person's reveal (`who.raw`) is the one exit for raw text.
+    let ask = if who.raw && who.caller.is_person() {
+        crate::ui::ask_raw
+    } else {
+        crate::ui::ask
+    };
+    let r = ask(
         store,
         who,
         Request::List {
@@ -314,7 +320,7 @@ pub fn read(store: &Store, who: &Who, f: &Filter) -> Result<Read, Shown> {
     let mut omitted = HashMap::new();
     let mut usage = Vec::new();
     if let Answer::Show { stores, .. } =
-        api::execute(store, who, Request::Show { scope: None }).map_err(|e| Shown::of(&e))?
+        crate::ui::ask(store, who, Request::Show { scope: None }).map_err(|e| Shown::of(&e))?
     {
         for v in &stores {
             usage.push((v.scope.name(), v.usage.text.clone()));

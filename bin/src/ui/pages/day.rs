@@ -8,7 +8,7 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer};
+use memdir::api::{Request, Response as Answer};
 use memdir::{FactKind, MAX_LIST_LIMIT};
 
 use super::{Chrome, logged_in};
@@ -74,7 +74,7 @@ pub async fn show(
     let who = l.who(&agent);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let r = api::execute(
+        let r = crate::ui::ask(
             &store,
             &who,
             Request::List {

@@ -20,8 +20,7 @@ use askama::Template;
 use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::errors::Surface;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 use memdir::{Caller, CheckReport, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus, Op};
 
 use super::agent::{Hashes, file_name, hashes};
@@ -251,7 +250,7 @@ async fn render(
             named: named.map(str::to_owned),
             raw: false,
         };
-        let pending = match api::execute(&store, &who(None), Request::Learnings) {
+        let pending = match crate::ui::ask(&store, &who(None), Request::Learnings) {
             Ok(Answer::Learnings(list)) => list
                 .proposals
                 .iter()
@@ -259,7 +258,16 @@ async fn render(
                 .count(),
             _ => 0,
         };
-        let reports = match api::check(&store, &[], false).map_err(|e| Shown::of(&e))? {
+        let reports = match crate::ui::ask(
+            &store,
+            &Who::anonymous(),
+            Request::Check {
+                owners: Vec::new(),
+                strict: false,
+            },
+        )
+        .map_err(|e| Shown::of(&e))?
+        {
             Answer::Check { reports, .. } => reports,
             _ => Vec::new(),
         };
@@ -345,9 +353,8 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
         unchanged(&store, &who, &f)?;
         let mut words = Vec::new();
         for r in requests {
-            let answer = api::execute(&store, &who, r).map_err(|e| Shown::of(&e))?;
-            let out = api::render::render_on(&answer, false, Surface::Http).stdout;
-            words.push(String::from_utf8_lossy(&out).trim().to_owned());
+            let (_, said) = crate::ui::ask_said(&store, &who, r).map_err(|e| Shown::of(&e))?;
+            words.push(said.trim().to_owned());
         }
         Ok(words.join(" "))
     })

@@ -19,8 +19,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
 use memdir::ReviewHistory;
-use memdir::api::errors::Surface;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
 use crate::ui::notices::Said;
@@ -167,11 +166,6 @@ pub struct DreamingPage {
     pub error: Option<Shown>,
 }
 
-fn words(answer: &Answer) -> String {
-    let out = api::render::render_on(answer, false, Surface::Http).stdout;
-    String::from_utf8_lossy(&out).trim_end().to_owned()
-}
-
 /// The page as the agent's routine is now.
 async fn render(
     ui: &Arc<Ui>,
@@ -184,9 +178,9 @@ async fn render(
     let who = l.who(agent);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let answer =
-            api::execute(&store, &who, Request::ReviewStatus).map_err(|e| Shown::of(&e))?;
-        let history = api::execute(
+        let (answer, said) =
+            crate::ui::ask_said(&store, &who, Request::ReviewStatus).map_err(|e| Shown::of(&e))?;
+        let history = crate::ui::ask(
             &store,
             &who,
             Request::ReviewHistory {
@@ -195,9 +189,7 @@ async fn render(
         )
         .map_err(|e| Shown::of(&e))?;
         match (&answer, history) {
-            (Answer::Routine(s), Answer::ReviewHistory(h)) => {
-                Ok((words(&answer), s.clone(), past(h)))
-            }
+            (Answer::Routine(s), Answer::ReviewHistory(h)) => Ok((said, s.clone(), past(h))),
             _ => Err(Shown::transport(ErrorCode::InternalError, "no routine")),
         }
     })
@@ -262,15 +254,15 @@ async fn run_now(ui: &Arc<Ui>, who: Who, agent: &str, dry_run: bool) -> Result<S
                 due: false,
                 reviewer: None,
             };
-            api::execute(&store, &who, request)
-                .map(|a| {
+            crate::ui::ask_said(&store, &who, request)
+                .map(|(a, said)| {
                     let plan = match &a {
                         Answer::Review(r) if dry_run && !r.plan.changes.is_empty() => {
                             Some(r.review_id.clone())
                         }
                         _ => None,
                     };
-                    (words(&a), plan)
+                    (said, plan)
                 })
                 .map_err(|e| Shown::of(&e))
         })
@@ -345,8 +337,8 @@ async fn act(
     let u = ui.clone();
     let w = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        api::execute(&store, &who, request)
-            .map(|a| words(&a))
+        crate::ui::ask_said(&store, &who, request)
+            .map(|(_, said)| said)
             .map_err(|e| Shown::of(&e))
     })
     .await?;

@@ -9,7 +9,7 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer};
+use memdir::api::{Request, Response as Answer};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, html};
@@ -70,7 +70,7 @@ pub async fn show(
             since: None,
             limit: Some(HISTORY_COMMITS),
         };
-        match api::execute(&store, &who, request) {
+        match crate::ui::ask(&store, &who, request) {
             Ok(Answer::Log(commits)) => Ok(commits),
             Ok(_) => Ok(Vec::new()),
             Err(e) => Err(Shown::of(&e)),

@@ -14,8 +14,7 @@ use askama::Template;
 use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::errors::Surface;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 use memdir::{Caller, ErrorCode, Learning, LearningStatus};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
@@ -157,7 +156,7 @@ async fn render(
     let w = who(l);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        match api::execute(&store, &w, Request::Learnings).map_err(|e| Shown::of(&e))? {
+        match crate::ui::ask(&store, &w, Request::Learnings).map_err(|e| Shown::of(&e))? {
             Answer::Learnings(list) => Ok(list),
             _ => Err(Shown::transport(ErrorCode::InternalError, "no learnings")),
         }
@@ -223,9 +222,8 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
     let done = blocking(move || {
         let request = request(&f)?;
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let answer = api::execute(&store, &w, request).map_err(|e| Shown::of(&e))?;
-        let words = api::render::render_on(&answer, false, Surface::Http).stdout;
-        Ok(String::from_utf8_lossy(&words).trim().to_owned())
+        let (_, words) = crate::ui::ask_said(&store, &w, request).map_err(|e| Shown::of(&e))?;
+        Ok(words.trim().to_owned())
     })
     .await;
     let said = match done {

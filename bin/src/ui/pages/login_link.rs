@@ -16,7 +16,7 @@ use askama::Template;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
-use memdir::api::{self, Request as Ask, Response as Answer, Who};
+use memdir::api::{Request as Ask, Response as Answer, Who};
 use memdir::{Error, ErrorCode};
 
 use super::Chrome;
@@ -103,7 +103,7 @@ pub async fn show(State(ui): State<Arc<Ui>>, Path(link): Path<String>, req: Requ
             token: link,
             keys: Some(u.settings.keys.clone()),
         };
-        match api::execute(&store, &Who::anonymous(), ask) {
+        match crate::ui::ask(&store, &Who::anonymous(), ask) {
             Ok(Answer::LoginLinkShown { person, .. }) => Ok(Some(person)),
             Ok(_) | Err(Error::LoginLinkRefused) => Ok(None),
             Err(e) => {
@@ -138,7 +138,7 @@ pub async fn redeem(State(ui): State<Arc<Ui>>, Path(link): Path<String>, req: Re
             token: link,
             keys: Some(u.settings.keys.clone()),
         };
-        match api::execute(&store, &Who::anonymous(), ask) {
+        match crate::ui::ask(&store, &Who::anonymous(), ask) {
             Ok(Answer::LoginRedeemed { person }) => Ok(Some(person)),
             Ok(_) | Err(Error::LoginLinkRefused) => Ok(None),
             Err(e) => {

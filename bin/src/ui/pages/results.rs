@@ -13,7 +13,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 use memdir::{Error, Store, TaskResult};
 
 use super::{Chrome, logged_in};
@@ -116,7 +116,7 @@ pub fn content(r: TaskResult) -> Content {
 
 /// The steps of `workflow`, or none stored yet.
 fn workflow(store: &Store, who: &Who, id: String) -> Result<Workflow, Shown> {
-    let r = api::execute(
+    let r = crate::ui::ask(
         store,
         who,
         Request::WorkflowResults {
@@ -169,7 +169,7 @@ pub async fn show(
         let store = u.open().map_err(|e| Shown::of(&e))?;
         let Some(wf) = asked else {
             // The workflows of the newest runs, each once.
-            let runs = match api::execute(&store, &who, Request::ListRuns { open: false }) {
+            let runs = match crate::ui::ask(&store, &who, Request::ListRuns { open: false }) {
                 Ok(Answer::Runs(r)) => r,
                 Ok(_) => Vec::new(),
                 Err(e) => return Err(Shown::of(&e)),
@@ -196,7 +196,7 @@ pub async fn show(
         let Some(task_id) = task else {
             return Ok((flows, None, error));
         };
-        let r = api::execute(
+        let r = crate::ui::ask(
             &store,
             &who,
             Request::GetResult {

@@ -12,7 +12,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer};
+use memdir::api::{Request, Response as Answer};
 use memdir::{FactKind, FactRow, MAX_LIST_LIMIT, RunRecord, RunView};
 
 use super::{Chrome, logged_in, when};
@@ -97,7 +97,7 @@ pub async fn list(
     let who = l.who(&agent);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        match api::execute(&store, &who, Request::ListRuns { open: false }) {
+        match crate::ui::ask(&store, &who, Request::ListRuns { open: false }) {
             Ok(Answer::Runs(runs)) => Ok(runs),
             Ok(_) => Ok(Vec::new()),
             Err(e) => Err(Shown::of(&e)),
@@ -206,7 +206,7 @@ pub async fn show(
     let who = l.who(&agent);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let view = match api::execute(&store, &who, Request::GetRun { run_id: run }) {
+        let view = match crate::ui::ask(&store, &who, Request::GetRun { run_id: run }) {
             Ok(Answer::Run(v)) => v,
             Ok(_) => {
                 return Err(Shown::transport(
@@ -217,7 +217,7 @@ pub async fn show(
             Err(e) => return Err(Shown::of(&e)),
         };
         // The facts of both stores and the archive (the newest 500).
-        let rows = match api::execute(
+        let rows = match crate::ui::ask(
             &store,
             &who,
             Request::List {

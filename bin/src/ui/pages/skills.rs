@@ -12,7 +12,7 @@ use axum::extract::{Path, RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::ErrorCode;
-use memdir::api::{self, Request, Response as Answer, Who};
+use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form};
 use crate::ui::notices::Said;
@@ -60,7 +60,7 @@ async fn skill_list(ui: &Arc<Ui>, who: Who) -> Result<Vec<memdir::SkillRow>, Sho
     let u = ui.clone();
     blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        match api::execute(&store, &who, Request::SkillList) {
+        match crate::ui::ask(&store, &who, Request::SkillList) {
             Ok(Answer::Skills(rows)) => Ok(rows),
             Ok(_) => Ok(Vec::new()),
             Err(e) => Err(Shown::of(&e)),
@@ -131,7 +131,7 @@ pub async fn show(
     let who = l.who(&agent);
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        match api::execute(&store, &who, Request::SkillShow { name }) {
+        match crate::ui::ask(&store, &who, Request::SkillShow { name }) {
             Ok(Answer::SkillShown(s)) => Ok(s),
             Ok(_) => Err(Shown::transport(
                 ErrorCode::InternalError,
@@ -201,7 +201,7 @@ async fn forget(
     let who = l.who(agent);
     blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        match api::execute(&store, &who, Request::SkillForget { name }) {
+        match crate::ui::ask(&store, &who, Request::SkillForget { name }) {
             Ok(Answer::Skill(o)) => Ok(format!("{} the skill {} ({})", o.message, o.name, o.path)),
             Ok(_) => Ok("done".to_owned()),
             Err(e) => Err(Shown::of(&e)),

@@ -9,7 +9,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{self, Request, Response as Answer};
+use memdir::api::{Request, Response as Answer};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
@@ -68,19 +68,20 @@ pub async fn show(
     let query = q.clone();
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let snap = match api::execute(&store, &who, Request::Snapshot).map_err(|e| Shown::of(&e))? {
-            Answer::Snapshot(s) => s,
-            _ => {
-                return Err(Shown::transport(
-                    memdir::ErrorCode::InternalError,
-                    "no snapshot",
-                ));
-            }
-        };
+        let snap =
+            match crate::ui::ask(&store, &who, Request::Snapshot).map_err(|e| Shown::of(&e))? {
+                Answer::Snapshot(s) => s,
+                _ => {
+                    return Err(Shown::transport(
+                        memdir::ErrorCode::InternalError,
+                        "no snapshot",
+                    ));
+                }
+            };
         let recall = if query.trim().is_empty() {
             Ok(None)
         } else {
-            api::execute(
+            crate::ui::ask(
                 &store,
                 &who,
                 Request::Recall {
