@@ -62,13 +62,19 @@ impl Who {
 
 /// Lints `owners` (all owners of the root when empty), as `memdir check`
 /// does; no owner is needed. An owner named that the root does not hold is
-/// `owner_not_found` (a typo would otherwise pass as a clean check).
-pub fn check(store: &Store, owners: &[String], strict: bool) -> Result<Response> {
+/// `owner_not_found` (a typo would otherwise pass as a clean check), which
+/// names the root's other owners unless `caller` is an agent.
+pub fn check(
+    store: &Store,
+    owners: &[String],
+    strict: bool,
+    caller: Option<&Caller>,
+) -> Result<Response> {
     let owners = if owners.is_empty() {
         store.owners()?
     } else {
         for id in owners {
-            store.require_owner(id)?;
+            store.require_owner(id, caller)?;
         }
         owners.to_vec()
     };
@@ -673,7 +679,8 @@ fn creates_owner(request: &Request) -> Option<bool> {
 /// The command line's rule before a request runs, so that a typo never
 /// looks like an empty memory: a request of an existing owner's memory
 /// (every read, and the edits of what is there) refuses an owner the root
-/// does not hold (`owner_not_found`, naming the root and its owners); a
+/// does not hold (`owner_not_found`, naming the root, and its owners to
+/// a person: an agent is told nothing of the others); a
 /// write that may be an owner's first creates it only under an existing
 /// root (`root_not_found`; `memdir init` creates one). A person's `list`
 /// of every owner needs neither. (A server keeps the seeds' answers
@@ -731,7 +738,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
     }
     match creates_owner(request) {
         Some(true) => store.require_root(),
-        Some(false) | None => store.require_owner(id),
+        Some(false) | None => store.require_owner(id, Some(&who.caller)),
     }
 }
 
