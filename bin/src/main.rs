@@ -226,7 +226,9 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                 (true, Some(me)) => vec![me.clone()],
                 _ => owners,
             };
-            api::check(&opener.open()?, &owners, strict)?
+            // An agent's typo names no other owner.
+            let caller = cli::who(&g).map_err(Failure::Usage)?.map(|w| w.caller);
+            api::check(&opener.open()?, &owners, strict, caller.as_ref())?
         }
         Command::Git(cli::GitCommand::Setup { hook }) => api::git_setup(&opener.open()?, hook)?,
         Command::Sync { remote } => {

@@ -259,7 +259,7 @@ async fn render(
                 .count(),
             _ => 0,
         };
-        let reports = match api::check(&store, &[], false).map_err(|e| Shown::of(&e))? {
+        let reports = match api::check(&store, &[], false, None).map_err(|e| Shown::of(&e))? {
             Answer::Check { reports, .. } => reports,
             _ => Vec::new(),
         };
