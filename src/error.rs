@@ -31,6 +31,24 @@ pub struct EntryBrief {
     pub expired: bool,
 }
 
+/// What an `owner_not_found` answer says of the other owners the root
+/// holds. A person may act on every owner, so the answer names them (a
+/// typo is seen at once); an agent acts only on its own memory, and the
+/// names of the others are not its to learn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OtherOwners {
+    /// The owners the root holds, at most 20 of them, and how many more:
+    /// the answer to a person (or to the machine's user, naming no one).
+    Named {
+        /// The owners the root holds (at most 20).
+        owners: Vec<String>,
+        /// How many more it holds.
+        more: usize,
+    },
+    /// Nothing of them: the answer to an agent.
+    Withheld,
+}
+
 /// Everything that can go wrong in memdir.
 ///
 /// Each variant has a stable snake_case [`code`](Error::code) and keeps the
@@ -232,7 +250,7 @@ pub enum Error {
     },
     /// The owner named does not exist under the root (the command line's
     /// reads; only writes create an owner).
-    #[error("no owner {owner:?} under {}{}", root.display(), owners_hint(*root_exists, owners, *more))]
+    #[error("no owner {owner:?} under {}{}", root.display(), owners_hint(*root_exists, others))]
     OwnerNotFound {
         /// The owner named.
         owner: String,
@@ -240,10 +258,9 @@ pub enum Error {
         root: PathBuf,
         /// Whether the root exists.
         root_exists: bool,
-        /// The owners the root holds (at most 20).
-        owners: Vec<String>,
-        /// How many more it holds.
-        more: usize,
+        /// What the answer says of the other owners the root holds: named
+        /// to a person, withheld from an agent.
+        others: OtherOwners,
     },
     /// The memory root does not exist: a write creates an owner only under
     /// an existing root (`memdir init` creates one).

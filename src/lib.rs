@@ -93,7 +93,7 @@ pub mod snapshot;
 mod store;
 
 pub use edit::{Change, Op, OpKind, OpOutcome, Usage};
-pub use error::{EntryBrief, Error, ErrorCode, Hint, Result};
+pub use error::{EntryBrief, Error, ErrorCode, Hint, OtherOwners, Result};
 pub use model::{Caller, Scope, entry_id};
 pub use recall::{Recall, RecallOptions};
 pub use snapshot::Snapshot;

@@ -226,13 +226,12 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                 (true, Some(me)) => vec![me.clone()],
                 _ => owners,
             };
-            // A check needs no owner: the caller is not consulted.
+            // A check needs no owner; an agent's typo names no other owner.
+            let who = cli::who(&g)
+                .map_err(Failure::Usage)?
+                .unwrap_or_else(api::Who::anonymous);
             let request = api::Request::Check { owners, strict };
-            cli::Answer::Guarded(api::execute(
-                &opener.open()?,
-                &api::Who::anonymous(),
-                request,
-            )?)
+            cli::Answer::Guarded(api::execute(&opener.open()?, &who, request)?)
         }
         Command::Git(cli::GitCommand::Setup { hook }) => {
             cli::Answer::Guarded(api::git_setup(&opener.open()?, hook)?)

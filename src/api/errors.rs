@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::{Error, ErrorCode, Hint};
+use crate::error::{Error, ErrorCode, Hint, OtherOwners};
 
 /// The surface a caller reaches memdir through: a hint is worded in its
 /// terms (its own argument names), never another's.
@@ -388,11 +388,16 @@ pub fn details(e: &Error) -> Value {
             owner,
             root,
             root_exists,
-            owners,
-            more,
-        } => {
-            json!({"owner": owner, "root": root, "root_exists": root_exists, "owners": owners, "more_owners": more})
-        }
+            others,
+        } => match others {
+            OtherOwners::Named { owners, more } => {
+                json!({"owner": owner, "root": root, "root_exists": root_exists, "owners": owners, "more_owners": more})
+            }
+            // An agent is told nothing of the other owners.
+            OtherOwners::Withheld => {
+                json!({"owner": owner, "root": root, "root_exists": root_exists})
+            }
+        },
         Error::RootNotFound { path } => json!({"path": path}),
         Error::RunFinished {
             run_id,

@@ -1,7 +1,7 @@
 //! The pieces of the errors' messages: how long a wait waited, which
 //! entries have expired, the owners a root holds, candidates in a line.
 
-use super::EntryBrief;
+use super::{EntryBrief, OtherOwners};
 
 pub(super) fn not_ready_message(
     workflow_id: &str,
@@ -51,11 +51,19 @@ pub(super) fn expiry_message(value: &str, today: Option<&str>) -> String {
     }
 }
 
-pub(super) fn owners_hint(root_exists: bool, owners: &[String], more: usize) -> String {
+pub(super) fn owners_hint(root_exists: bool, others: &OtherOwners) -> String {
     if !root_exists {
         return " (the root does not exist; `memdir init` creates it, an agent's own first write an owner)"
             .into();
     }
+    let (owners, more) = match others {
+        OtherOwners::Named { owners, more } => (owners, *more),
+        // Whether the root holds others, and which, is not an agent's to
+        // learn.
+        OtherOwners::Withheld => {
+            return " (an agent's own first write creates its folder)".into();
+        }
+    };
     if owners.is_empty() {
         return " (it holds no owner yet; an agent's own first write creates one)".into();
     }

@@ -259,7 +259,13 @@ pub(super) fn merge(rules: Rules, base: &str, ours: &str, theirs: &str) -> Merge
     if checks(rules, &out, &plan, regions) {
         // A file that ended without a line ending still does.
         if ends_with_entry && !ours.is_empty() && !ours.ends_with(['\n', '\r']) {
-            out.truncate(out.len() - eol.len());
+            // The line ending the assembly put last, whichever it is: a
+            // side may mix them, so it need not be ours' `eol`.
+            let cut = ["\r\n", "\n", "\r"]
+                .iter()
+                .find(|e| out.ends_with(**e))
+                .map_or(0, |e| e.len());
+            out.truncate(out.len() - cut);
         }
         return done(out);
     }

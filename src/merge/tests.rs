@@ -306,6 +306,26 @@ proptest! {
     }
 }
 
+/// Found by the property test: ours mixes line endings and ends without
+/// one, so the assembled text's last line ending is not ours' first; the
+/// merge answered by panicking on a slice of the wrong length.
+#[test]
+fn a_side_mixing_line_endings_that_ends_without_one_merges() {
+    let b = "- ";
+    let o = "\r\n09:15 \n- \u{feff}\r<!-- memdir created=2026-11-29T09:00:00Z -->";
+    let t = "## 2026-11-29\n";
+    for kind in [
+        Kind::Store(Scope::Memory),
+        Kind::Archive,
+        Kind::Episodes,
+        Kind::Text,
+    ] {
+        let m = merge_as(kind, b, o, t);
+        assert!(!m.text.is_empty() || m.is_clean(), "{kind:?}");
+        assert_eq!(merge_as(kind, o, o, o).text, o, "{kind:?}");
+    }
+}
+
 /// Found by the `merge` fuzz target: the plain-text last resort of a store
 /// merge can be clean and still read back as entries no side had as often.
 /// Then the whole file is left in conflict instead.

@@ -104,7 +104,7 @@ impl Store {
             }
             // A person never creates an agent: a name the root does not
             // hold is a typo (`owner_not_found`), on a read and a write.
-            self.require_owner(id)?;
+            self.require_owner(id, Some(caller))?;
         }
         Ok(Owner {
             store: self.clone(),

@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
 use crate::disk::{Dir, DirStamp, Disk, Kind, decode};
-use crate::error::{Error, Result};
-use crate::model::{MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id};
+use crate::error::{Error, OtherOwners, Result};
+use crate::model::{
+    Caller, MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id,
+};
 
 /// The folder-wide settings file at the root (and in an owner's folder).
 pub const CONFIG_FILE: &str = "memdir.yaml";
@@ -386,19 +388,28 @@ impl Store {
         Ok(out)
     }
 
-    /// Refuses an owner the root does not hold (`owner_not_found`, naming
-    /// the root and at most 20 of the owners it holds): the command line's
-    /// reads, so that a typo does not look like an empty memory. The id is
-    /// checked first.
-    pub fn require_owner(&self, id: &str) -> Result<()> {
+    /// Refuses an owner the root does not hold (`owner_not_found`): the
+    /// command line's reads, so that a typo does not look like an empty
+    /// memory. The id is checked first. The answer names the root and, to
+    /// a person (or to no one in particular: the machine's user), at most
+    /// 20 of the owners it holds; to an agent, which acts only on its own
+    /// memory, nothing of the others ([`OtherOwners::Withheld`]).
+    pub fn require_owner(&self, id: &str, caller: Option<&Caller>) -> Result<()> {
         validate_id("owner", id)?;
+        let withheld = matches!(caller, Some(Caller::Agent(_)));
         let Some(root) = self.disk.open_root(&self.root)? else {
             return Err(Error::OwnerNotFound {
                 owner: id.to_owned(),
                 root: self.root.clone(),
                 root_exists: false,
-                owners: Vec::new(),
-                more: 0,
+                others: if withheld {
+                    OtherOwners::Withheld
+                } else {
+                    OtherOwners::Named {
+                        owners: Vec::new(),
+                        more: 0,
+                    }
+                },
             });
         };
         if self.disk.open_dir(&root, id)?.is_some() {
@@ -407,15 +418,19 @@ impl Store {
         // A case-only twin of an existing owner is refused as an id.
         let names = self.disk.list(&root)?;
         validate_new_id("owner", id, "", names.iter().map(String::as_str))?;
-        let mut owners = self.owners()?;
-        let more = owners.len().saturating_sub(MAX_OWNERS_NAMED);
-        owners.truncate(MAX_OWNERS_NAMED);
+        let others = if withheld {
+            OtherOwners::Withheld
+        } else {
+            let mut owners = self.owners()?;
+            let more = owners.len().saturating_sub(MAX_OWNERS_NAMED);
+            owners.truncate(MAX_OWNERS_NAMED);
+            OtherOwners::Named { owners, more }
+        };
         Err(Error::OwnerNotFound {
             owner: id.to_owned(),
             root: self.root.clone(),
             root_exists: true,
-            owners,
-            more,
+            others,
         })
     }
 

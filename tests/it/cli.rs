@@ -382,7 +382,7 @@ fn show_creates_nothing_and_failed_writes_create_no_store() {
     // An owner the root does not hold is an error for a read, not an empty
     // memory.
     let e = s.run(&["--owner", O, "show"]).text_error("owner_not_found");
-    assert!(e.contains("holds no owner yet"), "{e}");
+    assert!(e.contains("first write creates"), "{e}");
     s.run(&["--owner", O, "--json", "show"])
         .json_error("owner_not_found");
     assert!(tree(&s.root).is_empty(), "{:?}", tree(s.dir.path()));

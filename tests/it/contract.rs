@@ -29,20 +29,68 @@ fn a_read_of_an_owner_the_root_does_not_hold_is_owner_not_found() {
         &["result", "wait", "wf", "t", "--timeout", "0"],
     ];
     for args in reads {
-        // A typo of an owner: an error naming the root and its owners.
+        // A person's typo of an agent: an error naming the root and its
+        // owners.
+        let person = ["--person", "ann", "--agent", "agt_alpah"];
         let e = s
-            .run(&[&["--owner", "agt_alpah", "--json"][..], args].concat())
+            .run(&[&person[..], &["--json"], args].concat())
             .json_error("owner_not_found");
         assert_eq!(e["status"], 404, "{args:?}");
         assert_eq!(e["owner"], "agt_alpah");
         assert_eq!(e["owners"], json!(["agt_alpha", "agt_beta"]), "{args:?}");
         assert_eq!(e["root"], s.root.display().to_string());
         let text = s
-            .run(&[&["--owner", "agt_alpah"][..], args].concat())
+            .run(&[&person[..], args].concat())
             .text_error("owner_not_found");
         assert!(text.contains("agt_alpha, agt_beta"), "{text}");
     }
     assert!(!s.owner_dir("agt_alpah").exists(), "a read created nothing");
+}
+
+/// An agent acts only on its own memory, and the other owners' names are
+/// not its to learn: its `owner_not_found` (a typo of its own id, on any
+/// read or a `check` of itself) names the owner and the root, and neither
+/// the root's owners nor how many there are, in the JSON or the text.
+#[test]
+fn an_agents_owner_not_found_names_no_other_owner() {
+    let s = Sandbox::new();
+    s.run_as("agt_alpha", &["add", "a fact"]).ok();
+    s.run_as("agt_beta", &["add", "b fact"]).ok();
+    let reads: [&[&str]; 5] = [
+        &["show"],
+        &["recall"],
+        &["runs", "list"],
+        &["result", "get", "wf", "t"],
+        &["check"],
+    ];
+    for args in reads {
+        let e = s
+            .run(&[&["--owner", "agt_alpah", "--json"][..], args].concat())
+            .json_error("owner_not_found");
+        assert_eq!(
+            (e["status"].clone(), e["owner"].clone()),
+            (json!(404), json!("agt_alpah")),
+            "{args:?}"
+        );
+        assert_eq!(e["root"], s.root.display().to_string(), "{args:?}");
+        assert_eq!(e.get("owners"), None, "{args:?}: {e}");
+        assert_eq!(e.get("more_owners"), None, "{args:?}: {e}");
+        let text = s
+            .run(&[&["--owner", "agt_alpah"][..], args].concat())
+            .text_error("owner_not_found");
+        for other in ["agt_alpha", "agt_beta", "holds"] {
+            assert!(
+                !text.replace("agt_alpah", "").contains(other),
+                "{args:?}: {text}"
+            );
+        }
+        assert!(text.contains("agt_alpah"), "{text}");
+    }
+    // The machine's user, naming no one, is told the root's owners.
+    let e = s
+        .run(&["--json", "check", "agt_alpah"])
+        .json_error("owner_not_found");
+    assert_eq!(e["owners"], json!(["agt_alpha", "agt_beta"]), "{e}");
 }
 
 #[test]
@@ -52,7 +100,7 @@ fn owner_not_found_names_at_most_20_owners() {
         std::fs::create_dir(s.owner_dir(&format!("agt_{i:02}"))).expect("owner");
     }
     let e = s
-        .run(&["--owner", "agt_zz", "--json", "show"])
+        .run(&["--person", "ann", "--agent", "agt_zz", "--json", "show"])
         .json_error("owner_not_found");
     assert_eq!(e["owners"].as_array().map(Vec::len), Some(20));
     assert_eq!(e["more_owners"], 3);

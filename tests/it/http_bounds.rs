@@ -416,3 +416,81 @@ fn a_refused_keys_file_answers_401_and_the_reason_is_logged() {
         );
     }
 }
+
+/// The head of an HTTP answer on `c` and its body (by its
+/// `Content-Length`), read whole within 10 s: the head's lines, lowercased.
+fn read_answer(c: &mut TcpStream) -> Vec<String> {
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        let n = c.read(&mut buf).expect("an answer");
+        assert!(n > 0, "closed before an answer: {got:?}");
+        got.extend_from_slice(&buf[..n]);
+    };
+    let head: Vec<String> = String::from_utf8_lossy(&got[..head_end])
+        .lines()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let length: usize = head
+        .iter()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    while got.len() < head_end + 4 + length {
+        let n = c.read(&mut buf).expect("the answer's body");
+        assert!(n > 0, "closed inside an answer: {got:?}");
+        got.extend_from_slice(&buf[..n]);
+    }
+    head
+}
+
+/// A request answered before its body arrived (a route that takes none, a
+/// refusal) leaves no client with a connection closed under its next
+/// request: the answer says `Connection: close` (and the connection
+/// closes), or the connection reads on and answers the next request. The
+/// body here is sent only once the answer is read, so hyper cannot have
+/// it when it answers; before the fix the answer said nothing and the
+/// server closed the connection, and the next request, sent at once as a
+/// pooling client sends it, found it closed ("Peer disconnected").
+#[test]
+fn an_answer_before_the_body_arrived_never_leaves_the_connection_to_close_under_the_next_request() {
+    let s = Sandbox::new();
+    let srv = serve(&s, &[]);
+    let addr = addr_of(&srv.base);
+    let next = b"GET /healthz HTTP/1.1\r\nHost: memdir\r\n\r\n";
+    for (method, path) in [
+        ("POST", "/healthz"),
+        ("POST", "/ui/logout"),
+        ("PUT", "/v1/skills"),
+    ] {
+        let mut c = TcpStream::connect(addr).unwrap();
+        c.set_nodelay(true).unwrap();
+        write!(
+            c,
+            "{method} {path} HTTP/1.1\r\nHost: memdir\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n"
+        )
+        .unwrap();
+        let head = read_answer(&mut c);
+        let close = head.iter().any(|l| l == "connection: close");
+        // The body, then the next request at once.
+        let sent = c.write_all(b"{}").and_then(|()| c.write_all(next));
+        if close {
+            // Told so: the connection closes, and a new one is answered.
+            assert!(
+                matches!(
+                    until_closed(&mut c, Duration::from_secs(10)),
+                    Closed::By(..)
+                ),
+                "{method} {path}: {head:?}"
+            );
+            probes(addr, 1);
+        } else {
+            sent.unwrap_or_else(|e| panic!("{method} {path} said keep-alive ({head:?}): {e}"));
+            let again = read_answer(&mut c);
+            assert_eq!(again[0], "http/1.1 200 ok", "{method} {path}: {head:?}");
+        }
+    }
+}

@@ -266,7 +266,11 @@ fn the_learnings_folder_is_never_listed_as_an_owner() {
     let id = p["learning"]["id"].as_str().unwrap().to_owned();
     s.json_ok(&["--person", "ann", "learnings", "approve", &id]);
     assert!(s.root.join("learnings").is_dir() && s.root.join("LEARNINGS.md").is_file());
-    let e = s.json_fail(&["--owner", "agt_typo", "show"], "owner_not_found", 404);
+    let e = s.json_fail(
+        &["--person", "ann", "--agent", "agt_typo", "show"],
+        "owner_not_found",
+        404,
+    );
     let owners: Vec<&str> = e["owners"]
         .as_array()
         .unwrap_or_else(|| panic!("{e}"))

@@ -1,6 +1,7 @@
 //! `memdir mcp` answers every line: one that is not JSON gets JSON-RPC's
-//! parse error, one over the line limit an error naming the limit with the
-//! request's id, and the server goes on serving. Driven over the raw
+//! parse error (so does JSON nested past serde_json's recursion limit,
+//! which rmcp's parser refuses), one over the line limit an error naming
+//! the limit with the request's id, and the server goes on serving. Driven over the raw
 //! standard streams of a real `memdir mcp` (an SDK client never sends such
 //! lines).
 
@@ -163,4 +164,58 @@ fn a_put_result_past_rmcps_16_mib_line_is_stored() {
     let meta: Value = serde_json::from_slice(file.split(|b| *b == b'\n').next().expect("a line"))
         .expect("the metadata line");
     assert_eq!(meta["bytes"], 17 << 20, "{meta}");
+}
+
+/// A line nested deeper than serde_json's recursion limit (128), which
+/// rmcp's parser refuses and drops without a word, is answered with
+/// JSON-RPC's parse error, id null, as every line that is not JSON as the
+/// parser reads it (a lone surrogate, a number out of range); a request
+/// nested just within the limit is rmcp's to answer; the server goes on
+/// serving after each.
+#[test]
+fn a_line_nested_past_the_parsers_depth_limit_is_answered_and_serving_goes_on() {
+    let s = Sandbox::new();
+    s.run(&["--owner", O, "add", "A fact"]).ok();
+    let mut m = Mcp::start(&s);
+    let arrays = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    // A request's object and its params are two levels: 125 arrays inside
+    // make 127, within the limit; 126 make 128, past it.
+    let ping = |n: usize, id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"x":{}}}}}"#,
+            arrays(n)
+        )
+    };
+    let objects = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"memory","arguments":{{"action":"recall","x":{}}}}}}}"#,
+        arrays(300)
+    );
+    let deep = [
+        arrays(129),
+        arrays(100_000),
+        objects,
+        call,
+        ping(126, 8),
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"\ud800"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":1e400}}"#.to_owned(),
+    ];
+    for (i, line) in deep.iter().enumerate() {
+        m.raw(format!("{line}\n").as_bytes());
+        let a = m.answer();
+        assert_eq!(a["jsonrpc"], "2.0", "line {i}: {a}");
+        assert_eq!(a["id"], Value::Null, "line {i}: {a}");
+        assert_eq!(a["error"]["code"], -32700, "line {i}: {a}");
+        // The server goes on serving.
+        let id = 100 + i;
+        m.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let a = m.answer();
+        assert_eq!(a["id"], id, "after line {i}: {a}");
+        assert_eq!(a["result"], json!({}), "after line {i}: {a}");
+    }
+    // Just within the limit: rmcp reads it and answers it, with its id.
+    m.raw(format!("{}\n", ping(125, 5)).as_bytes());
+    let a = m.answer();
+    assert_eq!(a["id"], 5, "{a}");
+    assert_eq!(a["result"], json!({}), "{a}");
 }

@@ -280,3 +280,69 @@ fn a_machine_only_key_in_the_roots_settings_stops_writes_not_reads() {
     assert_eq!(check.code, 1, "{check:?}");
     assert!(check.text().contains("`persons`"), "{check:?}");
 }
+
+/// The other owners' names are a person's to read, never an agent's: on
+/// MCP and HTTP an agent whose folder does not exist yet gets the seeds'
+/// answers (or an error about what it named), none naming another owner
+/// the root holds; a person naming an agent the root does not hold gets
+/// `owner_not_found` with the root's owners, on MCP and HTTP alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_persons_owner_not_found_names_the_roots_owners() {
+    let s = Sandbox::new();
+    s.run_as("agt_alpha", &["add", "Staging needs the VPN"])
+        .ok();
+    s.run_as("agt_beta", &["add", "Deploys run on Fridays"])
+        .ok();
+    let told = |text: &str| text.contains("agt_alpha") || text.contains("agt_beta");
+    // MCP: an agent's server of an owner the root does not hold.
+    let c = start(&s, &["--owner", "agt_alpah"], &[]).await;
+    let calls = [
+        ("memory", json!({"action": "recall"})),
+        ("memory", json!({"action": "list"})),
+        ("memory", json!({"action": "get_run", "run_id": "run-1"})),
+        ("get_result", json!({"workflow_id": "wf", "task_id": "t"})),
+        ("learn", json!({"action": "show", "name": "nothing"})),
+    ];
+    for (tool, args) in calls {
+        let (text, _) = call(&c, tool, args.clone()).await;
+        assert!(!told(&text), "{tool} {args}: {text}");
+        assert!(!text.contains("owner_not_found"), "{tool} {args}: {text}");
+    }
+    c.cancel().await.expect("stop the client");
+    assert!(!s.owner_dir("agt_alpah").exists(), "a read created nothing");
+    // MCP: a person's server naming an agent the root does not hold.
+    let c = start(&s, &["--person", "ann"], &[]).await;
+    let (text, is_error) = call(
+        &c,
+        "memory",
+        json!({"action": "list", "agentId": "agt_betta"}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("error[owner_not_found]"), "{text}");
+    assert!(text.contains("agt_alpha, agt_beta"), "{text}");
+    c.cancel().await.expect("stop the client");
+    // HTTP: an agent's key of an owner the root does not hold, and a
+    // person's key naming it.
+    let agent = make_key(&s, &["--owner", "agt_alpah"]);
+    let person = make_key(&s, &["--person", "ann"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    for path in [
+        "/v1/memory/recall",
+        "/api/v1/memories",
+        "/v1/snapshot",
+        "/v1/workflows/results/wf/t",
+        "/v1/skills/nothing",
+        "/api/v1/reviews/history",
+    ] {
+        let a = srv.get(Some(&agent), path);
+        assert!(!told(&a.body), "{path}: {a:?}");
+        assert!(!a.body.contains("owner_not_found"), "{path}: {a:?}");
+        let e = http_error(
+            &srv.get(Some(&person), &format!("{path}?agentId=agt_betta")),
+            "owner_not_found",
+            404,
+        );
+        assert_eq!(e["owners"], json!(["agt_alpha", "agt_beta"]), "{path}: {e}");
+    }
+}

@@ -1847,3 +1847,77 @@ fn a_one_time_login_link_logs_in_once_and_only_for_a_person() {
     );
     assert!(r.header("retry-after").is_some());
 }
+
+/// The HTML of the agents page's row of `agent`.
+fn agent_row<'a>(page: &'a Page, agent: &str) -> &'a str {
+    let at = page
+        .body
+        .find(&format!("<tr id=\"agent-{agent}\""))
+        .unwrap_or_else(|| panic!("no row of {agent}: {}", page.body));
+    let end = page.body[at..]
+        .find("</tr>")
+        .map_or(page.body.len(), |e| at + e);
+    &page.body[at..end]
+}
+
+/// One agent's store grown by hand past the 1 MiB a store may hold, and
+/// another's settings that cannot be read (their error quoting markup):
+/// the agents page still answers 200 and lists every agent, by id and
+/// sorted by a column, again from the cache; each of the two rows shows
+/// its error's code, status and message (escaped), the others their
+/// figures as usual.
+#[test]
+fn an_agent_whose_files_cannot_be_read_shows_the_error_in_its_row_only() {
+    let s = Sandbox::new();
+    for (agent, text) in [
+        ("agt_a", "Prefers tea"),
+        ("agt_big", "A fact"),
+        ("agt_cfg", "Another fact"),
+        ("agt_z", "Lives in Oslo"),
+    ] {
+        s.run_as(agent, &["add", text]).ok();
+    }
+    let big = format!("- A fact\n- {}\n", "y".repeat(1_100_000));
+    s.write("agt_big", "MEMORY.md", big);
+    s.write(
+        "agt_cfg",
+        "memdir.yaml",
+        "budgets:\n  memory: \"<b>bold</b>\"\n",
+    );
+    let person = make_key(&s, &["--person", "ann"]);
+    let srv = serve(&s, &["--review-every", "0"]);
+    let mut b = Browser::logged_in(&srv, &person);
+    for path in ["/ui/", "/ui/?sort=live", "/ui/?sort=findings", "/ui/"] {
+        let page = b.get(path);
+        assert_eq!(page.status, 200, "{path}: {}", page.body);
+        assert_eq!(page.alert(), None, "{path}: {}", page.body);
+        assert!(page.body.contains("4 agents"), "{path}: {}", page.body);
+        assert_eq!(page.body.matches("<tr id=\"agent-").count(), 4, "{path}");
+        let row = agent_row(&page, "agt_big");
+        assert!(
+            row.contains("data-error=\"file_too_large\""),
+            "{path}: {row}"
+        );
+        assert!(
+            row.contains("<strong class=\"code\">file_too_large</strong> (422)"),
+            "{path}: {row}"
+        );
+        assert!(row.contains("over the 1048576-byte limit"), "{path}: {row}");
+        let row = agent_row(&page, "agt_cfg");
+        assert!(
+            row.contains("data-error=\"invalid_config\""),
+            "{path}: {row}"
+        );
+        // Escaped as every value is (askama writes `<` as `&#60;`).
+        assert!(row.contains("&#60;b&#62;bold&#60;/b&#62;"), "{path}: {row}");
+        assert!(!row.contains("<b>"), "{path}: {row}");
+        for agent in ["agt_a", "agt_z"] {
+            let row = agent_row(&page, agent);
+            assert!(!row.contains("data-error"), "{path}: {row}");
+            assert!(
+                row.contains("<td class=\"n\" data-label=\"Live\">1</td>"),
+                "{path}: {row}"
+            );
+        }
+    }
+}

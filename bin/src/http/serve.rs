@@ -3,9 +3,17 @@
 //! it waits, and counted.
 //!
 //! A connection is in one of three phases: waiting for a request (since it
-//! was accepted, or since its last answer was written), reading a request's
+//! was accepted, or since its last request ended), reading a request's
 //! headers (since the first byte after the wait), or busy (a request in
-//! flight, which `--timeout` bounds). Waiting longer than the idle time, or
+//! flight, which `--timeout` bounds). A request ends when its answer is
+//! written and its body read to its end (or dropped), so the late bytes of
+//! a body are never taken for the next request's first.
+//!
+//! An answer given before its request's body was read to its end (a
+//! refusal, a route that takes no body) says `Connection: close`, and the
+//! connection closes after it: hyper would close it anyway unless the rest
+//! of the body had already arrived, and a client told the connection
+//! stays open could send its next request into the close. Waiting longer than the idle time, or
 //! reading headers longer than the header time, closes it. hyper's own
 //! `header_read_timeout` is not used: it starts when hyper waits for a
 //! request, so it would also count the idle time between two requests of a
@@ -26,7 +34,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -267,7 +275,9 @@ impl AsyncWrite for Watched {
     }
 }
 
-/// A request in flight: ends when its answer's body is written or dropped.
+/// A request in flight, shared by its answer's body and its own: ends when
+/// the answer is written (or dropped) and its body read to its end (or
+/// dropped), so a byte that arrives after that is the next request's.
 struct InFlight(Arc<Conn>);
 
 impl Drop for InFlight {
@@ -279,7 +289,71 @@ impl Drop for InFlight {
 /// An answer's body that keeps its request in flight until it is dropped.
 struct Tracked {
     body: Body,
-    _request: InFlight,
+    _request: Arc<InFlight>,
+}
+
+/// A request's body as the router reads it: it keeps its request in
+/// flight until read to its end or dropped, and notes whether it was
+/// dropped before its end (an answer that did not need all of it: a
+/// refusal, a route that takes no body).
+///
+/// hyper reads on after such an answer only if the rest of the body has
+/// already arrived; else it closes the connection once the answer is
+/// written, an answer that did not say so (`Connection: close` absent), so
+/// a client that sends its next request on it at once finds it closed.
+/// The answer to a request whose body was left unread says
+/// `Connection: close` instead ([`close_if_unread`]).
+struct Read {
+    body: Incoming,
+    /// Until the body's end.
+    request: Option<Arc<InFlight>>,
+    /// Set when dropped before its end.
+    unread: Arc<AtomicBool>,
+}
+
+impl HttpBody for Read {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, hyper::Error>>> {
+        let me = self.get_mut();
+        let r = Pin::new(&mut me.body).poll_frame(cx);
+        if matches!(r, Poll::Ready(None)) {
+            me.request = None;
+        }
+        r
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for Read {
+    fn drop(&mut self) {
+        if self.request.is_some() && !self.body.is_end_stream() {
+            self.unread.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// Marks `resp` `Connection: close` when its request's body was dropped
+/// before its end: hyper then closes the connection after the answer, and
+/// the client, told so, sends its next request on another.
+fn close_if_unread<B>(resp: &mut hyper::Response<B>, unread: &AtomicBool) {
+    if unread.load(Ordering::Acquire) {
+        resp.headers_mut().insert(
+            hyper::header::CONNECTION,
+            hyper::header::HeaderValue::from_static("close"),
+        );
+    }
 }
 
 impl HttpBody for Tracked {
@@ -375,14 +449,23 @@ async fn connection(
 ) {
     let svc = TowerToHyperService::new(router);
     let on_request = conn.clone();
-    let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         on_request.begin();
+        let request = Arc::new(InFlight(on_request.clone()));
+        let unread = Arc::new(AtomicBool::new(false));
+        let mut req = req.map(|body| {
+            Body::new(Read {
+                body,
+                request: Some(request.clone()),
+                unread: unread.clone(),
+            })
+        });
         req.extensions_mut()
             .insert(axum::extract::ConnectInfo(peer));
-        let request = InFlight(on_request.clone());
         let answer = hyper::service::Service::call(&svc, req);
         async move {
-            let resp = answer.await?;
+            let mut resp = answer.await?;
+            close_if_unread(&mut resp, &unread);
             Ok::<_, Infallible>(resp.map(|body| {
                 Body::new(Tracked {
                     body,

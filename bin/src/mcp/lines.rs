@@ -8,7 +8,10 @@
 //! [`MAX_LINE_BYTES`] a line, and hands rmcp only lines that are JSON; it
 //! answers the others itself:
 //!
-//! * a line that is not JSON: JSON-RPC's parse error, `-32700`, id `null`
+//! * a line that is not JSON as rmcp's parser reads it — including JSON
+//!   nested deeper than serde_json's recursion limit (128), a lone
+//!   surrogate or a number out of range, which rmcp's parser refuses as a
+//!   syntax error and drops —: JSON-RPC's parse error, `-32700`, id `null`
 //!   (JSON-RPC 2.0, section 5.1: the id cannot be read);
 //! * a line over the limit: `-32600` (invalid request) naming the limit
 //!   (`data: {"limit": N}`), with the request's id when it can be read from
@@ -96,11 +99,69 @@ async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R, limit: usize) -> std::io:
     }
 }
 
-/// Whether `line` is one JSON value (a byte-order mark and blank space
-/// around it allowed, as rmcp allows them).
+/// Whether `line` is one JSON value that rmcp's parser reads (a
+/// byte-order mark and blank space around it allowed, as rmcp allows
+/// them): read as rmcp reads it, with serde_json's checks and limits —
+/// nesting deeper than its recursion limit (128), a lone surrogate, a
+/// number out of range are refused here as there — but nothing kept.
+/// (`IgnoredAny` would skip a value without those checks, and rmcp would
+/// then drop the line without a word.)
 fn is_json(line: &[u8]) -> bool {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+    serde_json::from_slice::<Checked>(line).is_ok()
+}
+
+/// A JSON value read whole and checked as `serde_json::Value` reads it
+/// (through `deserialize_any`, each array and object counted against the
+/// recursion limit), keeping nothing.
+struct Checked;
+
+impl<'de> serde::Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
+        d.deserialize_any(Checked)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Checked {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
 }
 
 /// The top-level `"id"` of a JSON object's beginning, when its value (a
@@ -319,5 +380,26 @@ mod tests {
         assert_eq!(read_line(&mut r, 10).await.unwrap(), Line::End);
         assert!(is_json(b"\xEF\xBB\xBF{\"a\": 1}\r\n"));
         assert!(!is_json(b"{\"a\": \n"));
+    }
+
+    #[test]
+    fn json_is_what_rmcp_s_parser_reads() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        // serde_json's recursion limit: 127 levels read, 128 refused, as
+        // rmcp reads them (into `Value`).
+        for n in [1, 127, 128, 5000] {
+            let line = nested(n);
+            let value = serde_json::from_str::<Value>(&line).is_ok();
+            assert_eq!(is_json(line.as_bytes()), value, "{n} levels");
+            assert_eq!(value, n < 128, "{n} levels");
+        }
+        let objects = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+        assert!(!is_json(objects.as_bytes()));
+        for refused in [r#""\ud800""#, "[1e400]", "{\"a\":1,}"] {
+            assert!(!is_json(refused.as_bytes()), "{refused}");
+        }
+        for taken in [r#"{"id":1,"k":[{"x":null},true,-1.5e3,"\u00e9"]}"#, "42"] {
+            assert!(is_json(taken.as_bytes()), "{taken}");
+        }
     }
 }

@@ -12,6 +12,11 @@
 //! log, `ListRuns`, `check`), kept the same way, and only the page's 50
 //! rows are computed whole. `check`'s findings are asked for many agents at
 //! once (git asked once for them all, not a process per agent).
+//!
+//! An agent whose files cannot be read (one over its size limit, say) has
+//! a row that says why — the error's code and a short message — in place
+//! of its figures, and sorts as if they were zero; the other agents' rows
+//! are as usual. Such a row is not kept: it is asked again each time.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,6 +24,8 @@ use std::sync::Mutex;
 use chrono::{DateTime, NaiveDate, Utc};
 use memdir::api::{Request, Response, Who};
 use memdir::{Caller, Error, FactKind, FileStamp, Status, Store};
+
+use crate::ui::Shown as Failure;
 
 /// The most threads computing rows at once.
 const MAX_WORKERS: usize = 8;
@@ -28,6 +35,9 @@ const FILES: usize = 9;
 
 /// How many sorts there are.
 const SORTS: usize = Sort::ALL.len();
+
+/// The most characters of an error's message a failed row shows.
+const ROW_MESSAGE_CHARS: usize = 200;
 
 /// The files (relative to the root) an agent's row is computed from (not
 /// the agent's folder nor its `.memdir/` themselves: reading a row creates
@@ -86,6 +96,9 @@ pub struct AgentRow {
     pub routine: bool,
     /// `check`'s findings.
     pub findings: usize,
+    /// Why the agent's files could not be read (its figures are then
+    /// zero, and not shown).
+    pub failed: Option<Failure>,
     /// The row holds until then (the first expiry or due time ahead).
     valid_until: Option<DateTime<Utc>>,
 }
@@ -94,6 +107,32 @@ impl AgentRow {
     /// The fuller of the two stores, in percent (for sorting).
     pub fn usage(&self) -> usize {
         self.memory.percent.max(self.user.percent)
+    }
+
+    /// The row of an agent whose files could not be read: the error's
+    /// code and its message, cut to [`ROW_MESSAGE_CHARS`].
+    fn failed(agent: &str, e: &Error) -> AgentRow {
+        let mut shown = Failure::of(e);
+        if let Some((cut, _)) = shown.message.char_indices().nth(ROW_MESSAGE_CHARS) {
+            shown.message.truncate(cut);
+            shown.message.push('…');
+        }
+        AgentRow {
+            id: agent.to_owned(),
+            live: 0,
+            expired: 0,
+            archived: 0,
+            memory: empty_use(),
+            user: empty_use(),
+            last_run: None,
+            day_chars: 0,
+            next_due: None,
+            paused: false,
+            routine: false,
+            findings: 0,
+            failed: Some(shown),
+            valid_until: None,
+        }
     }
 }
 
@@ -240,17 +279,25 @@ impl Cache {
         counted.computed += missing.len();
         let computed = parallel(&missing, |part| {
             let ids: Vec<String> = part.iter().map(|&i| agents[i].clone()).collect();
-            let found = findings(store, &ids)?;
-            part.iter()
+            let found = findings_each(store, &ids);
+            Ok(part
+                .iter()
                 .zip(found)
-                .map(|(&i, f)| Ok((i, compute(store, person, &agents[i], f, now)?)))
-                .collect()
+                .map(|(&i, f)| {
+                    // One agent's files that cannot be read fail its row
+                    // only.
+                    let row = f
+                        .and_then(|f| compute(store, person, &agents[i], f, now))
+                        .unwrap_or_else(|e| AgentRow::failed(&agents[i], &e));
+                    (i, row)
+                })
+                .collect())
         })?;
         let done: Vec<usize> = computed.iter().map(|(i, _)| *i).collect();
         let keep = stated.unchanged(store, &done)?;
         if let Ok(mut m) = self.map.lock() {
             for ((i, row), keep) in computed.iter().zip(&keep) {
-                if *keep {
+                if *keep && row.failed.is_none() {
                     m.insert(
                         agents[*i].clone(),
                         Cached {
@@ -320,7 +367,7 @@ impl Cache {
         counted.keyed += missing.len();
         let computed = parallel(&missing, |part| {
             let ids: Vec<String> = part.iter().map(|&i| agents[i].clone()).collect();
-            let values = keys_of(store, person, &ids, sort, now)?;
+            let values = keys_of(store, person, &ids, sort, now);
             Ok(part.iter().copied().zip(values).collect())
         })?;
         let done: Vec<usize> = computed.iter().map(|(i, _)| *i).collect();
@@ -487,6 +534,21 @@ fn day_chars(store: &Store, who: &Who, today: NaiveDate) -> Result<usize, Error>
     })
 }
 
+/// `check`'s findings of each of `agents`: in one request (git asked once
+/// for them all), or, when that fails, one agent at a time, so that one
+/// agent's files that cannot be read fail that agent's only.
+fn findings_each(store: &Store, agents: &[String]) -> Vec<Result<usize, Error>> {
+    match findings(store, agents) {
+        Ok(found) => found.into_iter().map(Ok).collect(),
+        Err(_) => agents
+            .iter()
+            .map(|a| {
+                findings(store, std::slice::from_ref(a)).map(|f| f.first().copied().unwrap_or(0))
+            })
+            .collect(),
+    }
+}
+
 /// `check`'s findings of each of `agents`, in one request (git asked once
 /// for them all).
 fn findings(store: &Store, agents: &[String]) -> Result<Vec<usize>, Error> {
@@ -521,14 +583,15 @@ type Keys = [Option<(i64, Option<DateTime<Utc>>)>; SORTS];
 /// The values `sort` orders `agents` by (larger first), each asked alone
 /// with the one request its column comes from, and until when each holds;
 /// with them, the other columns the same request gives (`Show` gives live,
-/// expired and usage at once).
+/// expired and usage at once). An agent whose files cannot be read has no
+/// value (its row, asked whole, says why).
 fn keys_of(
     store: &Store,
     person: &str,
     agents: &[String],
     sort: Sort,
     now: DateTime<Utc>,
-) -> Result<Vec<Keys>, Error> {
+) -> Vec<Keys> {
     let wide = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     let one = |s: Sort, v: i64| {
         let mut k: Keys = [None; SORTS];
@@ -536,32 +599,32 @@ fn keys_of(
         k
     };
     if sort == Sort::Findings {
-        return Ok(findings(store, agents)?
+        return findings_each(store, agents)
             .into_iter()
-            .map(|f| one(Sort::Findings, wide(f)))
-            .collect());
+            .map(|f| f.map_or([None; SORTS], |f| one(Sort::Findings, wide(f))))
+            .collect();
     }
+    let key = |who: &Who| -> Result<Keys, Error> {
+        Ok(match sort {
+            Sort::Live | Sort::Expired | Sort::Usage => {
+                let s = shown(store, who)?;
+                let until = s.until.iter().copied().filter(|t| *t > now).min();
+                let mut k: Keys = [None; SORTS];
+                k[Sort::Live.index()] = Some((wide(s.live), until));
+                k[Sort::Expired.index()] = Some((wide(s.expired), until));
+                let usage = s.memory.percent.max(s.user.percent);
+                k[Sort::Usage.index()] = Some((wide(usage), None));
+                k
+            }
+            Sort::Archived => one(sort, wide(archived(store, who)?)),
+            Sort::Run => one(sort, run_key(last_run(store, who)?)),
+            Sort::Day => one(sort, wide(day_chars(store, who, now.date_naive())?)),
+            Sort::Id | Sort::Findings => [None; SORTS],
+        })
+    };
     agents
         .iter()
-        .map(|a| {
-            let who = who(person, a);
-            Ok(match sort {
-                Sort::Live | Sort::Expired | Sort::Usage => {
-                    let s = shown(store, &who)?;
-                    let until = s.until.iter().copied().filter(|t| *t > now).min();
-                    let mut k: Keys = [None; SORTS];
-                    k[Sort::Live.index()] = Some((wide(s.live), until));
-                    k[Sort::Expired.index()] = Some((wide(s.expired), until));
-                    let usage = s.memory.percent.max(s.user.percent);
-                    k[Sort::Usage.index()] = Some((wide(usage), None));
-                    k
-                }
-                Sort::Archived => one(sort, wide(archived(store, &who)?)),
-                Sort::Run => one(sort, run_key(last_run(store, &who)?)),
-                Sort::Day => one(sort, wide(day_chars(store, &who, now.date_naive())?)),
-                Sort::Id | Sort::Findings => [None; SORTS],
-            })
-        })
+        .map(|a| key(&who(person, a)).unwrap_or([None; SORTS]))
         .collect()
 }
 
@@ -595,6 +658,7 @@ fn compute(
         paused: false,
         routine: false,
         findings,
+        failed: None,
         valid_until: None,
     };
     if let Response::Routine(r) = crate::ui::ask(store, &who, Request::ReviewStatus)? {

@@ -17,6 +17,7 @@
 //! Chromium per test on a small machine is enough.
 
 mod actions;
+mod agents;
 mod decisions;
 mod dreaming;
 mod forged;
