@@ -172,8 +172,12 @@ pub fn due(
     let Some(r) = routine else {
         return Ok(Due::NoRoutine);
     };
-    let at = parse_at(r.at())
-        .ok_or_else(|| format!("review.at: `{}` is not a UTC time HH:MM", r.at()))?;
+    let at = parse_at(r.at()).ok_or_else(|| {
+        format!(
+            "review.at: {} is not a UTC time HH:MM",
+            crate::error::quoted(r.at())
+        )
+    })?;
     if r.paused() {
         return Ok(Due::Paused);
     }

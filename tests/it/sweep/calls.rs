@@ -3,6 +3,7 @@
 //! not compile until it says what each surface does with it; the test
 //! `every_variant_has_an_example` fails until `examples` holds one of it.
 
+use memdir::api::servers::ForgetKey;
 use memdir::api::{Request, RunRef};
 use memdir::{FactKind, Keep, Status};
 use memdir::{Op, Scope};
@@ -146,6 +147,37 @@ pub fn calls(r: &Request, p: &Planted) -> Vec<Call> {
                 py(format!("m.show(scope={})", pys(scope_name(*s)))),
             ],
         },
+        // The root's lint, as the agent names itself (no other owner).
+        Request::Check { .. } => vec![cli(&["check"])],
+        // The planted change comes in once: `plant::build` runs `memdir
+        // sync` and the sweep checks what it said (`p.sync`).
+        Request::Sync { .. } => Vec::new(),
+        Request::StoreView { scope } => vec![
+            Call::Resource(format!("memdir://{AGENT}/{}", scope.file_name())),
+            mcp(
+                "remember",
+                json!({"operation": "read", "target": scope_name(*scope)}),
+            ),
+        ],
+        Request::RecallEntries { query, .. } => {
+            let q = query.clone().unwrap_or_default();
+            vec![
+                http("GET", format!("/v1/memory/recall?q={q}"), None),
+                http("GET", format!("/v1/memory/recall?q={q}&format=text"), None),
+            ]
+        }
+        // What a refused write lists: a remove that matches nothing.
+        Request::CurrentEntries => vec![mcp(
+            "remember",
+            json!({"operation": "remove", "old_text": "no entry holds this"}),
+        )],
+        Request::Forget { key } => {
+            let body = match key {
+                ForgetKey::Id(id) => json!({"id": id}),
+                ForgetKey::Text(t) => json!({"text": t}),
+            };
+            vec![http("POST", "/v1/memory/forget", Some(body))]
+        }
         Request::Snapshot => vec![
             cli(&["snapshot"]),
             mcp("recall", json!({})),

@@ -25,6 +25,26 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             scope: Some(Scope::User),
         },
         Request::Snapshot,
+        Request::Check {
+            owners: Vec::new(),
+            strict: true,
+        },
+        Request::Sync { remote: None },
+        Request::StoreView {
+            scope: Scope::Memory,
+        },
+        Request::StoreView { scope: Scope::User },
+        Request::RecallEntries {
+            query: Some("instructions".into()),
+            limit: None,
+        },
+        Request::CurrentEntries,
+        Request::Forget {
+            key: memdir::api::servers::ForgetKey::Text("no entry holds this".into()),
+        },
+        Request::Forget {
+            key: memdir::api::servers::ForgetKey::Id("mem_000000000000".into()),
+        },
         Request::List {
             kind: None,
             status: None,

@@ -149,7 +149,12 @@ fn sweep_api(p: &Planted, ex: &[Request], out: &mut Sweep) {
         let name = label(r);
         match memdir::api::execute(&store, &who, r.clone()) {
             Ok(resp) => {
-                out.check("api", &name, "json", &render::json(&resp).to_string());
+                out.check(
+                    "api",
+                    &name,
+                    "json",
+                    &render::json(&resp).value().to_string(),
+                );
                 // The surfaces differ in a hint's words only: one place
                 // per form, whichever surface showed it.
                 for surface in Surface::ALL {
@@ -160,16 +165,21 @@ fn sweep_api(p: &Planted, ex: &[Request], out: &mut Sweep) {
                             "api",
                             &name,
                             &format!("render {form}"),
-                            &String::from_utf8_lossy(&shown.stdout),
+                            &shown.stdout.text(),
                         );
-                        out.check("api", &name, "warnings", &shown.warnings.join("\n"));
+                        out.check("api", &name, "warnings", &shown.warnings.text());
                     }
                 }
             }
             Err(e) => {
-                out.check("api", &name, "error_json", &render::error_json(&e));
+                out.check("api", &name, "error_json", &render::error_json(&e).text());
                 for surface in Surface::ALL {
-                    out.check("api", &name, "error_text", &render::error_text(&e, surface));
+                    out.check(
+                        "api",
+                        &name,
+                        "error_text",
+                        &render::error_text(&e, surface).text(),
+                    );
                 }
                 out.check("api", &name, "Display", &e.to_string());
             }
