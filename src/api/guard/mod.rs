@@ -6,7 +6,7 @@
 //!   (a flagged text replaced by its `[BLOCKED: …]` placeholder naming
 //!   where it is and what it matched; ids, dates and counts kept, so the
 //!   caller can still remove what was blocked). [`super::execute`] answers
-//!   with `Guarded<Response>`, made by [`response::guard`], an exhaustive
+//!   with `Guarded<Response>`, made by `response::guard`, an exhaustive
 //!   `match` over every [`Response`] variant (no wildcard arm: a new
 //!   variant does not compile until it is guarded).
 //! * [`AgentText`] and [`AgentJson`]: what an adapter may write to an agent
@@ -15,7 +15,7 @@
 //!   plain `fn` pointer, which cannot capture unguarded text), from the
 //!   program's own words (`&'static str`), or by passing the scanner
 //!   ([`AgentText::checked`]).
-//! * Errors reach an agent only through [`error`]: their messages and
+//! * Errors reach an agent only through `guard::error`: their messages and
 //!   details pass the scanner when rendered.
 //! * [`PersonAnswer`] and [`PersonText`]: the one exit for raw text, a
 //!   person's explicit `--raw` / `?raw=true` ([`super::raw`]); nothing on an
