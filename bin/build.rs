@@ -1,26 +1,38 @@
 //! Chooses how the `memdir` binary is linked on Linux with glibc, where start-up is part of
-//! every write (agents run one `memdir` process per operation; docs/PERFORMANCE.md, start-up).
+//! every command (docs/PERFORMANCE.md, start-up). These choices are the binary's alone: the
+//! library's build script (`build/main.rs`) changes nothing in how programs that link memdir
+//! are linked.
 //!
-//! The binary is a position-independent executable (PIE), so ASLR randomises its own code and
-//! data too: a fixed-address link (`-no-pie`) would start faster (the loader relocates fewer
-//! pointers) but gives up ASLR, which memdir never trades for speed (docs/SECURITY.md, The
-//! binary). The PIE is linked with packed relative relocations (`-z pack-relative-relocs`,
-//! DT_RELR), which keep most of that start-up cost away, where the linker and C
-//! library support them (GNU ld 2.38+, glibc 2.36+). Where a probe fails, the binary is linked
-//! as cargo links it. (The library's build script, `build/main.rs`, links the unwinder in.)
+//! - The binary is a position-independent executable (PIE), so ASLR randomises its own code
+//!   and data too: a fixed-address link (`-no-pie`) would start faster (the loader relocates
+//!   fewer pointers) but gives up ASLR, which memdir never trades for speed (docs/SECURITY.md,
+//!   The binary). The PIE is linked with packed relative relocations (`-z
+//!   pack-relative-relocs`, DT_RELR), which keep most of that start-up cost away, where the
+//!   linker and C library support them (GNU ld 2.38+, glibc 2.36+).
+//! - The unwinder std needs for backtraces is linked in from `libgcc_eh.a` rather than loaded
+//!   from `libgcc_s.so`: one shared object less to map and relocate at every start, and
+//!   libgcc_s's constructor runs `cpuid` several times, each a trap to the hypervisor on a
+//!   virtual machine. `MEMDIR_SHARED_UNWINDER=1` keeps libgcc_s.
+//!
+//! Where a probe fails, the binary is linked as cargo links it.
 
-#[path = "../build/link.rs"]
+#[path = "link.rs"]
 mod link;
 
 use link::{links_with, native_linux_gnu};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=../build/link.rs");
+    println!("cargo:rerun-if-changed=link.rs");
+    println!("cargo:rerun-if-env-changed=MEMDIR_SHARED_UNWINDER");
     if !native_linux_gnu() {
         return;
     }
     if links_with(&["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs"]) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+    let shared = std::env::var_os("MEMDIR_SHARED_UNWINDER").is_some_and(|v| v != "0");
+    if !shared && links_with(&["-l:libgcc_eh.a"]) {
+        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
 }

@@ -35,7 +35,7 @@ pub fn model_dir() -> Option<std::path::PathBuf> {
                 std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
                 "MEMDIR_REQUIRE_MODEL=1 but MEMDIR_MODEL_DIR is not set"
             );
-            eprintln!("skipped: MEMDIR_MODEL_DIR is not set");
+            crate::util::not_run("MEMDIR_MODEL_DIR is not set (the reference model's folder)");
             None
         }
     }

@@ -498,10 +498,10 @@ fn not_run(b: &Block, need: &str) {
         b.page,
         b.line
     );
-    eprintln!(
-        "NOT RUN docs_blocks::the_sh_blocks_run_as_written_and_the_configurations_work: {}:{} and the page's later blocks: {why}",
+    crate::util::not_run(&format!(
+        "{}:{} and the page's later blocks: {why}",
         b.page, b.line
-    );
+    ));
 }
 
 /// An MCP server as README's entry configures it: initialized, its tools

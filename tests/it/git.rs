@@ -13,14 +13,7 @@ use crate::util::{BIN, Run, Sandbox, command, run_cmd, word};
 
 /// Whether git can be run; tests that need it say so and pass without it.
 pub(crate) fn have_git() -> bool {
-    let ok = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: no `git` binary on this machine");
-    }
-    ok
+    crate::util::have_git()
 }
 
 /// A folder holding the memdir binary as `memdir`, for git's merge driver

@@ -627,7 +627,7 @@ fn day_log_fills_up() {
         break;
     }
     if r.rows(A, &["--kind", "day"]).len() > 1 {
-        eprintln!("crossed midnight while appending; skipping");
+        crate::util::not_run("crossed midnight while appending");
         return;
     }
     // "HH:MM " + 290 characters per line, joined by LF: 26 lines fit in 8,000.
@@ -655,7 +655,7 @@ fn day_row_unarchive_while_the_date_is_live_again() {
     let live = r.rows(A, &["--kind", "day"]);
     assert_eq!(live.len(), 1);
     if live[0]["id"] != id.as_str() {
-        eprintln!("crossed midnight between two day lines; skipping");
+        crate::util::not_run("crossed midnight between two day lines");
         return;
     }
     let archive = r.read_or_empty(A, "archive.md");

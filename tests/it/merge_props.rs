@@ -252,12 +252,7 @@ fn union_merge(dir: &Path, c: &Case) -> String {
 
 #[test]
 fn against_gits_union_driver_on_the_same_random_cases() {
-    let have_git = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_git {
-        eprintln!("skipped: no `git` binary on this machine");
+    if !crate::util::have_git() {
         return;
     }
     let d = tempfile::tempdir().expect("tmp");

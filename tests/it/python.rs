@@ -18,7 +18,7 @@ fn python() -> Option<String> {
                 std::env::var("MEMDIR_REQUIRE_PYTHON").as_deref() != Ok("1"),
                 "MEMDIR_REQUIRE_PYTHON=1 but MEMDIR_PYTHON is not set"
             );
-            eprintln!("skipped: set MEMDIR_PYTHON to a venv's python (python/setup-venv.sh)");
+            crate::util::not_run("set MEMDIR_PYTHON to a venv's python (python/setup-venv.sh)");
             None
         }
     }

@@ -84,10 +84,7 @@ impl Checked {
 }
 
 fn have_git() -> bool {
-    Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::util::have_git()
 }
 
 fn git(dir: &Path, args: &[&str]) {

@@ -1005,6 +1005,38 @@ fn decisions_keep_both_of_a_pair_clears_the_marks_on_disk_and_a_stale_form_does_
     );
 }
 
+/// A decision is done whole or not at all: "keep" one fact of a pair,
+/// posted for a fact in no pair (a forged or stale list of the others),
+/// is refused with nothing removed — the fact it named as the other is
+/// still there.
+#[test]
+fn a_keep_of_what_is_in_no_pair_removes_nothing() {
+    let (s, srv, person, _) = setup(&["Prefers tea", "Likes maps"]);
+    let (tea, maps) = (id_of(&s, "Prefers tea"), id_of(&s, "Likes maps"));
+    let mut b = Browser::logged_in(&srv, &person);
+    let page = b.get("/ui/decisions");
+    let before = s.read_text(O, "MEMORY.md");
+    let r = b.submit(
+        "/ui/decisions",
+        &[
+            ("csrf", &input(&page.body, "csrf")),
+            ("action", "keep"),
+            ("agent", O),
+            ("id", &tea),
+            ("others", &maps),
+            ("store", "memory"),
+            ("hash", &sha(&s, "MEMORY.md")),
+        ],
+    );
+    assert_eq!(
+        r.alert().as_deref(),
+        Some("memory_wrong_state"),
+        "{}",
+        r.body
+    );
+    assert_eq!(s.read_text(O, "MEMORY.md"), before);
+}
+
 /// The SHA-256 of O's file `name` now, as a form carries it.
 fn sha(s: &Sandbox, name: &str) -> String {
     use sha2::Digest;
@@ -1549,7 +1581,7 @@ fn a_fact_s_history_comes_from_git_or_the_page_says_there_is_none() {
             .is_ok_and(|o| o.status.success())
     };
     if !git(&["init", "--quiet"]) {
-        eprintln!("skipped the git half: no `git` binary on this machine");
+        crate::util::not_run("the git half: no `git` binary on this machine");
         return;
     }
     assert!(git(&["add", "-A"]));

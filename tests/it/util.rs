@@ -514,3 +514,32 @@ pub fn wrong(what: String) {
         None => panic!("{what}"),
     });
 }
+
+/// Says, by the running test's name (libtest names each test's thread after
+/// it), that the test — or the part `why` names — did not run on this
+/// machine, and why. Written to the process's standard error itself, not
+/// through `eprintln!`, which libtest captures and drops for a test that
+/// passes: a test that returns early for want of a tool would otherwise
+/// report `ok` and say nothing.
+pub fn not_run(why: &str) {
+    use std::io::Write;
+    let name = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_owned();
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "NOT RUN {name}: {why}");
+}
+
+/// Whether git can be run; where it cannot, says so by the test's name
+/// ([`not_run`]).
+pub fn have_git() -> bool {
+    let ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        not_run("no `git` binary on this machine");
+    }
+    ok
+}

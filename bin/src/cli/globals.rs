@@ -41,9 +41,6 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     if let Some(name) = &name {
         command = command.mut_subcommand(name, |sub| sub.args(globals));
     }
-    // The tree is never dropped: freeing its hundreds of allocations would
-    // cost a one-shot process more than parsing.
-    let mut command = std::mem::ManuallyDrop::new(command);
     let matches = command.try_get_matches_from_mut(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     if let Some((_, sub)) = matches.subcommand() {
@@ -64,9 +61,11 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
 }
 
 /// [`parse`] with the global options in the whole tree, as clap makes it.
-fn parse_whole(command: clap::Command, args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+fn parse_whole(
+    mut command: clap::Command,
+    args: Vec<std::ffi::OsString>,
+) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    let mut command = std::mem::ManuallyDrop::new(command);
     let matches = command.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches)
 }

@@ -616,7 +616,17 @@ fn minilm_matches_the_numpy_reference() {
             std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
             "MEMDIR_REQUIRE_MODEL=1 but MEMDIR_MODEL_DIR is not set"
         );
-        eprintln!("skipped: MEMDIR_MODEL_DIR is not set");
+        // Straight to standard error: libtest drops a passing test's
+        // `eprintln!`, and a test that did not run must say so by name.
+        use std::io::Write;
+        let name = std::thread::current()
+            .name()
+            .unwrap_or("(unnamed test)")
+            .to_owned();
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "NOT RUN {name}: MEMDIR_MODEL_DIR is not set (the reference model's folder)"
+        );
         return;
     };
     let dir = std::path::PathBuf::from(dir);

@@ -103,7 +103,9 @@ pub(crate) fn tools() -> Option<Tools> {
             if std::env::var_os("MEMDIR_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
                 panic!("MEMDIR_REQUIRE_BROWSER=1 but {missing}");
             }
-            eprintln!("skipped: no browser ({missing}); install chromium and chromium-driver");
+            crate::util::not_run(&format!(
+                "no browser ({missing}); install chromium and chromium-driver"
+            ));
             None
         }
     }

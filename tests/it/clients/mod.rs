@@ -67,7 +67,7 @@ fn client(test: &str, what: &str, rel: &str) -> Option<PathBuf> {
         std::env::var("MEMDIR_REQUIRE_CLIENTS").as_deref() != Ok("1"),
         "{test}: MEMDIR_REQUIRE_CLIENTS=1 but {why}"
     );
-    eprintln!("NOT RUN {test}: {why}");
+    crate::util::not_run(&why);
     None
 }
 

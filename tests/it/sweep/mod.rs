@@ -362,7 +362,7 @@ fn python() -> Option<String> {
                 std::env::var("MEMDIR_REQUIRE_PYTHON").as_deref() != Ok("1"),
                 "MEMDIR_REQUIRE_PYTHON=1 but MEMDIR_PYTHON is not set"
             );
-            eprintln!("sweep: Python package skipped: set MEMDIR_PYTHON to a python");
+            crate::util::not_run("the Python package's half: set MEMDIR_PYTHON to a python");
             None
         }
     }
@@ -462,7 +462,6 @@ fn sweep_python(
 #[test]
 fn every_variant_has_an_example() {
     if !plant::have_git() {
-        eprintln!("skipped: no `git` binary on this machine");
         return;
     }
     let all = variant_names();
@@ -480,7 +479,6 @@ fn every_variant_has_an_example() {
 #[test]
 fn no_answer_on_any_surface_holds_a_planted_marker_raw() {
     if !plant::have_git() {
-        eprintln!("skipped: no `git` binary on this machine");
         return;
     }
     assert!(

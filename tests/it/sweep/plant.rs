@@ -101,10 +101,7 @@ pub fn path_with_memdir() -> std::ffi::OsString {
 
 /// Whether git is here (the planted root is a clone that pulls).
 pub fn have_git() -> bool {
-    Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::util::have_git()
 }
 
 /// The agent's own write through the command line; must succeed.

@@ -1,5 +1,4 @@
-//! The link probe both build scripts use (the library's, `build/main.rs`, and the binary's,
-//! `bin/build.rs`).
+//! The link probes of the binary's build script (`build.rs`).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
