@@ -389,6 +389,13 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// The file a decision was taken on changed since it was read: nothing
+    /// was done.
+    #[error("{file} changed since it was read: nothing was done")]
+    StoreChanged {
+        /// The file's name (`MEMORY.md`, `USER.md`, `archive.md`).
+        file: String,
+    },
     /// A person tried to keep a day log.
     #[error("only an agent keeps a day log (caller is person {person:?})")]
     DayAgentOnly {

@@ -105,9 +105,9 @@ pub use store::{
 };
 // The curated stores and the fact lifecycle.
 pub use store::{
-    ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, EntryView, FactKind, FactRow, FactStats, Keep,
-    ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS, Renewed, Status, StoreView,
-    Transition, WriteOutcome,
+    ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, Decided, Decision, EntryView, FactKind,
+    FactRow, FactStats, Keep, ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS,
+    Renewed, Status, StoreFile, StoreView, Transition, WriteOutcome,
 };
 // The day log and runs.
 pub use store::{

@@ -487,6 +487,7 @@ pub fn details(e: &Error) -> Value {
         | Error::SearchFailed { .. }
         | Error::Encode { .. } => json!({}),
         Error::DeadlinePassed => json!({}),
+        Error::StoreChanged { file } => json!({"file": file}),
     }
 }
 

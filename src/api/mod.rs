@@ -484,6 +484,15 @@ fn answer_in(
         Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
         Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
         Request::Resolve { id, keep } => Response::Transition(owner()?.resolve(&id, keep)?),
+        Request::Decide {
+            file,
+            sha256,
+            decision,
+        } => match owner()?.decide(file, &sha256, decision)? {
+            crate::store::Decided::Written(w) => Response::Written(w),
+            crate::store::Decided::Transition(t) => Response::Transition(t),
+            crate::store::Decided::Renewed(r) => Response::Renewed(r),
+        },
         Request::Renew { id, expires } => {
             Response::Renewed(owner()?.renew(&id, expires.as_deref())?)
         }

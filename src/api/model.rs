@@ -209,6 +209,18 @@ pub enum Request {
         /// How (`both`, `live`, `one`).
         keep: crate::store::Keep,
     },
+    /// A decision taken on a page rendered from one of the owner's files
+    /// (the dashboard's forms): done only when the file is still as it was
+    /// rendered, checked under the owner's lock and applied under the same
+    /// lock, whole or not at all; else `store_changed` and nothing done.
+    Decide {
+        /// The file the page was rendered from.
+        file: crate::store::StoreFile,
+        /// Its SHA-256 (hex) as rendered.
+        sha256: String,
+        /// What was decided.
+        decision: crate::store::Decision,
+    },
     /// A person's veto.
     Veto {
         /// The memory's id.

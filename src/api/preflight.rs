@@ -37,6 +37,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::Archive { .. }
         | Request::Unarchive { .. }
         | Request::Resolve { .. }
+        | Request::Decide { .. }
         | Request::Renew { .. }
         | Request::RemoveResults { .. }
         | Request::GcResults { .. }

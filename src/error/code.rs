@@ -217,6 +217,7 @@ impl Error {
             Error::Poisoned { .. } => ErrorCode::StorePoisoned,
             Error::Locked { .. } => ErrorCode::Locked,
             Error::DeadlinePassed => ErrorCode::RequestTimeout,
+            Error::StoreChanged { .. } => ErrorCode::StoreChanged,
             Error::InvalidConfig { .. } => ErrorCode::InvalidConfig,
             Error::TextEmpty => ErrorCode::MemoryTextEmpty,
             Error::TextTooLong { .. } => ErrorCode::MemoryTextTooLong,

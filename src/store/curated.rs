@@ -134,7 +134,7 @@ pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
 }
 
 /// The answer of a one-operation write.
-fn single(w: Written, scope: Scope) -> WriteOutcome {
+pub(crate) fn single(w: Written, scope: Scope) -> WriteOutcome {
     let Written {
         results,
         usage,

@@ -58,22 +58,38 @@ fn check_reason(reason: &str) -> Result<String> {
 /// Archives a live memory with a reason (required, at most 500 characters).
 pub(crate) fn archive(owner: &Owner, id: &str, reason: &str) -> Result<Transition> {
     let reason = check_reason(reason)?;
-    let locked = owner.lock()?;
-    archive_locked(&locked, id, reason, ArchiveKind::Plain)
+    archive_locked(&owner.lock()?, id, reason, ArchiveKind::Plain)
+}
+
+/// [`archive`] under the owner's lock, held.
+pub(crate) fn archive_plain_locked(
+    locked: &Locked<'_>,
+    id: &str,
+    reason: &str,
+) -> Result<Transition> {
+    archive_locked(locked, id, check_reason(reason)?, ArchiveKind::Plain)
 }
 
 /// A person's veto: archives the memory as `vetoed`; only a person can bring
 /// it back.
 pub(crate) fn veto(owner: &Owner, id: &str, reason: Option<&str>) -> Result<Transition> {
-    let Caller::Person(p) = owner.caller() else {
+    veto_locked(&owner.lock()?, id, reason)
+}
+
+/// [`veto`] under the owner's lock, held.
+pub(crate) fn veto_locked(
+    locked: &Locked<'_>,
+    id: &str,
+    reason: Option<&str>,
+) -> Result<Transition> {
+    let Caller::Person(p) = locked.owner().caller() else {
         return Err(Error::VetoHumanOnly {
             id: id.to_owned(),
             vetoed_on: None,
         });
     };
     let reason = check_reason(reason.unwrap_or(&format!("vetoed by {p}")))?;
-    let locked = owner.lock()?;
-    archive_locked(&locked, id, reason, ArchiveKind::Vetoed)
+    archive_locked(locked, id, reason, ArchiveKind::Vetoed)
 }
 
 fn archive_locked(
@@ -155,7 +171,12 @@ fn archive_locked(
 /// another form (`edit::fold`: that lifts the veto); a day row whose date
 /// has a live log stays archived.
 pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
-    let locked = owner.lock()?;
+    unarchive_locked(&owner.lock()?, id)
+}
+
+/// [`unarchive`] under the owner's lock, held.
+pub(crate) fn unarchive_locked(locked: &Locked<'_>, id: &str) -> Result<Transition> {
+    let owner = locked.owner();
     let at = locked.at();
     // The archive first (archive.md and its parts in `archive/`): an
     // archived day row shares its id with a live log of the same date.
@@ -324,7 +345,7 @@ fn settled_text(
     src: &str,
     scope: Scope,
     id: &str,
-    keep: Keep,
+    (keep, only): (Keep, bool),
     now: chrono::DateTime<Utc>,
     person: Option<&str>,
 ) -> std::result::Result<Option<String>, String> {
@@ -345,28 +366,39 @@ fn settled_text(
             let Some(pair) = doc.entries[first].metadata(src).conflict else {
                 return Ok(None);
             };
+            let in_pair = |e: &crate::markdown::Entry| {
+                e.metadata(src).conflict.as_deref() == Some(pair.as_str())
+            };
+            // Kept alone, the pair's other versions go in the same edit.
+            let drop: Vec<usize> = (0..doc.entries.len())
+                .filter(|&i| only && in_pair(&doc.entries[i]) && doc.entries[i].id != id)
+                .collect();
             let metas: Vec<(usize, String)> = doc
                 .entries
                 .iter()
                 .enumerate()
-                .filter_map(|(i, e)| {
+                .filter(|(i, e)| in_pair(e) && !drop.contains(i))
+                .map(|(i, e)| {
                     let mut m = e.metadata(src);
-                    (m.conflict.as_deref() == Some(pair.as_str())).then(|| {
-                        m.conflict = None;
-                        m.updated = Some(now);
-                        if let Some(p) = person {
-                            m.person = Some(p.to_owned());
-                        }
-                        (i, m.render())
-                    })
+                    m.conflict = None;
+                    m.updated = Some(now);
+                    if let Some(p) = person {
+                        m.person = Some(p.to_owned());
+                    }
+                    (i, m.render())
                 })
                 .collect();
-            if let Some((out, _)) = splice::edit_many(src, &doc, &[], &metas) {
+            if let Some((out, _)) = splice::edit_many(src, &doc, &drop, &metas) {
                 return Ok(Some(out));
             }
+            // One edit at a time: the comments first (no index moves), then
+            // the removals from the last (the earlier indices stay).
             let (mut cur, mut d) = (src.to_owned(), doc.clone());
             for (i, m) in &metas {
                 (cur, d) = splice::set_meta(&cur, &d, *i, m).map_err(|e| e.0)?;
+            }
+            for i in drop.iter().rev() {
+                (cur, d) = splice::remove(&cur, &d, *i).map_err(|e| e.0)?;
             }
             Ok(Some(cur))
         }
@@ -387,7 +419,20 @@ fn settled_text(
 /// each file's other bytes kept; a fact in no such state is refused
 /// (`wrong_state`), and nothing changes.
 pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition> {
-    let locked = owner.lock()?;
+    resolve_locked(&owner.lock()?, id, keep, false)
+}
+
+/// [`resolve`] under the owner's lock, held. With `only` (and
+/// [`Keep::Both`]), `id` is the one version of its conflict pair kept: the
+/// pair's other entries are removed in the same write, and `id`'s mark
+/// goes.
+pub(crate) fn resolve_locked(
+    locked: &Locked<'_>,
+    id: &str,
+    keep: Keep,
+    only: bool,
+) -> Result<Transition> {
+    let owner = locked.owner();
     let at = locked.at();
     let scope = match locate::locate(at, id)? {
         Found::Live(scope, _) => scope,
@@ -441,7 +486,7 @@ pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition>
             let path = path.to_owned();
             move |reason| Error::Unplaceable { path, reason }
         };
-        let planned = settled_text(&l.src, scope, id, keep, now, person.as_deref())
+        let planned = settled_text(&l.src, scope, id, (keep, only), now, person.as_deref())
             .map_err(unplaceable(&path))?
             .ok_or_else(|| {
                 wrong(
@@ -467,7 +512,7 @@ pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition>
                     Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
                     None => return Err(wrong(&wanted, "no longer in its store")),
                 };
-                settled_text(&src, scope, &wanted, keep, now, person.as_deref())
+                settled_text(&src, scope, &wanted, (keep, only), now, person.as_deref())
                     .map_err(unplaceable(&path))?
                     .map(|o| Some(o.into_bytes()))
                     .ok_or_else(|| wrong(&wanted, "already settled"))
@@ -536,8 +581,16 @@ fn renewed_meta(
 /// (unarchive it first). Under the owner's lock; only the fact's metadata
 /// comment changes, and an editor's save meanwhile is kept.
 pub(crate) fn renew(owner: &Owner, id: &str, expires: Option<&str>) -> Result<Renewed> {
+    renew_locked(&owner.lock()?, id, expires)
+}
+
+/// [`renew`] under the owner's lock, held.
+pub(crate) fn renew_locked(
+    locked: &Locked<'_>,
+    id: &str,
+    expires: Option<&str>,
+) -> Result<Renewed> {
     use crate::markdown::splice;
-    let locked = owner.lock()?;
     let at = locked.at();
     let now = Utc::now();
     let (scope, i) = match locate::locate(at, id)? {

@@ -18,6 +18,7 @@
 mod check;
 mod curated;
 mod daylog;
+mod decide;
 pub(crate) mod files;
 mod handles;
 mod hermes;
@@ -53,6 +54,7 @@ pub use crate::git::MERGE_DRIVER;
 pub use check::{CheckReport, Finding, Severity};
 pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
+pub use decide::{Decided, Decision, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
 pub use files::learnings::{
@@ -353,6 +355,15 @@ impl Owner {
     /// records removed), or the first copy of an exact duplicate.
     pub fn resolve(&self, id: &str, keep: Keep) -> Result<Transition> {
         lifecycle::resolve(self, id, keep)
+    }
+
+    /// Takes a person's decision made on a page rendered from `file`, whose
+    /// SHA-256 (hex) was `sha256` then: the hash is checked under the
+    /// owner's lock and the decision applied under the same lock, as one
+    /// write; when the file changed since, nothing is done
+    /// ([`Error::StoreChanged`](crate::Error)).
+    pub fn decide(&self, file: StoreFile, sha256: &str, decision: Decision) -> Result<Decided> {
+        decide::decide(self, file, sha256, decision)
     }
 
     /// Lists the owner's memories, newest first.

@@ -458,6 +458,8 @@ pub fn calls(r: &Request, p: &Planted) -> Vec<Call> {
                 py(format!("m.resolve({}, {})", pys(id), pys(k))),
             ]
         }
+        // The dashboard's forms only: no agent surface sends it.
+        Request::Decide { .. } => Vec::new(),
         Request::Veto { id, .. } => vec![
             cli(&["veto", id]),
             // Not listed on an agent's server: called anyway.

@@ -227,6 +227,14 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             id: p.live.clone(),
             reason: None,
         },
+        Request::Decide {
+            file: memdir::StoreFile::Memory,
+            sha256: "0".repeat(64),
+            decision: memdir::Decision::Archive {
+                id: p.live.clone(),
+                reason: "sweep".into(),
+            },
+        },
         Request::FinishRun {
             run: RunRef::Id(p.run_bad.clone()),
             text: None,

@@ -15,9 +15,8 @@ use std::sync::Arc;
 use axum::extract::{Path, Request as HttpRequest, State};
 use axum::response::Response;
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{ErrorCode, Op, Scope, Store};
+use memdir::{Decision, ErrorCode, Op, Scope, Store, StoreFile};
 
-use super::agent::file_name;
 use super::posted_form;
 use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, field};
@@ -38,8 +37,8 @@ fn missing(name: &str) -> Shown {
     )
 }
 
-/// The request an action's form makes, and whether an Undo follows it.
-fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
+/// The decision an action's form makes, and whether an Undo follows it.
+fn decision(f: &[(String, String)]) -> Result<(Decision, bool), Shown> {
     let action = given(f, "action").ok_or_else(|| missing("action"))?;
     let id = || {
         given(f, "id")
@@ -52,7 +51,7 @@ fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
     };
     Ok(match action {
         "save" => (
-            Request::Write {
+            Decision::Write {
                 op: Op::Add {
                     text: field(f, "text").unwrap_or("").to_owned(),
                     scope: scope(given(f, "scope")),
@@ -63,7 +62,7 @@ fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
             false,
         ),
         "replace" => (
-            Request::Write {
+            Decision::Write {
                 op: Op::Replace {
                     old: id()?,
                     new: field(f, "text").unwrap_or("").to_owned(),
@@ -73,29 +72,29 @@ fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
             false,
         ),
         "archive" => (
-            Request::Archive {
+            Decision::Archive {
                 id: id()?,
                 reason: field(f, "reason").unwrap_or("").to_owned(),
             },
             true,
         ),
         "veto" => (
-            Request::Veto {
+            Decision::Veto {
                 id: id()?,
                 reason: given(f, "reason").map(str::to_owned),
             },
             true,
         ),
-        "unarchive" | "undo" => (Request::Unarchive { id: id()? }, false),
+        "unarchive" | "undo" => (Decision::Unarchive { id: id()? }, false),
         "renew" => (
-            Request::Renew {
+            Decision::Renew {
                 id: id()?,
                 expires: None,
             },
             false,
         ),
         "expiry" => (
-            Request::Renew {
+            Decision::Renew {
                 id: id()?,
                 expires: Some(
                     given(f, "expires")
@@ -115,39 +114,45 @@ fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
 }
 
 /// The store file a form was rendered from and the hash it carries.
-fn rendered(f: &[(String, String)]) -> Result<(&'static str, String), Shown> {
+fn rendered(f: &[(String, String)]) -> Result<(StoreFile, String), Shown> {
     if given(f, "action") == Some("save") {
         let (file, hash) = match given(f, "scope") {
-            Some("user") => ("USER.md", "hash_user"),
-            _ => ("MEMORY.md", "hash_memory"),
+            Some("user") => (StoreFile::User, "hash_user"),
+            _ => (StoreFile::Memory, "hash_memory"),
         };
         return Ok((
             file,
             given(f, hash).ok_or_else(|| missing(hash))?.to_owned(),
         ));
     }
-    let store = given(f, "store").ok_or_else(|| missing("store"))?;
-    let file = file_name(store).ok_or_else(|| missing("store"))?;
+    let file = given(f, "store")
+        .and_then(StoreFile::parse)
+        .ok_or_else(|| missing("store"))?;
     Ok((
         file,
         given(f, "hash").ok_or_else(|| missing("hash"))?.to_owned(),
     ))
 }
 
-/// Runs the form's action when its store file is as rendered.
+/// The one request a form makes: its decision, done only when its store
+/// file is as rendered (checked by the library under the owner's lock).
+fn request(f: &[(String, String)]) -> Result<(Request, bool), Shown> {
+    let (decision, undo) = decision(f)?;
+    let (file, sha256) = rendered(f)?;
+    Ok((
+        Request::Decide {
+            file,
+            sha256,
+            decision,
+        },
+        undo,
+    ))
+}
+
+/// Runs the form's action; nothing is done when its store file changed
+/// since the page was rendered (`store_changed`).
 fn act(store: &Store, who: &Who, f: &[(String, String)]) -> Result<Done, Shown> {
     let (request, undo) = request(f)?;
-    let (file, hash) = rendered(f)?;
-    let owner = who.owner(store).map_err(|e| Shown::of(&e))?;
-    let now = owner.file_sha256(file).map_err(|e| Shown::of(&e))?;
-    if !crate::ui::session::same(&now, &hash) {
-        return Err(Shown::transport(
-            ErrorCode::StoreChanged,
-            format!(
-                "{file} changed since this page was rendered: nothing was done; the page shows it as it is now"
-            ),
-        ));
-    }
     let id = given(f, "id").map(str::to_owned);
     let (answer, words) = crate::ui::ask_said(store, who, request).map_err(|e| Shown::of(&e))?;
     let words = words.trim().to_owned();
@@ -197,8 +202,8 @@ mod tests {
     }
 
     #[test]
-    fn each_action_is_the_request_the_other_surfaces_send() {
-        let (r, undo) = request(&form(&[
+    fn each_action_is_the_decision_the_other_surfaces_send() {
+        let (r, undo) = decision(&form(&[
             ("action", "veto"),
             ("id", "mem_1"),
             ("reason", ""),
@@ -206,15 +211,15 @@ mod tests {
         .unwrap();
         assert_eq!(
             r,
-            Request::Veto {
+            Decision::Veto {
                 id: "mem_1".into(),
                 reason: None
             }
         );
         assert!(undo);
-        let (r, _) = request(&form(&[("action", "undo"), ("id", "mem_1")])).unwrap();
-        assert_eq!(r, Request::Unarchive { id: "mem_1".into() });
-        let (r, _) = request(&form(&[
+        let (r, _) = decision(&form(&[("action", "undo"), ("id", "mem_1")])).unwrap();
+        assert_eq!(r, Decision::Unarchive { id: "mem_1".into() });
+        let (r, _) = decision(&form(&[
             ("action", "save"),
             ("text", "Tea"),
             ("scope", "user"),
@@ -222,7 +227,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             r,
-            Request::Write {
+            Decision::Write {
                 op: Op::Add {
                     text: "Tea".into(),
                     scope: Scope::User,
@@ -231,8 +236,19 @@ mod tests {
                 }
             }
         );
-        assert!(request(&form(&[("action", "drop")])).is_err());
-        assert!(request(&form(&[("action", "archive")])).is_err());
+        assert!(decision(&form(&[("action", "drop")])).is_err());
+        assert!(decision(&form(&[("action", "archive")])).is_err());
+        let (r, _) = request(&form(&[
+            ("action", "veto"),
+            ("id", "mem_1"),
+            ("store", "memory"),
+            ("hash", "ab"),
+        ]))
+        .unwrap();
+        assert!(matches!(
+            r,
+            Request::Decide { file: StoreFile::Memory, ref sha256, .. } if sha256 == "ab"
+        ));
     }
 
     #[test]
@@ -243,9 +259,9 @@ mod tests {
             ("hash_user", "ab"),
             ("hash_memory", "cd"),
         ]);
-        assert_eq!(rendered(&f).unwrap(), ("USER.md", "ab".to_owned()));
+        assert_eq!(rendered(&f).unwrap(), (StoreFile::User, "ab".to_owned()));
         let f = form(&[("action", "veto"), ("store", "archive"), ("hash", "ef")]);
-        assert_eq!(rendered(&f).unwrap(), ("archive.md", "ef".to_owned()));
+        assert_eq!(rendered(&f).unwrap(), (StoreFile::Archive, "ef".to_owned()));
         assert!(
             rendered(&form(&[
                 ("action", "veto"),

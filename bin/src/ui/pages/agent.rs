@@ -161,16 +161,6 @@ impl Hashes {
     }
 }
 
-/// The file name of a form's `store`.
-pub fn file_name(file: &str) -> Option<&'static str> {
-    match file {
-        "memory" => Some("MEMORY.md"),
-        "user" => Some("USER.md"),
-        "archive" => Some(memdir::ARCHIVE_FILE),
-        _ => None,
-    }
-}
-
 /// The hashes of `agent`'s store files now, for `who`.
 pub fn hashes(store: &Store, who: &Who) -> Result<Hashes, Shown> {
     let owner = who.owner(store).map_err(|e| Shown::of(&e))?;

@@ -21,9 +21,12 @@ use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{Caller, CheckReport, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus, Op};
+use memdir::{
+    Caller, CheckReport, Decision, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus,
+    StoreFile,
+};
 
-use super::agent::{Hashes, file_name, hashes};
+use super::agent::{Hashes, hashes};
 use super::{Chrome, LoggedIn, logged_in, posted_form};
 use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, html, visible};
@@ -158,46 +161,23 @@ fn missing(name: &str) -> Shown {
     )
 }
 
-/// The requests a form makes, in order.
-fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
+/// The decision a form makes.
+fn decision(f: &[(String, String)]) -> Result<Decision, Shown> {
     let given = |name: &str| field(f, name).map(str::trim).filter(|v| !v.is_empty());
     let id = || given("id").map(str::to_owned).ok_or_else(|| missing("id"));
-    let resolve = |keep: Keep| -> Result<Vec<Request>, Shown> {
-        Ok(vec![Request::Resolve { id: id()?, keep }])
-    };
+    let resolve =
+        |keep: Keep| -> Result<Decision, Shown> { Ok(Decision::Resolve { id: id()?, keep }) };
     match given("action").ok_or_else(|| missing("action"))? {
-        "keep" => {
-            let kept = id()?;
-            let mut others: Vec<Request> = given("others")
-                .ok_or_else(|| missing("others"))?
-                .split(',')
-                .map(str::trim)
-                .filter(|o| !o.is_empty())
-                .take(16)
-                .map(|o| Request::Write {
-                    op: Op::Remove {
-                        old: o.to_owned(),
-                        scope: None,
-                    },
-                })
-                .collect();
-            if others.is_empty() {
-                return Err(missing("others"));
-            }
-            // The one kept is in no pair any more: its mark goes too.
-            others.push(Request::Resolve {
-                id: kept,
-                keep: Keep::Both,
-            });
-            Ok(others)
-        }
+        // The pair's other versions are the library's to find: the form's
+        // list of them is what the page showed, not what is removed.
+        "keep" => Ok(Decision::KeepOnly { id: id()? }),
         "both" => resolve(Keep::Both),
         "live" => resolve(Keep::Live),
         "one" => resolve(Keep::One),
-        "archive" => Ok(vec![Request::Archive {
+        "archive" => Ok(Decision::Archive {
             id: id()?,
             reason: field(f, "reason").unwrap_or("").to_owned(),
-        }]),
+        }),
         other => Err(Shown::transport(
             ErrorCode::InvalidRequest,
             format!("no such action: {other:?}"),
@@ -205,26 +185,21 @@ fn requests(f: &[(String, String)]) -> Result<Vec<Request>, Shown> {
     }
 }
 
-/// Refuses a form whose file (`store`, its `hash` as rendered) changed
-/// since the page was rendered.
-fn unchanged(store: &memdir::Store, who: &Who, f: &[(String, String)]) -> Result<(), Shown> {
+/// The one request a form makes: its decision, done only when the file it
+/// was rendered from (`store`, its `hash` as rendered) is unchanged, which
+/// the library checks under the owner's lock.
+fn request(f: &[(String, String)]) -> Result<Request, Shown> {
     let given = |name: &str| field(f, name).map(str::trim).filter(|v| !v.is_empty());
+    let decision = decision(f)?;
     let file = given("store")
-        .and_then(file_name)
+        .and_then(StoreFile::parse)
         .ok_or_else(|| missing("store"))?;
-    let hash = given("hash").ok_or_else(|| missing("hash"))?;
-    let owner = who.owner(store).map_err(|e| Shown::of(&e))?;
-    let now = owner.file_sha256(file).map_err(|e| Shown::of(&e))?;
-    if crate::ui::session::same(&now, hash) {
-        Ok(())
-    } else {
-        Err(Shown::transport(
-            ErrorCode::StoreChanged,
-            format!(
-                "{file} changed since this page was rendered: nothing was done; the page shows the findings as they are now"
-            ),
-        ))
-    }
+    let sha256 = given("hash").ok_or_else(|| missing("hash"))?.to_owned();
+    Ok(Request::Decide {
+        file,
+        sha256,
+        decision,
+    })
 }
 
 /// What the page shows, read now.
@@ -348,15 +323,10 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
     let agent = field(&f, "agent").unwrap_or("").to_owned();
     let who = l.who(&agent);
     let done = blocking(move || {
-        let requests = requests(&f)?;
+        let request = request(&f)?;
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        unchanged(&store, &who, &f)?;
-        let mut words = Vec::new();
-        for r in requests {
-            let (_, said) = crate::ui::ask_said(&store, &who, r).map_err(|e| Shown::of(&e))?;
-            words.push(said.trim().to_owned());
-        }
-        Ok(words.join(" "))
+        let (_, said) = crate::ui::ask_said(&store, &who, request).map_err(|e| Shown::of(&e))?;
+        Ok(said.trim().to_owned())
     })
     .await;
     let said = match done {
@@ -368,9 +338,9 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::requests;
+    use super::{decision, request};
     use memdir::api::Request;
-    use memdir::{Keep, Op};
+    use memdir::{Decision, Keep, StoreFile};
 
     fn f(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
@@ -380,57 +350,45 @@ mod tests {
     }
 
     #[test]
-    fn keeping_one_of_a_pair_removes_the_others() {
-        let r = requests(&f(&[
+    fn keeping_one_of_a_pair_is_one_decision_on_its_file() {
+        let r = request(&f(&[
             ("action", "keep"),
             ("id", "mem_a"),
             ("others", "mem_b, mem_c"),
-        ]))
-        .unwrap();
-        let removed: Vec<String> = r
-            .into_iter()
-            .filter_map(|r| match r {
-                Request::Write {
-                    op: Op::Remove { old, .. },
-                } => Some(old),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(removed, ["mem_b", "mem_c"]);
-        let r = requests(&f(&[
-            ("action", "keep"),
-            ("id", "mem_a"),
-            ("others", "mem_b"),
+            ("store", "memory"),
+            ("hash", "ab"),
         ]))
         .unwrap();
         assert_eq!(
-            r.last(),
-            Some(&Request::Resolve {
-                id: "mem_a".into(),
-                keep: Keep::Both
-            })
+            r,
+            Request::Decide {
+                file: StoreFile::Memory,
+                sha256: "ab".into(),
+                decision: Decision::KeepOnly { id: "mem_a".into() }
+            }
         );
-        assert!(requests(&f(&[("action", "keep"), ("others", "mem_b")])).is_err());
-        assert!(requests(&f(&[("action", "keep"), ("others", "")])).is_err());
-        assert!(requests(&f(&[("action", "remove"), ("id", "mem_a")])).is_err());
+        let no_hash = f(&[("action", "keep"), ("id", "mem_a"), ("store", "memory")]);
+        assert!(request(&no_hash).is_err());
+        assert!(decision(&f(&[("action", "keep"), ("others", "mem_b")])).is_err());
+        assert!(decision(&f(&[("action", "remove"), ("id", "mem_a")])).is_err());
     }
 
     #[test]
-    fn each_resolution_is_one_request_of_its_id() {
+    fn each_resolution_is_one_decision_of_its_id() {
         for (action, keep) in [
             ("both", Keep::Both),
             ("live", Keep::Live),
             ("one", Keep::One),
         ] {
-            let r = requests(&f(&[("action", action), ("id", "mem_a")])).unwrap();
+            let r = decision(&f(&[("action", action), ("id", "mem_a")])).unwrap();
             assert_eq!(
                 r,
-                [Request::Resolve {
+                Decision::Resolve {
                     id: "mem_a".into(),
                     keep
-                }]
+                }
             );
-            assert!(requests(&f(&[("action", action)])).is_err());
+            assert!(decision(&f(&[("action", action)])).is_err());
         }
     }
 }
