@@ -35,8 +35,7 @@ pub(crate) mod owner;
 mod parse_cache;
 mod recall;
 mod results;
-mod review;
-mod root;
+pub(crate) mod root;
 mod runs;
 mod setup;
 mod skills;
@@ -88,7 +87,7 @@ pub use owner::Owner;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
 };
-pub use review::{
+pub use crate::review::io::{
     ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
     ReviewReport, RoutineStatus, StillVetoed, UndoReport,
 };
