@@ -3,7 +3,7 @@
 //! baseline), in the same run, alternating the two. Recall needs today's
 //! and yesterday's day log only and reads episodes.md from its end, so the
 //! ratio stays near 1; parsing the whole 60 MiB file once
-//! (`memdir::journal::parse`, what a recall did before) is shown beside.
+//! (`memdir::internals::journal::parse`, what a recall did before) is shown beside.
 //!
 //! Run with `cargo bench --bench daylog`.
 
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{Duration as Days, Utc};
 use criterion::Criterion;
-use memdir::{Owner, RecallOptions, Store};
+use memdir::api::types::{Owner, RecallOptions, Store};
 
 /// Sorted history of about `bytes` bytes ending two days ago, then
 /// yesterday's and today's sections.
@@ -101,7 +101,7 @@ fn main() {
         s.push(t.elapsed());
     }
     let t = Instant::now();
-    let parsed = memdir::journal::parse(&big_text).sections.len();
+    let parsed = memdir::internals::journal::parse(&big_text).sections.len();
     let whole = t.elapsed();
     let (b, s) = (median(&mut b), median(&mut s));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;

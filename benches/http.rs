@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use memdir::api::Who;
+use memdir::api::types::{Caller, Scope, Store};
 use memdir::api::{Request, Response};
-use memdir::{Caller, Scope, Store};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_memdir");

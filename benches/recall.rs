@@ -1,6 +1,6 @@
 //! Recall benchmark: `Owner::recall` over 300 facts (150 in MEMORY.md, 150 in
 //! USER.md: 300 facts pass one store's largest budget) with a 4,000-character
-//! query, against parsing the same stores once (`memdir::parse`) in the same
+//! query, against parsing the same stores once (`memdir::api::types::parse`) in the same
 //! run, alternating the two. A recall also counts itself: it takes the
 //! stats' own lock and replaces `.memdir/stats.json` atomically (not
 //! durably: the counts are derived data), so the figure is
@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
-use memdir::markdown::parse;
-use memdir::{RecallOptions, Scope, Store};
+use memdir::api::types::{RecallOptions, Scope, Store};
+use memdir::internals::markdown::parse;
 
 #[path = "common/recall_timing.rs"]
 mod recall_timing;

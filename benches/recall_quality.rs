@@ -42,10 +42,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use memdir::recall::embed::{Model, ModelFiles};
-use memdir::recall::fuse::{Fused, Fusion, Vectors, cosine};
-use memdir::recall::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator};
-use memdir::{RecallOptions, Scope, Store, entry_id};
+use memdir::api::types::{RecallOptions, Scope, Store, entry_id};
+use memdir::internals::recall::embed::{Model, ModelFiles};
+use memdir::internals::recall::fuse::{Fused, Fusion, Vectors, cosine};
+use memdir::internals::recall::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator};
 use serde_json::Value;
 
 #[path = "common/recall_timing.rs"]

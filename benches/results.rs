@@ -75,7 +75,7 @@ fn clean_tag(key: &[u8], workflow: &str, task: &str, sha256: &str) -> String {
     let mut mac = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
     for part in [
         "result-verdict",
-        memdir::scan::fingerprint(),
+        memdir::internals::scan::fingerprint(),
         workflow,
         task,
         sha256,
@@ -580,7 +580,7 @@ impl Large {
     }
 
     /// A get of `task`, returning its flagged spans.
-    fn get(&self, task: &str) -> Vec<memdir::FlaggedSpan> {
+    fn get(&self, task: &str) -> Vec<memdir::api::types::FlaggedSpan> {
         let owner = self.store.owner(OWNER).expect("owner");
         owner.results().get("wf", task).expect("get").flagged
     }

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use criterion::Criterion;
-use memdir::ReviewOptions;
-use memdir::{Scope, Store};
+use memdir::api::types::ReviewOptions;
+use memdir::api::types::{Scope, Store};
 use pulldown_cmark::{Options, Parser};
 
 const WORDS: &[&str] = &[
@@ -73,7 +73,7 @@ fn floor(dir: &Path) -> usize {
         n += 1;
     }
     let ep = std::fs::read_to_string(dir.join("episodes.md")).expect("read");
-    n += memdir::journal::parse(&ep).sections.len();
+    n += memdir::internals::journal::parse(&ep).sections.len();
     let results = dir.join("results").join("run-bench");
     for e in std::fs::read_dir(&results).expect("results") {
         let p = e.expect("entry").path();

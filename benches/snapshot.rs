@@ -6,7 +6,7 @@
 //!   event, with offsets), measured in the same run. The two alternate in one
 //!   loop so that machine noise hits both alike; the ratio of medians is
 //!   printed at the end (target: at most 3×).
-//! * `scan`: `memdir::scan` over 16, 32 and 64 KiB of prose and of adversarial
+//! * `scan`: `memdir::internals::scan` over 16, 32 and 64 KiB of prose and of adversarial
 //!   text, to show the time stays linear in the input, and over every fact
 //!   above one by one (`entries`: the warm cost of scanning ordinary entries,
 //!   as a snapshot with a cold scan cache or a write pays it).
@@ -18,9 +18,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use memdir::edit::used_chars;
-use memdir::scan::scan;
-use memdir::{Scope, Store};
+use memdir::api::types::{Scope, Store};
+use memdir::internals::edit::used_chars;
+use memdir::internals::scan::scan;
 use pulldown_cmark::{Options, Parser};
 
 const USER_FACTS: &[&str] = &[

@@ -26,8 +26,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+use memdir::api::types::{Caller, FactKind, Scope, Store};
 use memdir::api::{self, Request, Who};
-use memdir::{Caller, FactKind, Scope, Store};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_memdir");
@@ -233,7 +233,7 @@ fn agent_floor(root: &Path) -> usize {
             kind: Some(FactKind::Fact),
             status: None,
             all: true,
-            limit: Some(memdir::MAX_LIST_LIMIT),
+            limit: Some(memdir::api::types::MAX_LIST_LIMIT),
         },
     )
     .expect("list");

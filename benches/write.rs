@@ -37,8 +37,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode};
-use memdir::edit::used_chars;
-use memdir::{Owner, Scope, Store};
+use memdir::api::types::{Owner, Scope, Store};
+use memdir::internals::edit::used_chars;
 
 /// Characters of MEMORY.md in use before each measured write: 90% of 2,200.
 const FILL_CHARS: usize = 1_980;
@@ -108,7 +108,7 @@ fn main() {
     // First, before anything else in this process scans text: the cost of the
     // first scan, which builds the scanner's pattern table (once per process).
     let t = Instant::now();
-    black_box(memdir::scan::scan(&entry_text(0)));
+    black_box(memdir::internals::scan::scan(&entry_text(0)));
     let first_scan = t.elapsed();
     let load_before = loadavg();
 
@@ -556,10 +556,10 @@ fn process(c: &mut Criterion, bins: &Bins) -> Pairs {
 struct Parts {
     /// The first `scan` of a process: builds the pattern table.
     first_scan: Duration,
-    /// `memdir::parse` of the 90% file, median ns (timed between the tmpfs
+    /// `memdir::api::types::parse` of the 90% file, median ns (timed between the tmpfs
     /// library pairs where there is a tmpfs).
     parse_ns: f64,
-    /// `memdir::scan` of one entry text, warm, median ns.
+    /// `memdir::internals::scan` of one entry text, warm, median ns.
     scan_ns: f64,
     /// The library pairs on tmpfs: (memdir, floor) medians in ns.
     tmpfs: Option<(f64, f64)>,
@@ -604,7 +604,10 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
                 let mut five: Vec<f64> = (0..5)
                     .map(|_| {
                         let t = Instant::now();
-                        black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
+                        black_box(memdir::internals::markdown::parse(
+                            Scope::Memory,
+                            black_box(&src),
+                        ));
                         t.elapsed().as_nanos() as f64
                     })
                     .collect();
@@ -639,14 +642,17 @@ fn parts(first_scan: Duration, bins: &Bins) -> Parts {
     let parse_ns = tmpfs_parse.map(|(p, _)| p).unwrap_or_else(|| {
         median_ns(PROBE_ITERS * 5, || {
             let t = Instant::now();
-            black_box(memdir::markdown::parse(Scope::Memory, black_box(&src)));
+            black_box(memdir::internals::markdown::parse(
+                Scope::Memory,
+                black_box(&src),
+            ));
             t.elapsed()
         })
     });
     let text = entry_text(1);
     let scan_ns = median_ns(PROBE_ITERS * 5, || {
         let t = Instant::now();
-        black_box(memdir::scan::scan(black_box(&text)));
+        black_box(memdir::internals::scan::scan(black_box(&text)));
         t.elapsed()
     });
     let startup_ns = median_ns(PROBE_ITERS / 2, || {
@@ -803,12 +809,15 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
             ms(parts.startup_ns)
         );
         println!(
-            "  first memdir::scan           {}  (builds the scanner's pattern table, once per process)",
+            "  first memdir::internals::scan           {}  (builds the scanner's pattern table, once per process)",
             ms(parts.first_scan.as_nanos() as f64)
         );
-        println!("  memdir::parse, 90% file      {}", us(parts.parse_ns));
         println!(
-            "  memdir::scan, one entry      {}  (warm)",
+            "  memdir::api::types::parse, 90% file      {}",
+            us(parts.parse_ns)
+        );
+        println!(
+            "  memdir::internals::scan, one entry      {}  (warm)",
             us(parts.scan_ns)
         );
     }

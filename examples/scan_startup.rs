@@ -22,7 +22,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use memdir::scan::{MAX_SCAN_CHARS, scan};
+use memdir::internals::scan::{MAX_SCAN_CHARS, scan};
 
 const SHORT: &[&str] = &[
     "Prefers weekly summaries, no emojis",

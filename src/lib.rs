@@ -49,21 +49,21 @@
 //! # Where things are
 //!
 //! The modules are the layers (docs/ARCHITECTURE.md states what each may
-//! import). Pure, without I/O: [`model`] (ids, stores, metadata, callers,
-//! settings), [`markdown`] (parsing into entries with byte ranges; splicing
-//! is internal), [`scan`] (the threat and secret scanner), [`edit`] (the
-//! write operations and the budget rule), [`journal`] (the episodes.md
-//! format), [`memtool`] (Claude's memory tool: its commands, its view of a
-//! store and the new text turned into entry operations), [`recall`]
-//! (scoring and picking) and [`snapshot`] (rendering).
-//! The disk layer is internal: all file access goes through it. The store
-//! ties them together, and is reached through the types at the top of the
-//! crate: [`Store`], [`Owner`] with its curated stores, fact lifecycle, day
-//! log and recall, and its features' handles ([`Owner::runs`],
-//! [`Owner::reviews`], [`Owner::skills`], [`Owner::results`],
-//! [`Owner::hermes`]). [`api`] is the interface layer the command line and
-//! the servers use: one request/response model and one registry of error
-//! codes.
+//! import), all private to the crate. Pure, without I/O: `model` (ids,
+//! stores, metadata, callers, settings), `markdown` (parsing into entries
+//! with byte ranges, splicing), `scan` (the threat and secret scanner),
+//! `edit` (the write operations and the budget rule), `journal` (the
+//! episodes.md format), `memtool` (Claude's memory tool), `recall`
+//! (scoring and picking) and `snapshot` (rendering). The disk layer does
+//! all file access; the store ties them together.
+//!
+//! The library's face is small: [`Store`], [`Owner`] with its curated
+//! stores, fact lifecycle, day log and recall, and its features' handles
+//! ([`Owner::runs`], [`Owner::reviews`], [`Owner::skills`],
+//! [`Owner::results`], [`Owner::hermes`]); [`Error`] and its
+//! [`ErrorCode`]; and [`api`], the interface layer the command line and the
+//! servers use: one request/response model, one registry of error codes,
+//! and in [`api::types`] every type a method takes or answers.
 //!
 //! The on-disk format is described in `docs/FORMAT.md`.
 
@@ -74,75 +74,79 @@
 
 pub mod api;
 mod disk;
-pub mod edit;
+mod edit;
 mod error;
-#[cfg(any(test, feature = "fuzzing"))]
-#[doc(hidden)]
-pub mod fuzz;
+#[cfg(any(test, feature = "internals"))]
+mod fuzz;
 mod git;
-pub mod journal;
-pub mod markdown;
-pub mod memtool;
-pub mod merge;
-pub mod model;
+mod journal;
+mod markdown;
+mod memtool;
+mod merge;
+mod model;
 mod program;
-pub mod recall;
-pub mod review;
-pub mod scan;
-pub mod snapshot;
+mod recall;
+mod review;
+mod scan;
+mod snapshot;
 mod store;
 
-pub use edit::{Change, Op, OpKind, OpOutcome, Usage};
-pub use error::{EntryBrief, Error, ErrorCode, Hint, OtherOwners, Result};
-pub use model::{Caller, Scope, entry_id};
-pub use recall::{Recall, RecallOptions};
-pub use snapshot::Snapshot;
-// The store: the root, an owner and its features' handles, and what their
-// methods take and answer, feature by feature.
-pub use store::{
-    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Delegate, FileStamp, Owner, Run, RunOptions,
-    Store, limits,
-};
-// The curated stores and the fact lifecycle.
-pub use store::{
-    ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, Decided, Decision, EntryView, FactKind,
-    FactRow, FactStats, Keep, ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS,
-    Renewed, Status, StoreFile, StoreView, Transition, WriteOutcome,
-};
-// The day log and runs.
-pub use store::{
-    DEFAULT_SEARCH_LIMIT, DayOutcome, DayRow, EPISODES_FILE, MAX_RECALL_BLOCK_BYTES,
-    MAX_RECALL_QUERY_CHARS, MAX_RUN_RECALLS, RunHit, RunRecall, RunRecord, RunView, Runs,
-    SearchOptions,
-};
-// The daily review.
-pub use store::{
-    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, Reviews, RoutineStatus, StillVetoed, UndoReport,
-};
-// Learned skills.
-pub use store::{
-    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,
-};
-// Learnings: proposed by agents, approved by persons, in every snapshot.
-pub use store::{
-    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningOutcome,
-    LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT, PROPOSALS_FILE,
-};
-// SharedMemory results.
-pub use store::{
-    DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, PutOptions, PutOutcome, PutStatus,
-    RESULTS_DIR, ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved, TaskResult,
-    WorkflowResults,
-};
-// Hermes-style memories folders.
-pub use store::{
-    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile,
-    LeftOut,
-};
-// Memory folders in git (docs/GIT.md).
-pub use store::{
-    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, LogCommit, LogOptions, MERGE_DRIVER,
-    MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport, SyncedEntry, WatchedChange,
-    Watching, merge_file,
-};
+// The library's face: the interface layer and the entry points a program
+// that embeds memdir starts from. Every other type a method takes or
+// answers is named in `api::types`.
+pub use edit::{Change, Op};
+pub use error::{Error, ErrorCode, Result};
+pub use model::{Caller, Scope};
+pub use store::{Owner, RunOptions, Store};
+
+/// The library's inner layers, for the benches, the fuzz targets and the
+/// integration tests that measure or probe one layer alone: not part of
+/// the library's API, and compiled only with the `internals` feature.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    /// The property checks the fuzz targets call.
+    pub mod fuzz {
+        pub use crate::fuzz::*;
+    }
+    /// See [`crate::edit`].
+    pub mod edit {
+        pub use crate::edit::*;
+    }
+    /// See [`crate::journal`].
+    pub mod journal {
+        pub use crate::journal::*;
+    }
+    /// See [`crate::markdown`].
+    pub mod markdown {
+        pub use crate::markdown::*;
+    }
+    /// See [`crate::memtool`].
+    pub mod memtool {
+        pub use crate::memtool::*;
+    }
+    /// See [`crate::merge`].
+    pub mod merge {
+        pub use crate::merge::*;
+    }
+    /// See [`crate::model`].
+    pub mod model {
+        pub use crate::model::*;
+    }
+    /// See [`crate::recall`].
+    pub mod recall {
+        pub use crate::recall::*;
+    }
+    /// See [`crate::review`].
+    pub mod review {
+        pub use crate::review::*;
+    }
+    /// See [`crate::scan`].
+    pub mod scan {
+        pub use crate::scan::*;
+    }
+    /// See [`crate::snapshot`].
+    pub mod snapshot {
+        pub use crate::snapshot::*;
+    }
+}

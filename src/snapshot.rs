@@ -338,6 +338,7 @@ fn header(scope: Scope, used: usize, limit: usize) -> String {
 /// moves the cut), followed by a marker line saying how many entries were
 /// left out. Stores are separated by a blank line; the text ends with one
 /// LF.
+#[cfg(any(test, feature = "internals"))]
 pub fn render(stores: &[StoreInput<'_>]) -> Snapshot {
     let findings: Vec<Vec<Vec<Finding>>> = stores
         .iter()

@@ -7,9 +7,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use memdir::markdown::parse;
-use memdir::recall::{Bm25Scorer, Scorer};
-use memdir::{Owner, RecallOptions, Scope};
+use memdir::api::types::{Owner, RecallOptions, Scope};
+use memdir::internals::markdown::parse;
+use memdir::internals::recall::{Bm25Scorer, Scorer};
 
 /// Rounds of the alternated timing.
 pub const ROUNDS: usize = 60;

@@ -15,8 +15,8 @@ mod ui;
 
 use clap::CommandFactory;
 use memdir::api::errors::Surface;
+use memdir::api::types::{Error, Store};
 use memdir::api::{self, render};
-use memdir::{Error, Store};
 
 /// How a command failed.
 enum Failure {
@@ -332,13 +332,13 @@ fn login_link(
 }
 
 /// Writes an answer to standard output, where an agent may read it: only
-/// [`api::AgentText`], made from a guarded answer.
-fn print_agent(text: &api::AgentText) {
+/// [`api::guard::AgentText`], made from a guarded answer.
+fn print_agent(text: &api::guard::AgentText) {
     print_out(text.as_bytes());
 }
 
 /// Writes a person's raw read (`--raw`) to standard output.
-fn print_person(text: &api::PersonText) {
+fn print_person(text: &api::guard::PersonText) {
     print_out(text.as_bytes());
 }
 

@@ -2,4 +2,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| memdir::fuzz::markdown_splice(data));
+fuzz_target!(|data: &[u8]| memdir::internals::fuzz::markdown_splice(data));

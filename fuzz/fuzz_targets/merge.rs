@@ -2,4 +2,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| memdir::fuzz::merge(data));
+fuzz_target!(|data: &[u8]| memdir::internals::fuzz::merge(data));

@@ -18,10 +18,9 @@ mod preflight;
 pub mod render;
 mod runs;
 pub mod servers;
+pub mod types;
 
-pub use guard::{
-    AgentJson, AgentText, Guarded, JsonAnswer, PersonAnswer, PersonJson, PersonText, Plain,
-};
+use guard::{AgentText, Guarded, JsonAnswer, PersonAnswer};
 pub use model::{Request, Response, RunRef};
 pub use preflight::preflight;
 
@@ -62,6 +61,12 @@ impl Who {
     /// The owner this caller acts on.
     pub fn owner(&self, store: &Store) -> Result<Owner> {
         store.owner_as(&self.caller, self.named.as_deref())
+    }
+
+    /// The hashes of the owner's files a page renders forms from, as they
+    /// are now: what each form of [`Request::Decide`] carries back.
+    pub fn file_hashes(&self, store: &Store) -> Result<crate::store::FileHashes> {
+        self.owner(store)?.file_hashes()
     }
 }
 

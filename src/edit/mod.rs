@@ -20,13 +20,20 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 pub(crate) use budget::usage_line;
-pub use budget::{Budget, BudgetSource, MAX_BUDGET, MIN_BUDGET, Usage, render_entries, used_chars};
+pub use budget::{Budget, BudgetSource, Usage, render_entries, used_chars};
+// What only the benches, the fuzz targets and the tests name
+// (`memdir::internals`).
+#[cfg(any(test, feature = "internals"))]
+pub use budget::{MAX_BUDGET, MIN_BUDGET};
+#[cfg(any(test, feature = "internals"))]
 pub use check::MAX_TEXT_CHARS;
 pub(crate) use check::{briefs, candidate, check_controls, check_text, find, refuse_flagged};
 pub use check::{escape_controls, one_line};
 pub(crate) use context::EditContext;
 pub(crate) use revive::{Revival, revival};
-pub use veto::{Veto, Vetoes, fold};
+#[cfg(any(test, feature = "internals"))]
+pub use veto::fold;
+pub use veto::{Veto, Vetoes};
 
 use crate::error::{Error, Result};
 use crate::markdown::splice;

@@ -2,7 +2,8 @@
 //! panicking when a property of the module it exercises fails (not only
 //! when the module panics by itself).
 //!
-//! Compiled for tests and with the `fuzzing` feature only. The cargo-fuzz
+//! Compiled for tests and with the `internals` feature only
+//! (`memdir::internals::fuzz`). The cargo-fuzz
 //! crate under `fuzz/` calls these functions from its targets
 //! (`cargo +nightly fuzz run <target>`); the unit tests of this module run
 //! every input of the checked-in corpora (`fuzz/corpus/<target>/`) and the

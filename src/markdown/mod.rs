@@ -17,7 +17,7 @@ mod tests;
 
 pub use conflict::{Conflict, conflicts};
 pub use front_matter::FileSettings;
-pub use parse::{
-    BOM, Document, Entry, FrontMatter, META_PREFIX, Marker, parse, parse_over, parse_without_ids,
-};
+#[cfg(any(test, feature = "internals"))]
+pub use parse::FrontMatter;
+pub use parse::{BOM, Document, Entry, META_PREFIX, Marker, parse, parse_over, parse_without_ids};
 pub(crate) use parse::{line_end_with_eol, line_start, read_marker};

@@ -16,11 +16,14 @@ mod view;
 #[cfg(test)]
 mod tests;
 
-pub use diff::{Change, MAX_STORE_LINES, Plan, entry_key, plan};
+pub use diff::{Change, Plan, plan};
+#[cfg(any(test, feature = "internals"))]
+pub use diff::{MAX_STORE_LINES, entry_key};
 pub use view::{
-    Listed, MAX_VIEW_CHARS, MAX_VIEW_LINES, ViewEntry, entry_line, file_size, guard_lines, insert,
-    listing, numbered, snippet, str_replace,
+    Listed, ViewEntry, entry_line, guard_lines, insert, listing, numbered, snippet, str_replace,
 };
+#[cfg(any(test, feature = "internals"))]
+pub use view::{MAX_VIEW_CHARS, MAX_VIEW_LINES, file_size};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -284,6 +287,7 @@ impl Command {
     }
 
     /// The command's name, as the tool names it.
+    #[cfg(any(test, feature = "internals"))]
     pub fn name(&self) -> &'static str {
         match self {
             Command::View { .. } => "view",

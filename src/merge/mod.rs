@@ -32,6 +32,7 @@ mod text;
 use crate::markdown::BOM;
 use crate::model::{LEARNING_ID_SCOPE, Scope};
 
+#[cfg(any(test, feature = "internals"))]
 pub use pairing::{EDIT_SIMILARITY, MAX_PAIRS, similarity};
 
 /// What a file is, for a merge.
@@ -167,12 +168,14 @@ impl Merged {
 
 /// Merges three versions of a file whose kind is read from their content
 /// ([`Kind::sniff`]).
+#[cfg(any(test, feature = "internals"))]
 pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
     merge_as(Kind::sniff(base, ours, theirs), base, ours, theirs)
 }
 
 /// Merges three versions of the file at `path` (its kind from its name,
 /// else from the content).
+#[cfg(any(test, feature = "internals"))]
 pub fn merge_path(path: Option<&str>, base: &str, ours: &str, theirs: &str) -> Merged {
     let kind = path.and_then(Kind::of_path).unwrap_or_else(|| match path {
         Some(_) => Kind::Text,

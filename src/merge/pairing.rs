@@ -22,6 +22,7 @@ pub const EDIT_SIMILARITY: f64 = 0.4;
 pub const MAX_PAIRS: usize = 1_000_000;
 
 /// The similarity of two entry texts: [`jaccard`] of their [`term_set`]s.
+#[cfg(any(test, feature = "internals"))]
 pub fn similarity(a: &str, b: &str) -> f64 {
     jaccard(&term_set(a), &term_set(b))
 }

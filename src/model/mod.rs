@@ -11,15 +11,19 @@ pub(crate) mod time;
 
 pub use caller::{Caller, RunContext};
 pub use id::{
-    LEARNING_ID_SCOPE, MAX_ID_LEN, RESERVED_ROOT_NAMES, day_id, entry_id, fold_whitespace,
-    is_entry_id, is_reserved_root_name, validate_id, validate_new_id,
+    LEARNING_ID_SCOPE, day_id, entry_id, fold_whitespace, is_entry_id, validate_id, validate_new_id,
 };
-pub use machine::{MACHINE_CONFIG_FILE, MachineConfig, RecallConfig};
+#[cfg(any(test, feature = "internals"))]
+pub use id::{MAX_ID_LEN, RESERVED_ROOT_NAMES, is_reserved_root_name};
+#[cfg(any(test, feature = "internals"))]
+pub use machine::RecallConfig;
+pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
+#[cfg(any(test, feature = "internals"))]
+pub use meta::BadValue;
 pub use meta::{
-    ArchiveKind, BadValue, Meta, bad_values, created_at, fmt_time, is_live, parse_expires,
-    parse_time,
+    ArchiveKind, Meta, bad_values, created_at, fmt_time, is_live, parse_expires, parse_time,
 };
 pub use scope::{Origin, Scope};
-pub use settings::{
-    Budgets, Curation, ExpiryDays, FORMAT, GitSettings, REVIEW_AT, ReviewSettings, Settings,
-};
+#[cfg(any(test, feature = "internals"))]
+pub use settings::{Budgets, ExpiryDays, GitSettings};
+pub use settings::{Curation, FORMAT, REVIEW_AT, ReviewSettings, Settings};

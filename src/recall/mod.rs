@@ -18,11 +18,13 @@ mod score;
 pub(crate) mod select;
 mod similarity;
 
-pub use score::{
-    Bm25Scorer, CharEstimator, KEEP_THRESHOLD, ScoreError, Scored, Scorer, TokenEstimator, terms,
-};
+pub use score::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator, terms};
+#[cfg(any(test, feature = "internals"))]
+pub use score::{KEEP_THRESHOLD, ScoreError, Scored};
+#[cfg(any(test, feature = "internals"))]
 pub use select::{
-    MAX_DAY_TOKENS, MAX_QUERY_CHARS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, Recall, RecallOptions,
-    RecalledDayLine, RecalledFact, RecalledLearning, WIKI_HEADING,
+    MAX_DAY_TOKENS, MAX_RECALL_FACTS, MAX_RECALL_TOKENS, RecalledDayLine, RecalledLearning,
+    WIKI_HEADING,
 };
+pub use select::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact};
 pub use similarity::{jaccard, term_set};

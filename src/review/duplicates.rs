@@ -3,8 +3,10 @@
 //! least [`NEAR_DUPLICATE`] (near).
 
 use crate::model::fold_whitespace;
+#[cfg(any(test, feature = "internals"))]
 use crate::recall::{jaccard, term_set};
 
+#[cfg(any(test, feature = "internals"))]
 use super::NEAR_DUPLICATE;
 
 /// The numbers a text holds (runs of digits, with `.` `,` inside), sorted.
@@ -55,11 +57,13 @@ pub(super) fn folded(text: &str) -> String {
 
 /// Whether two texts are near-duplicates: the same numbers, as many
 /// negations, and a similarity of at least [`NEAR_DUPLICATE`].
+#[cfg(any(test, feature = "internals"))]
 pub fn near_duplicate(a: &str, b: &str) -> bool {
     near_duplicate_at(a, b, NEAR_DUPLICATE)
 }
 
 /// [`near_duplicate`] at threshold `t` (for the calibration).
+#[cfg(any(test, feature = "internals"))]
 pub fn near_duplicate_at(a: &str, b: &str, t: f64) -> bool {
     numbers(a) == numbers(b)
         && negations(a) == negations(b)
@@ -68,6 +72,7 @@ pub fn near_duplicate_at(a: &str, b: &str, t: f64) -> bool {
 
 /// The similarity [`near_duplicate`] weighs (0 when the numbers or the
 /// negations differ).
+#[cfg(any(test, feature = "internals"))]
 pub fn duplicate_similarity(a: &str, b: &str) -> f64 {
     if numbers(a) != numbers(b) || negations(a) != negations(b) {
         return 0.0;

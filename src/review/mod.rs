@@ -39,9 +39,15 @@ pub mod routine;
 #[cfg(test)]
 mod tests;
 
-pub use apply::{StoreEdit, apply_to_doc, apply_to_store};
+pub use apply::{apply_to_doc, apply_to_store};
+pub use planner::{lift_ids, plan};
+// What only the benches and the tests name (`memdir::internals`).
+#[cfg(any(test, feature = "internals"))]
+pub use apply::StoreEdit;
+#[cfg(any(test, feature = "internals"))]
 pub use duplicates::{duplicate_similarity, near_duplicate, near_duplicate_at};
-pub use planner::{lift_ids, merge_copies, plan, settle_twin};
+#[cfg(any(test, feature = "internals"))]
+pub use planner::{merge_copies, settle_twin};
 
 /// The least similarity (Jaccard index of recall's term sets) at which two
 /// facts of one store with the same numbers and the same negations are

@@ -50,6 +50,28 @@ impl StoreFile {
     }
 }
 
+/// The SHA-256 (hex) of each file a page renders forms from, as read: what
+/// each form carries back with its [`Decision`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileHashes {
+    /// `MEMORY.md`'s.
+    pub memory: String,
+    /// `USER.md`'s.
+    pub user: String,
+    /// `archive.md`'s.
+    pub archive: String,
+}
+
+/// [`Owner::file_hashes`].
+pub(crate) fn file_hashes(owner: &Owner) -> Result<FileHashes> {
+    let h = |f: StoreFile| super::stamps::sha256(owner, f.name());
+    Ok(FileHashes {
+        memory: h(StoreFile::Memory)?,
+        user: h(StoreFile::User)?,
+        archive: h(StoreFile::Archive)?,
+    })
+}
+
 /// What a person decided, each as its request of its own does it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]

@@ -12,8 +12,7 @@ use super::{
     DayOutcome, DueOutcome, HermesExport, HermesImport, ImportOptions, Owner, PutOptions,
     PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport,
     RoutineStatus, RunHit, RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow,
-    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, runs,
-    skills,
+    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, runs, skills,
 };
 use crate::error::Result;
 use crate::review::io as review;

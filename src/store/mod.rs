@@ -50,10 +50,14 @@ use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
 pub use crate::git::MERGE_DRIVER;
+pub use crate::review::io::{
+    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
+    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
+};
 pub use check::{CheckReport, Finding, Severity};
 pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
-pub use decide::{Decided, Decision, StoreFile};
+pub use decide::{Decided, Decision, FileHashes, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
 pub use files::learnings::{
@@ -86,10 +90,6 @@ pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
-};
-pub use crate::review::io::{
-    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
 };
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
@@ -363,6 +363,13 @@ impl Owner {
     /// ([`Error::StoreChanged`](crate::Error)).
     pub fn decide(&self, file: StoreFile, sha256: &str, decision: Decision) -> Result<Decided> {
         decide::decide(self, file, sha256, decision)
+    }
+
+    /// The SHA-256 (hex) of `MEMORY.md`, `USER.md` and `archive.md` as they
+    /// are now (of no bytes for a missing one): what a page's forms carry
+    /// for [`Owner::decide`].
+    pub fn file_hashes(&self) -> Result<FileHashes> {
+        decide::file_hashes(self)
     }
 
     /// Lists the owner's memories, newest first.

@@ -112,7 +112,7 @@ impl Run {
     /// A read-only handle for a delegate (fan-out child) of this run.
     ///
     /// ```compile_fail
-    /// # fn f(run: &memdir::Run) {
+    /// # fn f(run: &memdir::api::types::Run) {
     /// let child = run.delegate();
     /// child.add(memdir::Scope::Memory, "children never write"); // no such method
     /// # }

@@ -401,7 +401,10 @@ fn the_binary_is_a_crate_of_its_own_on_the_library() {
 fn the_library_s_stateful_layers_are_private_modules() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
-    for private in ["store", "disk", "git", "program", "error"] {
+    for private in [
+        "store", "disk", "git", "program", "error", "edit", "journal", "markdown", "memtool",
+        "merge", "model", "recall", "review", "scan", "snapshot",
+    ] {
         assert!(
             lib.contains(&format!("\nmod {private};\n")),
             "src/lib.rs declares `mod {private};` (private)"
@@ -425,6 +428,135 @@ fn the_library_s_stateful_layers_are_private_modules() {
             rel.display()
         );
     }
+}
+
+/// Where the binary reaches past `api` into the library: a `memdir::` path
+/// (outside a string) to anything but `memdir::api`, or a call of the
+/// store's own hashing and stamping (`file_sha256`, `stamps`), which are
+/// the library's business behind a request.
+fn past_api(code: &str) -> Vec<String> {
+    let path = Regex::new(r#"(^|[^"\w:])memdir::(\w+)"#).expect("regex");
+    let mut out: Vec<String> = path
+        .captures_iter(code)
+        .filter_map(|c| c.get(2))
+        .map(|m| m.as_str())
+        .filter(|m| *m != "api")
+        .map(|m| format!("memdir::{m}"))
+        .collect();
+    for call in [".file_sha256(", ".stamps("] {
+        if code.contains(call) {
+            out.push(call.to_owned());
+        }
+    }
+    out
+}
+
+/// The binary imports the library's `api` (and the model and error types it
+/// re-exports, in `api::types`) and nothing else of the library.
+#[test]
+fn the_binary_imports_the_library_s_api_alone() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut found = Vec::new();
+    for rel in sources(&root.join("bin/src")) {
+        let text = std::fs::read_to_string(root.join("bin/src").join(&rel)).expect("source");
+        for p in past_api(&code(&text)) {
+            found.push(format!("{}: {p}", rel.display()));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the binary past `api`:\n{}",
+        found.join("\n")
+    );
+    assert_eq!(
+        past_api(
+            "use memdir::api::types::Store;\nlet x = memdir::Store::open(p);\nowner.file_sha256(\"MEMORY.md\")"
+        ),
+        ["memdir::Store", ".file_sha256("]
+    );
+    assert!(past_api("tracing::info!(target: \"memdir::request\")").is_empty());
+}
+
+/// The names a file declares or re-exports at its top level as public
+/// (`pub use a::{B, C as D}` counts B and D; `pub mod`, `pub fn`, `pub
+/// struct`, …, one each), leaving out an item behind
+/// `#[cfg(feature = "internals")]` (the doc-hidden inner layers).
+fn public_names(src: &str) -> Vec<String> {
+    let code = code(src);
+    let item = Regex::new(
+        r"^pub (?:mod|fn|struct|enum|trait|const|static|type|union) ([A-Za-z_][A-Za-z0-9_]*)",
+    )
+    .expect("regex");
+    let mut names = Vec::new();
+    let mut lines = code.lines().peekable();
+    let mut hidden = false;
+    while let Some(line) = lines.next() {
+        if line.starts_with("#[cfg(feature = \"internals\")]") {
+            hidden = true;
+            continue;
+        }
+        if line.starts_with("#[") {
+            continue;
+        }
+        let skip = std::mem::take(&mut hidden);
+        if let Some(rest) = line.strip_prefix("pub use ") {
+            let mut stmt = rest.to_owned();
+            while !stmt.contains(';') {
+                match lines.next() {
+                    Some(l) => stmt.push_str(l),
+                    None => break,
+                }
+            }
+            if skip {
+                continue;
+            }
+            let stmt = stmt.split(';').next().unwrap_or("");
+            let leaves = match (stmt.find('{'), stmt.rfind('}')) {
+                (Some(a), Some(b)) => stmt[a + 1..b].to_owned(),
+                _ => stmt.to_owned(),
+            };
+            for leaf in leaves.split(',').map(str::trim).filter(|l| !l.is_empty()) {
+                let name = leaf.rsplit(" as ").next().unwrap_or(leaf);
+                let name = name.rsplit("::").next().unwrap_or(name);
+                names.push(name.trim().to_owned());
+            }
+        } else if let Some(c) = item.captures(line) {
+            if !skip {
+                names.push(c[1].to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The library's public face, the names at the crate root and in `api`,
+/// is at most 40; the layers below (`store`, `edit`, `scan`, …) are
+/// private to the crate, reached by the benches, the fuzz targets and the
+/// tests through the doc-hidden `internals` behind a feature of that name.
+#[test]
+fn the_library_s_public_face_is_at_most_forty_names() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
+    let api = std::fs::read_to_string(root.join("src/api/mod.rs")).expect("src/api/mod.rs");
+    let (top, inner) = (public_names(&lib), public_names(&api));
+    let face = top.len() + inner.len();
+    assert!(
+        face <= 40,
+        "{face} public names: the root's {top:?} and api's {inner:?}"
+    );
+    assert!(top.contains(&"api".to_owned()) && top.contains(&"Store".to_owned()));
+    let layer = Regex::new(r"(?m)^pub mod (\w+)").expect("regex");
+    let lib_code = code(&lib);
+    let public: Vec<&str> = layer
+        .captures_iter(&lib_code)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str())
+        .filter(|m| *m != "api" && *m != "internals")
+        .collect();
+    assert!(public.is_empty(), "public layers: {public:?}");
+    // The count, on a planted file.
+    let planted = "pub mod api;\nmod store;\npub use store::{A, B as C,\n    D};\n#[cfg(feature = \"internals\")]\n#[doc(hidden)]\npub mod internals {}\npub fn f() {}\n";
+    assert_eq!(public_names(planted), ["api", "A", "C", "D", "f"]);
 }
 
 /// The checker finds what it is there to find: an upward import, an import
@@ -476,7 +608,10 @@ fn the_checker_catches_what_it_should() {
     // A module whose row does no I/O of its own opening a file itself.
     let reads = files(&[
         ("low", "fn f() { std::fs::read_to_string(p); }"),
-        ("low::io", "fn g(f: std::fs::File) { Command::new(\"sh\"); }"),
+        (
+            "low::io",
+            "fn g(f: std::fs::File) { Command::new(\"sh\"); }",
+        ),
         ("disk", "fn h() { std::fs::read(p); }"),
     ]);
     let found = direct_io(doc, &reads, &BTreeSet::new());

@@ -67,7 +67,7 @@ fn memdir_never_writes_a_store_it_would_refuse_to_read() {
         O,
         &[
             "archive",
-            &memdir::entry_id("memory", "third"),
+            &memdir::api::types::entry_id("memory", "third"),
             "--reason",
             "curating",
         ],

@@ -129,7 +129,7 @@ fn hand_edited() -> Sandbox {
 
 /// The id the entry holding `FLAGGED[0]` has.
 fn flagged_id() -> String {
-    memdir::entry_id("memory", FLAGGED[0])
+    memdir::api::types::entry_id("memory", FLAGGED[0])
 }
 
 /// What an answer must not hold, and the placeholder it holds instead.

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::util::{self, BIN, Sandbox, run_cmd, store_entries, temp_files, tree};
-use memdir::entry_id;
+use memdir::api::types::entry_id;
 use serde_json::{Value, json};
 
 const O: &str = "agt_1";
@@ -1075,7 +1075,10 @@ fn invalid_utf8_is_never_rewritten() {
 #[test]
 fn a_file_too_large_is_never_grown() {
     let s = Sandbox::new();
-    let big = format!("- {}\n", "a".repeat(memdir::MAX_FILE_BYTES as usize));
+    let big = format!(
+        "- {}\n",
+        "a".repeat(memdir::api::types::MAX_FILE_BYTES as usize)
+    );
     s.write(O, "USER.md", &big);
     let stderr = s
         .run(&["--owner", O, "add", "x", "--to", "user"])

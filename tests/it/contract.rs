@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::util::{Sandbox, tree};
-use memdir::entry_id;
+use memdir::api::types::entry_id;
 
 const O: &str = "agt_1";
 

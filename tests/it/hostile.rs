@@ -176,7 +176,7 @@ fn a_symlink_swapped_in_for_the_owner_folder_never_redirects_a_write() {
     }
     let expected: Vec<String> = (0..60)
         .map(|i| format!("fact number {i}"))
-        .filter(|t| acknowledged.contains(&memdir::entry_id("memory", t)))
+        .filter(|t| acknowledged.contains(&memdir::api::types::entry_id("memory", t)))
         .collect();
     assert_eq!(expected.len(), acknowledged.len());
     for t in &expected {
@@ -291,7 +291,7 @@ fn persons_are_bound_to_operating_system_users() {
             O,
             "--json",
             "veto",
-            &memdir::entry_id("memory", "a fact"),
+            &memdir::api::types::entry_id("memory", "a fact"),
         ])
     };
     std::fs::write(

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use memdir::entry_id;
-use memdir::model::day_id;
+use memdir::api::types::entry_id;
+use memdir::internals::model::day_id;
 use serde_json::Value;
 
 use crate::util::Sandbox;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use memdir::merge::{self, Kind};
-use memdir::model::Scope;
+use memdir::internals::merge::{self, Kind};
+use memdir::internals::model::Scope;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;

@@ -2,7 +2,7 @@
 //! least `KEEP_THRESHOLD`, every `must_not` fact scores below it.
 //! Set `RECALL_DEBUG=1` to print every score.
 
-use memdir::recall::{Bm25Scorer, KEEP_THRESHOLD, Scorer};
+use memdir::internals::recall::{Bm25Scorer, KEEP_THRESHOLD, Scorer};
 use std::time::{Duration, Instant};
 
 use crate::common::load;

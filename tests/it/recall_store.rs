@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use memdir::{Op, RecallOptions, Scope, Store};
+use memdir::api::types::{Op, RecallOptions, Scope, Store};
 
 use crate::common::{Case, load};
 
@@ -202,7 +202,7 @@ fn store_recall_skips_expired_and_archived_facts() {
     for (i, fact) in case.facts.iter().enumerate() {
         if i == case.must[0] {
             // Written after the others, by hand: a save refuses a past expiry.
-            ids.push(memdir::entry_id("memory", fact));
+            ids.push(memdir::api::types::entry_id("memory", fact));
             continue;
         }
         let out = owner

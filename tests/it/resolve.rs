@@ -51,8 +51,8 @@ fn conflict_pair(s: &Sandbox) -> (String, String) {
     }
     append(s, &lines);
     (
-        memdir::entry_id("memory", "The gateway times out after 30 seconds"),
-        memdir::entry_id("memory", "The gateway times out after 60 seconds"),
+        memdir::api::types::entry_id("memory", "The gateway times out after 30 seconds"),
+        memdir::api::types::entry_id("memory", "The gateway times out after 60 seconds"),
     )
 }
 

@@ -147,7 +147,7 @@ fn owner_ids_that_are_the_roots_own_names_are_invalid_and_create_nothing() {
     let s = Sandbox::new();
     s.run(&["init"]).ok();
     let before = tree(&s.root);
-    let reserved = memdir::model::RESERVED_ROOT_NAMES;
+    let reserved = memdir::internals::model::RESERVED_ROOT_NAMES;
     let mut names: Vec<String> = Vec::new();
     for n in reserved {
         names.push(n.to_owned());

@@ -8,7 +8,7 @@
 //!
 //! `cargo test --test it scan_corpus -- --nocapture` prints the figures per part and per class.
 
-use memdir::scan::{Family, pattern_list, scan};
+use memdir::internals::scan::{Family, pattern_list, scan};
 
 fn load(name: &str) -> Vec<serde_json::Value> {
     let path = format!(

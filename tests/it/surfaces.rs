@@ -86,7 +86,7 @@ fn reseed(s: &Sandbox) {
 }
 
 fn id(scope: &str, text: &str) -> String {
-    memdir::entry_id(scope, text)
+    memdir::api::types::entry_id(scope, text)
 }
 
 // ---------------------------------------------------------------------------

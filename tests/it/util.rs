@@ -455,7 +455,7 @@ impl Sandbox {
         ));
         std::fs::write(&p, src).expect("write file");
         let scope = if file == "USER.md" { "user" } else { "memory" };
-        memdir::entry_id(scope, text)
+        memdir::api::types::entry_id(scope, text)
     }
 
     /// Appends to `<root>/<owner>/<file>` a live fact saved `ago` seconds
@@ -472,7 +472,7 @@ impl Sandbox {
         ));
         std::fs::write(&p, src).expect("write file");
         let scope = if file == "USER.md" { "user" } else { "memory" };
-        memdir::entry_id(scope, text)
+        memdir::api::types::entry_id(scope, text)
     }
 }
 

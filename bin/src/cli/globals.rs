@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use memdir::Caller;
 use memdir::api::Who;
+use memdir::api::types::Caller;
 
 use super::Cli;
 

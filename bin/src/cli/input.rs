@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use memdir::api::types::{Error, PutOptions, Store};
 use memdir::api::{self, Response, Who};
-use memdir::{Error, PutOptions, Store};
 
 /// Reads all of standard input as text (a batch).
 pub(super) fn read_stdin() -> Result<String, Error> {
@@ -45,7 +45,7 @@ pub(super) fn put_streamed(
     ids: (&str, &str),
     options: &PutOptions,
     file: Option<&Path>,
-) -> Result<memdir::api::Guarded<Response>, Error> {
+) -> Result<memdir::api::guard::Guarded<Response>, Error> {
     let (mut reader, name) = open_content(file)?;
     let source = name.display().to_string();
     match api::put_result_from(store, who, ids, options, &mut reader, &source) {

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
+use memdir::api::types::{Error, Keep, Op, PutOptions, Store};
 use memdir::api::{self, Request, Response, RunRef, Who};
-use memdir::{Error, Keep, Op, PutOptions, Store};
 
 use super::input::{put_streamed, read_content, read_stdin};
 use super::tree::*;
@@ -14,9 +14,9 @@ use super::tree::*;
 /// person's raw read (`--raw`).
 pub enum Answer {
     /// Through [`api::execute`].
-    Guarded(api::Guarded<Response>),
+    Guarded(api::guard::Guarded<Response>),
     /// Through [`api::raw`]: only a person's `--raw`.
-    Person(api::PersonAnswer),
+    Person(api::guard::PersonAnswer),
 }
 
 /// The answer to `command` for `who`: a result's put streamed from its
@@ -262,7 +262,7 @@ fn request(command: Ask) -> Result<Request, Error> {
                 ..
             } => {
                 // Read at most one byte past what a skill's file may hold.
-                let limit = memdir::limits::SKILL_FILE_BYTES;
+                let limit = memdir::api::types::limits::SKILL_FILE_BYTES;
                 let bytes = read_content(from.as_deref(), limit).map_err(|e| match e {
                     Error::ResultTooLarge { bytes, limit } => Error::SkillTooLarge {
                         what: "source",

@@ -4,9 +4,9 @@
 use std::io::Read;
 
 use clap::Subcommand;
-use memdir::Error;
 use memdir::api::Request;
-use memdir::memtool::MAX_INPUT_BYTES;
+use memdir::api::types::Error;
+use memdir::api::types::MAX_INPUT_BYTES;
 
 /// `memdir tool memory`: a model's tool, one call.
 #[derive(Debug, Subcommand)]

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clap::Subcommand;
-use memdir::Scope;
-use memdir::{FactKind, Status};
+use memdir::api::types::Scope;
+use memdir::api::types::{FactKind, Status};
 
 /// What `memdir batch --help` ends with.
 const BATCH_FORMAT: &str = r#"Standard input: a JSON array of operations, applied in order, all or none:

@@ -2,8 +2,8 @@
 //! as the value it expected.
 
 use chrono::NaiveDate;
-use memdir::Scope;
-use memdir::{FactKind, Status};
+use memdir::api::types::Scope;
+use memdir::api::types::{FactKind, Status};
 
 /// `-`, standard input (the one value `--from`'s place takes besides a file).
 pub(super) fn parse_dash(s: &str) -> Result<String, String> {

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Fail, json_response};
-use memdir::api::{self, JsonAnswer};
+use memdir::api::{self, guard::JsonAnswer};
 
 /// A route's typed query `T` (`Args(q): Args<Common>`), parsed from the
 /// query string by [`query`].
@@ -97,7 +97,7 @@ pub(super) enum Format {
 /// The One API's `format`: json (default), yaml, markdown or text.
 ///
 /// One of the two sinks of an answer's body ([`ok`] the other): it takes
-/// only [`JsonAnswer`], guarded JSON ([`api::AgentJson`]) or a person's raw
+/// only [`JsonAnswer`], guarded JSON ([`api::guard::AgentJson`]) or a person's raw
 /// read.
 pub(super) fn formatted(
     status: u16,
@@ -191,12 +191,12 @@ pub(super) fn as_fields(v: &Value) -> String {
 /// surface carries `used` and `limit` as numbers (the command line's
 /// `usage` object has them too).
 /// The program's own JSON around guarded parts, through the scanner: every
-/// string of it passes ([`api::AgentJson::checked`]).
-pub(super) fn checked(v: Value) -> api::AgentJson {
-    api::AgentJson::checked(v, "the answer")
+/// string of it passes ([`api::guard::AgentJson::checked`]).
+pub(super) fn checked(v: Value) -> api::guard::AgentJson {
+    api::guard::AgentJson::checked(v, "the answer")
 }
 
-pub(super) fn budget(u: &memdir::Usage) -> Value {
+pub(super) fn budget(u: &memdir::api::types::Usage) -> Value {
     json!({"used": u.used, "limit": u.limit})
 }
 

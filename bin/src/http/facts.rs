@@ -6,9 +6,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Transport;
+use memdir::api::types::{Error, Keep, Op, Scope};
+use memdir::api::types::{FactKind, Status};
 use memdir::api::{self, Request, Response as Answer, render};
-use memdir::{Error, Keep, Op, Scope};
-use memdir::{FactKind, Status};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -30,7 +30,11 @@ struct SaveBody {
 
 /// A memory's row as `list` shows it, found by id: through the door
 /// (`api::execute`), guarded as every list.
-pub(super) fn row(store: &memdir::Store, who: &api::Who, id: &str) -> Result<Option<Value>, Error> {
+pub(super) fn row(
+    store: &memdir::api::types::Store,
+    who: &api::Who,
+    id: &str,
+) -> Result<Option<Value>, Error> {
     let rows = api::execute(
         store,
         who,
@@ -38,7 +42,7 @@ pub(super) fn row(store: &memdir::Store, who: &api::Who, id: &str) -> Result<Opt
             kind: None,
             status: None,
             all: true,
-            limit: Some(memdir::MAX_LIST_LIMIT),
+            limit: Some(memdir::api::types::MAX_LIST_LIMIT),
         },
     )?;
     let rows = render::json(&rows).into_value();
@@ -104,7 +108,7 @@ pub(super) async fn day(
     let b: DayBody = parse("day", &body)?;
     let v = app
         .call(headers, b.agent_id, move |store, who| {
-            if let memdir::Caller::Person(p) = &who.caller {
+            if let memdir::api::types::Caller::Person(p) = &who.caller {
                 return Err(Error::DayAgentOnly { person: p.clone() }.into());
             }
             let line = b.line.ok_or(Error::Required {

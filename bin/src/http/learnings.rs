@@ -8,8 +8,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::{Caller, Error};
 use memdir::api::{self, Request, Response as Answer, render};
-use memdir::{Caller, Error};
 use serde::Deserialize;
 
 use super::answer::{ok, parse};

@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use memdir::Caller;
 use memdir::api::errors::Transport;
+use memdir::api::types::Caller;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Calls of one owner on the blocking pool at once, at most.

@@ -41,7 +41,7 @@ use axum::response::{IntoResponse, Response};
 use memdir::api::Who;
 use memdir::api::errors::{ErrorBody, Surface, Transport, envelope};
 use memdir::api::servers::Opener;
-use memdir::{Caller, Deadline, Error, ErrorCode, Store};
+use memdir::api::types::{Caller, Deadline, Error, ErrorCode, Store};
 use serde_json::Value;
 
 /// The largest body of every route but a result's `PUT`.

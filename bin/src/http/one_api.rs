@@ -7,9 +7,9 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
 use memdir::api::servers::ForgetKey;
+use memdir::api::types::{Error, Op, Scope};
+use memdir::api::types::{PutOptions, PutStatus};
 use memdir::api::{self, Request, Response as Answer, render};
-use memdir::{Error, Op, Scope};
-use memdir::{PutOptions, PutStatus};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -24,7 +24,7 @@ pub(super) async fn snapshot(
     let v = app
         .call(headers, q.agent_id, |store, who| {
             let r = api::execute(store, who, Request::Snapshot)?;
-            Ok(api::AgentJson::from_guarded(&r, |r| match r {
+            Ok(api::guard::AgentJson::from_guarded(&r, |r| match r {
                 Answer::Snapshot(s) => {
                     json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes})
                 }
@@ -151,7 +151,7 @@ pub(super) async fn forget(
             b.common.agent_id.or(fq.agent_id),
             move |store, who| {
                 let r = api::execute(store, who, Request::Forget { key })?;
-                Ok(api::AgentJson::from_guarded(&r, |r| match r {
+                Ok(api::guard::AgentJson::from_guarded(&r, |r| match r {
                     Answer::Written(w) => json!({
                         "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
                         "usage": w.usage.text, "budget": budget(&w.usage),

@@ -17,8 +17,8 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::{Transport, envelope};
+use memdir::api::types::{Caller, Error};
 use memdir::api::{self, Request, render};
-use memdir::{Caller, Error};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

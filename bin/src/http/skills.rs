@@ -4,7 +4,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::Error;
+use memdir::api::types::Error;
 use memdir::api::{self, Request, Response as Answer, render};
 use serde::Deserialize;
 

@@ -6,7 +6,7 @@
 //! ("content is required for remember", "action must be one of: …").
 
 use memdir::api::args::from_value;
-use memdir::{FactKind, Keep, Scope, Status};
+use memdir::api::types::{FactKind, Keep, Scope, Status};
 use rmcp::schemars;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -4,8 +4,8 @@
 //! and when recall sees it.
 
 use memdir::api::errors::Surface;
-use memdir::api::{self, AgentText, Guarded, Request, Response, RunRef, Who, render};
-use memdir::{Error, Op, OpKind, Scope, Store};
+use memdir::api::types::{Error, Op, OpKind, Scope, Store};
+use memdir::api::{self, Request, Response, RunRef, Who, guard::AgentText, guard::Guarded, render};
 use rmcp::model::CallToolResult;
 
 use super::args::{MemoryCall, Operation, Remember};
@@ -111,10 +111,10 @@ fn sentence(r: &Response, in_run: bool) -> String {
 
 /// The sentence a `propose` answers with: what became of the text, and
 /// when agents see it.
-fn proposed(o: &memdir::LearningOutcome) -> String {
+fn proposed(o: &memdir::api::types::LearningOutcome) -> String {
     let id = &o.learning.id;
     match o.learning.status {
-        memdir::LearningStatus::Approved => format!(
+        memdir::api::types::LearningStatus::Approved => format!(
             "Already approved as {id} (LEARNINGS.md {}); every agent's next snapshot shows it.\n",
             o.usage.text
         ),
@@ -214,7 +214,7 @@ pub fn memory_action(
             limit,
         } => Request::List {
             kind,
-            all: status == Some(memdir::Status::Archived),
+            all: status == Some(memdir::api::types::Status::Archived),
             status,
             limit,
         },

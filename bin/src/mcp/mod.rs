@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use memdir::api::errors::Surface;
 use memdir::api::servers::{self, Opener};
+use memdir::api::types::{Caller, Error, Scope, Store};
 use memdir::api::{self, Request, Response, RunRef, Who, render};
-use memdir::{Caller, Error, Scope, Store};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -58,10 +58,10 @@ pub struct Server {
     tool_router: ToolRouter<Server>,
 }
 
-/// A tool's answer: text an agent may read ([`api::AgentText`], made from
+/// A tool's answer: text an agent may read ([`api::guard::AgentText`], made from
 /// a guarded answer or by the scanner), marked as an error or not. The one
 /// sink of the tools.
-fn answer(text: api::AgentText, error: bool) -> CallToolResult {
+fn answer(text: api::guard::AgentText, error: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text.text().into_owned())];
     if error {
         CallToolResult::error(content)
@@ -71,7 +71,7 @@ fn answer(text: api::AgentText, error: bool) -> CallToolResult {
 }
 
 /// The rendering of a guarded response as text, with its warnings.
-fn rendered(r: &api::Guarded<Response>) -> api::AgentText {
+fn rendered(r: &api::guard::Guarded<Response>) -> api::guard::AgentText {
     let out = render::render_on(r, false, Surface::Mcp);
     let mut text = out.stdout;
     text.push(&out.warnings);
@@ -80,8 +80,8 @@ fn rendered(r: &api::Guarded<Response>) -> api::AgentText {
 
 /// A refusal or note of the server's own, worded from the caller's
 /// arguments: through the scanner.
-fn said(text: String) -> api::AgentText {
-    api::AgentText::checked(&text, "the server's answer")
+fn said(text: String) -> api::guard::AgentText {
+    api::guard::AgentText::checked(&text, "the server's answer")
 }
 
 /// `result` with `warning: …` lines in front (an owner named in the call
@@ -121,10 +121,14 @@ fn in_run(who: &Who, run: Option<&RunRef>, request: Request) -> Request {
 
 /// The snapshot `recall` answers: the run's frozen one inside a run, else
 /// rendered now.
-fn snapshot_text(store: &Store, who: &Who, run: Option<&RunRef>) -> Result<api::AgentText, Error> {
+fn snapshot_text(
+    store: &Store,
+    who: &Who,
+    run: Option<&RunRef>,
+) -> Result<api::guard::AgentText, Error> {
     let text = match (run, &who.caller) {
         // A person's server started with `--run` reads the run's snapshot.
-        (Some(RunRef::Id(run_id)), Caller::Person(_)) => api::AgentText::from_guarded(
+        (Some(RunRef::Id(run_id)), Caller::Person(_)) => api::guard::AgentText::from_guarded(
             &api::execute(
                 store,
                 who,
@@ -137,7 +141,7 @@ fn snapshot_text(store: &Store, who: &Who, run: Option<&RunRef>) -> Result<api::
                 _ => String::new(),
             },
         ),
-        _ => api::AgentText::from_guarded(
+        _ => api::guard::AgentText::from_guarded(
             &api::execute(store, who, in_run(who, run, Request::Snapshot))?,
             |r| match r {
                 Response::Snapshot(s) => s.text.clone(),

@@ -2,8 +2,8 @@
 //! through `api::execute` as the command line's `result` commands.
 
 use memdir::api::errors::Surface;
+use memdir::api::types::{ErrorCode, Store};
 use memdir::api::{self, Request, Response, Who, render};
-use memdir::{ErrorCode, Store};
 use rmcp::model::CallToolResult;
 
 use super::args::PutResultArgs;
@@ -28,7 +28,7 @@ pub fn get_result(
         Ok(r) if matches!(&*r, Response::Result(_)) => answer(render::result_tool_text(&r), false),
         Ok(other) => answer(rendered(&other), false),
         Err(e) if e.code() == ErrorCode::NotReady => answer(
-            api::AgentText::program("not ready: still running, poll"),
+            api::guard::AgentText::program("not ready: still running, poll"),
             false,
         ),
         Err(e) => answer(render::error_text(&e, Surface::Mcp), true),

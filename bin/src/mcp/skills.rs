@@ -2,8 +2,8 @@
 //! `api::execute` as the command line's `skill` commands; a failure answers
 //! with the error (worded for this tool) and the current skills.
 
-use memdir::Store;
 use memdir::api::errors::Surface;
+use memdir::api::types::Store;
 use memdir::api::{self, Request, Response, Who, render};
 use rmcp::model::CallToolResult;
 
@@ -30,13 +30,13 @@ pub fn learn_action(store: &Store, who: &Who, call: LearnCall) -> CallToolResult
     };
     match api::execute(store, who, request) {
         Ok(r) if matches!(&*r, Response::Skill(o) if o.message != "forgot") => {
-            answer(api::AgentText::from_guarded(&r, learned), false)
+            answer(api::guard::AgentText::from_guarded(&r, learned), false)
         }
         Ok(r) => answer(rendered(&r), false),
         Err(e) => {
             let mut text = render::error_text(&e, Surface::Mcp);
             if let Ok(r) = api::execute(store, who, Request::SkillList) {
-                text.push(&api::AgentText::program("Your skills:\n"));
+                text.push(&api::guard::AgentText::program("Your skills:\n"));
                 text.push(&rendered(&r));
             }
             answer(text, true)

@@ -15,7 +15,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use memdir::ErrorCode;
+use memdir::api::types::ErrorCode;
 
 use super::{Shown, Ui, error_page};
 

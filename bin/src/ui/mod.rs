@@ -28,7 +28,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use memdir::api::errors::{ErrorBody, Surface};
 use memdir::api::servers::Opener;
-use memdir::{Error, ErrorCode, Store};
+use memdir::api::types::{Error, ErrorCode, Store};
 
 /// The stylesheet, served at `/ui/static/ui.css`.
 pub const CSS: &str = include_str!("../../static/ui.css");
@@ -214,30 +214,30 @@ pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// `request` through the one door ([`memdir::api::execute`]): the guarded
 /// answer, owned, for a page that shows it to a person (askama escapes it).
 pub fn ask(
-    store: &memdir::Store,
+    store: &memdir::api::types::Store,
     who: &memdir::api::Who,
     request: memdir::api::Request,
-) -> Result<memdir::api::Response, memdir::Error> {
-    memdir::api::execute(store, who, request).map(memdir::api::Guarded::into_inner)
+) -> Result<memdir::api::Response, memdir::api::types::Error> {
+    memdir::api::execute(store, who, request).map(memdir::api::guard::Guarded::into_inner)
 }
 
 /// A person's explicit raw read ([`memdir::api::raw`], the one exit for
 /// raw text): the agent page's reveal of a blocked entry.
 pub fn ask_raw(
-    store: &memdir::Store,
+    store: &memdir::api::types::Store,
     who: &memdir::api::Who,
     request: memdir::api::Request,
-) -> Result<memdir::api::Response, memdir::Error> {
-    memdir::api::raw(store, who, request).map(memdir::api::PersonAnswer::into_inner)
+) -> Result<memdir::api::Response, memdir::api::types::Error> {
+    memdir::api::raw(store, who, request).map(memdir::api::guard::PersonAnswer::into_inner)
 }
 
 /// [`ask`], with the words the answer's text form says (what a page's
 /// notice quotes), rendered from the guarded answer.
 pub fn ask_said(
-    store: &memdir::Store,
+    store: &memdir::api::types::Store,
     who: &memdir::api::Who,
     request: memdir::api::Request,
-) -> Result<(memdir::api::Response, String), memdir::Error> {
+) -> Result<(memdir::api::Response, String), memdir::api::types::Error> {
     let answer = memdir::api::execute(store, who, request)?;
     let out = memdir::api::render::render_on(&answer, false, memdir::api::errors::Surface::Http);
     let words = out.stdout.text().trim_end().to_owned();
@@ -275,10 +275,10 @@ pub fn visible(text: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len());
     let mut marked = false;
     for c in text.chars() {
-        if memdir::scan::is_invisible(c) {
+        if memdir::api::types::is_invisible(c) {
             out.push_str(&format!("⟨U+{:04X}⟩", u32::from(c)));
             marked = true;
-        } else if let Some(a) = memdir::scan::ascii_lookalike(c) {
+        } else if let Some(a) = memdir::api::types::ascii_lookalike(c) {
             out.push(c);
             out.push_str(&format!("⟨U+{:04X}≈{a}⟩", u32::from(c)));
             marked = true;

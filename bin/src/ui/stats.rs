@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use memdir::api::types::{Caller, Error, FactKind, FileStamp, Status, Store};
 use memdir::api::{Request, Response, Who};
-use memdir::{Caller, Error, FactKind, FileStamp, Status, Store};
 
 use crate::ui::Shown as Failure;
 
@@ -419,7 +419,7 @@ impl Cache {
     }
 }
 
-fn usage(u: &memdir::Usage) -> Use {
+fn usage(u: &memdir::api::types::Usage) -> Use {
     Use {
         used: u.used,
         limit: u.limit,
@@ -470,7 +470,7 @@ fn shown(store: &Store, who: &Who) -> Result<Shown, Error> {
         for v in &stores {
             let u = usage(&v.usage);
             match v.scope {
-                memdir::Scope::User => out.user = u,
+                memdir::api::types::Scope::User => out.user = u,
                 _ => out.memory = u,
             }
             for e in &v.entries {
@@ -570,7 +570,7 @@ fn findings(store: &Store, agents: &[String]) -> Result<Vec<usize>, Error> {
             *o = r
                 .findings
                 .iter()
-                .filter(|f| f.file != memdir::LEARNINGS_FILE)
+                .filter(|f| f.file != memdir::api::types::LEARNINGS_FILE)
                 .count();
         }
     }
@@ -772,7 +772,7 @@ mod tests {
         store
             .owner("agt_a")
             .unwrap()
-            .add(memdir::Scope::Memory, "Prefers tea")
+            .add(memdir::api::types::Scope::Memory, "Prefers tea")
             .unwrap();
         let cache = Cache::default();
         let agents = vec!["agt_a".to_owned()];
@@ -793,7 +793,7 @@ mod tests {
         store
             .owner("agt_a")
             .unwrap()
-            .add(memdir::Scope::User, "Lives in Oslo")
+            .add(memdir::api::types::Scope::User, "Lives in Oslo")
             .unwrap();
         let rows = cache.rows(&store, "ann", &agents, &mut n).unwrap();
         assert_eq!((rows[0].live, n.computed), (2, 2));
@@ -815,8 +815,11 @@ mod tests {
                 _ => 1,
             };
             for k in 0..n {
-                o.add(memdir::Scope::Memory, &format!("Fact {k} of {id}"))
-                    .unwrap();
+                o.add(
+                    memdir::api::types::Scope::Memory,
+                    &format!("Fact {k} of {id}"),
+                )
+                .unwrap();
             }
             agents.push(id);
         }
@@ -851,7 +854,7 @@ mod tests {
         store
             .owner("agt_0")
             .unwrap()
-            .add(memdir::Scope::User, "Lives in Oslo")
+            .add(memdir::api::types::Scope::User, "Lives in Oslo")
             .unwrap();
         let mut k = Counted::default();
         let again = cache

@@ -52,7 +52,9 @@ use config::{BertConfig, Pooling};
 use tokenize::Tokenizer;
 use weights::Weights;
 
+#[cfg(any(test, feature = "internals"))]
 pub use super::fuse::cosine;
+#[cfg(any(test, feature = "internals"))]
 pub use config::{
     MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB, MAX_VOCAB,
 };
@@ -215,6 +217,7 @@ impl Model {
 
     /// The most tokens of a text that are embedded (`[CLS]` and `[SEP]`
     /// included): the model's positions, at most [`MAX_TOKENS`].
+    #[cfg(any(test, feature = "internals"))]
     pub fn max_tokens(&self) -> usize {
         self.tokenizer.max_len()
     }

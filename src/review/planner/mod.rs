@@ -27,8 +27,10 @@ mod merges;
 mod twins;
 mod vetoes;
 
+#[cfg(any(test, feature = "internals"))]
 pub use copies::merge_copies;
 pub use lifts::lift_ids;
+#[cfg(any(test, feature = "internals"))]
 pub use twins::settle_twin;
 
 /// The review's plan (see the module docs).

@@ -51,4 +51,3 @@ fn saved_by_a_person_after(f: &Fact, v: &Veto) -> bool {
     let when = f.meta.updated.or(f.meta.created);
     f.meta.person.is_some() && v.at.is_some_and(|a| when.is_some_and(|t| t > a))
 }
-

@@ -4,9 +4,9 @@
 //! `every_variant_has_an_example` fails until `examples` holds one of it.
 
 use memdir::api::servers::ForgetKey;
+use memdir::api::types::{FactKind, Keep, Status};
+use memdir::api::types::{Op, Scope};
 use memdir::api::{Request, RunRef};
-use memdir::{FactKind, Keep, Status};
-use memdir::{Op, Scope};
 use serde_json::{Value, json};
 
 use super::plant::{AGENT, Planted};

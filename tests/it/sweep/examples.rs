@@ -3,8 +3,8 @@
 //! text where it is). [`super::calls::calls`] says what each surface does
 //! with each.
 
+use memdir::api::types::{FactKind, Keep, Op, Scope, Status};
 use memdir::api::{Request, RunRef};
-use memdir::{FactKind, Keep, Op, Scope, Status};
 use serde_json::{Value, json};
 
 use super::plant::Planted;
@@ -228,9 +228,9 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             reason: None,
         },
         Request::Decide {
-            file: memdir::StoreFile::Memory,
+            file: memdir::api::types::StoreFile::Memory,
             sha256: "0".repeat(64),
-            decision: memdir::Decision::Archive {
+            decision: memdir::api::types::Decision::Archive {
                 id: p.live.clone(),
                 reason: "sweep".into(),
             },

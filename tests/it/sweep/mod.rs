@@ -482,7 +482,7 @@ fn no_answer_on_any_surface_holds_a_planted_marker_raw() {
         return;
     }
     assert!(
-        !memdir::scan::scan(&mark("Probe")).is_empty(),
+        !memdir::internals::scan::scan(&mark("Probe")).is_empty(),
         "the marker injection must be a text the scanner flags"
     );
     let p = plant::build();

@@ -179,7 +179,7 @@ pub fn build() -> Planted {
     agent(&s, &["add", spare]);
     agent(&s, &["add", "--to", "user", "Prefers short answers"]);
     agent(&s, &["add", "Old build host is ci-3"]);
-    let old = memdir::entry_id("memory", "Old build host is ci-3");
+    let old = memdir::api::types::entry_id("memory", "Old build host is ci-3");
     agent(&s, &["archive", &old, "--reason", "moved"]);
     agent(
         &s,
@@ -232,7 +232,7 @@ pub fn build() -> Planted {
             mark("UserExpired"),
         ),
     );
-    let clean_id = memdir::entry_id("memory", clean);
+    let clean_id = memdir::api::types::entry_id("memory", clean);
     let review = "review-20250301T030000Z-0a1b2c3d".to_owned();
     append(
         &owner.join("archive.md"),
@@ -414,12 +414,12 @@ pub fn build() -> Planted {
     let keys = top.join("conf/keys.yaml");
     Planted {
         clean: clean_id,
-        spare: memdir::entry_id("memory", spare),
-        live: memdir::entry_id("memory", &mark("MemLive")),
-        expired: memdir::entry_id("memory", &mark("MemExpired")),
-        archived: memdir::entry_id("memory", &mark("ArchPlain")),
-        superseded: memdir::entry_id("memory", &mark("ArchSuperseded")),
-        vetoed: memdir::entry_id("user", &mark("ArchVetoed")),
+        spare: memdir::api::types::entry_id("memory", spare),
+        live: memdir::api::types::entry_id("memory", &mark("MemLive")),
+        expired: memdir::api::types::entry_id("memory", &mark("MemExpired")),
+        archived: memdir::api::types::entry_id("memory", &mark("ArchPlain")),
+        superseded: memdir::api::types::entry_id("memory", &mark("ArchSuperseded")),
+        vetoed: memdir::api::types::entry_id("user", &mark("ArchVetoed")),
         run_ok,
         run_bad,
         review,

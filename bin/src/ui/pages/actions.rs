@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request as HttpRequest, State};
 use axum::response::Response;
+use memdir::api::types::{Decision, ErrorCode, Op, Scope, Store, StoreFile};
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{Decision, ErrorCode, Op, Scope, Store, StoreFile};
 
 use super::posted_form;
 use crate::ui::notices::Said;

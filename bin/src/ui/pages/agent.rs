@@ -15,16 +15,16 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::ArchiveKind;
+use memdir::api::types::{FactKind, FactRow, Status, Store};
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::model::ArchiveKind;
-use memdir::{FactKind, FactRow, Status, Store};
 
 use super::{Chrome, LoggedIn, logged_in, when};
 use crate::ui::notices::Said;
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
 
 /// The most rows a page shows (the list's own ceiling).
-pub const MAX_ROWS: usize = memdir::MAX_LIST_LIMIT;
+pub const MAX_ROWS: usize = memdir::api::types::MAX_LIST_LIMIT;
 
 /// What the page is filtered by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -163,12 +163,11 @@ impl Hashes {
 
 /// The hashes of `agent`'s store files now, for `who`.
 pub fn hashes(store: &Store, who: &Who) -> Result<Hashes, Shown> {
-    let owner = who.owner(store).map_err(|e| Shown::of(&e))?;
-    let h = |f: &str| owner.file_sha256(f).map_err(|e| Shown::of(&e));
+    let h = who.file_hashes(store).map_err(|e| Shown::of(&e))?;
     Ok(Hashes {
-        memory: h("MEMORY.md")?,
-        user: h("USER.md")?,
-        archive: h(memdir::ARCHIVE_FILE)?,
+        memory: h.memory,
+        user: h.user,
+        archive: h.archive,
     })
 }
 

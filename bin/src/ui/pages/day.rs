@@ -8,8 +8,8 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::{FactKind, MAX_LIST_LIMIT};
 use memdir::api::{Request, Response as Answer};
-use memdir::{FactKind, MAX_LIST_LIMIT};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, html};
@@ -42,7 +42,7 @@ pub struct DayPage {
 /// Whether a day line marks a fact to lift: its text (after the time,
 /// the task and the run) starts with `fact:` (any case).
 pub fn lifted(line: &str) -> bool {
-    let prefix = memdir::review::FACT_PREFIX;
+    let prefix = memdir::api::types::FACT_PREFIX;
     let mut rest = line.trim_start();
     for _ in 0..4 {
         if rest

@@ -20,11 +20,11 @@ use askama::Template;
 use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{Request, Response as Answer, Who};
-use memdir::{
+use memdir::api::types::{
     Caller, CheckReport, Decision, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus,
     StoreFile,
 };
+use memdir::api::{Request, Response as Answer, Who};
 
 use super::agent::{Hashes, hashes};
 use super::{Chrome, LoggedIn, logged_in, posted_form};
@@ -340,7 +340,7 @@ pub async fn post(State(ui): State<Arc<Ui>>, req: HttpRequest) -> Response {
 mod tests {
     use super::{decision, request};
     use memdir::api::Request;
-    use memdir::{Decision, Keep, StoreFile};
+    use memdir::api::types::{Decision, Keep, StoreFile};
 
     fn f(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

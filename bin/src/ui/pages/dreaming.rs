@@ -17,8 +17,8 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::ErrorCode;
-use memdir::ReviewHistory;
+use memdir::api::types::ErrorCode;
+use memdir::api::types::ReviewHistory;
 use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};

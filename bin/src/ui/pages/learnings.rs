@@ -14,8 +14,8 @@ use askama::Template;
 use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::{Caller, ErrorCode, Learning, LearningStatus};
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{Caller, ErrorCode, Learning, LearningStatus};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form, when};
 use crate::ui::notices::Said;

@@ -14,7 +14,7 @@ use askama::Template;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use memdir::{Caller, ErrorCode};
+use memdir::api::types::{Caller, ErrorCode};
 
 use super::{Chrome, logged_in, posted_form};
 use crate::ui::notices::{self, Said, redirect_anonymous};

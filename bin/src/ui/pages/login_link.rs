@@ -16,8 +16,8 @@ use askama::Template;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
+use memdir::api::types::{Error, ErrorCode};
 use memdir::api::{Request as Ask, Response as Answer, Who};
-use memdir::{Error, ErrorCode};
 
 use super::Chrome;
 use super::login::{checked, retry_after, said, start_session};

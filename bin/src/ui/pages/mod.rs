@@ -23,7 +23,7 @@ use std::sync::Arc;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::Who;
-use memdir::{Caller, ErrorCode};
+use memdir::api::types::{Caller, ErrorCode};
 
 use super::notices::{self, Said, redirect_anonymous};
 use super::session::Session;

@@ -13,8 +13,8 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::{Error, Store, TaskResult};
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{Error, Store, TaskResult};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
@@ -230,7 +230,7 @@ pub async fn show(
 
 #[cfg(test)]
 mod tests {
-    use memdir::{FlaggedSpan, TaskResult};
+    use memdir::api::types::{FlaggedSpan, TaskResult};
 
     use super::{SHOWN_BYTES, content};
 

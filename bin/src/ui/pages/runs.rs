@@ -12,8 +12,8 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use memdir::api::types::{FactKind, FactRow, MAX_LIST_LIMIT, RunRecord, RunView};
 use memdir::api::{Request, Response as Answer};
-use memdir::{FactKind, FactRow, MAX_LIST_LIMIT, RunRecord, RunView};
 
 use super::{Chrome, logged_in, when};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
@@ -210,7 +210,7 @@ pub async fn show(
             Ok(Answer::Run(v)) => v,
             Ok(_) => {
                 return Err(Shown::transport(
-                    memdir::ErrorCode::InternalError,
+                    memdir::api::types::ErrorCode::InternalError,
                     "no run in the answer",
                 ));
             }

@@ -11,7 +11,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::ErrorCode;
+use memdir::api::types::ErrorCode;
 use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, posted_form};
@@ -56,7 +56,7 @@ pub struct SkillPage {
     pub body: String,
 }
 
-async fn skill_list(ui: &Arc<Ui>, who: Who) -> Result<Vec<memdir::SkillRow>, Shown> {
+async fn skill_list(ui: &Arc<Ui>, who: Who) -> Result<Vec<memdir::api::types::SkillRow>, Shown> {
     let u = ui.clone();
     blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;

@@ -73,7 +73,7 @@ pub async fn show(
                 Answer::Snapshot(s) => s,
                 _ => {
                     return Err(Shown::transport(
-                        memdir::ErrorCode::InternalError,
+                        memdir::api::types::ErrorCode::InternalError,
                         "no snapshot",
                     ));
                 }
