@@ -100,8 +100,7 @@ pub use snapshot::Snapshot;
 // The store: the root, an owner and its features' handles, and what their
 // methods take and answer, feature by feature.
 pub use store::{
-    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Delegate, FileStamp, Owner, Run, RunOptions,
-    Store, limits,
+    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Delegate, Owner, Run, RunOptions, Store, limits,
 };
 // The curated stores and the fact lifecycle.
 pub use store::{

@@ -18,12 +18,14 @@ mod preflight;
 pub mod render;
 mod runs;
 pub mod servers;
+pub mod summaries;
 
 pub use guard::{
     AgentJson, AgentText, Guarded, JsonAnswer, PersonAnswer, PersonJson, PersonText, Plain,
 };
 pub use model::{Request, Response, RunRef};
 pub use preflight::preflight;
+pub use summaries::{AgentSummaries, AgentSummary, StoreUse, SummaryFailure, SummarySort};
 
 use std::time::Duration;
 
@@ -310,6 +312,9 @@ fn answer_in(
             Response::LoginLinkShown { person, expires }
         }
         Request::Check { owners, strict } => check(store, &owners, strict, &who.caller)?,
+        Request::AgentSummaries { sort, page, limit } => {
+            Response::AgentSummaries(summaries::answer(store, who, sort, page, limit)?)
+        }
         Request::Sync { remote } => {
             // A caller not known (the command line with no identity)
             // commits as `memdir`.

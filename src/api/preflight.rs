@@ -63,6 +63,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::LoginLink { .. }
         | Request::RedeemLoginLink { .. }
         | Request::ShowLoginLink { .. }
+        | Request::AgentSummaries { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -91,6 +92,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
         Request::LoginLink { .. }
             | Request::RedeemLoginLink { .. }
             | Request::ShowLoginLink { .. }
+            | Request::AgentSummaries { .. }
             | Request::Check { .. }
             | Request::Sync { .. }
     ) {
