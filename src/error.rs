@@ -695,6 +695,15 @@ pub enum Error {
         /// The agent that asked.
         agent: String,
     },
+    /// Only a person is shown every agent's summary (the dashboard's agents
+    /// page): an agent asked.
+    #[error(
+        "only a person is shown every agent's summary: agent {agent} asked (an agent reads its own memory)"
+    )]
+    SummariesPersonOnly {
+        /// The agent that asked.
+        agent: String,
+    },
     /// Too many one-time login links of this keys file wait to be used.
     #[error(
         "{outstanding} login links already wait to be used (at most {limit}); use one, or wait until they expire"

@@ -457,7 +457,9 @@ pub fn details(e: &Error) -> Value {
         Error::InvalidToolInput { field, .. } => json!({"field": field}),
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
         Error::LearningPersonOnly { action, id } => json!({"action": action, "id": id}),
-        Error::LoginLinkPersonOnly { agent } => json!({"agent": agent}),
+        Error::LoginLinkPersonOnly { agent } | Error::SummariesPersonOnly { agent } => {
+            json!({"agent": agent})
+        }
         Error::LoginLinkLimit { outstanding, limit } => {
             json!({"outstanding": outstanding, "limit": limit})
         }

@@ -18,6 +18,7 @@ mod preflight;
 pub mod render;
 mod runs;
 pub mod servers;
+mod summaries;
 pub mod types;
 
 use guard::{AgentText, Guarded, JsonAnswer, PersonAnswer};
@@ -315,6 +316,9 @@ fn answer_in(
             Response::LoginLinkShown { person, expires }
         }
         Request::Check { owners, strict } => check(store, &owners, strict, &who.caller)?,
+        Request::AgentSummaries { sort, page, limit } => {
+            Response::AgentSummaries(summaries::answer(store, who, sort, page, limit)?)
+        }
         Request::Sync { remote } => {
             // A caller not known (the command line with no identity)
             // commits as `memdir`.

@@ -445,6 +445,23 @@ pub enum Request {
         #[serde(default)]
         keys: Option<std::path::PathBuf>,
     },
+    /// Every agent of the root summed up for a person, a page at a time
+    /// (the dashboard's agents page): fact counts, usage, the last run,
+    /// today's day log, the review routine, `check`'s findings. A person's
+    /// request (`person_only` for an agent); answered from a cache in the
+    /// library checked against every file each row was read from
+    /// ([`super::summaries`]).
+    AgentSummaries {
+        /// The order (default: by id).
+        #[serde(default)]
+        sort: super::summaries::SummarySort,
+        /// The page, from 1 (default 1; past the end: the last).
+        #[serde(default)]
+        page: Option<usize>,
+        /// Rows a page (default 50, at most 500).
+        #[serde(default)]
+        limit: Option<usize>,
+    },
     /// Whom a one-time login link logs in, without using it (the page
     /// `GET /ui/login/link/{token}` names the person before the person
     /// confirms); like [`Request::RedeemLoginLink`], the caller is not
@@ -572,6 +589,8 @@ pub enum Response {
         /// The person.
         person: String,
     },
+    /// A page of every agent's summary ([`Request::AgentSummaries`]).
+    AgentSummaries(super::summaries::AgentSummaries),
     /// A one-time login link looked at, not used: whom it logs in, and
     /// until when.
     LoginLinkShown {

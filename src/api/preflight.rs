@@ -64,6 +64,7 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::LoginLink { .. }
         | Request::RedeemLoginLink { .. }
         | Request::ShowLoginLink { .. }
+        | Request::AgentSummaries { .. }
         | Request::Propose { .. }
         | Request::Learnings
         | Request::Approve { .. }
@@ -92,6 +93,7 @@ pub fn preflight(store: &Store, who: &Who, request: &Request) -> Result<()> {
         Request::LoginLink { .. }
             | Request::RedeemLoginLink { .. }
             | Request::ShowLoginLink { .. }
+            | Request::AgentSummaries { .. }
             | Request::Check { .. }
             | Request::Sync { .. }
     ) {

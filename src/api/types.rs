@@ -16,8 +16,7 @@ pub use crate::snapshot::Snapshot;
 // The store: the root, an owner and its features' handles, and what their
 // methods take and answer, feature by feature.
 pub use crate::store::{
-    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Delegate, FileStamp, Owner, Run, RunOptions,
-    Store, limits,
+    CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Delegate, Owner, Run, RunOptions, Store, limits,
 };
 // The curated stores and the fact lifecycle.
 pub use crate::store::{
@@ -68,3 +67,5 @@ pub use crate::store::{
 pub use crate::memtool::MAX_INPUT_BYTES;
 pub use crate::review::FACT_PREFIX;
 pub use crate::scan::{ascii_lookalike, is_invisible};
+// The dashboard's agents page (`Request::AgentSummaries`).
+pub use super::summaries::{AgentSummaries, AgentSummary, StoreUse, SummaryFailure, SummarySort};

@@ -14,7 +14,9 @@
 //! folder creation ([`Disk::ensure_dir`]), locks as guard values
 //! ([`Disk::lock`]), the sweep of leftover temp files, and spools: content
 //! taken in chunks into an unlinked temp file ([`Disk::spool`]), written
-//! out durably behind a head ([`Disk::write_atomic_spooled`]).
+//! out durably behind a head ([`Disk::write_atomic_spooled`]); and a disk
+//! that notes what was read through it ([`Disk::recording`]), for a cache
+//! keyed by those files.
 
 mod dir;
 #[cfg(test)]
@@ -22,6 +24,7 @@ pub(crate) mod faulty;
 mod io;
 mod lock;
 mod read;
+mod record;
 mod spool;
 #[cfg(test)]
 mod tests;
@@ -37,6 +40,7 @@ pub(crate) use dir::{Dir, DirStamp, Kind, Stat};
 pub(crate) use io::{Io, RealIo};
 pub(crate) use lock::Lock;
 pub(crate) use read::{Held, Tail};
+pub(crate) use record::{Recorder, Seen};
 pub(crate) use spool::{COPY_BYTES, Spool};
 pub(crate) use watch::{FolderWatch, TreeWatch};
 pub(crate) use write::{Base, Change};
@@ -104,6 +108,18 @@ impl Disk {
     /// Refuses with [`Error::Poisoned`] once a sync has failed.
     pub(crate) fn check(&self) -> Result<()> {
         self.poison.check()
+    }
+
+    /// This disk noting what is read through it ([`Recorder`]): the same
+    /// poison flag and lock queues, and the recorder to ask what was read.
+    pub(crate) fn recording(&self) -> (Disk, Arc<Recorder>) {
+        let recorder = Arc::new(Recorder::new(self.io.clone()));
+        let disk = Disk {
+            io: recorder.clone(),
+            poison: self.poison.clone(),
+            gates: self.gates.clone(),
+        };
+        (disk, recorder)
     }
 
     /// Opens the root folder at `path`; `None` if it does not exist.

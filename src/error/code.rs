@@ -277,6 +277,7 @@ impl Error {
             Error::SkillTooLarge { .. } => ErrorCode::SkillTooLarge,
             Error::LearningPersonOnly { .. } => ErrorCode::PersonOnly,
             Error::LoginLinkPersonOnly { .. } => ErrorCode::PersonOnly,
+            Error::SummariesPersonOnly { .. } => ErrorCode::PersonOnly,
             Error::LoginLinkLimit { .. } => ErrorCode::TooManyAttempts,
             Error::LoginLinkRefused => ErrorCode::Unauthorized,
             Error::LearningLimit { .. } => ErrorCode::LearningLimit,

@@ -39,7 +39,7 @@ pub(crate) mod root;
 mod runs;
 mod setup;
 mod skills;
-mod stamps;
+pub(crate) mod stamps;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -95,7 +95,6 @@ pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
 pub use skills::{Skill, SkillOutcome, SkillRow};
-pub use stamps::FileStamp;
 pub use sync::{SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
@@ -211,12 +210,19 @@ impl Store {
         check::check_all(&owners, Utc::now())
     }
 
-    /// The stamps (size, modification time, inode) of `rels`, paths of
-    /// plain names relative to the root (`memdir.yaml`, `OWNER/MEMORY.md`,
-    /// `OWNER/.memdir/runs`; at most three deep), `None` for a missing one:
-    /// what a cache outside the store keys a parse by.
-    pub fn stamps(&self, rels: &[&str]) -> Result<Vec<Option<FileStamp>>> {
-        stamps::stamps(self, rels)
+    /// How many of `check`'s `tracked_derived` findings each owner of
+    /// `ids` has (its derived folders git tracks files in), git asked once
+    /// for them all; none outside a git work tree. What [`Store::check_owners`]
+    /// adds to [`Owner::check_files`].
+    pub(crate) fn tracked_derived(&self, ids: &[String]) -> Result<Vec<usize>> {
+        let owners = ids
+            .iter()
+            .map(|id| self.owner(id))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(check::tracked_all(&owners)
+            .into_iter()
+            .map(|f| f.len())
+            .collect())
     }
 }
 

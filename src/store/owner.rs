@@ -95,13 +95,7 @@ impl Store {
             caller.id(),
         )?;
         if let Caller::Person(p) = caller {
-            let uid = rustix::process::getuid().as_raw();
-            if !self.machine_config()?.person_allowed(p, uid) {
-                return Err(Error::PersonNotAllowed {
-                    person: p.clone(),
-                    uid,
-                });
-            }
+            self.allow_person(p)?;
             // A person never creates an agent: a name the root does not
             // hold is a typo (`owner_not_found`), on a read and a write.
             self.require_owner(id, Some(caller))?;
@@ -112,6 +106,20 @@ impl Store {
             caller: caller.clone(),
             run: None,
         })
+    }
+
+    /// Refuses a person the machine-local configuration does not bind to
+    /// this process's user (`persons:`; every person when it names none):
+    /// `person_not_allowed`.
+    pub(crate) fn allow_person(&self, person: &str) -> Result<()> {
+        let uid = rustix::process::getuid().as_raw();
+        if !self.machine_config()?.person_allowed(person, uid) {
+            return Err(Error::PersonNotAllowed {
+                person: person.to_owned(),
+                uid,
+            });
+        }
+        Ok(())
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::limits::CONFIG_BYTES;
 use super::parse_cache::ParseCache;
-use crate::disk::{Dir, DirStamp, Disk, Kind, decode};
+use crate::disk::{Dir, DirStamp, Disk, Kind, Recorder, decode};
 use crate::error::{Error, OtherOwners, Result};
 use crate::model::{
     Caller, MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id,
@@ -231,6 +231,24 @@ impl Store {
             machine: Arc::default(),
             recall_model: None,
         })
+    }
+
+    /// This store opened again on a disk that notes what is read through
+    /// it ([`Disk::recording`]): the root's `memdir.yaml` read again (so
+    /// it is noted), everything else this value remembers shared (the
+    /// parses, the machine-local configuration, the scan key, the lock
+    /// timeout and deadline). What a computation on it read is what a cache
+    /// of its answer depends on.
+    pub(crate) fn recording(&self) -> Result<(Store, Arc<Recorder>)> {
+        let (disk, recorder) = self.disk.recording();
+        let fresh = Store::open_on(self.root.clone(), disk)?;
+        let store = Store {
+            settings: fresh.settings,
+            refused: fresh.refused,
+            disk: fresh.disk,
+            ..self.clone()
+        };
+        Ok((store, recorder))
     }
 
     /// Uses `dir` as the machine-local configuration folder (default:

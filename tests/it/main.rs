@@ -16,6 +16,7 @@ mod channels;
 mod cli;
 mod clients;
 mod contract;
+mod dashboard_summaries;
 mod daylog_tail;
 mod docs_blocks;
 mod git;

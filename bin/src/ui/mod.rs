@@ -6,9 +6,9 @@
 //!
 //! The pieces: `session` (logins, kept in memory), `guard` (the `Host`,
 //! `Origin` and CSRF checks and the security headers), `notices` (what a
-//! form said, kept for the page its redirect leads to), `stats` (the agents
-//! page's cache, keyed by each file's stamp), and one module per page under
-//! `pages`. Templates are `bin/templates/*.html` (askama: checked when the
+//! form said, kept for the page its redirect leads to), and one module per
+//! page under `pages` (the agents page's rows are one `AgentSummaries`
+//! request: the library keeps their cache). Templates are `bin/templates/*.html` (askama: checked when the
 //! binary is compiled, every value escaped), the stylesheet
 //! `bin/static/ui.css`. No script is served.
 
@@ -16,7 +16,6 @@ pub mod guard;
 pub mod notices;
 pub mod pages;
 pub mod session;
-pub mod stats;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -51,8 +50,8 @@ pub struct Settings {
     pub idle: std::time::Duration,
 }
 
-/// The dashboard's state: its settings, the sessions, the login attempts
-/// and the agents page's cache.
+/// The dashboard's state: its settings, the sessions, the login attempts,
+/// the reviews it started and the forms' notices.
 #[derive(Debug)]
 pub struct Ui {
     /// What it was started with.
@@ -61,8 +60,6 @@ pub struct Ui {
     pub sessions: session::Sessions,
     /// Login attempts per client address.
     pub attempts: session::Attempts,
-    /// The agents page's rows, by the stamps of their files.
-    pub stats: stats::Cache,
     /// The reviews started from the dreaming page.
     pub reviews: pages::dreaming::Runs,
     /// What the forms said, waiting for the pages their redirects lead to.
@@ -76,7 +73,6 @@ impl Ui {
             sessions: session::Sessions::new(settings.idle),
             settings,
             attempts: session::Attempts::default(),
-            stats: stats::Cache::default(),
             reviews: pages::dreaming::Runs::default(),
             notices: notices::Notices::default(),
         })

@@ -5,7 +5,7 @@
 //! Pure: no I/O.
 
 use super::store as s;
-use super::{Guarded, all, guarded, opt, text};
+use super::{Guarded, all, guarded, lines, opt, text};
 use crate::api::Response;
 
 /// `response` with every file-derived text guarded: a flagged text is its
@@ -191,6 +191,17 @@ pub(crate) fn guard(response: Response) -> Guarded<Response> {
         } => {
             text(&mut person, "the person");
             Response::LoginLinkShown { person, expires }
+        }
+        // Ids are owner ids (checked as ids) and the figures counts; an
+        // error's message may quote a file (a setting's value).
+        Response::AgentSummaries(mut page) => {
+            for r in &mut page.rows {
+                if let Some(f) = &mut r.failed {
+                    lines(&mut f.message, &format!("the error of agent {}", r.id));
+                    opt(&mut f.hint, &format!("the hint of agent {}", r.id));
+                }
+            }
+            Response::AgentSummaries(page)
         }
     })
 }

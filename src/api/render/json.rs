@@ -113,6 +113,7 @@ pub(super) fn value(response: &Response) -> Value {
         Response::LoginLinkShown { person, expires } => {
             json!({ "person": person, "expires": expires })
         }
+        Response::AgentSummaries(page) => typed(page),
         Response::MemoryTool(a) => typed(a),
         Response::StoreView(v) => typed(v),
         Response::Entries(entries) => json!({ "entries": entries, "count": entries.len() }),

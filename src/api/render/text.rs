@@ -346,6 +346,7 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
             "a login link for person {person}, good until {}\n",
             expires.format("%Y-%m-%d %H:%M:%S UTC")
         )),
+        Response::AgentSummaries(page) => text(crate::api::summaries::summaries_text(page)),
         Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
         Response::StoreView(v) => text(store_markdown(v)),
         Response::Entries(entries) => text({

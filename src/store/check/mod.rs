@@ -506,8 +506,25 @@ pub(crate) fn check_all(owners: &[Owner], now: DateTime<Utc>) -> Result<Vec<Chec
         .iter()
         .map(|o| check(o, now, false))
         .collect::<Result<Vec<_>>>()?;
+    for (report, tracked) in reports.iter_mut().zip(tracked_all(owners)) {
+        if tracked.is_empty() {
+            continue;
+        }
+        report.findings.extend(tracked);
+        report
+            .findings
+            .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
+    }
+    Ok(reports)
+}
+
+/// The findings of the derived files git tracks, of each of several owners
+/// of one root (in their order): one `git ls-files` for them all. None
+/// outside a git work tree, or when git cannot answer.
+pub(crate) fn tracked_all(owners: &[Owner]) -> Vec<Vec<Finding>> {
+    let none = || owners.iter().map(|_| Vec::new()).collect();
     let Some(first) = owners.first() else {
-        return Ok(reports);
+        return Vec::new();
     };
     let root = first.store().root();
     let dirs = derived_dirs(first);
@@ -519,28 +536,24 @@ pub(crate) fn check_all(owners: &[Owner], now: DateTime<Utc>) -> Result<Vec<Chec
         .collect();
     let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
     let Ok(Some(files)) = tracked(root, &specs) else {
-        return Ok(reports);
+        return none();
     };
     if files.is_empty() {
-        return Ok(reports);
+        return none();
     }
-    for (owner, report) in owners.iter().zip(&mut reports) {
-        let mut lint = Lint {
-            owner: owner.id(),
-            root,
-            git: None,
-            findings: Vec::new(),
-        };
-        tracked_in(&mut lint, &dirs, &files);
-        if lint.findings.is_empty() {
-            continue;
-        }
-        report.findings.extend(lint.findings);
-        report
-            .findings
-            .sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
-    }
-    Ok(reports)
+    owners
+        .iter()
+        .map(|owner| {
+            let mut lint = Lint {
+                owner: owner.id(),
+                root,
+                git: None,
+                findings: Vec::new(),
+            };
+            tracked_in(&mut lint, &dirs, &files);
+            lint.findings
+        })
+        .collect()
 }
 
 /// Unknown settings keys, numeric settings clamped into their range, and a

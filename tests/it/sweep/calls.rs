@@ -708,6 +708,9 @@ pub fn calls(r: &Request, p: &Planted) -> Vec<Call> {
         Request::ShowLoginLink { token, .. } => {
             vec![http("GET", format!("/ui/login/link/{token}"), None)]
         }
+        // The dashboard's agents page, a person's: no surface an agent uses
+        // makes it (the library refuses an agent: `sweep_api`).
+        Request::AgentSummaries { .. } => Vec::new(),
     }
 }
 

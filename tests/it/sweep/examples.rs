@@ -293,6 +293,12 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             token: hex0,
             keys: Some(p.keys.clone()),
         },
+        // A person's request: the agent is refused (`person_only`).
+        Request::AgentSummaries {
+            sort: memdir::api::types::SummarySort::Findings,
+            page: None,
+            limit: None,
+        },
         // Writes that succeed (again: "already stored"), none touching a
         // planted text.
         Request::Write {

@@ -1,7 +1,8 @@
 //! `GET /ui/`: every agent of the root, 50 a page (`?page=`), sortable
 //! (`?sort=`), each with its fact counts, its stores' usage (a `<meter>`),
 //! its last run, today's day log, its review routine and `check`'s
-//! findings — from the cache of `ui::stats`.
+//! findings — one `AgentSummaries` request, which the library answers
+//! (and caches).
 
 use std::sync::Arc;
 
@@ -10,10 +11,13 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use memdir::api::types::Caller;
+use memdir::api::types::{AgentSummary, SummarySort};
+use memdir::api::{Request, Response as Answer, Who};
+
 use super::{Chrome, logged_in, when};
 use crate::ui::notices::Said;
-use crate::ui::stats::{AgentRow, Counted, Sort};
-use crate::ui::{Shown, Ui, blocking, encode, error_page, field, fields, html};
+use crate::ui::{Shown, Ui, ask, blocking, encode, error_page, field, fields, html};
 
 /// Rows a page.
 pub const PAGE_ROWS: usize = 50;
@@ -54,8 +58,8 @@ pub struct Column {
 /// One row as the page shows it.
 #[derive(Debug, Clone)]
 pub struct Row {
-    /// The agent's stats.
-    pub a: AgentRow,
+    /// The agent's summary.
+    pub a: AgentSummary,
     /// The link to its page.
     pub href: String,
     /// The last run, shown.
@@ -64,7 +68,7 @@ pub struct Row {
     pub review: String,
 }
 
-fn row(a: AgentRow) -> Row {
+fn row(a: AgentSummary) -> Row {
     let review = if !a.routine {
         "no routine".to_owned()
     } else if a.paused {
@@ -94,35 +98,33 @@ pub async fn show(
     };
     let (_, error) = Said::words(l.said(&ui, q.as_deref()));
     let q = fields(q.unwrap_or_default().as_bytes());
-    let sort = Sort::parse(field(&q, "sort"));
+    let sort = field(&q, "sort")
+        .and_then(SummarySort::parse)
+        .unwrap_or_default();
     let asked = field(&q, "page")
         .and_then(|p| p.parse::<usize>().ok())
         .unwrap_or(1)
         .max(1);
     let u = ui.clone();
-    let person = l.session.person.clone();
+    let who = Who {
+        caller: Caller::Person(l.session.person.clone()),
+        named: None,
+        raw: false,
+    };
     let got = blocking(move || {
         let store = u.open().map_err(|e| Shown::of(&e))?;
-        let mut owners = store.owners().map_err(|e| Shown::of(&e))?;
-        owners.sort();
-        let total = owners.len();
-        let pages = total.div_ceil(PAGE_ROWS).max(1);
-        let page = asked.min(pages);
-        let mut counted = Counted::default();
-        let at = (page - 1) * PAGE_ROWS;
-        // Sorted by a column, every agent's value of it, and this page's
-        // rows whole.
-        let rows = u
-            .stats
-            .page(
-                &store,
-                &person,
-                &owners,
-                (sort, at, PAGE_ROWS),
-                &mut counted,
-            )
-            .map_err(|e| Shown::of(&e))?;
-        Ok((rows, total, page, pages))
+        let request = Request::AgentSummaries {
+            sort,
+            page: Some(asked),
+            limit: Some(PAGE_ROWS),
+        };
+        match ask(&store, &who, request).map_err(|e| Shown::of(&e))? {
+            Answer::AgentSummaries(s) => Ok((s.rows, s.total, s.page, s.pages)),
+            _ => Err(Shown::transport(
+                memdir::api::types::ErrorCode::InternalError,
+                "the summaries were not answered",
+            )),
+        }
     })
     .await;
     let (rows, total, page, pages) = match got {
