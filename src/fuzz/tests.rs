@@ -65,8 +65,8 @@ fn each_target_has_its_fuzz_target_file() {
     for name in want {
         let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
         assert!(
-            text.contains(&format!("memdir::fuzz::{name}(data)")),
-            "fuzz_targets/{name}.rs does not call memdir::fuzz::{name}"
+            text.contains(&format!("memdir::internals::fuzz::{name}(data)")),
+            "fuzz_targets/{name}.rs does not call memdir::internals::fuzz::{name}"
         );
     }
 }

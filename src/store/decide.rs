@@ -203,24 +203,21 @@ mod tests {
     use crate::model::Caller;
     use crate::store::Store;
 
-    fn person(root: &std::path::Path) -> Owner {
-        Store::open(root)
-            .unwrap()
-            .owner_as(&Caller::Person("ana".into()), Some("agt_a"))
-            .unwrap()
-    }
-
     #[test]
     fn a_decision_on_a_changed_file_does_nothing() {
         let tmp = tempfile::tempdir().unwrap();
-        let me = person(tmp.path());
-        let id = me
+        let store = Store::open(tmp.path()).unwrap();
+        let agent = store.owner("agt_a").unwrap();
+        let id = agent
             .add(Scope::Memory, "Staging needs the VPN")
             .unwrap()
             .outcome
             .id;
-        let rendered = me.file_sha256("MEMORY.md").unwrap();
-        me.add(Scope::Memory, "Deploys on Tuesdays").unwrap();
+        let me = store
+            .owner_as(&Caller::Person("ana".into()), Some("agt_a"))
+            .unwrap();
+        let rendered = me.file_hashes().unwrap().memory;
+        agent.add(Scope::Memory, "Deploys on Tuesdays").unwrap();
         let before = std::fs::read(tmp.path().join("agt_a/MEMORY.md")).unwrap();
         let e = me
             .decide(
