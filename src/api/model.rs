@@ -450,7 +450,7 @@ pub enum Request {
     /// today's day log, the review routine, `check`'s findings. A person's
     /// request (`person_only` for an agent); answered from a cache in the
     /// library checked against every file each row was read from
-    /// ([`super::summaries`]).
+    /// (`api::summaries`).
     AgentSummaries {
         /// The order (default: by id).
         #[serde(default)]

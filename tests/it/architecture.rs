@@ -520,10 +520,10 @@ fn public_names(src: &str) -> Vec<String> {
                 let name = name.rsplit("::").next().unwrap_or(name);
                 names.push(name.trim().to_owned());
             }
-        } else if let Some(c) = item.captures(line) {
-            if !skip {
-                names.push(c[1].to_owned());
-            }
+        } else if let Some(c) = item.captures(line)
+            && !skip
+        {
+            names.push(c[1].to_owned());
         }
     }
     names

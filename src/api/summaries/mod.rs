@@ -177,7 +177,7 @@ pub struct SummaryFailure {
     pub code: ErrorCode,
     /// Its HTTP status.
     pub status: u16,
-    /// Its message (cut to [`ROW_MESSAGE_CHARS`] characters).
+    /// Its message (cut to 200 characters).
     pub message: String,
     /// Its hint, when it has one.
     pub hint: Option<String>,
