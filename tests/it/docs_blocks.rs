@@ -88,7 +88,7 @@ const OTHERS: &[(&str, &str, Fate)] = &[
     ("README.md", "from memdir import Memory", Fate::Runs),
     (
         "README.md",
-        "use memdir::api::types::{Op, RunOptions, Scope, Store};",
+        "use memdir::{Op, RunOptions, Scope, Store};",
         Fate::NotRun(
             "the library's example: the same calls are the doctest of src/lib.rs, which cargo test compiles and runs",
         ),
