@@ -3,7 +3,11 @@
 //! log, the runs' results on this machine and the clock ([`plan`]); and the
 //! plan spliced into a store's text ([`apply_to_store`]).
 //!
-//! Pure: no I/O. The store reads the files, calls these, and writes.
+//! The feature's folder holds both sides: this module and its children but
+//! one are pure, no I/O (docs/ARCHITECTURE.md, layer 8); `io` (layer 15)
+//! reads the files, calls these, and writes through `disk`: the run, the
+//! dry run and `review apply ID`, the reviewer command, the routine, the
+//! history and undo. The pure part never names `io`.
 //!
 //! What a plan does, in order: exact and near duplicates merge into the
 //! most recalled (then newest) of them; expired facts are renewed when
@@ -28,6 +32,7 @@ use crate::model::{ArchiveKind, Meta, Scope};
 
 mod apply;
 mod duplicates;
+pub(crate) mod io;
 mod planner;
 pub mod reviewer;
 pub mod routine;

@@ -12,10 +12,10 @@ use super::{
     DayOutcome, DueOutcome, HermesExport, HermesImport, ImportOptions, Owner, PutOptions,
     PutOutcome, ResultsGc, ResultsRemoved, ReviewHistory, ReviewOptions, ReviewReport,
     RoutineStatus, RunHit, RunRecord, RunView, SearchOptions, Skill, SkillOutcome, SkillRow,
-    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, review, runs,
-    skills,
+    TaskResult, UndoReport, WorkflowResults, daylog, files, hermes, lookup, results, runs, skills,
 };
 use crate::error::Result;
+use crate::review::io as review;
 
 impl Owner {
     /// The owner's runs, after [`Owner::begin_run`]: finish one, read its

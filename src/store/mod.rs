@@ -34,8 +34,7 @@ pub(crate) mod owner;
 mod parse_cache;
 mod recall;
 mod results;
-mod review;
-mod root;
+pub(crate) mod root;
 mod runs;
 mod setup;
 mod skills;
@@ -50,6 +49,10 @@ use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
 pub use crate::git::MERGE_DRIVER;
+pub use crate::review::io::{
+    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
+    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
+};
 pub use check::{CheckReport, Finding, Severity};
 pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
@@ -85,10 +88,6 @@ pub use merge_file::{MergeFileOutcome, merge_file};
 pub use owner::Owner;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
-};
-pub use review::{
-    ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
 };
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};

@@ -1,24 +1,39 @@
 //! The layering of `docs/ARCHITECTURE.md`, checked on the source: every
 //! module of the library (`src/`) and of the binary (`bin/src/`) is in the
-//! table, every `crate::`, `super::` and (in the binary) `memdir::` path in
-//! code that is not test code names a module of a lower layer or of the
-//! module's own entry, and the imports between modules have no cycle. That
-//! the binary uses the library's public API only is Cargo's to enforce: it
-//! is a crate of its own (`bin/Cargo.toml`), and the test holds it to that.
+//! table, every `crate::`, `super::`, `self::` and (in the binary)
+//! `memdir::` path in code that is not test code, and every path through a
+//! child module a file declares (`mod io;` then `io::…`), names a module of
+//! a lower layer or of the module's own entry, and the imports between
+//! modules have no cycle; a module whose row does no I/O of its own (`none`,
+//! `none of its own`, `through \`disk\``) opens no file, socket or process
+//! itself. That the binary uses the library's public API only is Cargo's to
+//! enforce: it is a crate of its own (`bin/Cargo.toml`), and the test holds
+//! it to that.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-/// One row entry of the layer table: a module path and its layer.
+/// One row entry of the layer table: a module path, its layer, and the
+/// row's I/O column.
 #[derive(Debug, Clone)]
 struct Entry {
     module: String,
     layer: usize,
+    io: String,
 }
 
-/// The entries of the table in ARCHITECTURE.md (`| N | \`a\`, \`b\` | … |`).
+impl Entry {
+    /// Whether the row does no I/O of its own: its modules open no file,
+    /// socket or process themselves (a feature's goes through `disk`).
+    fn no_io_of_its_own(&self) -> bool {
+        ["none", "none of its own", "through `disk`"].contains(&self.io.as_str())
+    }
+}
+
+/// The entries of the table in ARCHITECTURE.md (`| N | \`a\`, \`b\` | … |
+/// I/O |`).
 fn layers(doc: &str) -> Vec<Entry> {
     let row = Regex::new(r"^\|\s*(\d+)\s*\|([^|]*)\|").expect("regex");
     let name = Regex::new(r"`([a-z_:]+)`").expect("regex");
@@ -26,10 +41,17 @@ fn layers(doc: &str) -> Vec<Entry> {
     for line in doc.lines() {
         if let Some(c) = row.captures(line) {
             let layer: usize = c[1].parse().expect("a layer number");
+            // The last column (the description's `\|` come before it).
+            let io = line
+                .trim_end()
+                .trim_end_matches('|')
+                .rsplit_once('|')
+                .map_or("", |(_, io)| io.trim());
             for m in name.captures_iter(&c[2]) {
                 out.push(Entry {
                     module: m[1].to_owned(),
                     layer,
+                    io: io.to_owned(),
                 });
             }
         }
@@ -74,13 +96,30 @@ fn code(src: &str) -> String {
         .join("\n")
 }
 
-/// The module paths a file's code refers to, resolved against its module.
+/// The child modules a file declares (`mod io;`, `pub(crate) mod io;`).
+fn children(code: &str) -> BTreeSet<String> {
+    let decl = Regex::new(r"(?m)^\s*(?:pub(?:\([a-z ]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;")
+        .expect("regex");
+    decl.captures_iter(code).map(|c| c[1].to_owned()).collect()
+}
+
+/// The module paths a file's code refers to, resolved against its module:
+/// `crate::`, `super::` and (in the binary) `memdir::` paths, and the paths
+/// through a child module it declares (`self::io::…` or `io::…`).
 fn references(module: &str, code: &str, binary: bool) -> BTreeSet<String> {
     let path = Regex::new(
         r"\b(?:(crate|memdir)::|((?:super::)+))([a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*)",
     )
     .expect("regex");
-    let mut out = BTreeSet::new();
+    let own = children(code);
+    let child = Regex::new(r"(?:^|[^:\w])(?:self::([a-z_][a-z0-9_]*)\b|([a-z_][a-z0-9_]*)::)")
+        .expect("regex");
+    let mut out: BTreeSet<String> = child
+        .captures_iter(code)
+        .filter_map(|c| c.get(1).or(c.get(2)))
+        .filter(|name| own.contains(name.as_str()))
+        .map(|name| format!("{module}::{}", name.as_str()))
+        .collect();
     for c in path.captures_iter(code) {
         let tail = c[3].to_owned();
         let resolved = if let Some(root) = c.get(1) {
@@ -229,6 +268,58 @@ fn check_counting(doc: &str, files: &[(String, String, bool)]) -> (Vec<String>, 
     (problems, edges)
 }
 
+/// What opens a file, a socket or a process directly (a held file's type,
+/// `std::fs::File`, is no I/O).
+const DIRECT_IO: &str = r"\bfs::(?:read|write|create_dir|remove|rename|copy|metadata|symlink_metadata|read_dir|read_to_string|hard_link|set_permissions|canonicalize)|\bFile::(?:open|create)\b|\bOpenOptions\b|\bCommand::new\b|\bprocess::Command\b|\bstd::net::|\bTcp(?:Stream|Listener)\b";
+
+/// The modules of `files` whose row does no I/O of its own
+/// ([`Entry::no_io_of_its_own`]) and whose code does I/O directly, each
+/// with what it does; `test_only` modules (declared under `#[cfg(test)]`)
+/// are test code and may.
+fn direct_io(
+    doc: &str,
+    files: &[(String, String, bool)],
+    test_only: &BTreeSet<String>,
+) -> Vec<String> {
+    let entries = layers(doc);
+    let io = Regex::new(DIRECT_IO).expect("regex");
+    let mut out = Vec::new();
+    for (module, code, _) in files {
+        if test_only.contains(module) {
+            continue;
+        }
+        let Some(e) = entry_of(module, &entries) else {
+            continue;
+        };
+        if let Some(m) = io.find(code)
+            && e.no_io_of_its_own()
+        {
+            out.push(format!(
+                "{module} (`{}`, I/O: {}) does I/O itself: {}",
+                e.module,
+                e.io,
+                m.as_str()
+            ));
+        }
+    }
+    out
+}
+
+/// The modules a file declares under `#[cfg(test)]` (`mod NAME;` on the
+/// next line): test code in a file of its own.
+fn test_modules(module: Option<&str>, src: &str) -> Vec<String> {
+    let decl = Regex::new(
+        r"(?m)^\s*#\[cfg\(test\)\]\s*\n\s*(?:pub(?:\([a-z ]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;",
+    )
+    .expect("regex");
+    decl.captures_iter(src)
+        .map(|c| match module {
+            Some(m) => format!("{m}::{}", &c[1]),
+            None => c[1].to_owned(),
+        })
+        .collect()
+}
+
 #[test]
 fn the_source_keeps_the_layers_of_architecture_md() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -241,16 +332,18 @@ fn the_source_keeps_the_layers_of_architecture_md() {
     // The library's modules (`src/`), then the binary's (`bin/src/`: `main`,
     // `cli`, `mcp`, `http`), whose `memdir::` paths name the library.
     let mut files = Vec::new();
+    let mut test_only = BTreeSet::new();
     for (dir, binary) in [(root.join("src"), false), (root.join("bin/src"), true)] {
         for rel in sources(&dir) {
             if is_test_file(&rel) {
                 continue;
             }
-            let module = match module_of(&rel) {
-                Some(m) => m,
-                None => continue,
-            };
             let text = std::fs::read_to_string(dir.join(&rel)).expect("source");
+            let module = module_of(&rel);
+            test_only.extend(test_modules(module.as_deref(), &text));
+            let Some(module) = module else {
+                continue;
+            };
             files.push((module, code(&text), binary));
         }
     }
@@ -263,6 +356,14 @@ fn the_source_keeps_the_layers_of_architecture_md() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The imports were seen (a broken pattern would see none and pass).
     assert!(edges > 150, "{edges} imports between modules");
+    let io = direct_io(&doc, &files, &test_only);
+    assert!(io.is_empty(), "{}", io.join("\n"));
+    // The I/O column was read: the pure layers and the disk layer both.
+    let entries = layers(&doc);
+    for (module, pure) in [("review", true), ("review::io", true), ("disk", false)] {
+        let e = entry_of(module, &entries).expect("in the table");
+        assert_eq!(e.no_io_of_its_own(), pure, "{module}: {}", e.io);
+    }
 }
 
 /// The binary is a crate of its own that takes the library as a dependency,
@@ -359,6 +460,36 @@ fn the_checker_catches_what_it_should() {
         check(doc, &cyclic)
             .iter()
             .any(|p| p.starts_with("import cycle"))
+    );
+    // A parent of a lower layer using its child of a higher one through the
+    // child's own name (a feature's pure part and its I/O side).
+    let doc = "| 1 | `low` | x | none |\n| 2 | `low::io` | x | through `disk` |\n| 3 | `disk` | x | files |\n";
+    let through_child = files(&[
+        ("low", "pub(crate) mod io;\npub use io::Report;"),
+        ("low::io", ""),
+    ]);
+    assert!(check(doc, &through_child)[0].starts_with("low (layer 1"));
+    let through_self = files(&[("low", "mod io;\nuse self::io;"), ("low::io", "")]);
+    assert!(check(doc, &through_self)[0].starts_with("low (layer 1"));
+    let declared_only = files(&[("low", "mod io;\nuse std::io::Read;"), ("low::io", "")]);
+    assert_eq!(check(doc, &declared_only), Vec::<String>::new());
+    // A module whose row does no I/O of its own opening a file itself.
+    let reads = files(&[
+        ("low", "fn f() { std::fs::read_to_string(p); }"),
+        (
+            "low::io",
+            "fn g(f: std::fs::File) { Command::new(\"sh\"); }",
+        ),
+        ("disk", "fn h() { std::fs::read(p); }"),
+    ]);
+    let found = direct_io(doc, &reads, &BTreeSet::new());
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("low (") && found[1].starts_with("low::io ("));
+    let test_support: BTreeSet<String> = ["low".to_owned()].into();
+    assert_eq!(direct_io(doc, &reads, &test_support).len(), 1);
+    assert_eq!(
+        test_modules(Some("a"), "#[cfg(test)]\npub(crate) mod t;\nmod u;\n"),
+        vec!["a::t".to_owned()]
     );
 }
 

@@ -1,4 +1,8 @@
-//! The daily review of an owner (`memdir review`), one concern a module:
+//! The daily review's I/O side: the review of an owner (`memdir review`)
+//! run on its files, through `disk` (the feature's layer 15, beside the
+//! store's features; its pure part, the plan, is the parent module
+//! `crate::review`, layer 8, which never names this one). One concern a
+//! module:
 //!
 //! ```text
 //! prepare   the owner's files gathered (with the hash of each), the plan
