@@ -41,7 +41,7 @@ mod tests;
 
 pub use apply::{StoreEdit, apply_to_doc, apply_to_store};
 pub use duplicates::{duplicate_similarity, near_duplicate, near_duplicate_at};
-pub use planner::{lift_ids, merge_copies, plan, settle_twin};
+pub use planner::{lift_ids, marks_fact, merge_copies, plan, settle_twin};
 
 /// The least similarity (Jaccard index of recall's term sets) at which two
 /// facts of one store with the same numbers and the same negations are

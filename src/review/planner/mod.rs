@@ -28,7 +28,7 @@ mod twins;
 mod vetoes;
 
 pub use copies::merge_copies;
-pub use lifts::lift_ids;
+pub use lifts::{lift_ids, marks_fact};
 pub use twins::settle_twin;
 
 /// The review's plan (see the module docs).
