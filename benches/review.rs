@@ -87,11 +87,12 @@ fn median(v: &mut [Duration]) -> Duration {
     v[v.len() / 2]
 }
 
-fn main() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let root = tmp.path();
-    let dir = root.join("agt_bench");
-    std::fs::create_dir_all(&dir).expect("mkdir");
+/// Writes the owner's folder `dir`: its settings, 300 facts in MEMORY.md
+/// (10 conflict pairs among them), 8,000 characters of yesterday's day log
+/// (one line in ten a `fact:`) and today's review line, so that none is
+/// due. The size of MEMORY.md and the day log's characters.
+fn owner_folder(dir: &Path, now: chrono::DateTime<Utc>) -> (usize, usize) {
+    std::fs::create_dir_all(dir).expect("mkdir");
     std::fs::write(
         dir.join("memdir.yaml"),
         "budgets:\n  memory: 20000\nreview: {at: \"04:00\", paused: false}\n",
@@ -110,7 +111,6 @@ fn main() {
         ));
     }
     std::fs::write(dir.join("MEMORY.md"), &memory).expect("write");
-    let now = Utc::now();
     let yesterday = (now - chrono::Duration::days(1)).date_naive();
     let mut ep = format!("## {yesterday}\n\n");
     let mut chars = 0;
@@ -141,8 +141,11 @@ fn main() {
         now.format("%Y%m%dT%H%M%SZ")
     ));
     std::fs::write(dir.join("episodes.md"), &ep).expect("write");
-    let store = Store::open(root).expect("open");
-    let owner = store.owner("agt_bench").expect("owner");
+    (memory.len(), chars)
+}
+
+/// Puts 100 results of the run `run-bench` (the conflicts' evidence).
+fn put_results(owner: &memdir::Owner) {
     for t in 0..100 {
         let body = format!(
             "result {t}: the {} reads {} on host{t}",
@@ -160,6 +163,17 @@ fn main() {
             )
             .expect("put");
     }
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let dir = root.join("agt_bench");
+    let now = Utc::now();
+    let (memory_len, chars) = owner_folder(&dir, now);
+    let store = Store::open(root).expect("open");
+    let owner = store.owner("agt_bench").expect("owner");
+    put_results(&owner);
     let dry = ReviewOptions {
         dry_run: true,
         ..ReviewOptions::default()
@@ -221,8 +235,7 @@ fn main() {
     );
     println!("\n== review figures ==");
     println!(
-        "owner: 300 facts ({} bytes), day log {chars} chars, 100 results; plan: {} changes, {} left",
-        memory.len(),
+        "owner: 300 facts ({memory_len} bytes), day log {chars} chars, 100 results; plan: {} changes, {} left",
         report.plan.changes.len(),
         report.plan.unsettled.len()
     );

@@ -2,6 +2,9 @@
 //! through the interface layer (`memdir::api`), prints the answer and
 //! returns the exit code.
 
+// A function past 150 lines (clippy.toml) holds more than one concern.
+#![warn(clippy::too_many_lines)]
+
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -156,25 +159,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         Command::Key { command, keys } => return key(&opener.open()?, &g, command, keys),
         Command::Ui { url, keys } => return login_link(&opener.open()?, &g, &url, keys),
         #[cfg(feature = "servers")]
-        Command::Mcp { run, session, log } => {
-            let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
-                return Err(Failure::Usage(
-                    "mcp needs an identity: --owner AGENT, or --person ID".into(),
-                ));
-            };
-            let root = server_root(&opener)?;
-            // A client shows every line of a server's standard error as an
-            // error: nothing but failures unless a level is asked for.
-            start_log(log.unwrap_or(tracing_subscriber::filter::LevelFilter::ERROR));
-            tracing::info!("memdir mcp: root {}", root.display());
-            let run = match (run, session) {
-                (Some(id), _) => Some(api::RunRef::Id(id)),
-                (None, Some(key)) => Some(api::RunRef::Session(key)),
-                (None, None) => None,
-            };
-            mcp::run(mcp::Config { opener, who, run }).map_err(Failure::Usage)?;
-            return Ok(0);
-        }
+        Command::Mcp { run, session, log } => return serve_mcp(opener, &g, run, session, log),
         #[cfg(feature = "servers")]
         Command::Serve {
             listen,
@@ -253,24 +238,58 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             cli::answer(&store, &who, ask)?
         }
     };
-    let exit = match response {
+    let exit = print_answer(response, g.json);
+    // A recall answered: its missing vectors, computed meanwhile, written.
+    Store::settle();
+    Ok(exit)
+}
+
+/// Prints an answer (its warnings on standard error): its exit status.
+fn print_answer(response: cli::Answer, json: bool) -> u8 {
+    match response {
         cli::Answer::Guarded(r) => {
-            let out = render::render(&r, g.json);
+            let out = render::render(&r, json);
             let _ = std::io::stderr().lock().write_all(out.warnings.as_bytes());
             print_agent(&out.stdout);
             out.exit
         }
         // A person's `--raw`: the one exit for raw text.
         cli::Answer::Person(r) => {
-            let out = render::person(&r, g.json, Surface::Cli);
+            let out = render::person(&r, json, Surface::Cli);
             let _ = std::io::stderr().lock().write_all(out.warnings.as_bytes());
             print_person(&out.stdout);
             out.exit
         }
+    }
+}
+
+/// `memdir mcp`: the MCP server on standard input and output, for the
+/// identity the options name, until the client closes it.
+#[cfg(feature = "servers")]
+fn serve_mcp(
+    opener: api::servers::Opener,
+    g: &cli::Global,
+    run: Option<String>,
+    session: Option<String>,
+    log: Option<tracing_subscriber::filter::LevelFilter>,
+) -> Result<u8, Failure> {
+    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+        return Err(Failure::Usage(
+            "mcp needs an identity: --owner AGENT, or --person ID".into(),
+        ));
     };
-    // A recall answered: its missing vectors, computed meanwhile, written.
-    Store::settle();
-    Ok(exit)
+    let root = server_root(&opener)?;
+    // A client shows every line of a server's standard error as an
+    // error: nothing but failures unless a level is asked for.
+    start_log(log.unwrap_or(tracing_subscriber::filter::LevelFilter::ERROR));
+    tracing::info!("memdir mcp: root {}", root.display());
+    let run = match (run, session) {
+        (Some(id), _) => Some(api::RunRef::Id(id)),
+        (None, Some(key)) => Some(api::RunRef::Session(key)),
+        (None, None) => None,
+    };
+    mcp::run(mcp::Config { opener, who, run }).map_err(Failure::Usage)?;
+    Ok(0)
 }
 
 /// `memdir key create|list|revoke`: the keys of `memdir serve`, in `keys`

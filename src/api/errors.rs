@@ -316,7 +316,8 @@ pub fn status(e: &Error) -> u16 {
 }
 
 /// Structured details for a JSON error answer (entries, usage, candidates,
-/// path).
+/// path): one arm a variant, or a family's arms handed to the family's
+/// table below (each lists the same variants).
 pub fn details(e: &Error) -> Value {
     match e {
         Error::InvalidId {
@@ -337,7 +338,90 @@ pub fn details(e: &Error) -> Value {
         | Error::ResultCorrupt { path, .. }
         | Error::Unplaceable { path, .. }
         | Error::ImportNothing { path }
+        | Error::RootNotFound { path }
         | Error::ExportExists { path } => json!({"path": path}),
+        Error::Batch { index, source } => {
+            // Operations are numbered from 1, as import numbers entries.
+            let number = index + 1;
+            let mut d = details(source);
+            if let Some(obj) = d.as_object_mut() {
+                obj.insert("index".into(), json!(number));
+                d
+            } else {
+                json!({"index": number})
+            }
+        }
+        Error::NotFound { .. }
+        | Error::AmbiguousMatch { .. }
+        | Error::OverBudget { .. }
+        | Error::ThreatBlocked { .. }
+        | Error::SecretInMemory { .. }
+        | Error::Conflicted { .. }
+        | Error::TextInvalid { .. } => entries(e),
+        Error::RunNotFound { .. }
+        | Error::SessionRunNotFound { .. }
+        | Error::RunFinished { .. }
+        | Error::RunAmbiguous { .. }
+        | Error::NotReady { .. }
+        | Error::ResultNotFound { .. }
+        | Error::ResultExists { .. }
+        | Error::ResultTooLarge { .. }
+        | Error::ResultsQuotaExceeded { .. }
+        | Error::ResultEmpty { .. }
+        | Error::ResultNotText { .. }
+        | Error::InvalidContentType { .. } => runs_and_results(e),
+        Error::DayLineTooLong { .. }
+        | Error::DayFull { .. }
+        | Error::DayAgentOnly { .. }
+        | Error::DayAppendOnly { .. }
+        | Error::DayExists { .. } => day_log(e),
+        Error::OwnerNotFound { .. }
+        | Error::NotOwn { .. }
+        | Error::AgentRequired { .. }
+        | Error::PersonNotAllowed { .. }
+        | Error::LoginLinkPersonOnly { .. }
+        | Error::SummariesPersonOnly { .. }
+        | Error::LoginLinkLimit { .. }
+        | Error::LoginLinkRefused => callers(e),
+        Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
+            json!({"chars": chars, "limit": limit})
+        }
+        Error::WrongState { .. }
+        | Error::AgentMismatch { .. }
+        | Error::SupersedeArchived { .. }
+        | Error::SelfSupersede { .. }
+        | Error::VetoHumanOnly { .. }
+        | Error::Superseded { .. }
+        | Error::InvalidExpiry { .. } => lifecycle(e),
+        Error::Git { op, .. } => json!({"op": op}),
+        Error::Required { what, action } => json!({"what": what, "action": action}),
+        Error::InvalidToolInput { field, .. } => json!({"field": field}),
+        Error::SkillNotFound { .. }
+        | Error::SkillExists { .. }
+        | Error::SkillTooLarge { .. }
+        | Error::LearningPersonOnly { .. }
+        | Error::LearningLimit { .. }
+        | Error::LearningNotFound { .. }
+        | Error::LearningChanged { .. }
+        | Error::LearningClosed { .. } => skills_and_learnings(e),
+        Error::ReviewNotFound { id } | Error::ReviewPlanNotFound { id } => json!({"review": id}),
+        Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
+        Error::ReviewPlanChanged { id, changed } => json!({"review": id, "changed": changed}),
+        Error::TextEmpty
+        | Error::Usage { .. }
+        | Error::TextTooLong { .. }
+        | Error::InvalidBatch { .. }
+        | Error::SearchFailed { .. }
+        | Error::Encode { .. }
+        | Error::DeadlinePassed => json!({}),
+        Error::StoreChanged { file } => json!({"file": file}),
+    }
+}
+
+/// [`details`] of an error about a store's entries (the variants
+/// [`details`] hands it; any other has none).
+fn entries(e: &Error) -> Value {
+    match e {
         Error::NotFound {
             file,
             entries,
@@ -359,22 +443,28 @@ pub fn details(e: &Error) -> Value {
             "used": used, "limit": limit, "would_use": would_use,
             "entries": entries,
         }),
-        Error::Batch { index, source } => {
-            // Operations are numbered from 1, as import numbers entries.
-            let number = index + 1;
-            let mut d = details(source);
-            if let Some(obj) = d.as_object_mut() {
-                obj.insert("index".into(), json!(number));
-                d
-            } else {
-                json!({"index": number})
-            }
-        }
         Error::ThreatBlocked { patterns } | Error::SecretInMemory { patterns } => {
             json!({"patterns": patterns.split(", ").collect::<Vec<_>>()})
         }
+        Error::Conflicted { file, lines } => json!({"file": file, "lines": lines}),
+        Error::TextInvalid { found } => json!({"found": found}),
+        _ => json!({}),
+    }
+}
+
+/// [`details`] of an error about runs and SharedMemory results (the
+/// variants [`details`] hands it; any other has none).
+fn runs_and_results(e: &Error) -> Value {
+    match e {
         Error::RunNotFound { run_id } => json!({"run_id": run_id}),
         Error::SessionRunNotFound { session } => json!({"session": session}),
+        Error::RunFinished {
+            run_id,
+            finished_at,
+        } => json!({"run_id": run_id, "finished_at": finished_at}),
+        Error::RunAmbiguous { prefix, candidates } => {
+            json!({"prefix": prefix, "candidates": candidates})
+        }
         Error::NotReady {
             workflow_id,
             task_id,
@@ -384,28 +474,6 @@ pub fn details(e: &Error) -> Value {
             workflow_id,
             task_id,
         } => json!({"workflow_id": workflow_id, "task_id": task_id}),
-        Error::OwnerNotFound {
-            owner,
-            root,
-            root_exists,
-            others,
-        } => match others {
-            OtherOwners::Named { owners, more } => {
-                json!({"owner": owner, "root": root, "root_exists": root_exists, "owners": owners, "more_owners": more})
-            }
-            // An agent is told nothing of the other owners.
-            OtherOwners::Withheld => {
-                json!({"owner": owner, "root": root, "root_exists": root_exists})
-            }
-        },
-        Error::RootNotFound { path } => json!({"path": path}),
-        Error::RunFinished {
-            run_id,
-            finished_at,
-        } => json!({"run_id": run_id, "finished_at": finished_at}),
-        Error::RunAmbiguous { prefix, candidates } => {
-            json!({"prefix": prefix, "candidates": candidates})
-        }
         Error::ResultExists {
             workflow_id,
             task_id,
@@ -424,18 +492,61 @@ pub fn details(e: &Error) -> Value {
         } => {
             json!({"workflow_id": workflow_id, "task_id": task_id, "reason": reason, "offset": offset})
         }
+        Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
+        _ => json!({}),
+    }
+}
+
+/// [`details`] of an error about the day log (the variants [`details`]
+/// hands it; any other has none).
+fn day_log(e: &Error) -> Value {
+    match e {
         Error::DayLineTooLong { chars, limit } => json!({"chars": chars, "limit": limit}),
         Error::DayFull { date, chars, limit } => {
             json!({"date": date, "chars": chars, "limit": limit})
         }
         Error::DayAgentOnly { person } => json!({"person": person}),
         Error::DayAppendOnly { id } => json!({"id": id}),
+        Error::DayExists { date } => json!({"date": date}),
+        _ => json!({}),
+    }
+}
+
+/// [`details`] of an error about who asks (an owner, an agent, a person,
+/// a login link; the variants [`details`] hands it; any other has none).
+fn callers(e: &Error) -> Value {
+    match e {
+        Error::OwnerNotFound {
+            owner,
+            root,
+            root_exists,
+            others,
+        } => match others {
+            OtherOwners::Named { owners, more } => {
+                json!({"owner": owner, "root": root, "root_exists": root_exists, "owners": owners, "more_owners": more})
+            }
+            // An agent is told nothing of the other owners.
+            OtherOwners::Withheld => {
+                json!({"owner": owner, "root": root, "root_exists": root_exists})
+            }
+        },
         Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
         Error::AgentRequired { person } => json!({"person": person}),
         Error::PersonNotAllowed { person, uid } => json!({"person": person, "uid": uid}),
-        Error::BadReason { chars, limit } | Error::QueryTooLong { chars, limit } => {
-            json!({"chars": chars, "limit": limit})
+        Error::LoginLinkPersonOnly { agent } | Error::SummariesPersonOnly { agent } => {
+            json!({"agent": agent})
         }
+        Error::LoginLinkLimit { outstanding, limit } => {
+            json!({"outstanding": outstanding, "limit": limit})
+        }
+        _ => json!({}),
+    }
+}
+
+/// [`details`] of an error about a fact's lifecycle (archive, supersede,
+/// veto, expiry; the variants [`details`] hands it; any other has none).
+fn lifecycle(e: &Error) -> Value {
+    match e {
         Error::WrongState { id, state } => json!({"id": id, "state": state}),
         Error::AgentMismatch { id, owner } => json!({"id": id, "owner": owner}),
         Error::SupersedeArchived { id } | Error::SelfSupersede { id } => json!({"id": id}),
@@ -444,26 +555,26 @@ pub fn details(e: &Error) -> Value {
             None => json!({"id": id}),
         },
         Error::Superseded { id, by } => json!({"id": id, "superseded_by": by}),
-        Error::DayExists { date } => json!({"date": date}),
         Error::InvalidExpiry { value, today } => match today {
             Some(today) => json!({"value": value, "today": today}),
             None => json!({"value": value}),
         },
-        Error::Conflicted { file, lines } => json!({"file": file, "lines": lines}),
-        Error::TextInvalid { found } => json!({"found": found}),
-        Error::Git { op, .. } => json!({"op": op}),
-        Error::InvalidContentType { value, limit } => json!({"value": value, "limit": limit}),
-        Error::Required { what, action } => json!({"what": what, "action": action}),
-        Error::InvalidToolInput { field, .. } => json!({"field": field}),
+        _ => json!({}),
+    }
+}
+
+/// [`details`] of an error about skills and learnings (the variants
+/// [`details`] hands it; any other has none).
+fn skills_and_learnings(e: &Error) -> Value {
+    match e {
         Error::SkillNotFound { name } | Error::SkillExists { name } => json!({"name": name}),
+        Error::SkillTooLarge {
+            what,
+            size,
+            limit,
+            unit,
+        } => json!({"what": what, "size": size, "limit": limit, "unit": unit}),
         Error::LearningPersonOnly { action, id } => json!({"action": action, "id": id}),
-        Error::LoginLinkPersonOnly { agent } | Error::SummariesPersonOnly { agent } => {
-            json!({"agent": agent})
-        }
-        Error::LoginLinkLimit { outstanding, limit } => {
-            json!({"outstanding": outstanding, "limit": limit})
-        }
-        Error::LoginLinkRefused => json!({}),
         Error::LearningLimit { of, pending, limit } => {
             json!({"of": of, "pending": pending, "limit": limit})
         }
@@ -472,24 +583,7 @@ pub fn details(e: &Error) -> Value {
             Some(r) => json!({"id": id, "state": state, "reason": r}),
             None => json!({"id": id, "state": state}),
         },
-        Error::ReviewNotFound { id } => json!({"review": id}),
-        Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
-        Error::ReviewPlanNotFound { id } => json!({"review": id}),
-        Error::ReviewPlanChanged { id, changed } => json!({"review": id, "changed": changed}),
-        Error::SkillTooLarge {
-            what,
-            size,
-            limit,
-            unit,
-        } => json!({"what": what, "size": size, "limit": limit, "unit": unit}),
-        Error::TextEmpty
-        | Error::Usage { .. }
-        | Error::TextTooLong { .. }
-        | Error::InvalidBatch { .. }
-        | Error::SearchFailed { .. }
-        | Error::Encode { .. } => json!({}),
-        Error::DeadlinePassed => json!({}),
-        Error::StoreChanged { file } => json!({"file": file}),
+        _ => json!({}),
     }
 }
 

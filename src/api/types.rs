@@ -62,10 +62,10 @@ pub use crate::store::{
     Watching, merge_file,
 };
 // What the dashboard needs of the scanner to show a text's hidden
-// characters, the review's prefix of a fact it wrote, and the memory tool's
-// input limit.
+// characters, the review's rule for a day line that marks a fact to lift,
+// and the memory tool's input limit.
 pub use crate::memtool::MAX_INPUT_BYTES;
-pub use crate::review::FACT_PREFIX;
+pub use crate::review::marks_fact;
 pub use crate::scan::{ascii_lookalike, is_invisible};
 // The dashboard's agents page (`Request::AgentSummaries`).
 pub use super::summaries::{AgentSummaries, AgentSummary, StoreUse, SummaryFailure, SummarySort};

@@ -61,8 +61,41 @@ pub fn apply_to_doc(
     save_days: Option<u32>,
     limit: usize,
 ) -> Result<StoreEdit, String> {
-    let unplaceable = |e: splice::Unplaceable| e.0;
-    // 1. What leaves the store and which metadata changes.
+    // 1. What leaves the store and which metadata changes, spliced together.
+    let out = removals(src, doc, scope, plan, review, now)?;
+    let (cur, doc) = removed(src, doc, &out.remove, &out.metas)?;
+    // 2. What is added, within the budget.
+    let adds = additions(plan, scope, review, agent, now, save_days);
+    let mut skipped = Vec::new();
+    let fitting = within_budget(&doc, &adds, limit, &mut skipped);
+    let cur = appended(cur, doc, &fitting, &mut skipped);
+    Ok(StoreEdit {
+        src: (cur != src).then_some(cur),
+        skipped,
+    })
+}
+
+/// What a plan takes out of a store and which metadata it changes.
+struct Removals {
+    /// The entries taken out, sorted.
+    remove: Vec<usize>,
+    /// The new metadata of the entries changed, rendered.
+    metas: Vec<(usize, String)>,
+}
+
+/// The entries of store `scope` (`doc`, the parse of `src`) that `plan`
+/// takes out (archived, the copies of one kept as one, a live copy whose
+/// archive record stands), sorted, and the new metadata of those it changes
+/// (a renewal, the kept side of a settled conflict, the copy kept),
+/// rendered: only where it differs from the entry's.
+fn removals(
+    src: &str,
+    doc: &Document,
+    scope: Scope,
+    plan: &Plan,
+    review: &str,
+    now: DateTime<Utc>,
+) -> Result<Removals, String> {
     let mut remove: Vec<usize> = Vec::new();
     let mut metas: BTreeMap<usize, Meta> = BTreeMap::new();
     // Copies the plan keeps as one: the first stands for them all.
@@ -151,26 +184,47 @@ pub fn apply_to_doc(
     remove.sort_unstable();
     remove.dedup();
     metas.retain(|i, m| !remove.contains(i) && doc.entries[*i].metadata(src) != *m);
-    let metas: Vec<(usize, String)> = metas.into_iter().map(|(i, m)| (i, m.render())).collect();
-    let (mut cur, mut doc) = if remove.is_empty() && metas.is_empty() {
-        (src.to_owned(), doc.clone())
-    } else if let Some(done) = splice::edit_many(src, doc, &remove, &metas) {
-        done
-    } else {
-        // One by one, each with its fallbacks: metadata first (indexes
-        // stand), then removals from the last.
-        let (mut cur, mut d) = (src.to_owned(), doc.clone());
-        for (i, m) in &metas {
-            (cur, d) = splice::set_meta(&cur, &d, *i, m).map_err(unplaceable)?;
-        }
-        for i in remove.iter().rev() {
-            (cur, d) = splice::remove(&cur, &d, *i).map_err(unplaceable)?;
-        }
-        (cur, d)
-    };
+    let metas = metas.into_iter().map(|(i, m)| (i, m.render())).collect();
+    Ok(Removals { remove, metas })
+}
 
-    // 2. What is added, within the budget.
-    let mut skipped = Vec::new();
+/// `src` (parsed as `doc`) with the entries `remove` taken out and the
+/// metadata `metas` set: spliced together and checked by one parse, or one
+/// by one where that fails (metadata first, indexes stand; then removals
+/// from the last).
+fn removed(
+    src: &str,
+    doc: &Document,
+    remove: &[usize],
+    metas: &[(usize, String)],
+) -> Result<(String, Document), String> {
+    let unplaceable = |e: splice::Unplaceable| e.0;
+    if remove.is_empty() && metas.is_empty() {
+        return Ok((src.to_owned(), doc.clone()));
+    }
+    if let Some(done) = splice::edit_many(src, doc, remove, metas) {
+        return Ok(done);
+    }
+    let (mut cur, mut d) = (src.to_owned(), doc.clone());
+    for (i, m) in metas {
+        (cur, d) = splice::set_meta(&cur, &d, *i, m).map_err(unplaceable)?;
+    }
+    for i in remove.iter().rev() {
+        (cur, d) = splice::remove(&cur, &d, *i).map_err(unplaceable)?;
+    }
+    Ok((cur, d))
+}
+
+/// The facts `plan` adds to store `scope` (lifted into MEMORY.md, saved on
+/// the reviewer's proposal), in its order: (text, id, metadata).
+fn additions<'p>(
+    plan: &'p Plan,
+    scope: Scope,
+    review: &str,
+    agent: Option<&str>,
+    now: DateTime<Utc>,
+    save_days: Option<u32>,
+) -> Vec<(&'p String, &'p String, Meta)> {
     // What every fact the review saves carries.
     let saved = || Meta {
         created: Some(now),
@@ -181,7 +235,7 @@ pub fn apply_to_doc(
         review: Some(review.to_owned()),
         ..Meta::default()
     };
-    let mut adds: Vec<(&String, &String, Meta)> = Vec::new();
+    let mut adds = Vec::new();
     for c in &plan.changes {
         match c {
             Change::Lift {
@@ -217,14 +271,26 @@ pub fn apply_to_doc(
             _ => {}
         }
     }
-    // Which fit: counted as the budget counts, without placing them.
+    adds
+}
+
+/// The additions `adds` that fit the store (`doc`) within `limit`
+/// characters (or within what it uses now), counted as the budget counts,
+/// without placing them: (text, id, rendered metadata); an id the store or
+/// an earlier addition holds is left out, one past the budget `skipped`.
+fn within_budget<'a>(
+    doc: &Document,
+    adds: &'a [(&String, &String, Meta)],
+    limit: usize,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<(&'a str, &'a str, String)> {
     // (The budget rule adds up: an entry more adds its own count and the
     // line feed before it.)
     let mut used = used_chars(doc.entries.iter().map(|e| e.text.as_str()));
     let mut count = doc.entries.len();
     let mut ids: BTreeSet<&str> = doc.entries.iter().map(|e| e.id.as_str()).collect();
     let mut fitting = Vec::new();
-    for (text, id, meta) in &adds {
+    for (text, id, meta) in adds {
         if !ids.insert(id.as_str()) {
             continue;
         }
@@ -241,6 +307,18 @@ pub fn apply_to_doc(
         count += 1;
         fitting.push((text.as_str(), id.as_str(), meta.render()));
     }
+    fitting
+}
+
+/// `cur` (parsed as `doc`) with the `fitting` additions appended: all at
+/// once, or one by one where that fails, each one that cannot be placed
+/// `skipped`.
+fn appended(
+    mut cur: String,
+    mut doc: Document,
+    fitting: &[(&str, &str, String)],
+    skipped: &mut Vec<Skipped>,
+) -> String {
     let items: Vec<(&str, &str, Option<&str>)> = fitting
         .iter()
         .map(|(t, i, m)| (*t, *i, Some(m.as_str())))
@@ -262,8 +340,5 @@ pub fn apply_to_doc(
             }
         }
     }
-    Ok(StoreEdit {
-        src: (cur != src).then_some(cur),
-        skipped,
-    })
+    cur
 }

@@ -40,7 +40,7 @@ pub mod routine;
 mod tests;
 
 pub use apply::{apply_to_doc, apply_to_store};
-pub use planner::{lift_ids, plan};
+pub use planner::{lift_ids, marks_fact, plan};
 // What only the benches and the tests name (`memdir::internals`).
 #[cfg(any(test, feature = "internals"))]
 pub use apply::StoreEdit;

@@ -145,6 +145,34 @@ fn expired_facts_are_renewed_when_recalled_else_archived() {
     );
 }
 
+/// A line of the day log as episodes.md holds it marks a fact when its
+/// text, after the time, the task and the run, starts with `fact:`: what
+/// the dashboard shows as marked is what the review lifts.
+#[test]
+fn a_day_line_marks_a_fact_by_its_text() {
+    assert!(marks_fact(
+        "14:02 [PIN-1] fact: the build needs Go 1.22 (run r1)"
+    ));
+    assert!(marks_fact("14:02 FACT: x"));
+    assert!(marks_fact("fact: a person's own line"));
+    assert!(!marks_fact("14:02 fixed the build"));
+    assert!(!marks_fact("14:02 [PIN-1] a b c d fact: late"));
+    // The planner lifts what is marked, and nothing else.
+    let line = |text: &str| DayLine {
+        date: now().date_naive(),
+        text: crate::journal::parse_line(text).text,
+        run: None,
+        task: None,
+    };
+    let marked = line("14:02 [PIN-1] fact: the build needs Go 1.22");
+    let unmarked = line("14:02 [PIN-1] note fact: the build needs Go 1.22");
+    assert!(!marks_fact(
+        "14:02 [PIN-1] note fact: the build needs Go 1.22"
+    ));
+    assert_eq!(lift_ids(&[marked]).len(), 1);
+    assert!(lift_ids(&[unmarked]).is_empty());
+}
+
 #[test]
 fn marked_day_lines_are_lifted_checked_once() {
     let date = (now() - Duration::days(1)).date_naive();

@@ -101,7 +101,7 @@ use views::{View, Views, views};
 /// regexes.
 ///
 /// A threat regex is compiled with Unicode off (`(?-u)`, ASCII case folding and word boundaries)
-/// unless `unicode` is set (the regexes for other languages in `lang.rs`).
+/// unless `unicode` is set (the regexes for other languages in `lang/`).
 #[derive(Clone, Copy)]
 struct Re {
     src: &'static str,

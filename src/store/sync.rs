@@ -263,52 +263,10 @@ pub(crate) fn sync(
     let theirs = loop {
         repo.run(&["fetch", "--quiet", &remote], &[])?;
         let theirs = repo.commit_of(&remote_ref)?;
-        if let Some(t) = &theirs {
-            let behind = match repo.commit_of("HEAD")? {
-                // A branch with no commit yet takes the remote's.
-                None => true,
-                Some(_) => {
-                    repo.run(&["rev-list", "--count", &format!("HEAD..{t}")], &[])?
-                        .trim()
-                        != "0"
-                }
-            };
-            if behind {
-                // A clone does not copy `.git/config`: the driver named by
-                // `.gitattributes` is registered for this merge if it is not.
-                let driver = match repo.config_get("merge.memdir.driver")? {
-                    Some(_) => "merge.memdir.name=memdir entry-wise merge".to_owned(),
-                    None => format!("merge.memdir.driver={MERGE_DRIVER}"),
-                };
-                // A first sync of a fresh `git init` with a remote that has
-                // commits: the two histories share no commit yet.
-                let args = [
-                    "-c",
-                    driver.as_str(),
-                    "merge",
-                    "--no-edit",
-                    "--quiet",
-                    "--allow-unrelated-histories",
-                    remote_ref.as_str(),
-                ];
-                let out = repo.output(&args, &env)?;
-                if !out.status.success() {
-                    let said = match failed(&args, &out) {
-                        Error::Git { message, .. } => message,
-                        e => e.to_string(),
-                    };
-                    let _ = repo.output(&["merge", "--abort"], &[]);
-                    return Err(Error::Git {
-                        op: "merge".into(),
-                        message: format!(
-                            "{said}\nthe merge was aborted and nothing was pushed: merge \
-                             {remote_ref} by hand (the merge driver leaves markers only where \
-                             text outside entries conflicts)"
-                        ),
-                    });
-                }
-                report.merged = true;
-            }
+        if let Some(t) = &theirs
+            && merge_behind(&repo, t, &remote_ref, &env)?
+        {
+            report.merged = true;
         }
         if repo.commit_of("HEAD")?.is_none() {
             // No commit on either side: nothing to push yet.
@@ -350,4 +308,56 @@ pub(crate) fn sync(
         }
     }
     Ok(report)
+}
+
+/// Merges the remote's commit `theirs` (`remote_ref`) into HEAD when HEAD
+/// is behind it, with memdir's merge driver (`env`: the merge commit's
+/// author); whether it merged. A failed merge is aborted and said.
+fn merge_behind(repo: &Repo, theirs: &str, remote_ref: &str, env: &[(&str, &str)]) -> Result<bool> {
+    let behind = match repo.commit_of("HEAD")? {
+        // A branch with no commit yet takes the remote's.
+        None => true,
+        Some(_) => {
+            repo.run(&["rev-list", "--count", &format!("HEAD..{theirs}")], &[])?
+                .trim()
+                != "0"
+        }
+    };
+    if !behind {
+        return Ok(false);
+    }
+    // A clone does not copy `.git/config`: the driver named by
+    // `.gitattributes` is registered for this merge if it is not.
+    let driver = match repo.config_get("merge.memdir.driver")? {
+        Some(_) => "merge.memdir.name=memdir entry-wise merge".to_owned(),
+        None => format!("merge.memdir.driver={MERGE_DRIVER}"),
+    };
+    // A first sync of a fresh `git init` with a remote that has
+    // commits: the two histories share no commit yet.
+    let args = [
+        "-c",
+        driver.as_str(),
+        "merge",
+        "--no-edit",
+        "--quiet",
+        "--allow-unrelated-histories",
+        remote_ref,
+    ];
+    let out = repo.output(&args, env)?;
+    if !out.status.success() {
+        let said = match failed(&args, &out) {
+            Error::Git { message, .. } => message,
+            e => e.to_string(),
+        };
+        let _ = repo.output(&["merge", "--abort"], &[]);
+        return Err(Error::Git {
+            op: "merge".into(),
+            message: format!(
+                "{said}\nthe merge was aborted and nothing was pushed: merge \
+                 {remote_ref} by hand (the merge driver leaves markers only where \
+                 text outside entries conflicts)"
+            ),
+        });
+    }
+    Ok(true)
 }

@@ -2,11 +2,11 @@
 //! module of the library (`src/`) and of the binary (`bin/src/`) is in the
 //! table, every `crate::`, `super::`, `self::` and (in the binary)
 //! `memdir::` path in code that is not test code, and every path through a
-//! child module a file declares (`mod io;` then `io::…`), names a module of
-//! a lower layer or of the module's own entry, and the imports between
-//! modules have no cycle; a module whose row does no I/O of its own (`none`,
-//! `none of its own`, `through \`disk\``) opens no file, socket or process
-//! itself. That the binary uses the library's public API only is Cargo's to
+//! child module a file declares (`mod io;` then `io::…` or `self::io`),
+//! names a module of a lower layer or of the module's own entry, and the
+//! imports between modules have no cycle; a module whose row does no I/O of
+//! its own (`none`, `none of its own`, `through \`disk\``) opens no file,
+//! socket or process itself. That the binary uses the library's public API only is Cargo's to
 //! enforce: it is a crate of its own (`bin/Cargo.toml`), and the test holds
 //! it to that.
 

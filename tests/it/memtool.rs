@@ -74,6 +74,10 @@ fn init(s: &Sandbox) {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: each command of the memory tool in turn on one store"
+)]
 fn every_command_on_a_store_is_entry_operations_through_the_write_path() {
     let s = Sandbox::new();
     init(&s);

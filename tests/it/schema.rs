@@ -113,6 +113,10 @@ fn in_tree(cwd: &Path, args: &[&str]) -> Run {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: every answer of the command line in turn, each step's ids feeding the next"
+)]
 fn every_json_answer_validates_against_its_schema() {
     let _collect = crate::util::Collect::start();
     let c = Checked::default();

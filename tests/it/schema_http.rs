@@ -122,6 +122,10 @@ const SCHEMAS: &[(&str, &str)] = &[
 ];
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: every answer of the HTTP API in turn, each step's ids feeding the next"
+)]
 fn every_http_answer_validates_against_its_schema() {
     let _collect = Collect::start();
     let s = Sandbox::new();

@@ -146,6 +146,10 @@ fn http(method: &'static str, path: &str, body: Option<Value>) -> Ask {
     Ask::Http(method, path.to_owned(), body)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: one case a request, with its call on each surface"
+)]
 fn cases() -> Vec<Case> {
     let vpn = id("memory", "Staging needs the VPN on");
     let cache = id("memory", "The build cache lives in /srv/cache");
@@ -843,6 +847,10 @@ fn ask_http(srv: &Server, key: &str, method: &str, path: &str, body: Option<&Val
 // The test.
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario over the servers it starts: each case of `cases` on every surface"
+)]
 async fn the_same_request_gets_the_same_answer_on_every_surface() {
     let on_cli = Sandbox::new();
     let on_mcp = Sandbox::new();

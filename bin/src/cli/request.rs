@@ -71,7 +71,8 @@ fn in_run(run: Option<String>, request: Request) -> Request {
 }
 
 /// The request `command` makes of `who`'s memory (a result's put is not
-/// one: see [`answer`]).
+/// one: see [`answer`]): one arm a command, a group's subcommands in the
+/// group's function below.
 fn request(command: Ask) -> Result<Request, Error> {
     Ok(match command {
         Ask::Log { id, since, limit } => Request::Log { id, since, limit },
@@ -146,39 +147,11 @@ fn request(command: Ask) -> Result<Request, Error> {
             run,
         },
         Ask::Review {
-            command: None,
+            command,
             dry_run,
             due,
             reviewer,
-        } => Request::Review {
-            dry_run,
-            due,
-            reviewer,
-        },
-        Ask::Review {
-            command: Some(ReviewCommand::Pause),
-            ..
-        } => Request::ReviewPause { paused: true },
-        Ask::Review {
-            command: Some(ReviewCommand::Resume),
-            ..
-        } => Request::ReviewPause { paused: false },
-        Ask::Review {
-            command: Some(ReviewCommand::Status),
-            ..
-        } => Request::ReviewStatus,
-        Ask::Review {
-            command: Some(ReviewCommand::History { limit }),
-            ..
-        } => Request::ReviewHistory { limit },
-        Ask::Review {
-            command: Some(ReviewCommand::Apply { id }),
-            ..
-        } => Request::ApplyReview { id },
-        Ask::Review {
-            command: Some(ReviewCommand::Undo { id, partial }),
-            ..
-        } => Request::UndoReview { id, partial },
+        } => review(command, dry_run, due, reviewer),
         Ask::List {
             kind,
             status,
@@ -201,20 +174,8 @@ fn request(command: Ask) -> Result<Request, Error> {
             },
             (None, None) => Request::Snapshot,
         },
-        Ask::Run {
-            command:
-                RunCommand::Begin {
-                    task,
-                    skills,
-                    workflow,
-                    session,
-                },
-        } => Request::BeginRun {
-            task,
-            skills,
-            workflow,
-            session,
-        },
+        Ask::Run { command } => run(command)?,
+        Ask::Runs { command } => runs(command),
         Ask::Import {
             command:
                 ImportCommand::Hermes {
@@ -239,110 +200,162 @@ fn request(command: Ask) -> Result<Request, Error> {
         },
         Ask::Tool(command) => super::tool::request(command)?,
         Ask::Propose { text } => Request::Propose { text },
-        Ask::Learnings { command } => match command {
-            None | Some(LearningsCommand::List) => Request::Learnings,
-            Some(LearningsCommand::Approve {
-                id,
-                text,
-                seen_text,
-            }) => Request::Approve {
-                id,
-                text,
-                seen_text,
-            },
-            Some(LearningsCommand::Reject { id, reason }) => Request::Reject { id, reason },
-            Some(LearningsCommand::Retire { id, reason }) => Request::Retire { id, reason },
+        Ask::Learnings { command } => learnings(command),
+        Ask::Skill { command } => skill(command)?,
+        Ask::Result { command } => result(command)?,
+    })
+}
+
+/// `memdir review [apply|undo|pause|resume|status|history]`.
+fn review(
+    command: Option<ReviewCommand>,
+    dry_run: bool,
+    due: bool,
+    reviewer: Option<String>,
+) -> Request {
+    match command {
+        None => Request::Review {
+            dry_run,
+            due,
+            reviewer,
         },
-        Ask::Skill { command } => match command {
-            SkillCommand::Learn {
-                name,
-                from,
-                description,
-                replace,
-                ..
-            } => {
-                // Read at most one byte past what a skill's file may hold.
-                let limit = memdir::api::types::limits::SKILL_FILE_BYTES;
-                let bytes = read_content(from.as_deref(), limit).map_err(|e| match e {
-                    Error::ResultTooLarge { bytes, limit } => Error::SkillTooLarge {
-                        what: "source",
-                        size: bytes,
-                        limit,
-                        unit: "bytes",
-                    },
-                    e => e,
-                })?;
-                let path = from.unwrap_or_else(|| PathBuf::from("<stdin>"));
-                let source = String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
-                    path,
-                    offset: e.utf8_error().valid_up_to(),
-                })?;
-                Request::SkillLearn {
-                    name,
-                    source,
-                    description,
-                    replace,
-                }
-            }
-            SkillCommand::List => Request::SkillList,
-            SkillCommand::Show { name } => Request::SkillShow { name },
-            SkillCommand::Forget { name } => Request::SkillForget { name },
+        Some(ReviewCommand::Pause) => Request::ReviewPause { paused: true },
+        Some(ReviewCommand::Resume) => Request::ReviewPause { paused: false },
+        Some(ReviewCommand::Status) => Request::ReviewStatus,
+        Some(ReviewCommand::History { limit }) => Request::ReviewHistory { limit },
+        Some(ReviewCommand::Apply { id }) => Request::ApplyReview { id },
+        Some(ReviewCommand::Undo { id, partial }) => Request::UndoReview { id, partial },
+    }
+}
+
+/// `memdir run begin|finish`.
+fn run(command: RunCommand) -> Result<Request, Error> {
+    Ok(match command {
+        RunCommand::Begin {
+            task,
+            skills,
+            workflow,
+            session,
+        } => Request::BeginRun {
+            task,
+            skills,
+            workflow,
+            session,
         },
-        Ask::Run {
-            command: RunCommand::Finish { run, text, session },
-        } => finish(run, text, session)?,
-        Ask::Runs {
-            command:
-                RunsCommand::Search {
-                    query,
-                    since,
-                    until,
-                    limit,
-                },
+        RunCommand::Finish { run, text, session } => finish(run, text, session)?,
+    })
+}
+
+/// `memdir runs search|show|list`.
+fn runs(command: RunsCommand) -> Request {
+    match command {
+        RunsCommand::Search {
+            query,
+            since,
+            until,
+            limit,
         } => Request::SearchRuns {
             query,
             since,
             until,
             limit,
         },
-        Ask::Runs {
-            command: RunsCommand::Show { run },
-        } => Request::GetRun { run_id: run },
-        Ask::Runs {
-            command: RunsCommand::List { open },
-        } => Request::ListRuns { open },
-        Ask::Result { command } => match command {
-            ResultCommand::Put { .. } => {
-                return Err(Error::Usage {
-                    message: "a result's put is streamed: see `answer`".into(),
-                });
+        RunsCommand::Show { run } => Request::GetRun { run_id: run },
+        RunsCommand::List { open } => Request::ListRuns { open },
+    }
+}
+
+/// `memdir learnings [list|approve|reject|retire]`.
+fn learnings(command: Option<LearningsCommand>) -> Request {
+    match command {
+        None | Some(LearningsCommand::List) => Request::Learnings,
+        Some(LearningsCommand::Approve {
+            id,
+            text,
+            seen_text,
+        }) => Request::Approve {
+            id,
+            text,
+            seen_text,
+        },
+        Some(LearningsCommand::Reject { id, reason }) => Request::Reject { id, reason },
+        Some(LearningsCommand::Retire { id, reason }) => Request::Retire { id, reason },
+    }
+}
+
+/// `memdir skill learn|list|show|forget`: a skill's source read from its
+/// file or standard input.
+fn skill(command: SkillCommand) -> Result<Request, Error> {
+    Ok(match command {
+        SkillCommand::Learn {
+            name,
+            from,
+            description,
+            replace,
+            ..
+        } => {
+            // Read at most one byte past what a skill's file may hold.
+            let limit = memdir::api::types::limits::SKILL_FILE_BYTES;
+            let bytes = read_content(from.as_deref(), limit).map_err(|e| match e {
+                Error::ResultTooLarge { bytes, limit } => Error::SkillTooLarge {
+                    what: "source",
+                    size: bytes,
+                    limit,
+                    unit: "bytes",
+                },
+                e => e,
+            })?;
+            let path = from.unwrap_or_else(|| PathBuf::from("<stdin>"));
+            let source = String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+                path,
+                offset: e.utf8_error().valid_up_to(),
+            })?;
+            Request::SkillLearn {
+                name,
+                source,
+                description,
+                replace,
             }
-            ResultCommand::Get {
-                workflow,
-                task: Some(task),
-            } => Request::GetResult {
-                workflow_id: workflow,
-                task_id: task,
-            },
-            ResultCommand::Get {
-                workflow,
-                task: None,
-            } => Request::WorkflowResults {
-                workflow_id: workflow,
-            },
-            ResultCommand::Rm { workflow, task } => Request::RemoveResults {
-                workflow_id: workflow,
-                task_id: task,
-            },
-            ResultCommand::Wait {
-                workflow,
-                task,
-                timeout,
-            } => Request::WaitResult {
-                workflow_id: workflow,
-                task_id: task,
-                timeout_secs: timeout,
-            },
+        }
+        SkillCommand::List => Request::SkillList,
+        SkillCommand::Show { name } => Request::SkillShow { name },
+        SkillCommand::Forget { name } => Request::SkillForget { name },
+    })
+}
+
+/// `memdir result get|rm|wait` (a put is streamed: see [`answer`]).
+fn result(command: ResultCommand) -> Result<Request, Error> {
+    Ok(match command {
+        ResultCommand::Put { .. } => {
+            return Err(Error::Usage {
+                message: "a result's put is streamed: see `answer`".into(),
+            });
+        }
+        ResultCommand::Get {
+            workflow,
+            task: Some(task),
+        } => Request::GetResult {
+            workflow_id: workflow,
+            task_id: task,
+        },
+        ResultCommand::Get {
+            workflow,
+            task: None,
+        } => Request::WorkflowResults {
+            workflow_id: workflow,
+        },
+        ResultCommand::Rm { workflow, task } => Request::RemoveResults {
+            workflow_id: workflow,
+            task_id: task,
+        },
+        ResultCommand::Wait {
+            workflow,
+            task,
+            timeout,
+        } => Request::WaitResult {
+            workflow_id: workflow,
+            task_id: task,
+            timeout_secs: timeout,
         },
     })
 }

@@ -7,102 +7,57 @@
 use super::store as s;
 use super::{Guarded, all, guarded, lines, opt, text};
 use crate::api::Response;
+use crate::store::{
+    BatchOutcome, DayOutcome, DueOutcome, LearningsList, PutOutcome, Renewed, ResultsGc,
+    WorkflowResults,
+};
 
 /// `response` with every file-derived text guarded: a flagged text is its
-/// `[BLOCKED: …]` placeholder.
+/// `[BLOCKED: …]` placeholder. One arm a variant, each as short as the
+/// visitor it calls (`with`, `each`: a visitor that guards in place).
 #[deny(clippy::wildcard_enum_match_arm)]
 pub(crate) fn guard(response: Response) -> Guarded<Response> {
     guarded(match response {
-        Response::Check {
-            mut reports,
+        Response::Check { reports, strict } => Response::Check {
+            reports: each(reports, s::check),
             strict,
-        } => {
-            reports.iter_mut().for_each(s::check);
-            Response::Check { reports, strict }
-        }
-        Response::Sync(mut r) => {
-            s::sync(&mut r);
-            Response::Sync(r)
-        }
-        Response::Merged(mut m) => {
-            s::merged(&mut m);
-            Response::Merged(m)
-        }
-        Response::Log(mut commits) => {
-            commits.iter_mut().for_each(s::commit);
-            Response::Log(commits)
-        }
-        Response::Init(mut setup) => {
-            all(&mut setup.changes, "the change of the setup");
-            Response::Init(setup)
-        }
-        Response::Written(mut w) => {
-            s::written(&mut w);
-            Response::Written(w)
-        }
-        Response::Batch(mut b) => {
-            b.results.iter_mut().for_each(s::outcome);
-            all(&mut b.warnings, "the warning");
-            Response::Batch(b)
-        }
+        },
+        Response::Sync(r) => Response::Sync(with(r, s::sync)),
+        Response::Merged(m) => Response::Merged(with(m, s::merged)),
+        Response::Log(commits) => Response::Log(each(commits, s::commit)),
+        Response::Init(setup) => Response::Init(with(setup, |x| {
+            all(&mut x.changes, "the change of the setup");
+        })),
+        Response::Written(w) => Response::Written(with(w, s::written)),
+        Response::Batch(b) => Response::Batch(with(b, batch)),
         Response::Show { owner, stores } => Response::Show {
             owner,
             stores: stores.into_iter().map(s::store).collect(),
         },
         Response::Snapshot(snap) => Response::Snapshot(s::snapshot(snap)),
         Response::RunBegun {
-            mut record,
+            record,
             snapshot,
             resumed,
-        } => {
-            s::record(&mut record);
-            Response::RunBegun {
-                record,
-                snapshot: s::snapshot(snapshot),
-                resumed,
-            }
-        }
-        Response::Day(mut d) => {
-            s::day_line(&mut d.line, &format!("episodes.md {}", d.id));
-            all(&mut d.warnings, "the warning");
-            Response::Day(d)
-        }
+        } => Response::RunBegun {
+            record: with(record, s::record),
+            snapshot: s::snapshot(snapshot),
+            resumed,
+        },
+        Response::Day(d) => Response::Day(with(d, day)),
         Response::RunHits(hits) => Response::RunHits(hits.into_iter().map(s::hit).collect()),
         Response::Run(view) => Response::Run(s::run(view)),
-        Response::Runs(mut records) => {
-            records.iter_mut().for_each(s::record);
-            Response::Runs(records)
-        }
-        Response::Put(mut p) => {
-            s::meta(&mut p.result);
-            all(&mut p.warnings, "the warning");
-            Response::Put(p)
-        }
+        Response::Runs(records) => Response::Runs(each(records, s::record)),
+        Response::Put(p) => Response::Put(with(p, put)),
         Response::Result(r) => Response::Result(s::result(r)),
-        Response::Steps(mut w) => {
-            w.steps.iter_mut().for_each(s::step);
-            all(&mut w.warnings, "the warning");
-            Response::Steps(w)
-        }
+        Response::Steps(w) => Response::Steps(with(w, steps)),
         Response::Transition(mut t) => {
             all(&mut t.warnings, "the warning");
             Response::Transition(t)
         }
-        Response::Renewed(mut r) => {
-            opt(&mut r.expires, "the expiry");
-            opt(&mut r.previous, "the previous expiry");
-            all(&mut r.warnings, "the warning");
-            Response::Renewed(r)
-        }
-        Response::ResultsRemoved(mut r) => {
-            s::removed(&mut r);
-            Response::ResultsRemoved(r)
-        }
-        Response::ResultsGc(mut g) => {
-            g.workflows.iter_mut().for_each(s::removed);
-            all(&mut g.warnings, "the warning");
-            Response::ResultsGc(g)
-        }
+        Response::Renewed(r) => Response::Renewed(with(r, renewed)),
+        Response::ResultsRemoved(r) => Response::ResultsRemoved(with(r, s::removed)),
+        Response::ResultsGc(g) => Response::ResultsGc(with(g, gc)),
         Response::Rows { rows, total, limit } => Response::Rows {
             rows: rows.into_iter().map(s::row).collect(),
             total,
@@ -110,23 +65,12 @@ pub(crate) fn guard(response: Response) -> Guarded<Response> {
         },
         Response::Recall(r) => Response::Recall(s::recall(r)),
         Response::Review(r) => Response::Review(s::review(r)),
-        Response::Undone(mut u) => {
-            s::undone(&mut u);
-            Response::Undone(u)
-        }
-        Response::ReviewDue(mut d) => {
-            d.ran = d.ran.map(s::review);
-            s::routine(&mut d.status);
-            Response::ReviewDue(d)
-        }
-        Response::Routine(mut r) => {
-            s::routine(&mut r);
-            Response::Routine(r)
-        }
-        Response::ReviewHistory(mut h) => {
+        Response::Undone(u) => Response::Undone(with(u, s::undone)),
+        Response::ReviewDue(d) => Response::ReviewDue(with(d, review_due)),
+        Response::Routine(r) => Response::Routine(with(r, s::routine)),
+        Response::ReviewHistory(h) => Response::ReviewHistory(with(h, |h| {
             h.reviews.iter_mut().for_each(s::history);
-            Response::ReviewHistory(h)
-        }
+        })),
         Response::Skill(mut o) => {
             opt(
                 &mut o.description,
@@ -143,40 +87,15 @@ pub(crate) fn guard(response: Response) -> Guarded<Response> {
             Response::Skills(rows)
         }
         Response::SkillShown(sk) => Response::SkillShown(s::skill(sk)),
-        Response::Learning(mut o) => {
-            s::learning(&mut o.learning);
-            Response::Learning(o)
-        }
-        Response::Learnings(mut l) => {
-            l.approved.iter_mut().for_each(s::learning);
-            l.proposals.iter_mut().for_each(s::learning);
-            Response::Learnings(l)
-        }
-        Response::Imported(mut i) => {
-            s::imported(&mut i);
-            Response::Imported(i)
-        }
-        Response::Exported(mut x) => {
-            s::exported(&mut x);
-            Response::Exported(x)
-        }
-        Response::MemoryTool(mut a) => {
-            s::memtool(&mut a);
-            Response::MemoryTool(a)
-        }
-        Response::StoreView(mut v) => {
-            s::store_view(&mut v);
-            Response::StoreView(v)
-        }
-        Response::Entries(mut list) => {
-            list.iter_mut().for_each(s::entry_out);
-            Response::Entries(list)
-        }
-        Response::CurrentEntries(mut list) => {
-            for (_, b) in &mut list {
-                s::brief(b);
-            }
-            Response::CurrentEntries(list)
+        Response::Learning(o) => Response::Learning(with(o, |o| s::learning(&mut o.learning))),
+        Response::Learnings(l) => Response::Learnings(with(l, learnings)),
+        Response::Imported(i) => Response::Imported(with(i, s::imported)),
+        Response::Exported(x) => Response::Exported(with(x, s::exported)),
+        Response::MemoryTool(a) => Response::MemoryTool(with(a, s::memtool)),
+        Response::StoreView(v) => Response::StoreView(with(v, s::store_view)),
+        Response::Entries(list) => Response::Entries(each(list, s::entry_out)),
+        Response::CurrentEntries(list) => {
+            Response::CurrentEntries(each(list, |(_, b)| s::brief(b)))
         }
         // A login link's token and person are the machine's configuration's,
         // not a memory folder's; the person's id is checked as an id.
@@ -204,4 +123,65 @@ pub(crate) fn guard(response: Response) -> Guarded<Response> {
             Response::AgentSummaries(page)
         }
     })
+}
+
+/// `v` after `guard` guarded it in place.
+fn with<T>(mut v: T, guard: impl FnOnce(&mut T)) -> T {
+    guard(&mut v);
+    v
+}
+
+/// Each of `list` after `guard` guarded it in place.
+fn each<T>(mut list: Vec<T>, guard: impl FnMut(&mut T)) -> Vec<T> {
+    list.iter_mut().for_each(guard);
+    list
+}
+
+/// A batch's outcomes and warnings.
+fn batch(b: &mut BatchOutcome) {
+    b.results.iter_mut().for_each(s::outcome);
+    all(&mut b.warnings, "the warning");
+}
+
+/// A day line written, and the warnings.
+fn day(d: &mut DayOutcome) {
+    s::day_line(&mut d.line, &format!("episodes.md {}", d.id));
+    all(&mut d.warnings, "the warning");
+}
+
+/// A result's header put, and the warnings.
+fn put(p: &mut PutOutcome) {
+    s::meta(&mut p.result);
+    all(&mut p.warnings, "the warning");
+}
+
+/// A workflow's steps, and the warnings.
+fn steps(w: &mut WorkflowResults) {
+    w.steps.iter_mut().for_each(s::step);
+    all(&mut w.warnings, "the warning");
+}
+
+/// A renewal's expiries, and the warnings.
+fn renewed(r: &mut Renewed) {
+    opt(&mut r.expires, "the expiry");
+    opt(&mut r.previous, "the previous expiry");
+    all(&mut r.warnings, "the warning");
+}
+
+/// The workflows a collection removed, and the warnings.
+fn gc(g: &mut ResultsGc) {
+    g.workflows.iter_mut().for_each(s::removed);
+    all(&mut g.warnings, "the warning");
+}
+
+/// A due review's report, if it ran, and the routine's state.
+fn review_due(d: &mut DueOutcome) {
+    d.ran = d.ran.take().map(s::review);
+    s::routine(&mut d.status);
+}
+
+/// The approved learnings and the proposals.
+fn learnings(l: &mut LearningsList) {
+    l.approved.iter_mut().for_each(s::learning);
+    l.proposals.iter_mut().for_each(s::learning);
 }

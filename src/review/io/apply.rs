@@ -5,18 +5,19 @@
 //! that it ran (`.memdir/reviews/unchanged`).
 
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use chrono::{DateTime, Utc};
 
 use super::ReviewReport;
 use super::prepare::{Prepared, records, settled};
-use crate::disk::{Change as DiskChange, decode_limited};
+use crate::disk::{Change as DiskChange, Dir, decode_limited};
 use crate::error::{Error, Result};
 use crate::model::{ArchiveKind, Caller};
-use crate::review::{self, Change};
+use crate::review::{self, Change, Plan};
 use crate::store::files::reviews::{self, PLAN_FILE_VERSION, PlanFile, StoredReviewer};
-use crate::store::files::{archive, episodes, stats};
+use crate::store::files::{archive, episodes, stats, stores};
 use crate::store::limits::STORE_EDIT_BYTES;
 use crate::store::owner::Locked;
 
@@ -70,24 +71,7 @@ pub(super) fn write(
     // Records of facts settled as both live and archived are marked
     // (`settled=`): in the parts of `archive/` first, then archive.md.
     if let (Some(archives), Some((ids, rid))) = (archives.as_mut(), settle.clone()) {
-        let holds = ids.clone();
-        for (rel, change) in archives.changes(
-            dir,
-            move |f| {
-                f.part.is_some()
-                    && archive::records(&f.src)
-                        .iter()
-                        .any(|r| holds.contains(&r.id))
-            },
-            move |src| {
-                archive::with_meta(src, &ids, |m| m.settled = Some(rid.clone())).map_err(|reason| {
-                    Error::Unplaceable {
-                        path: dir.join(archive::ARCHIVE_DIR),
-                        reason,
-                    }
-                })
-            },
-        ) {
+        for (rel, change) in settled_in_parts(archives, dir, ids, rid) {
             parts.push(rel);
             changes.push(change);
         }
@@ -97,86 +81,16 @@ pub(super) fn write(
         changes.push(change);
         parts.extend(rotated);
     }
-    let frozen = plan.clone();
-    for (mut l, new) in stores {
-        let Some(new) = new else { continue };
-        let base = l.base();
-        let (plan, id) = (frozen.clone(), id.clone());
-        let limit = l.budget(at)?.limit;
-        let days = at.settings.expiry_days.days(l.scope);
-        let agent = match owner.caller() {
-            Caller::Agent(a) => Some(a.clone()),
-            Caller::Person(_) => None,
-        };
-        let (scope, path) = (l.scope, l.path.clone());
-        changes.push(DiskChange {
-            dir,
-            name: scope.file_name(),
-            base,
-            planned: Some(new.into_bytes()),
-            redo: Box::new(move |cur| {
-                let src = match cur {
-                    Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
-                    None => String::new(),
-                };
-                let out = review::apply_to_store(
-                    &src,
-                    scope,
-                    &plan,
-                    &id,
-                    agent.as_deref(),
-                    now,
-                    days,
-                    limit,
-                )
-                .map_err(|reason| Error::Unplaceable {
-                    path: path.clone(),
-                    reason,
-                })?;
-                Ok(out.src.map(String::into_bytes))
-            }),
-        });
+    for (l, new) in stores {
+        if let Some(new) = new {
+            changes.push(store_change(locked, l, new, &plan, &id, now)?);
+        }
     }
-    let count = |k: ArchiveKind| {
-        plan.changes
-            .iter()
-            .filter(|c| matches!(c, Change::Archive { kind, .. } if *kind == k))
-            .count()
-    };
-    let lifted = plan
-        .changes
-        .iter()
-        .filter(|c| matches!(c, Change::Lift { .. }))
-        .count();
-    let renewed = plan
-        .changes
-        .iter()
-        .filter(|c| matches!(c, Change::Renew { .. }))
-        .count();
     let proposed = reviewer.as_ref().map_or(0, |r| r.accepted);
-    let deduped = plan
-        .changes
-        .iter()
-        .filter(|c| matches!(c, Change::Dedupe { .. }))
-        .count();
-    let twins = plan
-        .changes
-        .iter()
-        .filter(|c| matches!(c, Change::Settle { .. }))
-        .count();
-    let summary = format!(
-        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed, {} curated, {twins} live and archived settled",
-        count(ArchiveKind::Merged) + deduped,
-        count(ArchiveKind::Expired),
-        count(ArchiveKind::Conflict),
-        plan.unsettled.len(),
-        plan.unrecalled.len(),
-        count(ArchiveKind::Unrecalled)
-    );
     let line = crate::journal::render_line(
         &logged.format("%H:%M").to_string(),
         None,
-        &summary,
+        &summary(&plan, proposed),
         Some(&id),
     );
     let (held, _) = episodes::read(at)?;
@@ -194,20 +108,7 @@ pub(super) fn write(
         .collect();
     owner.disk().replace_in_order(changes)?;
     names.extend(parts);
-    let mut warnings = Vec::new();
-    // Recall counts add up on the survivor (this machine's counts).
-    if !plan.recalls_moved.is_empty()
-        && let Ok(lock) = stats::lock(owner, locked.settings())
-    {
-        let mut st = lock.load();
-        for (keep, gone) in &plan.recalls_moved {
-            let moved = st.facts.get(gone).map_or(0, |s| s.recall_count);
-            st.facts.entry(keep.clone()).or_default().recall_count += moved;
-        }
-        if let Err(e) = lock.save(&mut st) {
-            warnings.push(format!("recall counts not moved: {e}"));
-        }
-    }
+    let mut warnings: Vec<String> = move_recalls(locked, &plan).into_iter().collect();
     // The plan, kept beside the run records (derived), marked applied.
     let file = PlanFile {
         version: PLAN_FILE_VERSION,
@@ -232,4 +133,116 @@ pub(super) fn write(
         warnings,
         reviewer,
     })
+}
+
+/// The changes that mark the records of `ids` settled by review `rid`
+/// (`settled=`) in the parts of `archive/` that hold one, each with its
+/// path (archive.md's are marked as the review's records are appended).
+fn settled_in_parts<'a>(
+    archives: &'a mut archive::Archives,
+    dir: &'a Dir,
+    ids: BTreeSet<String>,
+    rid: String,
+) -> Vec<(String, DiskChange<'a>)> {
+    let holds = ids.clone();
+    archives.changes(
+        dir,
+        move |f| {
+            f.part.is_some()
+                && archive::records(&f.src)
+                    .iter()
+                    .any(|r| holds.contains(&r.id))
+        },
+        move |src| {
+            archive::with_meta(src, &ids, |m| m.settled = Some(rid.clone())).map_err(|reason| {
+                Error::Unplaceable {
+                    path: dir.join(archive::ARCHIVE_DIR),
+                    reason,
+                }
+            })
+        },
+    )
+}
+
+/// The change that writes store `l`'s `new` text; should an editor have
+/// saved it meanwhile, `plan` is applied again to the editor's text.
+fn store_change<'a>(
+    locked: &'a Locked<'_>,
+    mut l: stores::Loaded,
+    new: String,
+    plan: &Plan,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<DiskChange<'a>> {
+    let at = locked.at();
+    let base = l.base();
+    let (plan, id) = (plan.clone(), id.to_owned());
+    let limit = l.budget(at)?.limit;
+    let days = at.settings.expiry_days.days(l.scope);
+    let agent = match locked.owner().caller() {
+        Caller::Agent(a) => Some(a.clone()),
+        Caller::Person(_) => None,
+    };
+    let (scope, path) = (l.scope, l.path.clone());
+    Ok(DiskChange {
+        dir: locked.dir(),
+        name: scope.file_name(),
+        base,
+        planned: Some(new.into_bytes()),
+        redo: Box::new(move |cur| {
+            let src = match cur {
+                Some(b) => decode_limited(&path, b.to_vec(), STORE_EDIT_BYTES)?,
+                None => String::new(),
+            };
+            let out =
+                review::apply_to_store(&src, scope, &plan, &id, agent.as_deref(), now, days, limit)
+                    .map_err(|reason| Error::Unplaceable {
+                        path: path.clone(),
+                        reason,
+                    })?;
+            Ok(out.src.map(String::into_bytes))
+        }),
+    })
+}
+
+/// The journal line's words for `plan` (`proposed`: the reviewer's
+/// proposals it took).
+fn summary(plan: &Plan, proposed: usize) -> String {
+    let count = |k: ArchiveKind| {
+        plan.changes
+            .iter()
+            .filter(|c| matches!(c, Change::Archive { kind, .. } if *kind == k))
+            .count()
+    };
+    let changes = |is: fn(&Change) -> bool| plan.changes.iter().filter(|c| is(c)).count();
+    let lifted = changes(|c| matches!(c, Change::Lift { .. }));
+    let renewed = changes(|c| matches!(c, Change::Renew { .. }));
+    let deduped = changes(|c| matches!(c, Change::Dedupe { .. }));
+    let twins = changes(|c| matches!(c, Change::Settle { .. }));
+    format!(
+        "review: {} merged, {} expired, {renewed} renewed, {lifted} lifted, {} conflicts settled, {} left, {} unrecalled, {proposed} proposed, {} curated, {twins} live and archived settled",
+        count(ArchiveKind::Merged) + deduped,
+        count(ArchiveKind::Expired),
+        count(ArchiveKind::Conflict),
+        plan.unsettled.len(),
+        plan.unrecalled.len(),
+        count(ArchiveKind::Unrecalled)
+    )
+}
+
+/// Recall counts added up on the survivors (this machine's counts): a
+/// warning when they could not be saved.
+fn move_recalls(locked: &Locked<'_>, plan: &Plan) -> Option<String> {
+    if plan.recalls_moved.is_empty() {
+        return None;
+    }
+    let lock = stats::lock(locked.owner(), locked.settings()).ok()?;
+    let mut st = lock.load();
+    for (keep, gone) in &plan.recalls_moved {
+        let moved = st.facts.get(gone).map_or(0, |s| s.recall_count);
+        st.facts.entry(keep.clone()).or_default().recall_count += moved;
+    }
+    lock.save(&mut st)
+        .err()
+        .map(|e| format!("recall counts not moved: {e}"))
 }

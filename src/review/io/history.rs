@@ -16,7 +16,7 @@ use crate::model::{ArchiveKind, Meta, Origin, Scope};
 use crate::review::routine::{self, LastReview, MAX_REVIEWS};
 use crate::store::files::{archive, episodes, reviews, stores};
 use crate::store::limits::STORE_BYTES;
-use crate::store::owner::Owner;
+use crate::store::owner::{At, Owner};
 
 /// The reviews listed when a request names no limit.
 pub(crate) const DEFAULT_REVIEWS: usize = 20;
@@ -153,10 +153,22 @@ pub(crate) fn history(owner: &Owner, limit: Option<usize>) -> Result<ReviewHisto
     let limit = limit.unwrap_or(DEFAULT_REVIEWS).min(MAX_REVIEWS);
     let view = owner.view()?;
     let at = view.at();
+    let listed = listed(at, limit)?;
+    let mut found = Found::of(&listed);
+    found.in_archive(at)?;
+    found.in_stores(at)?;
+    Ok(ReviewHistory {
+        reviews: found.bounded(listed),
+        limit,
+    })
+}
+
+/// The reviews the journal records, at most `limit`, newest first; and
+/// the last one that changed nothing (it wrote no journal line; this
+/// machine noted it), when it is newer.
+fn listed(at: At<'_>, limit: usize) -> Result<Vec<LastReview>> {
     let (_, journal) = episodes::read(at)?;
     let mut listed: Vec<LastReview> = routine::reviews(&journal, limit);
-    // A review that changed nothing wrote no journal line; this machine
-    // noted the last one.
     if limit > 0
         && let Some(id) = reviews::last_unchanged(at)?
         && let Some(t) = routine::review_time(&id)
@@ -174,131 +186,161 @@ pub(crate) fn history(owner: &Owner, limit: Option<usize>) -> Result<ReviewHisto
         );
         listed.truncate(limit);
     }
-    let mut found: BTreeMap<String, Vec<ReviewChange>> =
-        listed.iter().map(|r| (r.id.clone(), Vec::new())).collect();
-    let mut totals: BTreeMap<String, usize> = BTreeMap::new();
-    let mut push = |rid: &str, c: ReviewChange| {
-        if let Some(list) = found.get_mut(rid) {
-            *totals.entry(rid.to_owned()).or_default() += 1;
+    Ok(listed)
+}
+
+/// The changes found of each review listed: at most [`MAX_CHANGES`] kept
+/// of each, all counted.
+struct Found {
+    changes: BTreeMap<String, Vec<ReviewChange>>,
+    totals: BTreeMap<String, usize>,
+}
+
+impl Found {
+    /// None yet, for the reviews `listed`.
+    fn of(listed: &[LastReview]) -> Found {
+        Found {
+            changes: listed.iter().map(|r| (r.id.clone(), Vec::new())).collect(),
+            totals: BTreeMap::new(),
+        }
+    }
+
+    /// A change of review `rid` (nothing when it is not listed).
+    fn push(&mut self, rid: &str, c: ReviewChange) {
+        if let Some(list) = self.changes.get_mut(rid) {
+            *self.totals.entry(rid.to_owned()).or_default() += 1;
             if list.len() < MAX_CHANGES {
                 list.push(c);
             }
         }
-    };
-    // The archive: records the review took out, and those it settled.
-    let archives = archive::read_all(at)?;
-    for f in &archives.files {
-        let file = f.rel();
-        for r in archive::records(&f.src) {
-            let scope = r.meta.scope.unwrap_or(Origin::Memory);
-            if let Some(rid) = r.meta.review.as_deref() {
-                let before = item(&r.text, &live_meta(&r.meta));
-                push(
-                    rid,
-                    ReviewChange {
-                        kind: ChangeKind::Archived,
-                        id: r.id.clone(),
-                        scope,
-                        file: file.clone(),
-                        text: r.text.clone(),
-                        archive_kind: r.meta.kind,
-                        reason: r.meta.reason.clone(),
-                        diff: unified_diff(origin_file(scope), &before, ""),
-                        diff_cut: false,
-                    },
-                );
-            }
-            if let Some(rid) = r.meta.settled.as_deref()
-                && r.meta.review.as_deref() != Some(rid)
-            {
-                let mut was = r.meta.clone();
-                was.settled = None;
-                push(
-                    rid,
-                    ReviewChange {
-                        kind: ChangeKind::Settled,
-                        id: r.id.clone(),
-                        scope,
-                        file: file.clone(),
-                        text: r.text.clone(),
-                        archive_kind: r.meta.kind,
-                        reason: r.meta.reason.clone(),
-                        diff: unified_diff(&file, &item(&r.text, &was), &item(&r.text, &r.meta)),
-                        diff_cut: false,
-                    },
-                );
-            }
-        }
     }
-    // The stores: entries the review added, renewed, resolved or kept.
-    for scope in Scope::ALL {
-        let l = stores::load(at, scope, true, STORE_BYTES)?;
-        let name = scope.file_name();
-        for e in &l.doc.entries {
-            let m = e.metadata(&l.src);
-            let Some(rid) = m.review.clone() else {
-                continue;
-            };
-            let ran = routine::review_time(&rid);
-            let now = with_meta(&l.src, e, &m);
-            let mut was = m.clone();
-            was.review = None;
-            let (kind, before) = if let Some(old) = m.renewed_from {
-                was.expires = Some(old);
-                was.renewed_from = None;
-                if was.updated.is_some() && was.updated == ran {
-                    was.updated = None;
+
+    /// The archive's: records a review took out, and those it settled.
+    fn in_archive(&mut self, at: At<'_>) -> Result<()> {
+        let archives = archive::read_all(at)?;
+        for f in &archives.files {
+            let file = f.rel();
+            for r in archive::records(&f.src) {
+                let scope = r.meta.scope.unwrap_or(Origin::Memory);
+                if let Some(rid) = r.meta.review.as_deref() {
+                    let before = item(&r.text, &live_meta(&r.meta));
+                    self.push(
+                        rid,
+                        ReviewChange {
+                            kind: ChangeKind::Archived,
+                            id: r.id.clone(),
+                            scope,
+                            file: file.clone(),
+                            text: r.text.clone(),
+                            archive_kind: r.meta.kind,
+                            reason: r.meta.reason.clone(),
+                            diff: unified_diff(origin_file(scope), &before, ""),
+                            diff_cut: false,
+                        },
+                    );
                 }
-                (ChangeKind::Renewed, with_meta(&l.src, e, &was))
-            } else if let Some(c) = m.resolved.clone() {
-                was.conflict = Some(c);
-                was.resolved = None;
-                (ChangeKind::Resolved, with_meta(&l.src, e, &was))
-            } else if m.lifted.is_some() {
-                (ChangeKind::Lifted, String::new())
-            } else if m.created.is_some() && m.created == ran {
-                (ChangeKind::Added, String::new())
-            } else {
-                (ChangeKind::Kept, with_meta(&l.src, e, &was))
-            };
-            push(
-                &rid,
-                ReviewChange {
-                    kind,
-                    id: e.id.clone(),
-                    scope: Origin::from(scope),
-                    file: name.to_owned(),
-                    text: e.text.clone(),
-                    archive_kind: None,
-                    reason: None,
-                    diff: unified_diff(name, &before, &now),
-                    diff_cut: false,
-                },
-            );
+                if let Some(rid) = r.meta.settled.as_deref()
+                    && r.meta.review.as_deref() != Some(rid)
+                {
+                    let mut was = r.meta.clone();
+                    was.settled = None;
+                    self.push(
+                        rid,
+                        ReviewChange {
+                            kind: ChangeKind::Settled,
+                            id: r.id.clone(),
+                            scope,
+                            file: file.clone(),
+                            text: r.text.clone(),
+                            archive_kind: r.meta.kind,
+                            reason: r.meta.reason.clone(),
+                            diff: unified_diff(
+                                &file,
+                                &item(&r.text, &was),
+                                &item(&r.text, &r.meta),
+                            ),
+                            diff_cut: false,
+                        },
+                    );
+                }
+            }
         }
+        Ok(())
     }
-    // Bound the diffs: each, then all of them together.
-    let mut budget = MAX_DIFFS_BYTES;
-    let mut out = Vec::with_capacity(listed.len());
-    for r in listed {
-        let mut changes = found.remove(&r.id).unwrap_or_default();
-        for c in &mut changes {
-            cut(c, MAX_DIFF_BYTES.min(budget));
-            budget -= c.diff.len().min(budget);
+
+    /// The stores': entries a review added, renewed, resolved or kept.
+    fn in_stores(&mut self, at: At<'_>) -> Result<()> {
+        for scope in Scope::ALL {
+            let l = stores::load(at, scope, true, STORE_BYTES)?;
+            let name = scope.file_name();
+            for e in &l.doc.entries {
+                let m = e.metadata(&l.src);
+                let Some(rid) = m.review.clone() else {
+                    continue;
+                };
+                let ran = routine::review_time(&rid);
+                let now = with_meta(&l.src, e, &m);
+                let mut was = m.clone();
+                was.review = None;
+                let (kind, before) = if let Some(old) = m.renewed_from {
+                    was.expires = Some(old);
+                    was.renewed_from = None;
+                    if was.updated.is_some() && was.updated == ran {
+                        was.updated = None;
+                    }
+                    (ChangeKind::Renewed, with_meta(&l.src, e, &was))
+                } else if let Some(c) = m.resolved.clone() {
+                    was.conflict = Some(c);
+                    was.resolved = None;
+                    (ChangeKind::Resolved, with_meta(&l.src, e, &was))
+                } else if m.lifted.is_some() {
+                    (ChangeKind::Lifted, String::new())
+                } else if m.created.is_some() && m.created == ran {
+                    (ChangeKind::Added, String::new())
+                } else {
+                    (ChangeKind::Kept, with_meta(&l.src, e, &was))
+                };
+                self.push(
+                    &rid,
+                    ReviewChange {
+                        kind,
+                        id: e.id.clone(),
+                        scope: Origin::from(scope),
+                        file: name.to_owned(),
+                        text: e.text.clone(),
+                        archive_kind: None,
+                        reason: None,
+                        diff: unified_diff(name, &before, &now),
+                        diff_cut: false,
+                    },
+                );
+            }
         }
-        out.push(ReviewHistoryEntry {
-            changes_total: totals.get(&r.id).copied().unwrap_or(0),
-            id: r.id,
-            at: r.at,
-            report: r.report,
-            undone: r.undone,
-            changes,
-        });
+        Ok(())
     }
-    Ok(ReviewHistory {
-        reviews: out,
-        limit,
-    })
+
+    /// The entries of the reviews `listed` with their changes, the diffs
+    /// bounded: each, then all of them together.
+    fn bounded(mut self, listed: Vec<LastReview>) -> Vec<ReviewHistoryEntry> {
+        let mut budget = MAX_DIFFS_BYTES;
+        let mut out = Vec::with_capacity(listed.len());
+        for r in listed {
+            let mut changes = self.changes.remove(&r.id).unwrap_or_default();
+            for c in &mut changes {
+                cut(c, MAX_DIFF_BYTES.min(budget));
+                budget -= c.diff.len().min(budget);
+            }
+            out.push(ReviewHistoryEntry {
+                changes_total: self.totals.get(&r.id).copied().unwrap_or(0),
+                id: r.id,
+                at: r.at,
+                report: r.report,
+                undone: r.undone,
+                changes,
+            });
+        }
+        out
+    }
 }
 
 /// Cuts `c`'s diff to at most `max` bytes, at a line's end.

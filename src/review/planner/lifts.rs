@@ -5,19 +5,34 @@
 use std::collections::BTreeSet;
 
 use crate::edit::check_text;
+use crate::journal::parse_line;
 use crate::model::{ArchiveKind, Meta, Scope, entry_id};
 use crate::review::duplicates::folded;
 use crate::review::{Change, DayLine, FACT_PREFIX, Fact, Input, Plan, Skipped};
+
+/// What follows the mark of a day line's text (its text without the time,
+/// the task and the run) that marks a fact to lift (`fact: …`, any case);
+/// `None` without the mark.
+fn marked(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    t.get(..FACT_PREFIX.len())
+        .filter(|p| p.eq_ignore_ascii_case(FACT_PREFIX))
+        .map(|_| &t[FACT_PREFIX.len()..])
+}
+
+/// Whether a line of the day log as episodes.md holds it (`HH:MM [TASK]
+/// text (run RUN)`, its list marker removed) marks a fact for the review
+/// to lift: its text starts with [`FACT_PREFIX`], in any case. The review
+/// lifts the marked lines of yesterday whose text passes a save's checks.
+pub fn marks_fact(line: &str) -> bool {
+    marked(&parse_line(line.trim()).text).is_some()
+}
 
 /// The text a day line marks to be lifted (`fact: …`), checked as a save's
 /// text is: `None` for a line without the mark, the line's text and the
 /// refusal's code when the text is refused.
 fn lift_text(line: &str) -> Option<std::result::Result<String, (String, String)>> {
-    let t = line.trim_start();
-    let rest = t
-        .get(..FACT_PREFIX.len())
-        .filter(|p| p.eq_ignore_ascii_case(FACT_PREFIX))
-        .map(|_| &t[FACT_PREFIX.len()..])?;
+    let rest = marked(line)?;
     Some(check_text(rest).map_err(|e| (rest.trim().to_owned(), e.code().as_str().to_owned())))
 }
 

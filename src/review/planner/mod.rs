@@ -29,7 +29,7 @@ mod vetoes;
 
 #[cfg(any(test, feature = "internals"))]
 pub use copies::merge_copies;
-pub use lifts::lift_ids;
+pub use lifts::{lift_ids, marks_fact};
 #[cfg(any(test, feature = "internals"))]
 pub use twins::settle_twin;
 

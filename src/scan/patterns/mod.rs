@@ -7,8 +7,9 @@
 //! value that must pass the placeholder filter and the pattern's own check.
 //!
 //! Every filler between two words is bounded (`{0,N}`), never an unbounded `.*`. Regexes for
-//! instructions in other languages live in `lang.rs` (each pattern's `lang`). The entries live in
-//! `instructions.rs`, `actions.rs` and `secrets.rs`; the fragments and keyword groups they share here.
+//! instructions in other languages live in `lang/`, one file an intent (each pattern's
+//! `lang`). The entries live in `instructions.rs`, `actions.rs` and `secrets.rs`; the fragments
+//! and keyword groups they share here.
 
 use super::{Family, Re};
 
@@ -34,7 +35,7 @@ pub(super) struct Pattern {
     pub id: &'static str,
     pub kind: Kind,
     pub res: &'static [Re],
-    /// Unicode-mode regexes for other languages (threat patterns only; see `lang.rs`).
+    /// Unicode-mode regexes for other languages (threat patterns only; see `lang/`).
     pub lang: &'static [Re],
     pub squashed: &'static [Re],
 }

@@ -10,9 +10,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use super::files::episodes::{self, EPISODES_FILE};
 use super::files::learnings::{self, LEARNINGS_FILE};
 use super::files::runs::{self, RunRecall};
+use super::files::stats::{Stats, StatsLock};
 use super::files::{scan_cache, stats, stores};
 use super::limits::STORE_BYTES;
-use super::owner::Owner;
+use super::owner::{At, Owner};
 use crate::error::{Error, Result};
 use crate::journal::DayLine;
 use crate::model::{Scope, created_at, validate_id};
@@ -103,18 +104,7 @@ pub(crate) fn recall(
     tokens: &dyn TokenEstimator,
     now: DateTime<Utc>,
 ) -> Result<Recall> {
-    if let Some(q) = &options.query {
-        let chars = q.chars().count();
-        if chars > MAX_QUERY_CHARS {
-            return Err(Error::QueryTooLong {
-                chars,
-                limit: MAX_QUERY_CHARS,
-            });
-        }
-    }
-    if let Some(s) = &options.session {
-        validate_id("session", s)?;
-    }
+    check(options)?;
     // The stats' own lock, not the owner's: a recall never waits for
     // writers; it reads the stores as they are (stable reads).
     let view = owner.view()?;
@@ -130,53 +120,7 @@ pub(crate) fn recall(
     {
         return Ok(Recall::skipped());
     }
-    // Live, unexpired facts with their dates, outside conflict regions,
-    // scanned as the snapshot scans them (a flagged fact shows its
-    // placeholder, never its text).
-    let mut facts = Vec::new();
-    let mut conflicts = Vec::new();
-    let mut scanner = scan_cache::load(at);
-    for scope in Scope::ALL {
-        let l = stores::load(at, scope, true, STORE_BYTES)?;
-        let (entries, marks) = stores::live_entries(&l, now);
-        conflicts.extend(
-            marks
-                .iter()
-                .map(|m| conflict_placeholder(scope.file_name(), &m.lines)),
-        );
-        let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
-        let verdicts = scanner.verdicts(&texts);
-        for (e, findings) in entries.iter().zip(verdicts) {
-            let st = stats.facts.entry(e.id.clone()).or_default();
-            let created = e.meta_comment(&l.src).and_then(created_at);
-            if created.is_none() && st.first_seen.is_none() {
-                st.first_seen = Some(now);
-            }
-            let created = created.or(st.first_seen).unwrap_or(now);
-            let (text, blocked) = if findings.is_empty() {
-                (display_text(&e.text), Vec::new())
-            } else {
-                (
-                    scan::blocked_placeholder(scope, &e.id, &findings),
-                    findings.iter().map(|f| f.pattern).collect(),
-                )
-            };
-            facts.push(Candidate {
-                fact: RecalledFact {
-                    id: e.id.clone(),
-                    scope,
-                    added: created.date_naive(),
-                    text,
-                    score: None,
-                    blocked,
-                },
-                scored: e.text.clone(),
-                created,
-                wiki: false,
-            });
-        }
-    }
-    scan_cache::store(owner, scanner);
+    let (mut facts, conflicts) = live_facts(owner, at, &mut stats, now)?;
     facts.extend(wiki_candidates(owner, now)?);
     // One time limit for the scoring, the query's vector included (counted
     // from when the model is loaded: a process loads it once). When only
@@ -191,23 +135,7 @@ pub(crate) fn recall(
     } else {
         semantic::prepare(owner, at, options.query.as_deref(), timeout)
     };
-    // The day log of today and yesterday, each line scanned.
-    let today = now.date_naive();
-    // Read from the end of episodes.md: only the sections since yesterday
-    // are parsed.
-    let since = today.pred_opt().unwrap_or(today);
-    let days = episodes::recent_day_rows(at, since)?
-        .into_iter()
-        .filter(|r| r.date == today || Some(r.date) == today.pred_opt())
-        .map(|r| {
-            let lines = r
-                .lines
-                .into_iter()
-                .map(|l| safe_day_line(l, r.date))
-                .collect();
-            (r.date, lines)
-        })
-        .collect();
+    let days = recent_days(at, now)?;
     let mut scoring = options.clone();
     scoring.timeout = Some(timeout);
     #[cfg(feature = "embed")]
@@ -256,7 +184,116 @@ pub(crate) fn recall(
     if options.preview {
         return Ok(recall);
     }
-    // Count the recall (of the owner's facts: a learning is the root's).
+    counted(owner, options, &recall, &held, &mut stats, now)?;
+    drop(held);
+    Ok(recall)
+}
+
+/// Refuses a query past [`MAX_QUERY_CHARS`] and an invalid session key.
+fn check(options: &RecallOptions) -> Result<()> {
+    if let Some(q) = &options.query {
+        let chars = q.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(Error::QueryTooLong {
+                chars,
+                limit: MAX_QUERY_CHARS,
+            });
+        }
+    }
+    if let Some(s) = &options.session {
+        validate_id("session", s)?;
+    }
+    Ok(())
+}
+
+/// The live, unexpired facts of both stores with their dates, outside
+/// conflict regions, scanned as the snapshot scans them (a flagged fact
+/// shows its placeholder, never its text); and each conflict region's
+/// placeholder. A fact without a date is first seen now (in `stats`).
+fn live_facts(
+    owner: &Owner,
+    at: At<'_>,
+    stats: &mut Stats,
+    now: DateTime<Utc>,
+) -> Result<(Vec<Candidate>, Vec<String>)> {
+    let mut facts = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut scanner = scan_cache::load(at);
+    for scope in Scope::ALL {
+        let l = stores::load(at, scope, true, STORE_BYTES)?;
+        let (entries, marks) = stores::live_entries(&l, now);
+        conflicts.extend(
+            marks
+                .iter()
+                .map(|m| conflict_placeholder(scope.file_name(), &m.lines)),
+        );
+        let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+        let verdicts = scanner.verdicts(&texts);
+        for (e, findings) in entries.iter().zip(verdicts) {
+            let st = stats.facts.entry(e.id.clone()).or_default();
+            let created = e.meta_comment(&l.src).and_then(created_at);
+            if created.is_none() && st.first_seen.is_none() {
+                st.first_seen = Some(now);
+            }
+            let created = created.or(st.first_seen).unwrap_or(now);
+            let (text, blocked) = if findings.is_empty() {
+                (display_text(&e.text), Vec::new())
+            } else {
+                (
+                    scan::blocked_placeholder(scope, &e.id, &findings),
+                    findings.iter().map(|f| f.pattern).collect(),
+                )
+            };
+            facts.push(Candidate {
+                fact: RecalledFact {
+                    id: e.id.clone(),
+                    scope,
+                    added: created.date_naive(),
+                    text,
+                    score: None,
+                    blocked,
+                },
+                scored: e.text.clone(),
+                created,
+                wiki: false,
+            });
+        }
+    }
+    scan_cache::store(owner, scanner);
+    Ok((facts, conflicts))
+}
+
+/// The day log of today and yesterday, each line scanned; read from the
+/// end of episodes.md: only the sections since yesterday are parsed.
+fn recent_days(at: At<'_>, now: DateTime<Utc>) -> Result<Vec<(NaiveDate, Vec<DayLine>)>> {
+    let today = now.date_naive();
+    let since = today.pred_opt().unwrap_or(today);
+    Ok(episodes::recent_day_rows(at, since)?
+        .into_iter()
+        .filter(|r| r.date == today || Some(r.date) == today.pred_opt())
+        .map(|r| {
+            let lines = r
+                .lines
+                .into_iter()
+                .map(|l| safe_day_line(l, r.date))
+                .collect();
+            (r.date, lines)
+        })
+        .collect())
+}
+
+/// The recall counted in `stats` (of the owner's facts: a learning is the
+/// root's) and the session's skip noted, saved under the stats' lock
+/// `held`; inside a run, the block given kept in the run's record (under
+/// that lock, so concurrent recalls of the run keep each other's).
+fn counted(
+    owner: &Owner,
+    options: &RecallOptions,
+    recall: &Recall,
+    held: &StatsLock<'_>,
+    stats: &mut Stats,
+    now: DateTime<Utc>,
+) -> Result<()> {
     for f in &recall.facts {
         let st = stats.facts.entry(f.id.clone()).or_default();
         st.recall_count += 1;
@@ -268,15 +305,12 @@ pub(crate) fn recall(
         stats.sessions.insert(s.clone(), now);
     }
     stats.sessions.retain(|_, t| now - *t < SESSION_SKIP);
-    held.save(&mut stats)?;
-    // Inside a run: the block given, in the run's record (under the stats'
-    // lock, so concurrent recalls of the run keep each other's).
+    held.save(stats)?;
     if let Some(run) = owner.run() {
         let given = RunRecall::bounded(now, options.query.as_deref(), &recall.block);
         runs::record_recall(owner, &run.id, given)?;
     }
-    drop(held);
-    Ok(recall)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ pub fn view(path: &str) -> Value {
 /// Every variant, by example on the planted root, in the order each
 /// surface makes them (reads first where a write would change what they
 /// read; the writes leave every planted text where it is).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every Request variant by example, in the order the surfaces make them"
+)]
 pub fn examples(p: &Planted) -> Vec<Request> {
     let hex0 = "0".repeat(64);
     vec![

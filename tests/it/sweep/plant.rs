@@ -153,6 +153,10 @@ fn result_file(dir: &Path, task: &str, content: &[u8], header: Value) {
 /// Builds the planted root: a git clone whose memory root is `root/`, the
 /// agent's clean writes, the hand edits, and a planted USER.md entry pushed
 /// by another clone and pulled by `memdir sync`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one fixture's steps, in the order the planted root needs them"
+)]
 pub fn build() -> Planted {
     let s = Sandbox::rootless();
     let top = s.dir.path();

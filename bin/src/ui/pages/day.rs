@@ -1,6 +1,7 @@
 //! `GET /ui/agents/{agent}/day`: the agent's day log (episodes.md), newest
 //! day first and each day's newest line first, the lines that mark a fact
-//! for the review to lift (`fact: …`) shown as such.
+//! for the review to lift (`fact: …`, as `memdir::api::types::marks_fact` reads
+//! them) shown as such.
 
 use std::sync::Arc;
 
@@ -8,8 +9,8 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::{FactKind, MAX_LIST_LIMIT};
 use memdir::api::{Request, Response as Answer};
+use memdir::api::types::{FactKind, MAX_LIST_LIMIT};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, html};
@@ -37,27 +38,6 @@ pub struct DayPage {
     pub days: Vec<Day>,
     /// Days in the log.
     pub total: usize,
-}
-
-/// Whether a day line marks a fact to lift: its text (after the time,
-/// the task and the run) starts with `fact:` (any case).
-pub fn lifted(line: &str) -> bool {
-    let prefix = memdir::api::types::FACT_PREFIX;
-    let mut rest = line.trim_start();
-    for _ in 0..4 {
-        if rest
-            .get(..prefix.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
-        {
-            return true;
-        }
-        // Skip one leading word (a list marker, the time, the task key).
-        match rest.split_once(char::is_whitespace) {
-            Some((_, r)) => rest = r.trim_start(),
-            None => return false,
-        }
-    }
-    false
 }
 
 /// `GET /ui/agents/{agent}/day`.
@@ -106,7 +86,7 @@ pub async fn show(
                 .lines()
                 .rev()
                 .filter(|l| !l.trim().is_empty())
-                .map(|l| (lifted(l), l.to_owned()))
+                .map(|l| (memdir::api::types::marks_fact(l), l.to_owned()))
                 .collect(),
         })
         .collect();
@@ -120,17 +100,4 @@ pub async fn show(
             total,
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::lifted;
-
-    #[test]
-    fn a_fact_line_is_marked_to_be_lifted() {
-        assert!(lifted("- 14:02 PIN-1 fact: the build needs Go 1.22"));
-        assert!(lifted("FACT: x"));
-        assert!(!lifted("- 14:02 fixed the build"));
-        assert!(!lifted("- 14:02 PIN-1 a b c d fact: late"));
-    }
 }

@@ -4,19 +4,23 @@
 //! ([`merge`]): ids must name the owner's facts, texts pass the checks of a
 //! save; what fails is reported, not applied.
 //!
-//! Pure: the store runs the program and passes its output.
+//! Pure: the store runs the program and passes its output. Here the
+//! documents; in `merge`, the proposals checked and merged into a plan.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::duplicates::{folded, negations, numbers};
+use super::duplicates::{negations, numbers};
 use super::{Change, DayLine, Fact, Plan};
-use crate::edit::{Vetoes, check_text};
-use crate::model::{ArchiveKind, Scope, entry_id, fold_whitespace};
+use crate::model::Scope;
 use crate::recall::{jaccard, term_set};
 use crate::scan;
+
+mod merge;
+
+pub use merge::merge;
 
 /// The version of both documents.
 pub const VERSION: u32 = 1;
@@ -384,229 +388,4 @@ pub fn parse_output(bytes: &[u8]) -> Result<Output, String> {
         ));
     }
     Ok(out)
-}
-
-/// Checks each proposal against the owner's facts and the plan so far and
-/// adds the valid ones to `plan` (after its own changes); returns the rest
-/// with why. `renew_days` gives a store's expiry. A new text that is a
-/// vetoed fact in any form (`vetoes`, by `edit::fold`) is rejected: a
-/// person's veto stands.
-pub fn merge(
-    plan: &mut Plan,
-    facts: &[Fact],
-    proposals: &[serde_json::Value],
-    renew_days: &dyn Fn(Scope) -> Option<u32>,
-    vetoes: &Vetoes,
-    now: DateTime<Utc>,
-) -> Vec<Rejected> {
-    let mut rejected = Vec::new();
-    let mut touched: BTreeSet<String> = plan.changes.iter().map(|c| c.id().to_owned()).collect();
-    let mut present: BTreeSet<String> = facts
-        .iter()
-        .filter(|f| !f.expired(now) && !touched.contains(&f.id))
-        .map(|f| folded(&f.text))
-        .collect();
-    let find = |id: &str| facts.iter().find(|f| f.id == id);
-    for (index, raw) in proposals.iter().enumerate() {
-        let mut reject = |why: String| {
-            rejected.push(Rejected {
-                index,
-                proposal: raw.to_string(),
-                why,
-            })
-        };
-        let p: Proposal = match serde_json::from_value(raw.clone()) {
-            Ok(p) => p,
-            Err(e) => {
-                reject(format!("not a proposal: {e}"));
-                continue;
-            }
-        };
-        let reason_ok = |r: &Option<String>| -> Result<String, String> {
-            let r = fold_whitespace(r.as_deref().unwrap_or(""));
-            let n = r.chars().count();
-            if n > MAX_REASON_CHARS {
-                return Err(format!("reason of {n} characters, over {MAX_REASON_CHARS}"));
-            }
-            if r.chars().any(char::is_control) {
-                return Err("reason holds control characters".into());
-            }
-            Ok(r)
-        };
-        let target = |id: &str, touched: &BTreeSet<String>| -> Result<Fact, String> {
-            let f = find(id).ok_or_else(|| format!("{id} is not a fact of this owner"))?;
-            if touched.contains(id) {
-                return Err(format!("{id} is changed by this review already"));
-            }
-            Ok(f.clone())
-        };
-        let new_text = |text: &str, present: &BTreeSet<String>| -> Result<String, String> {
-            let t = check_text(text).map_err(|e| format!("{}: {e}", e.code()))?;
-            if let Some(v) = vetoes.first(&t) {
-                return Err(format!(
-                    "the same fact as {}, {}; a person's veto stands",
-                    v.id,
-                    v.why()
-                ));
-            }
-            if present.contains(&folded(&t)) {
-                return Err("already stored".into());
-            }
-            Ok(t)
-        };
-        match p {
-            Proposal::Save {
-                text,
-                store,
-                reason,
-            } => {
-                let (t, r) = match (new_text(&text, &present), reason_ok(&reason)) {
-                    (Ok(t), Ok(r)) => (t, r),
-                    (Err(e), _) | (_, Err(e)) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                let scope = store.unwrap_or(Scope::Memory);
-                let id = entry_id(scope.name(), &t);
-                present.insert(folded(&t));
-                touched.insert(id.clone());
-                plan.changes.push(Change::Save {
-                    id,
-                    scope,
-                    text: t,
-                    reason: if r.is_empty() {
-                        "proposed by the reviewer".into()
-                    } else {
-                        r
-                    },
-                    supersedes: None,
-                });
-            }
-            Proposal::Archive { id, reason } => {
-                let r = match reason_ok(&Some(reason)) {
-                    Ok(r) if !r.is_empty() => r,
-                    Ok(_) => {
-                        reject("an archive needs a reason".into());
-                        continue;
-                    }
-                    Err(e) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                let f = match target(&id, &touched) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                touched.insert(f.id.clone());
-                present.remove(&folded(&f.text));
-                plan.changes.push(Change::Archive {
-                    id: f.id.clone(),
-                    scope: f.scope,
-                    text: f.text.clone(),
-                    kind: ArchiveKind::Reviewed,
-                    reason: r,
-                    into: None,
-                });
-            }
-            Proposal::Supersede { id, text, reason } => {
-                let f = match target(&id, &touched) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                let (t, r) = match (new_text(&text, &present), reason_ok(&reason)) {
-                    (Ok(t), Ok(r)) => (t, r),
-                    (Err(e), _) | (_, Err(e)) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                let new_id = entry_id(f.scope.name(), &t);
-                touched.insert(f.id.clone());
-                touched.insert(new_id.clone());
-                present.remove(&folded(&f.text));
-                present.insert(folded(&t));
-                let why = if r.is_empty() {
-                    format!("superseded by {new_id} (the reviewer)")
-                } else {
-                    format!("superseded by {new_id}: {r}")
-                };
-                plan.changes.push(Change::Archive {
-                    id: f.id.clone(),
-                    scope: f.scope,
-                    text: f.text.clone(),
-                    kind: ArchiveKind::Superseded,
-                    reason: why.clone(),
-                    into: Some(new_id.clone()),
-                });
-                plan.changes.push(Change::Save {
-                    id: new_id,
-                    scope: f.scope,
-                    text: t,
-                    reason: why,
-                    supersedes: Some(f.id.clone()),
-                });
-            }
-            Proposal::Renew { id, days, reason } => {
-                // A renewal overrides the plan's archiving of the fact as
-                // expired (this machine had not seen it recalled).
-                let expired_here = plan.changes.iter().position(|c| {
-                    matches!(c, Change::Archive { id: x, kind: ArchiveKind::Expired, .. } if *x == id)
-                });
-                let mut free = touched.clone();
-                if expired_here.is_some() {
-                    free.remove(&id);
-                }
-                let f = match target(&id, &free) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                if f.meta.expires.is_none() {
-                    reject(format!("{id} has no expiry to renew"));
-                    continue;
-                }
-                let days = days
-                    .or_else(|| renew_days(f.scope).filter(|d| *d > 0))
-                    .unwrap_or(super::DEFAULT_RENEW_DAYS);
-                if days == 0 || days > MAX_RENEW_DAYS {
-                    reject(format!("days must be 1 to {MAX_RENEW_DAYS}"));
-                    continue;
-                }
-                let r = match reason_ok(&reason) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        reject(e);
-                        continue;
-                    }
-                };
-                if let Some(i) = expired_here {
-                    plan.changes.remove(i);
-                    plan.unrecalled.retain(|u| *u != f.id);
-                }
-                touched.insert(f.id.clone());
-                plan.changes.push(Change::Renew {
-                    id: f.id.clone(),
-                    scope: f.scope,
-                    expires: now + Duration::days(i64::from(days)),
-                    previous: f.meta.expires,
-                    reason: if r.is_empty() {
-                        "renewed by the reviewer".into()
-                    } else {
-                        r
-                    },
-                });
-            }
-        }
-    }
-    rejected
 }
