@@ -106,8 +106,8 @@ pub use store::{
 // The curated stores and the fact lifecycle.
 pub use store::{
     ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, EntryView, FactKind, FactRow, FactStats, Keep,
-    ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS, Renewed, Status, StoreView,
-    Transition, WriteOutcome,
+    ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT, MAX_REASON_CHARS, Omitted, Renewed, Status,
+    StoreView, Transition, TransitionChange, WriteOutcome,
 };
 // The day log and runs.
 pub use store::{
@@ -122,12 +122,14 @@ pub use store::{
 };
 // Learned skills.
 pub use store::{
-    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,
+    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillChange, SkillOutcome, SkillRow,
+    Skills,
 };
 // Learnings: proposed by agents, approved by persons, in every snapshot.
 pub use store::{
-    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningOutcome,
-    LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT, PROPOSALS_FILE,
+    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningChange,
+    LearningOutcome, LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
+    PROPOSALS_FILE,
 };
 // SharedMemory results.
 pub use store::{
@@ -137,12 +139,12 @@ pub use store::{
 };
 // Hermes-style memories folders.
 pub use store::{
-    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile,
-    LeftOut,
+    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportStatus, ImportedEntry,
+    ImportedFile, LeftOut,
 };
 // Memory folders in git (docs/GIT.md).
 pub use store::{
-    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, LogCommit, LogOptions, MERGE_DRIVER,
-    MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport, SyncedEntry, WatchedChange,
-    Watching, merge_file,
+    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, FindingKind, LogChange, LogCommit,
+    LogOptions, MERGE_DRIVER, MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport,
+    SyncedEntry, WatchedChange, Watching, merge_file,
 };

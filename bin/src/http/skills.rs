@@ -4,8 +4,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::Error;
 use memdir::api::{self, Request, Response as Answer, render};
+use memdir::{Error, SkillChange};
 use serde::Deserialize;
 
 use super::answer::{Args, Common, FormatQuery, formatted, parse};
@@ -82,7 +82,7 @@ pub(super) async fn learn(
                     },
                 )?;
                 let status = match &*r {
-                    Answer::Skill(o) if o.message == "already stored" => 200,
+                    Answer::Skill(o) if o.message == SkillChange::AlreadyStored => 200,
                     _ => 201,
                 };
                 Ok((status, render::json(&r)))

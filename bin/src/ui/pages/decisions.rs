@@ -21,7 +21,9 @@ use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::{Request, Response as Answer, Who};
-use memdir::{Caller, CheckReport, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus, Op};
+use memdir::{
+    Caller, CheckReport, ErrorCode, Finding, FindingKind, Keep, LEARNINGS_FILE, LearningStatus, Op,
+};
 
 use super::agent::{Hashes, file_name, hashes};
 use super::{Chrome, LoggedIn, logged_in, posted_form};
@@ -37,7 +39,7 @@ pub struct Item {
     /// `error` or `warning`.
     pub severity: String,
     /// Its stable kind (`merge_conflict_pair`, …).
-    pub kind: &'static str,
+    pub kind: FindingKind,
     /// `FILE:LINE` (or the file).
     pub at: String,
     /// The entry's id, when it is about one.
@@ -91,7 +93,7 @@ pub struct DecisionsPage {
 
 /// The page's row of one finding of `owner` (`""`: the root's).
 fn item(owner: &str, x: &Finding, all: &[&Finding], hashes: Option<&Hashes>) -> Item {
-    let others = if x.kind == "merge_conflict_pair" {
+    let others = if x.kind == FindingKind::MergeConflictPair {
         all.iter()
             .filter(|y| {
                 y.kind == x.kind && y.file == x.file && y.message == x.message && y.id != x.id
