@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A memory's kind: a fact, or a date's day log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FactKind {
     /// A fact of MEMORY.md or USER.md.
@@ -40,9 +41,11 @@ impl std::fmt::Display for FactKind {
 
 /// A memory's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Live (it may still be expired: see `FactRow::expired`).
+    #[cfg_attr(feature = "cli", value(help = "Live (it may still be expired)"))]
     Active,
     /// Archived with a reason.
     Archived,

@@ -343,17 +343,27 @@ pub(crate) fn unarchive(owner: &Owner, id: &str) -> Result<Transition> {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Keep {
     /// A pair a merge kept (`conflict=`): keep both versions, the
     /// `conflict=` marks of the entry and of the others of its pair
     /// dropped.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Both versions of a `conflict=` pair (their marks dropped)")
+    )]
     Both,
     /// A fact live and archived: the live fact stands, its archive records
     /// removed.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "The live fact (its archive records removed)")
+    )]
     Live,
     /// An entry twice in its store (an exact duplicate): the first copy
     /// stays, the others are removed.
+    #[cfg_attr(feature = "cli", value(help = "The first copy of an exact duplicate"))]
     One,
 }
 

@@ -272,7 +272,8 @@ fn the_source_keeps_the_layers_of_architecture_md() {
 fn the_binary_is_a_crate_of_its_own_on_the_library() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let manifest = std::fs::read_to_string(root.join("bin/Cargo.toml")).expect("bin/Cargo.toml");
-    let dep = Regex::new(r#"(?m)^memdir = \{ path = "\.\." \}$"#).expect("regex");
+    let dep =
+        Regex::new(r#"(?m)^memdir = \{ path = "\.\.", features = \["cli"\] \}$"#).expect("regex");
     assert!(
         dep.is_match(&manifest),
         "bin/Cargo.toml takes the library by path"
@@ -756,5 +757,159 @@ fn the_outcome_checker_catches_what_it_should() {
     ];
     for code in clean {
         assert_eq!(found(code), Vec::new(), "flagged: {code}");
+    }
+}
+
+/// The library's types whose words the command line, MCP and HTTP take,
+/// each with the variants a mirror of it in the binary would have.
+const ONE_DECLARATION: &[(&str, &[&str])] = &[
+    ("Scope", &["Memory", "User"]),
+    ("FactKind", &["Fact", "Day"]),
+    ("Status", &["Active", "Archived"]),
+    ("Keep", &["Both", "Live", "One"]),
+];
+
+/// Every `enum` of `code` ([`outcome_code`]) with its variants.
+fn enums(code: &str) -> Vec<(String, Vec<String>)> {
+    let head = Regex::new(r"\benum\s+(\w+)[^{;]*\{").expect("regex");
+    let variant = Regex::new(r"^\s*([A-Z]\w*)\b").expect("regex");
+    let attribute = Regex::new(r"(?s)#\[.*?\]").expect("regex");
+    let mut out = Vec::new();
+    for c in head.captures_iter(code) {
+        let open = c.get(0).expect("match").end();
+        let (mut depth, mut at, mut variants) = (1usize, open, Vec::new());
+        let mut start = open;
+        for (i, b) in code[open..].bytes().enumerate() {
+            let i = open + i;
+            match b {
+                b'{' | b'(' | b'[' => depth += 1,
+                b'}' | b')' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        at = i;
+                        break;
+                    }
+                }
+                b',' if depth == 1 => {
+                    variants.push(code[start..i].to_owned());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        variants.push(code[start..at.max(start)].to_owned());
+        let names = variants
+            .iter()
+            .filter_map(|v| {
+                // Past the attributes and doc lines: the variant's name.
+                let v = attribute.replace_all(v, "");
+                variant.captures(&v).map(|m| m[1].to_owned())
+            })
+            .collect();
+        out.push((c[1].to_owned(), names));
+    }
+    out
+}
+
+/// What in `code` (a file of the binary, [`outcome_code`]) declares again
+/// one of the library's [`ONE_DECLARATION`] types: an enum with its
+/// variants, a `From` between such a mirror and the library's type, or a
+/// hand parser of its words (`"memory" => Scope::Memory`, a function that
+/// answers one parsed).
+fn mirrors(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, variants) in enums(code) {
+        for (of, theirs) in ONE_DECLARATION {
+            if theirs.iter().all(|v| variants.contains(&(*v).to_owned())) {
+                out.push(format!("enum {name} mirrors memdir::{of}"));
+            }
+        }
+    }
+    let types = ONE_DECLARATION
+        .iter()
+        .map(|(t, _)| *t)
+        .collect::<Vec<_>>()
+        .join("|");
+    let from = Regex::new(&format!(
+        r"impl\s+From<[^>]*\b(?:{types})\b[^>]*>\s+for|impl\s+From<[^>]*>\s+for\s+(?:memdir::)?(?:{types})\b"
+    ))
+    .expect("regex");
+    let parser = Regex::new(&format!(
+        r#"->\s*(?:Result|Option)<\s*(?:memdir::)?(?:{types})\b|""\s*=>\s*(?:Some\(|Ok\()?(?:memdir::)?(?:{types})::"#
+    ))
+    .expect("regex");
+    for m in from.find_iter(code).chain(parser.find_iter(code)) {
+        out.push(m.as_str().to_owned());
+    }
+    out
+}
+
+/// One declaration per concept: `Scope`, `FactKind`, `Status` and `Keep`
+/// are the library's, and the command line (`clap::ValueEnum`, derived in
+/// the library under its `cli` feature), MCP and HTTP (serde and schemars)
+/// take them as they are; the binary declares no mirror of one, converts
+/// none with `From`, and parses none by hand.
+#[test]
+fn the_binary_takes_the_library_s_words_as_they_are() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut wrong = Vec::new();
+    for rel in sources(&root.join("bin/src")) {
+        if is_test_file(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join("bin/src").join(&rel)).expect("source");
+        for m in mirrors(&outcome_code(&text)) {
+            wrong.push(format!("bin/src/{}: {m}", rel.display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The library derives the command line's parser on each.
+    let mut lib = String::new();
+    for rel in sources(&root.join("src")) {
+        lib.push_str(&std::fs::read_to_string(root.join("src").join(&rel)).expect("source"));
+    }
+    for (name, _) in ONE_DECLARATION {
+        let derived = Regex::new(&format!(
+            r#"#\[cfg_attr\(feature = "cli", derive\(clap::ValueEnum\)\)\]\n(?:#\[[^\n]*\n)*pub enum {name} \{{"#
+        ))
+        .expect("regex");
+        assert_eq!(
+            derived.find_iter(&lib).count(),
+            1,
+            "memdir::{name} is declared once and derives clap::ValueEnum under `cli`"
+        );
+    }
+}
+
+/// The mirror checker finds an enum of the same variants, a `From` and a
+/// hand parser, and leaves the binary's own enums alone.
+#[test]
+fn the_mirror_checker_catches_what_it_should() {
+    let found = |code: &str| mirrors(&outcome_code(code));
+    let planted = [
+        "pub enum KeepArg {\n    /// Both.\n    Both,\n    #[value(name = \"live\")]\n    Live,\n    One,\n}",
+        "enum S { Active, Archived }",
+        "pub(crate) enum Kind { Fact, Day, Other(String) }",
+        "enum Store { Memory = 1, User = 2 }",
+        "impl From<KeepArg> for memdir::Keep { fn from(k: KeepArg) -> Self { todo!() } }",
+        "impl From<Scope> for Place { fn from(s: Scope) -> Self { todo!() } }",
+        "fn parse_status(s: &str) -> Result<Status, String> { todo!() }",
+        "fn pick(s: &str) -> Option<memdir::Scope> { None }",
+        "let k = match s {\n    \"day\" => FactKind::Day,\n    _ => FactKind::Fact,\n};",
+    ];
+    for code in planted {
+        assert!(!found(code).is_empty(), "not caught: {code}");
+    }
+    let clean = [
+        "pub enum Operation { Add, Replace, Remove, Read }",
+        "enum Format { Text, Json }",
+        "enum Phase { Live, Draining }",
+        "let s = Scope::parse(word).unwrap_or(Scope::Memory);",
+        "fn scope(s: Scope) -> &'static str { s.name() }",
+        "// enum Mirror { Active, Archived }",
+        "let k = FactKind::parse(&f.kind).unwrap_or(FactKind::Fact);",
+    ];
+    for code in clean {
+        assert_eq!(found(code), Vec::<String>::new(), "flagged: {code}");
     }
 }
