@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::model::Caller;
 use crate::store::Store;
 use crate::store::keys;
-pub use crate::store::keys::{KeyRecord, LoginLink, check, keys_path, verify};
+pub use crate::store::keys::{KeyKind, KeyRecord, LoginLink, check, keys_path, verify};
 
 /// What a key command answers: standard output, text or JSON.
 fn record_json(k: &KeyRecord) -> Value {

@@ -31,7 +31,7 @@ use crate::error::Result;
 use crate::model::{Caller, RunContext, Scope, validate_id};
 use crate::recall::RecallOptions;
 use crate::snapshot::Snapshot;
-use crate::store::{FactRow, ListFilter, Owner, SearchOptions, Store, StoreView};
+use crate::store::{FactRow, ListFilter, Omitted, Owner, SearchOptions, Store, StoreView};
 
 /// Who asks: the caller, and the owner it names (an agent may name only
 /// itself; a person must name one, except to list every owner's rows).
@@ -124,13 +124,13 @@ fn mark_omitted(stores: &mut [StoreView], snap: &Snapshot) {
         let mut seen = 0;
         for e in &mut v.entries {
             e.omitted = if e.expired {
-                Some("expired")
+                Some(Omitted::Expired)
             } else {
                 seen += 1;
                 if seen > live.saturating_sub(cut) {
-                    Some("over_budget")
+                    Some(Omitted::OverBudget)
                 } else if snap.blocked.iter().any(|b| b.id == e.id) {
-                    Some("blocked")
+                    Some(Omitted::Blocked)
                 } else {
                     None
                 }
@@ -196,7 +196,7 @@ pub fn watch(
                     .collect(),
                 Err(e) => vec![crate::store::Finding {
                     severity: crate::store::Severity::Error,
-                    kind: "unreadable",
+                    kind: crate::store::FindingKind::Unreadable,
                     file: format!("{}{suffix}", c.owner),
                     line: None,
                     id: None,
@@ -272,7 +272,7 @@ fn answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
 }
 
 /// The answer to `request`, as the files hold it, made inside `run` when
-/// one is given.
+/// one is given: each request answered by its feature's function.
 fn answer_in(
     store: &Store,
     who: &Who,
@@ -287,19 +287,89 @@ fn answer_in(
             None => o,
         })
     };
-    let caller = &who.caller;
-    Ok(match request {
+    // Each request to its feature's function: the match is exhaustive, so
+    // a new request compiles only once it is routed here.
+    match request {
         Request::InRun { run: named, within } => {
             if run.is_some() {
                 return Err(runs::not_inside());
             }
             let context = runs::context_of(store, who, &named, &within)?;
-            return answer_in(store, who, *within, context);
+            answer_in(store, who, *within, context)
         }
-        Request::MemoryTool {
-            input,
-            skills_writable,
-        } => Response::MemoryTool(memtool::answer(&owner()?, &input, skills_writable)?),
+        r @ (Request::LoginLink { .. }
+        | Request::RedeemLoginLink { .. }
+        | Request::ShowLoginLink { .. }
+        | Request::Check { .. }
+        | Request::AgentSummaries { .. }
+        | Request::Sync { .. }
+        | Request::StoreView { .. }
+        | Request::RecallEntries { .. }
+        | Request::CurrentEntries
+        | Request::Forget { .. }
+        | Request::Propose { .. }
+        | Request::Learnings
+        | Request::Approve { .. }
+        | Request::Reject { .. }
+        | Request::Retire { .. }
+        | Request::List { .. }) => root_answer(store, who, r),
+        r @ (Request::MemoryTool { .. }
+        | Request::Write { .. }
+        | Request::Batch { .. }
+        | Request::Show { .. }
+        | Request::Log { .. }
+        | Request::Archive { .. }
+        | Request::Unarchive { .. }
+        | Request::Resolve { .. }
+        | Request::Decide { .. }
+        | Request::Renew { .. }
+        | Request::Veto { .. }
+        | Request::Recall { .. }) => memory_answer(&owner, r),
+        r @ (Request::Snapshot
+        | Request::BeginRun { .. }
+        | Request::FinishRun { .. }
+        | Request::Day { .. }
+        | Request::SearchRuns { .. }
+        | Request::GetRun { .. }
+        | Request::ListRuns { .. }) => runs_answer(who, run.as_ref(), &owner, r),
+        r @ (Request::PutResult { .. }
+        | Request::GetResult { .. }
+        | Request::WorkflowResults { .. }
+        | Request::WaitResult { .. }
+        | Request::RemoveResults { .. }
+        | Request::GcResults { .. }) => results_answer(&owner, r),
+        r @ (Request::Review { .. }
+        | Request::ReviewStatus
+        | Request::ReviewHistory { .. }
+        | Request::ReviewPause { .. }
+        | Request::ApplyReview { .. }
+        | Request::UndoReview { .. }) => review_answer(&owner, r),
+        r @ (Request::SkillLearn { .. }
+        | Request::SkillList
+        | Request::SkillShow { .. }
+        | Request::SkillForget { .. }
+        | Request::ImportHermes { .. }
+        | Request::ExportHermes { .. }) => skills_answer(&owner, r),
+    }
+}
+
+/// A request a feature's function was handed but does not answer:
+/// [`answer_in`]'s routing and the feature's own match disagree (a bug of
+/// this module, never the caller's doing).
+fn misrouted() -> crate::error::Error {
+    crate::error::Error::Usage {
+        message: "a request no feature answers".into(),
+    }
+}
+
+/// An owner opened for the request (inside its run, if any).
+type OwnerOf<'a> = &'a dyn Fn() -> Result<Owner>;
+
+/// The root's requests and those that read across owners: logins, `check`,
+/// `sync`, the servers' views, the learnings, a list.
+fn root_answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
+    let caller = &who.caller;
+    Ok(match request {
         Request::LoginLink { keys } => {
             let path = crate::store::keys::keys_path(store, keys.as_deref())?;
             Response::LoginLink(crate::store::keys::create_link(store, &path, caller)?)
@@ -376,53 +446,78 @@ fn answer_in(
                 limit: filter.limit(),
             }
         }
+        _ => return Err(misrouted()),
+    })
+}
+
+/// An owner's stores and their facts' lifecycle, recall and the memory tool.
+fn memory_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
+    Ok(match request {
+        Request::MemoryTool {
+            input,
+            skills_writable,
+        } => Response::MemoryTool(memtool::answer(&owner()?, &input, skills_writable)?),
         Request::Write { op } => Response::Written(owner()?.write(op)?),
         Request::Batch { ops } => Response::Batch(owner()?.batch(&ops)?),
-        Request::Show { scope } => {
-            let owner = owner()?;
-            let scopes = scope.map_or(Scope::ALL.to_vec(), |s| vec![s]);
-            let mut stores = scopes
-                .iter()
-                .map(|s| owner.show(*s))
-                .collect::<Result<Vec<_>>>()?;
-            // What `check` finds shows as warnings: a store's findings with
-            // that store, the others (settings, archive.md, episodes.md)
-            // with the first store shown.
-            let report = owner.check_files()?;
-            let of_store =
-                |f: &crate::store::Finding, file: &str| f.file.ends_with(&format!("/{file}"));
-            for (i, v) in stores.iter_mut().enumerate() {
-                for f in &report.findings {
-                    let mine = of_store(f, v.file);
-                    // A finding about one entry shows with it (the first of
-                    // its id), once; the others with the store.
-                    let entry = v
-                        .entries
-                        .iter_mut()
-                        .find(|e| mine && f.id.as_deref() == Some(e.id.as_str()));
-                    if let Some(e) = entry {
-                        e.warnings
-                            .push(format!("{}: {} ({})", f.kind, f.message, f.hint));
-                    } else if mine
-                        || (i == 0 && !Scope::ALL.iter().any(|s| of_store(f, s.file_name())))
-                    {
-                        v.warnings.push(finding_line(f));
-                    }
-                }
-            }
-            mark_omitted(&mut stores, &owner.snapshot()?);
-            Response::Show {
-                owner: owner.id().to_owned(),
-                stores,
-            }
-        }
-        Request::Snapshot => Response::Snapshot(match &run {
-            Some(r) => runs::frozen_snapshot(&owner()?, r)?,
-            None => owner()?.snapshot()?,
-        }),
+        Request::Show { scope } => show(&owner()?, scope)?,
         Request::Log { id, since, limit } => {
             Response::Log(owner()?.log(&crate::store::LogOptions { id, since, limit })?)
         }
+        Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
+        Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
+        Request::Resolve { id, keep } => Response::Transition(owner()?.resolve(&id, keep)?),
+        Request::Decide {
+            file,
+            sha256,
+            decision,
+        } => match owner()?.decide(file, &sha256, decision)? {
+            crate::store::Decided::Written(w) => Response::Written(w),
+            crate::store::Decided::Transition(t) => Response::Transition(t),
+            crate::store::Decided::Renewed(r) => Response::Renewed(r),
+        },
+        Request::Renew { id, expires } => {
+            Response::Renewed(owner()?.renew(&id, expires.as_deref())?)
+        }
+        Request::Veto { id, reason } => {
+            Response::Transition(owner()?.veto(&id, reason.as_deref())?)
+        }
+        Request::Recall {
+            query,
+            session,
+            on_demand,
+            preview,
+        } => {
+            let mut opts = RecallOptions {
+                query,
+                ..RecallOptions::default()
+            };
+            if let Some(s) = session {
+                opts = opts.session(s);
+            }
+            if on_demand {
+                opts = opts.on_demand();
+            }
+            if preview {
+                opts = opts.preview();
+            }
+            Response::Recall(owner()?.recall(&opts)?)
+        }
+        _ => return Err(misrouted()),
+    })
+}
+
+/// Runs and the day log (a day line inside a run is the run's).
+fn runs_answer(
+    who: &Who,
+    run: Option<&RunContext>,
+    owner: OwnerOf<'_>,
+    request: Request,
+) -> Result<Response> {
+    Ok(match request {
+        Request::Snapshot => Response::Snapshot(match run {
+            Some(r) => runs::frozen_snapshot(&owner()?, r)?,
+            None => owner()?.snapshot()?,
+        }),
         Request::BeginRun {
             task,
             skills,
@@ -436,7 +531,7 @@ fn answer_in(
             run: day_run,
         } => {
             // Inside a run, a day line is the run's.
-            let day_run = day_run.or_else(|| run.as_ref().map(|r| r.id.clone()));
+            let day_run = day_run.or_else(|| run.map(|r| r.id.clone()));
             Response::Day(owner()?.day(&line, task.as_deref(), day_run.as_deref())?)
         }
         Request::SearchRuns {
@@ -454,6 +549,13 @@ fn answer_in(
         )?),
         Request::GetRun { run_id } => Response::Run(owner()?.runs().get(&run_id)?),
         Request::ListRuns { open } => Response::Runs(owner()?.runs().list(open)?),
+        _ => return Err(misrouted()),
+    })
+}
+
+/// SharedMemory results.
+fn results_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
+    Ok(match request {
         Request::PutResult {
             workflow_id,
             task_id,
@@ -490,21 +592,6 @@ fn answer_in(
             &task_id,
             Duration::from_secs_f64(timeout_secs.clamp(0.0, 86_400.0)),
         )?),
-        Request::Archive { id, reason } => Response::Transition(owner()?.archive(&id, &reason)?),
-        Request::Unarchive { id } => Response::Transition(owner()?.unarchive(&id)?),
-        Request::Resolve { id, keep } => Response::Transition(owner()?.resolve(&id, keep)?),
-        Request::Decide {
-            file,
-            sha256,
-            decision,
-        } => match owner()?.decide(file, &sha256, decision)? {
-            crate::store::Decided::Written(w) => Response::Written(w),
-            crate::store::Decided::Transition(t) => Response::Transition(t),
-            crate::store::Decided::Renewed(r) => Response::Renewed(r),
-        },
-        Request::Renew { id, expires } => {
-            Response::Renewed(owner()?.renew(&id, expires.as_deref())?)
-        }
         Request::RemoveResults {
             workflow_id,
             task_id,
@@ -516,21 +603,13 @@ fn answer_in(
         Request::GcResults { older_than_days } => {
             Response::ResultsGc(owner()?.results().gc(older_than_days)?)
         }
-        Request::Veto { id, reason } => {
-            Response::Transition(owner()?.veto(&id, reason.as_deref())?)
-        }
-        Request::SkillLearn {
-            name,
-            source,
-            description,
-            replace,
-        } => Response::Skill(owner()?.skills().learn(
-            &name,
-            &source,
-            description.as_deref(),
-            replace,
-        )?),
-        Request::SkillList => Response::Skills(owner()?.skills().list()?),
+        _ => return Err(misrouted()),
+    })
+}
+
+/// The daily review.
+fn review_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
+    Ok(match request {
         Request::Review {
             dry_run,
             due,
@@ -564,6 +643,25 @@ fn answer_in(
         Request::UndoReview { id, partial } => {
             Response::Undone(owner()?.reviews().undo(&id, partial)?)
         }
+        _ => return Err(misrouted()),
+    })
+}
+
+/// Learned skills and Hermes-style memories folders.
+fn skills_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
+    Ok(match request {
+        Request::SkillLearn {
+            name,
+            source,
+            description,
+            replace,
+        } => Response::Skill(owner()?.skills().learn(
+            &name,
+            &source,
+            description.as_deref(),
+            replace,
+        )?),
+        Request::SkillList => Response::Skills(owner()?.skills().list()?),
         Request::SkillShow { name } => Response::SkillShown(owner()?.skills().get(&name)?),
         Request::SkillForget { name } => Response::Skill(owner()?.skills().forget(&name)?),
         Request::ImportHermes {
@@ -580,27 +678,44 @@ fn answer_in(
             force,
             dry_run,
         } => Response::Exported(owner()?.hermes().export(&dir, force, dry_run)?),
-        Request::Recall {
-            query,
-            session,
-            on_demand,
-            preview,
-        } => {
-            let mut opts = RecallOptions {
-                query,
-                ..RecallOptions::default()
-            };
-            if let Some(s) = session {
-                opts = opts.session(s);
+        _ => return Err(misrouted()),
+    })
+}
+
+/// `show`: the stores named (default both) with what `check` finds about
+/// them and the entries the snapshot leaves out marked.
+fn show(owner: &Owner, scope: Option<Scope>) -> Result<Response> {
+    let scopes = scope.map_or(Scope::ALL.to_vec(), |s| vec![s]);
+    let mut stores = scopes
+        .iter()
+        .map(|s| owner.show(*s))
+        .collect::<Result<Vec<_>>>()?;
+    // What `check` finds shows as warnings: a store's findings with
+    // that store, the others (settings, archive.md, episodes.md)
+    // with the first store shown.
+    let report = owner.check_files()?;
+    let of_store = |f: &crate::store::Finding, file: &str| f.file.ends_with(&format!("/{file}"));
+    for (i, v) in stores.iter_mut().enumerate() {
+        for f in &report.findings {
+            let mine = of_store(f, v.file);
+            // A finding about one entry shows with it (the first of
+            // its id), once; the others with the store.
+            let entry = v
+                .entries
+                .iter_mut()
+                .find(|e| mine && f.id.as_deref() == Some(e.id.as_str()));
+            if let Some(e) = entry {
+                e.warnings
+                    .push(format!("{}: {} ({})", f.kind, f.message, f.hint));
+            } else if mine || (i == 0 && !Scope::ALL.iter().any(|s| of_store(f, s.file_name()))) {
+                v.warnings.push(finding_line(f));
             }
-            if on_demand {
-                opts = opts.on_demand();
-            }
-            if preview {
-                opts = opts.preview();
-            }
-            Response::Recall(owner()?.recall(&opts)?)
         }
+    }
+    mark_omitted(&mut stores, &owner.snapshot()?);
+    Ok(Response::Show {
+        owner: owner.id().to_owned(),
+        stores,
     })
 }
 

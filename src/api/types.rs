@@ -10,7 +10,7 @@
 
 pub use crate::edit::{Change, Op, OpKind, OpOutcome, Usage};
 pub use crate::error::{EntryBrief, Error, ErrorCode, Hint, OtherOwners, Result};
-pub use crate::model::{ArchiveKind, Caller, Scope, entry_id};
+pub use crate::model::{ArchiveKind, Caller, Origin, Scope, entry_id};
 pub use crate::recall::{Recall, RecallOptions};
 pub use crate::snapshot::Snapshot;
 // The store: the root, an owner and its features' handles, and what their
@@ -22,7 +22,8 @@ pub use crate::store::{
 pub use crate::store::{
     ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, Decided, Decision, EntryView, FactKind,
     FactRow, FactStats, FileHashes, Keep, ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT,
-    MAX_REASON_CHARS, Renewed, Status, StoreFile, StoreView, Transition, WriteOutcome,
+    MAX_REASON_CHARS, Omitted, Renewed, Status, StoreFile, StoreView, Transition, TransitionChange,
+    WriteOutcome,
 };
 // The day log and runs.
 pub use crate::store::{
@@ -37,12 +38,14 @@ pub use crate::store::{
 };
 // Learned skills.
 pub use crate::store::{
-    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillOutcome, SkillRow, Skills,
+    MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR, Skill, SkillChange, SkillOutcome, SkillRow,
+    Skills,
 };
 // Learnings: proposed by agents, approved by persons, in every snapshot.
 pub use crate::store::{
-    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningOutcome,
-    LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT, PROPOSALS_FILE,
+    DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, Learning, LearningChange,
+    LearningOutcome, LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
+    PROPOSALS_FILE,
 };
 // SharedMemory results.
 pub use crate::store::{
@@ -52,14 +55,14 @@ pub use crate::store::{
 };
 // Hermes-style memories folders.
 pub use crate::store::{
-    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile,
-    LeftOut,
+    ExportedFile, Hermes, HermesExport, HermesImport, ImportOptions, ImportStatus, ImportedEntry,
+    ImportedFile, LeftOut,
 };
 // Memory folders in git (docs/GIT.md).
 pub use crate::store::{
-    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, LogCommit, LogOptions, MERGE_DRIVER,
-    MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport, SyncedEntry, WatchedChange,
-    Watching, merge_file,
+    CheckReport, DEFAULT_LOG_LIMIT, EntryChange, Finding, FindingKind, LogChange, LogCommit,
+    LogOptions, MERGE_DRIVER, MergeFileOutcome, Setup, Severity, SyncChanges, SyncReport,
+    SyncedEntry, WatchedChange, Watching, merge_file,
 };
 // What the dashboard needs of the scanner to show a text's hidden
 // characters, the review's rule for a day line that marks a fact to lift,

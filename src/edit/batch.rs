@@ -108,10 +108,10 @@ impl RawOp {
             fields.iter().find(|(_, present)| *present).map(|(f, _)| {
                 Invalid::Shape(format!(
                     "`{kind}` takes no `{f}` (it takes {})",
-                    match kind {
-                        "add" => "`text`, `in`, `expires`, `supersedes`",
-                        "replace" => "`old`, `new`, `in`",
-                        _ => "`old`, `in`",
+                    match self.op {
+                        Kind::Add => "`text`, `in`, `expires`, `supersedes`",
+                        Kind::Replace => "`old`, `new`, `in`",
+                        Kind::Remove => "`old`, `in`",
                     }
                 ))
             })

@@ -8,7 +8,9 @@
 use std::path::Path;
 
 use super::{Input, change, expect_code, in_bounds, line_start, next_line, now, truncate};
-use crate::edit::{self, Applied, EditContext, MAX_BUDGET, MIN_BUDGET, Op, check_text, used_live};
+use crate::edit::{
+    self, Applied, Change, EditContext, MAX_BUDGET, MIN_BUDGET, Op, check_text, used_live,
+};
 use crate::markdown::splice::normalize_text;
 use crate::markdown::{BOM, Document, META_PREFIX, parse, parse_without_ids};
 use crate::model::{Caller, Meta, Scope, Settings, entry_id};
@@ -298,19 +300,19 @@ fn replace(cx: &EditContext<'_>, src: &str, doc: &Document, pick: usize, text: &
     let id = entry_id(cx.scope.name(), &text);
     assert_eq!(outcome.old_id.as_deref(), Some(old.as_str()), "old id");
     assert_eq!(outcome.id, id, "new id");
-    match outcome.message.as_str() {
-        "unchanged" => {
+    match outcome.message {
+        Change::Unchanged => {
             assert_eq!(e.text, text, "unchanged, but the text differs");
             assert_eq!(out, src, "unchanged, but the file changed");
         }
-        "merged" => {
+        Change::Merged => {
             assert!(
                 doc.entries.iter().any(|x| x.id == id),
                 "merged into an entry that is not there"
             );
             removed(src, doc, i, out, &applied.doc);
         }
-        "replaced" => {
+        Change::Replaced => {
             assert!(
                 keeps_around(src, out, e.body.start, e.item.end),
                 "replace changed bytes outside entry {i} ({:?}): {out:?}",

@@ -1,4 +1,5 @@
-//! The data model: ids, the stores and where a memory lives, the metadata
+//! The data model: ids, the stores and where a memory lives, a memory's
+//! kind and state, the metadata
 //! comment of a fact, who is calling, and the settings. Pure: no I/O.
 
 pub(crate) mod caller;
@@ -7,6 +8,7 @@ pub(crate) mod machine;
 pub(crate) mod meta;
 pub(crate) mod scope;
 pub(crate) mod settings;
+pub(crate) mod state;
 pub(crate) mod time;
 
 pub use caller::{Caller, RunContext};
@@ -27,3 +29,4 @@ pub use scope::{Origin, Scope};
 #[cfg(any(test, feature = "internals"))]
 pub use settings::{Budgets, ExpiryDays, GitSettings};
 pub use settings::{Curation, FORMAT, REVIEW_AT, ReviewSettings, Settings};
+pub use state::{FactKind, Status};

@@ -35,7 +35,37 @@ pub struct EntryView {
     /// out), `blocked` (the scanner flagged it: a placeholder stands in its
     /// place) or `over_budget` (left out past the store's budget); `None`
     /// when the snapshot shows it. Set by `show` (the interface layer).
-    pub omitted: Option<&'static str>,
+    pub omitted: Option<Omitted>,
+}
+
+/// Why the snapshot does not show an entry as it is (serialised as
+/// `expired`, `blocked` or `over_budget`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Omitted {
+    /// Past its expiry: left out.
+    Expired,
+    /// Flagged by the scanner: a placeholder stands in its place.
+    Blocked,
+    /// Left out past the store's budget.
+    OverBudget,
+}
+
+impl Omitted {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Omitted::Expired => "expired",
+            Omitted::Blocked => "blocked",
+            Omitted::OverBudget => "over_budget",
+        }
+    }
+}
+
+impl std::fmt::Display for Omitted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One store of an owner, as `show` answers.

@@ -59,6 +59,39 @@ pub struct LeftOut {
     pub reason: String,
 }
 
+/// What an import did with one file (serialised as `imported`, `partial`,
+/// `refused` or `unchanged`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportStatus {
+    /// Every new entry imported.
+    Imported,
+    /// Some entries imported, some refused.
+    Partial,
+    /// None imported (all or none: one was refused).
+    Refused,
+    /// Nothing new.
+    Unchanged,
+}
+
+impl ImportStatus {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ImportStatus::Imported => "imported",
+            ImportStatus::Partial => "partial",
+            ImportStatus::Refused => "refused",
+            ImportStatus::Unchanged => "unchanged",
+        }
+    }
+}
+
+impl std::fmt::Display for ImportStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What an import did with one file of the folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImportedFile {
@@ -68,7 +101,7 @@ pub struct ImportedFile {
     pub scope: Scope,
     /// `imported` (every new entry), `partial` (some were refused),
     /// `refused` (none: all or none) or `unchanged` (nothing new).
-    pub status: &'static str,
+    pub status: ImportStatus,
     /// How many entries the file holds.
     pub entries: usize,
     /// The entries written (with a dry run: that would be written).
@@ -216,7 +249,7 @@ fn import_file(
     let mut file = ImportedFile {
         file: scope.file_name(),
         scope,
-        status: "unchanged",
+        status: ImportStatus::Unchanged,
         entries: all.len(),
         imported: Vec::new(),
         skipped: Vec::new(),
@@ -313,10 +346,10 @@ fn import_file(
     }
     file.refused.sort_by_key(|l| l.index);
     file.status = match (file.imported.is_empty(), file.refused.is_empty()) {
-        (false, true) => "imported",
-        (false, false) => "partial",
-        (true, false) => "refused",
-        (true, true) => "unchanged",
+        (false, true) => ImportStatus::Imported,
+        (false, false) => ImportStatus::Partial,
+        (true, false) => ImportStatus::Refused,
+        (true, true) => ImportStatus::Unchanged,
     };
     Ok((file, warnings))
 }
@@ -328,7 +361,7 @@ fn hold_back(file: &mut ImportedFile, todo: &[Source], why: &str) {
             .map(|s| left_out(s, "file_refused", why.to_owned())),
     );
     file.refused.sort_by_key(|l| l.index);
-    file.status = "refused";
+    file.status = ImportStatus::Refused;
 }
 
 /// The usage of `scope` as the store is.

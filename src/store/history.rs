@@ -35,11 +35,50 @@ pub struct LogCommit {
     pub changes: Vec<EntryChange>,
 }
 
+/// What a commit did to an entry (serialised as `added`, `removed`,
+/// `archived` or `unarchived`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogChange {
+    /// Into its store.
+    Added,
+    /// Out of its store.
+    Removed,
+    /// Into archive.md.
+    Archived,
+    /// Out of archive.md.
+    Unarchived,
+}
+
+impl LogChange {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LogChange::Added => "added",
+            LogChange::Removed => "removed",
+            LogChange::Archived => "archived",
+            LogChange::Unarchived => "unarchived",
+        }
+    }
+
+    /// Whether the entry came into the snapshot's files (added to its
+    /// store, or out of the archive).
+    pub const fn gained(self) -> bool {
+        matches!(self, LogChange::Added | LogChange::Unarchived)
+    }
+}
+
+impl std::fmt::Display for LogChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One entry added, removed, archived or brought back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EntryChange {
     /// `added`, `removed`, `archived` or `unarchived`.
-    pub change: &'static str,
+    pub change: LogChange,
     /// The file (`MEMORY.md`, `USER.md`, `archive.md`).
     pub file: &'static str,
     /// The entry's id.
@@ -92,8 +131,8 @@ fn diff(
     file: &'static str,
     before: &[(String, String)],
     after: &[(String, String)],
-    gained: &'static str,
-    lost: &'static str,
+    gained: LogChange,
+    lost: LogChange,
 ) -> Vec<EntryChange> {
     let was: BTreeSet<&str> = before.iter().map(|(i, _)| i.as_str()).collect();
     let now: BTreeSet<&str> = after.iter().map(|(i, _)| i.as_str()).collect();
@@ -164,15 +203,15 @@ pub(crate) fn log(owner: &Owner, opts: &LogOptions) -> Result<Vec<LogCommit>> {
                     file,
                     &store_entries(*s, &before),
                     &store_entries(*s, &after),
-                    "added",
-                    "removed",
+                    LogChange::Added,
+                    LogChange::Removed,
                 ),
                 None => diff(
                     file,
                     &archived(&before),
                     &archived(&after),
-                    "archived",
-                    "unarchived",
+                    LogChange::Archived,
+                    LogChange::Unarchived,
                 ),
             });
         }
@@ -204,10 +243,13 @@ mod tests {
             "MEMORY.md",
             &[e("a"), e("b")],
             &[e("b"), e("c"), e("d")],
-            "added",
-            "removed",
+            LogChange::Added,
+            LogChange::Removed,
         );
-        let got: Vec<(&str, &str)> = d.iter().map(|c| (c.change, c.id.as_str())).collect();
+        let got: Vec<(&str, &str)> = d
+            .iter()
+            .map(|c| (c.change.as_str(), c.id.as_str()))
+            .collect();
         assert_eq!(got, [("added", "c"), ("added", "d"), ("removed", "a")]);
     }
 }

@@ -28,6 +28,33 @@ const KEYS_BYTES: u64 = 1 << 20;
 /// How often a key's `last_used` is written at most.
 const LAST_USED_EVERY: Span = Span::seconds(60);
 
+/// Whom a key is for (in the keys file and the answers: `agent` or
+/// `person`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyKind {
+    /// An agent: its requests act as that agent.
+    Agent,
+    /// A person: its requests act as that person.
+    Person,
+}
+
+impl KeyKind {
+    /// Its word: `agent` or `person`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            KeyKind::Agent => "agent",
+            KeyKind::Person => "person",
+        }
+    }
+}
+
+impl std::fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One key as the keys file keeps it (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyRecord {
@@ -41,7 +68,7 @@ pub struct KeyRecord {
     /// The SHA-256 of the whole key, hex.
     pub sha256: String,
     /// `agent` or `person`.
-    pub kind: String,
+    pub kind: KeyKind,
     /// The agent's or the person's id.
     pub subject: String,
     /// When it was made.
@@ -57,10 +84,9 @@ pub struct KeyRecord {
 impl KeyRecord {
     /// The caller a request with this key acts as.
     pub fn caller(&self) -> Caller {
-        if self.kind == "person" {
-            Caller::Person(self.subject.clone())
-        } else {
-            Caller::Agent(self.subject.clone())
+        match self.kind {
+            KeyKind::Person => Caller::Person(self.subject.clone()),
+            KeyKind::Agent => Caller::Agent(self.subject.clone()),
         }
     }
 }
@@ -213,11 +239,11 @@ pub fn create(
     name: Option<&str>,
 ) -> Result<(String, KeyRecord)> {
     let kind = if caller.is_person() {
-        "person"
+        KeyKind::Person
     } else {
-        "agent"
+        KeyKind::Agent
     };
-    validate_id(kind, caller.id())?;
+    validate_id(kind.as_str(), caller.id())?;
     let (dir, file) = locate(store, path, true)?.ok_or_else(|| refuse(path, "no folder"))?;
     let _lock = store.disk().lock(
         &dir,
@@ -235,7 +261,7 @@ pub fn create(
         name: name.map(str::to_owned),
         prefix: key.chars().take(KEY_PREFIX.len() + 4).collect(),
         sha256: sha256_hex(&key),
-        kind: kind.into(),
+        kind,
         subject: caller.id().to_owned(),
         created: Utc::now(),
         last_used: None,

@@ -21,7 +21,7 @@ use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Op};
 use crate::error::{Error, Result};
 use crate::markdown::parse;
-use crate::model::{ArchiveKind, Caller, Meta, Origin, Scope, fold_whitespace};
+use crate::model::{ArchiveKind, Caller, Meta, Origin, Scope, Status, fold_whitespace};
 
 /// Longest archive reason, in characters.
 pub const MAX_REASON_CHARS: usize = 500;
@@ -32,15 +32,73 @@ pub struct Transition {
     /// The memory's id.
     pub id: String,
     /// The state it is in now: `archived` or `active`.
-    pub status: &'static str,
+    pub status: Status,
     /// The kind of archive, when archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<ArchiveKind>,
-    /// `archived`, `vetoed`, `superseded` or `unarchived`.
-    pub message: &'static str,
+    /// What was done: `archived`, `vetoed`, `superseded`, `unarchived`,
+    /// `kept both`, `kept live` or `kept one`.
+    pub message: TransitionChange,
     /// Notes, such as a commit that failed (`git.autocommit`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// What a transition did (serialised as the words the answers have always
+/// carried: `archived`, `kept both`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TransitionChange {
+    /// Archived with a reason (or by a review).
+    #[serde(rename = "archived")]
+    Archived,
+    /// Vetoed by a person.
+    #[serde(rename = "vetoed")]
+    Vetoed,
+    /// Replaced by a newer fact.
+    #[serde(rename = "superseded")]
+    Superseded,
+    /// Brought back from the archive.
+    #[serde(rename = "unarchived")]
+    Unarchived,
+    /// Both versions of a merge's pair kept ([`Keep::Both`]).
+    #[serde(rename = "kept both")]
+    KeptBoth,
+    /// A fact live and archived kept live ([`Keep::Live`]).
+    #[serde(rename = "kept live")]
+    KeptLive,
+    /// One copy of a duplicate kept ([`Keep::One`]).
+    #[serde(rename = "kept one")]
+    KeptOne,
+}
+
+impl TransitionChange {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TransitionChange::Archived => "archived",
+            TransitionChange::Vetoed => "vetoed",
+            TransitionChange::Superseded => "superseded",
+            TransitionChange::Unarchived => "unarchived",
+            TransitionChange::KeptBoth => "kept both",
+            TransitionChange::KeptLive => "kept live",
+            TransitionChange::KeptOne => "kept one",
+        }
+    }
+
+    /// Whether a person settled what a merge left (`Owner::resolve`,
+    /// [`Keep`]): the fact stays in the snapshot.
+    pub const fn settled(self) -> bool {
+        matches!(
+            self,
+            TransitionChange::KeptBoth | TransitionChange::KeptLive | TransitionChange::KeptOne
+        )
+    }
+}
+
+impl std::fmt::Display for TransitionChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 fn check_reason(reason: &str) -> Result<String> {
@@ -150,17 +208,17 @@ fn archive_locked(
     }
     Ok(Transition {
         id: id.to_owned(),
-        status: "archived",
+        status: Status::Archived,
         kind: Some(kind),
         message: match kind {
-            ArchiveKind::Plain => "archived",
-            ArchiveKind::Vetoed => "vetoed",
-            ArchiveKind::Superseded => "superseded",
+            ArchiveKind::Plain => TransitionChange::Archived,
+            ArchiveKind::Vetoed => TransitionChange::Vetoed,
+            ArchiveKind::Superseded => TransitionChange::Superseded,
             ArchiveKind::Merged
             | ArchiveKind::Expired
             | ArchiveKind::Conflict
             | ArchiveKind::Reviewed
-            | ArchiveKind::Unrecalled => "archived",
+            | ArchiveKind::Unrecalled => TransitionChange::Archived,
         },
         warnings,
     })
@@ -292,9 +350,9 @@ pub(crate) fn unarchive_locked(locked: &Locked<'_>, id: &str) -> Result<Transiti
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     Ok(Transition {
         id: id.to_owned(),
-        status: "active",
+        status: Status::Active,
         kind: None,
-        message: "unarchived",
+        message: TransitionChange::Unarchived,
         warnings: locked
             .written(&names, &format!("unarchive {id}"))
             .into_iter()
@@ -306,27 +364,38 @@ pub(crate) fn unarchive_locked(locked: &Locked<'_>, id: &str) -> Result<Transiti
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Keep {
     /// A pair a merge kept (`conflict=`): keep both versions, the
     /// `conflict=` marks of the entry and of the others of its pair
     /// dropped.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Both versions of a `conflict=` pair (their marks dropped)")
+    )]
     Both,
     /// A fact live and archived: the live fact stands, its archive records
     /// removed.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "The live fact (its archive records removed)")
+    )]
     Live,
     /// An entry twice in its store (an exact duplicate): the first copy
     /// stays, the others are removed.
+    #[cfg_attr(feature = "cli", value(help = "The first copy of an exact duplicate"))]
     One,
 }
 
 impl Keep {
-    /// Its word in the answers (`kept both`, `kept live`, `kept one`).
-    pub fn done(self) -> &'static str {
+    /// What keeping so did (its words in the answers: `kept both`,
+    /// `kept live`, `kept one`).
+    pub fn done(self) -> TransitionChange {
         match self {
-            Keep::Both => "kept both",
-            Keep::Live => "kept live",
-            Keep::One => "kept one",
+            Keep::Both => TransitionChange::KeptBoth,
+            Keep::Live => TransitionChange::KeptLive,
+            Keep::One => TransitionChange::KeptOne,
         }
     }
 }
@@ -523,7 +592,7 @@ pub(crate) fn resolve_locked(
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     Ok(Transition {
         id: id.to_owned(),
-        status: "active",
+        status: Status::Active,
         kind: None,
         message: keep.done(),
         warnings: locked

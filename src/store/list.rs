@@ -3,59 +3,19 @@
 //! state, metadata and recall figures, newest first.
 
 use chrono::{DateTime, NaiveDate, Timelike, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::files::stats::{self, Stats};
 use super::files::{archive, episodes, stores};
 use super::limits::STORE_BYTES;
 use super::owner::{At, Owner};
 use crate::error::Result;
-use crate::model::{ArchiveKind, Meta, Origin, Scope, is_live};
+use crate::model::{ArchiveKind, FactKind, Meta, Origin, Scope, Status, is_live};
 
 /// Default rows a list returns.
 pub const DEFAULT_LIST_LIMIT: usize = 100;
 /// Most rows a list returns.
 pub const MAX_LIST_LIMIT: usize = 500;
-
-/// A memory's kind: a fact, or a date's day log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FactKind {
-    /// A fact of MEMORY.md or USER.md.
-    Fact,
-    /// A date's day log in episodes.md.
-    Day,
-}
-
-impl FactKind {
-    /// `fact` or `day`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FactKind::Fact => "fact",
-            FactKind::Day => "day",
-        }
-    }
-}
-
-/// A memory's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Live (it may still be expired: see [`FactRow::expired`]).
-    Active,
-    /// Archived with a reason.
-    Archived,
-}
-
-impl Status {
-    /// `active` or `archived`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Active => "active",
-            Status::Archived => "archived",
-        }
-    }
-}
 
 /// One memory as `list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -50,12 +50,13 @@ use chrono::{DateTime, Utc};
 
 pub use crate::disk::MAX_FILE_BYTES;
 pub use crate::git::MERGE_DRIVER;
+pub use crate::model::{FactKind, Status};
 pub use crate::review::io::{
     ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
     ReviewReport, RoutineStatus, StillVetoed, UndoReport,
 };
-pub use check::{CheckReport, Finding, Severity};
-pub use curated::{BatchOutcome, EntryView, StoreView, WriteOutcome};
+pub use check::{CheckReport, Finding, FindingKind, Severity};
+pub use curated::{BatchOutcome, EntryView, Omitted, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
 pub use decide::{Decided, Decision, FileHashes, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
@@ -74,14 +75,16 @@ pub use files::skills::{MAX_DESCRIPTION_CHARS, SKILL_FILE, SKILLS_DIR};
 pub use files::stats::FactStats;
 pub use handles::{Hermes, Results, Reviews, Runs, Skills};
 pub use hermes::{
-    ExportedFile, HermesExport, HermesImport, ImportOptions, ImportedEntry, ImportedFile, LeftOut,
+    ExportedFile, HermesExport, HermesImport, ImportOptions, ImportStatus, ImportedEntry,
+    ImportedFile, LeftOut,
 };
-pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogCommit, LogOptions};
+pub use history::{DEFAULT_LOG_LIMIT, EntryChange, LogChange, LogCommit, LogOptions};
 pub use learnings::{
-    Learning, LearningOutcome, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
+    Learning, LearningChange, LearningOutcome, LearningsList, MAX_PENDING_PER_AGENT,
+    MAX_PENDING_PER_ROOT,
 };
-pub use lifecycle::{Keep, MAX_REASON_CHARS, Renewed, Transition};
-pub use list::{DEFAULT_LIST_LIMIT, FactKind, FactRow, ListFilter, MAX_LIST_LIMIT, Status};
+pub use lifecycle::{Keep, MAX_REASON_CHARS, Renewed, Transition, TransitionChange};
+pub use list::{DEFAULT_LIST_LIMIT, FactRow, ListFilter, MAX_LIST_LIMIT};
 pub use lookup::{DEFAULT_SEARCH_LIMIT, RunHit, RunView, SearchOptions};
 pub(crate) use memtool::{
     ARCHIVE_REASON as MEMORY_TOOL_REASON, Edited as ToolEdit, Files as ToolFiles,
@@ -94,7 +97,7 @@ pub use results::{
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
-pub use skills::{Skill, SkillOutcome, SkillRow};
+pub use skills::{Skill, SkillChange, SkillOutcome, SkillRow};
 pub use sync::{SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 

@@ -34,13 +34,54 @@ pub struct SkillRow {
     pub description: String,
 }
 
+/// What learning or forgetting a skill did to its file (serialised as the
+/// words the answers have always carried: `saved`, `already stored`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum SkillChange {
+    /// A new skill's file written.
+    #[serde(rename = "saved")]
+    Saved,
+    /// A skill of that name replaced (`replace`).
+    #[serde(rename = "replaced")]
+    Replaced,
+    /// The same skill was there already; nothing written.
+    #[serde(rename = "already stored")]
+    AlreadyStored,
+    /// The skill's file removed.
+    #[serde(rename = "forgot")]
+    Forgot,
+}
+
+impl SkillChange {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SkillChange::Saved => "saved",
+            SkillChange::Replaced => "replaced",
+            SkillChange::AlreadyStored => "already stored",
+            SkillChange::Forgot => "forgot",
+        }
+    }
+
+    /// Whether the call wrote the skill's file (a server's 201).
+    pub const fn written(self) -> bool {
+        matches!(self, SkillChange::Saved | SkillChange::Replaced)
+    }
+}
+
+impl std::fmt::Display for SkillChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What learning or forgetting a skill did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkillOutcome {
     /// The skill's name.
     pub name: String,
     /// `saved`, `replaced`, `already stored` or `forgot`.
-    pub message: &'static str,
+    pub message: SkillChange,
     /// The file, relative to the owner's folder.
     pub path: String,
     /// Its description.
@@ -77,18 +118,18 @@ pub(crate) fn learn(
     };
     let before = skills::read_in(locked.at(), &dir, name)?;
     let message = match &before {
-        Some(old) if old.text == text => "already stored",
+        Some(old) if old.text == text => SkillChange::AlreadyStored,
         Some(_) if !replace => {
             return Err(Error::SkillExists {
                 name: name.to_owned(),
             });
         }
-        Some(_) => "replaced",
-        None => "saved",
+        Some(_) => SkillChange::Replaced,
+        None => SkillChange::Saved,
     };
     let path = skills::rel_path(name);
     let mut warnings = Vec::new();
-    if message != "already stored" {
+    if message.written() {
         disk.write_atomic(&folder, SKILL_FILE, text.as_bytes())?;
         warnings.extend(locked.written(&[&path], &format!("learn skill {name}")));
     }
@@ -165,7 +206,7 @@ pub(crate) fn forget(owner: &Owner, name: &str) -> Result<SkillOutcome> {
     warnings.extend(locked.written(&[&path], &format!("forget skill {name}")));
     Ok(SkillOutcome {
         name: name.to_owned(),
-        message: "forgot",
+        message: SkillChange::Forgot,
         path,
         description: None,
         bytes: None,

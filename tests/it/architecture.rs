@@ -373,7 +373,8 @@ fn the_source_keeps_the_layers_of_architecture_md() {
 fn the_binary_is_a_crate_of_its_own_on_the_library() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let manifest = std::fs::read_to_string(root.join("bin/Cargo.toml")).expect("bin/Cargo.toml");
-    let dep = Regex::new(r#"(?m)^memdir = \{ path = "\.\." \}$"#).expect("regex");
+    let dep =
+        Regex::new(r#"(?m)^memdir = \{ path = "\.\.", features = \["cli"\] \}$"#).expect("regex");
     assert!(
         dep.is_match(&manifest),
         "bin/Cargo.toml takes the library by path"
@@ -728,4 +729,450 @@ fn adapters_write_to_agents_only_through_the_guard() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The names of the fields and variables that carry an outcome, a state or
+/// a kind: a comparison of one with a string literal decides on a wire word
+/// that an enum carries instead (docs/ARCHITECTURE.md, "Outcomes are
+/// enums").
+const OUTCOME_NAMES: &str = "message|status|kind|state|code|change|omitted|outcome";
+
+/// `src` as the checks read it: comments taken out, every string and
+/// character literal emptied (`"a{b"` → `""`, `'{'` → `''`), line breaks
+/// kept (so braces and words inside literals count for nothing and line
+/// numbers stay).
+fn blanked(src: &str) -> String {
+    let c: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    while i < c.len() {
+        let ch = c[i];
+        let prev = if i > 0 { c[i - 1] } else { ' ' };
+        if ch == '/' && c.get(i + 1) == Some(&'/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && c.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
+                if c[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 2;
+        } else if ch == 'r'
+            && !ident(prev)
+            && matches!(c.get(i + 1), Some('#' | '"'))
+            && c[i + 1..].iter().find(|&&x| x != '#') == Some(&'"')
+        {
+            // A raw string: r"…", r#"…"#.
+            let hashes = c[i + 1..].iter().take_while(|&&x| x == '#').count();
+            i += 2 + hashes;
+            out.push_str("\"\"");
+            while i < c.len() {
+                if c[i] == '"'
+                    && c[i + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|&&x| x == '#')
+                        .count()
+                        == hashes
+                {
+                    i += 1 + hashes;
+                    break;
+                }
+                if c[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+        } else if ch == '"' {
+            out.push_str("\"\"");
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                if c[i] == '\\' {
+                    i += 1;
+                }
+                if c.get(i) == Some(&'\n') {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if ch == '\'' && c.get(i + 1) == Some(&'\\') {
+            // '\n', '\'', '\u{7f}'.
+            out.push_str("''");
+            i += 2;
+            while i < c.len() && c[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else if ch == '\'' && c.get(i + 2) == Some(&'\'') {
+            out.push_str("''");
+            i += 3;
+        } else {
+            out.push(ch);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The lines of `src` (a source file) before its tests, blanked.
+fn outcome_code(src: &str) -> String {
+    let lines: Vec<&str> = src.lines().collect();
+    blanked(&lines[..lines_before_tests(src)].join("\n"))
+}
+
+/// The comparisons of an outcome's word with a string literal in `code`
+/// ([`outcome_code`]): `x.status == "…"`, `"…" != x.message`,
+/// `x.message.starts_with("…")`, `matches!(x.kind, Some("…"))`,
+/// `if let Some("…") = x.omitted`, and a `match` on one (`match
+/// t.message { "…" => … }`, `match (state, scope) { ("…", _) => … }`), as
+/// `(line, the line)` from 1.
+fn outcome_comparisons(code: &str) -> Vec<(usize, String)> {
+    let w = OUTCOME_NAMES;
+    let tail = r"(?:\(\))?(?:\.(?:as_str|as_deref|as_ref|name|to_string)\(\))*";
+    let direct = Regex::new(&format!(
+        r#"\b(?:{w})\b{tail}\s*(?:==|!=)\s*&?(?:Some\()?""|""\s*(?:==|!=)\s*&?[\w.]*\b(?:{w})\b|\b(?:{w})\b{tail}\.(?:starts_with|ends_with|contains|strip_prefix|strip_suffix|eq_ignore_ascii_case)\(\s*""|matches!\(\s*[^,]*\b(?:{w})\b[^,]*,\s*[(\w]*""|\bif\s+let\s+[^=]*""[^=]*=\s*[\w.&*]*\b(?:{w})\b"#
+    ))
+    .expect("regex");
+    let scrutinee =
+        Regex::new(&format!(r"\bmatch\s+([^{{;]*\b(?:{w})\b[^{{;]*)\{{")).expect("regex");
+    let line_of = |at: usize| code[..at].matches('\n').count();
+    let mut hits = std::collections::BTreeSet::new();
+    for m in direct.find_iter(code) {
+        hits.insert(line_of(m.start()));
+    }
+    let b = code.as_bytes();
+    for c in scrutinee.captures_iter(code) {
+        let open = c.get(0).expect("match").end() - 1;
+        // The arms at the block's own depth: the pattern before each `=>`.
+        let (mut braces, mut parens, mut from) = (0usize, 0usize, open + 1);
+        let mut i = open;
+        while i < b.len() {
+            match b[i] {
+                b'{' => braces += 1,
+                b'}' => {
+                    braces -= 1;
+                    if braces == 0 {
+                        break;
+                    }
+                    if braces == 1 {
+                        from = i + 1;
+                    }
+                }
+                b'(' | b'[' => parens += 1,
+                b')' | b']' => parens = parens.saturating_sub(1),
+                b',' if braces == 1 && parens == 0 => from = i + 1,
+                b'=' if braces == 1 && parens == 0 && b.get(i + 1) == Some(&b'>') => {
+                    if code[from..i].contains("\"\"") {
+                        hits.insert(line_of(
+                            from + code[from..i].len() - code[from..i].trim_start().len(),
+                        ));
+                    }
+                    from = i + 2;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let lines: Vec<&str> = code.lines().collect();
+    hits.into_iter()
+        .map(|n| (n + 1, lines.get(n).map_or("", |l| l.trim()).to_owned()))
+        .collect()
+}
+
+/// The comparisons with a string literal that are parsing, not a decision
+/// on an outcome: a file's words read into the program's own types. Each
+/// is `(file, the start of its line)`, and each must still match a line.
+const PARSING: &[(&str, &str, &str)] = &[
+    (
+        "src/recall/embed/config.rs",
+        "&& kind != \"bert\"",
+        "a recall model's config.json: its `model_type` read",
+    ),
+    (
+        "src/recall/embed/config.rs",
+        "&& kind != \"absolute\"",
+        "a recall model's config.json: its `position_embedding_type` read",
+    ),
+    (
+        "src/model/id.rs",
+        "if matches!(kind, \"owner\" | \"agent\")",
+        "an id's kind, as the caller of `validate_id` names it in its refusal",
+    ),
+];
+
+/// Every comparison of an outcome's word with a string literal
+/// ([`outcome_comparisons`]) in the code of `dir` (not its tests), as
+/// `(file, line number, the line)`.
+fn outcome_comparisons_in(root: &Path, dir: &str) -> Vec<(String, usize, String)> {
+    let mut out = Vec::new();
+    for rel in sources(&root.join(dir)) {
+        if is_test_file(&rel) {
+            continue;
+        }
+        let path = format!("{dir}/{}", rel.display());
+        let text = std::fs::read_to_string(root.join(&path)).expect("source");
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, _) in outcome_comparisons(&outcome_code(&text)) {
+            let line = lines.get(n - 1).map_or("", |l| l.trim()).to_owned();
+            out.push((path.clone(), n, line));
+        }
+    }
+    out
+}
+
+/// Outcomes, transitions, states and kinds are enums whose `Serialize` and
+/// `Display` carry their wire words (`memdir::Change`, `TransitionChange`,
+/// `SkillChange`, `LearningChange`, `Status`, `FindingKind`, …): no
+/// adapter, renderer or feature decides anything by comparing such a word
+/// with a string literal (`t.status == "archived"`, `match o.message {
+/// "forgot" => … }`, `t.message.starts_with("kept ")`), which a new word or
+/// a changed one would silently break. Parsing a file's own words into
+/// those types is listed in [`PARSING`].
+#[test]
+fn no_code_decides_on_an_outcome_s_words() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut found = outcome_comparisons_in(root, "bin/src");
+    found.extend(outcome_comparisons_in(root, "src"));
+    let mut used = vec![false; PARSING.len()];
+    let wrong: Vec<String> = found
+        .into_iter()
+        .filter(|(file, _, line)| {
+            match PARSING
+                .iter()
+                .position(|(f, start, _)| f == file && line.starts_with(start))
+            {
+                Some(i) => {
+                    used[i] = true;
+                    false
+                }
+                None => true,
+            }
+        })
+        .map(|(file, n, line)| format!("{file}:{n}: {line}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "compare the enum, not its word:\n{}",
+        wrong.join("\n")
+    );
+    let stale: Vec<_> = PARSING
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|((f, l, _), _)| format!("{f}: {l}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "PARSING rows that match no line: {stale:?}"
+    );
+}
+
+/// The outcome checker finds each form of the comparison, and leaves alone
+/// what is not one: a word compared as an enum, an argument parsed, a
+/// literal or a comment that holds such text, a test module.
+#[test]
+fn the_outcome_checker_catches_what_it_should() {
+    let found = |code: &str| outcome_comparisons(&outcome_code(code));
+    let planted = [
+        "let undo = t.status == \"archived\";",
+        "if o.message != \"forgot\" {}",
+        "let x = \"active\" == t.status;",
+        "if t.message.starts_with(\"kept \") {}",
+        "if x.kind.as_str() == \"day\" {}",
+        "if f.kind() == \"day\" {}",
+        "let b = state == \"expired\";",
+        "let b = x.state == Some(\"expired\");",
+        "let a = matches!(&*r, Response::Skill(o) if o.message == \"replaced\");",
+        "let b = matches!(e.omitted, Some(\"expired\"));",
+        "if let Some(\"blocked\") = e.omitted {}",
+        "let v = match t.message {\n    \"vetoed\" => 1,\n    _ => 2,\n};",
+        "let v = match o.message.as_str() {\n    \"saved\" | \"replaced\" => 1,\n    _ => 2,\n};",
+        "let f = match (state, scope) {\n    (\"archived\" | \"vetoed\", _) => 1,\n    _ => 2,\n};",
+        "let s = match e.omitted {\n    Some(\"expired\") => \"{\",\n    _ => \"\",\n};",
+        "let e = match (&r.expires_at, state) {\n    (Some(t), \"expired\") => 1,\n    _ => 2,\n};",
+        "let x = match t.status {\n    Status::Active if t.message.ends_with(\"one\") => {\n        1\n    }\n    _ => 2,\n};",
+    ];
+    for code in planted {
+        assert_eq!(found(code).len(), 1, "not caught: {code}");
+    }
+    // The line found is the arm's, in a match.
+    let m = "fn f() {\n    match t.message {\n        Moved::A => 0,\n        \"kept\" => 1,\n        _ => 2,\n    }\n}\n";
+    assert_eq!(found(m), vec![(4, "\"\" => 1,".to_owned())]);
+    let clean = [
+        "let undo = t.status == Status::Archived;",
+        "let json = args.iter().any(|a| a == \"--json\");",
+        "if path == \"/\" || path.starts_with(\"/ui/\") {}",
+        "let v = match t.message {\n    TransitionChange::Vetoed => \"Vetoed\",\n    _ => \"Archived\",\n};",
+        "let v = match name {\n    \"MEMORY.md\" => 1,\n    _ => 2,\n};",
+        "let s = \"t.status == \\\"archived\\\"\";",
+        "let r = r#\"o.message == \"forgot\"\"#;",
+        "// if t.status == \"archived\" {}",
+        "let c = '\"'; let d = t.status == Status::Active;",
+        "let v = match t.status {\n    Status::Active => format!(\"{} {{\", t.message),\n    Status::Archived => String::new(),\n};",
+        "fn f() {}\n#[cfg(test)]\nmod tests {\n    fn g() { assert!(t.status == \"archived\"); }\n}\n",
+    ];
+    for code in clean {
+        assert_eq!(found(code), Vec::new(), "flagged: {code}");
+    }
+}
+
+/// The library's types whose words the command line, MCP and HTTP take,
+/// each with the variants a mirror of it in the binary would have.
+const ONE_DECLARATION: &[(&str, &[&str])] = &[
+    ("Scope", &["Memory", "User"]),
+    ("FactKind", &["Fact", "Day"]),
+    ("Status", &["Active", "Archived"]),
+    ("Keep", &["Both", "Live", "One"]),
+];
+
+/// Every `enum` of `code` ([`outcome_code`]) with its variants.
+fn enums(code: &str) -> Vec<(String, Vec<String>)> {
+    let head = Regex::new(r"\benum\s+(\w+)[^{;]*\{").expect("regex");
+    let variant = Regex::new(r"^\s*([A-Z]\w*)\b").expect("regex");
+    let attribute = Regex::new(r"(?s)#\[.*?\]").expect("regex");
+    let mut out = Vec::new();
+    for c in head.captures_iter(code) {
+        let open = c.get(0).expect("match").end();
+        let (mut depth, mut at, mut variants) = (1usize, open, Vec::new());
+        let mut start = open;
+        for (i, b) in code[open..].bytes().enumerate() {
+            let i = open + i;
+            match b {
+                b'{' | b'(' | b'[' => depth += 1,
+                b'}' | b')' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        at = i;
+                        break;
+                    }
+                }
+                b',' if depth == 1 => {
+                    variants.push(code[start..i].to_owned());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        variants.push(code[start..at.max(start)].to_owned());
+        let names = variants
+            .iter()
+            .filter_map(|v| {
+                // Past the attributes and doc lines: the variant's name.
+                let v = attribute.replace_all(v, "");
+                variant.captures(&v).map(|m| m[1].to_owned())
+            })
+            .collect();
+        out.push((c[1].to_owned(), names));
+    }
+    out
+}
+
+/// What in `code` (a file of the binary, [`outcome_code`]) declares again
+/// one of the library's [`ONE_DECLARATION`] types: an enum with its
+/// variants, a `From` between such a mirror and the library's type, or a
+/// hand parser of its words (`"memory" => Scope::Memory`, a function that
+/// answers one parsed).
+fn mirrors(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, variants) in enums(code) {
+        for (of, theirs) in ONE_DECLARATION {
+            if theirs.iter().all(|v| variants.contains(&(*v).to_owned())) {
+                out.push(format!("enum {name} mirrors memdir::{of}"));
+            }
+        }
+    }
+    let types = ONE_DECLARATION
+        .iter()
+        .map(|(t, _)| *t)
+        .collect::<Vec<_>>()
+        .join("|");
+    let from = Regex::new(&format!(
+        r"impl\s+From<[^>]*\b(?:{types})\b[^>]*>\s+for|impl\s+From<[^>]*>\s+for\s+(?:memdir::)?(?:{types})\b"
+    ))
+    .expect("regex");
+    let parser = Regex::new(&format!(
+        r#"->\s*(?:Result|Option)<\s*(?:memdir::)?(?:{types})\b|""\s*=>\s*(?:Some\(|Ok\()?(?:memdir::)?(?:{types})::"#
+    ))
+    .expect("regex");
+    for m in from.find_iter(code).chain(parser.find_iter(code)) {
+        out.push(m.as_str().to_owned());
+    }
+    out
+}
+
+/// One declaration per concept: `Scope`, `FactKind`, `Status` and `Keep`
+/// are the library's, and the command line (`clap::ValueEnum`, derived in
+/// the library under its `cli` feature), MCP and HTTP (serde and schemars)
+/// take them as they are; the binary declares no mirror of one, converts
+/// none with `From`, and parses none by hand.
+#[test]
+fn the_binary_takes_the_library_s_words_as_they_are() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut wrong = Vec::new();
+    for rel in sources(&root.join("bin/src")) {
+        if is_test_file(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join("bin/src").join(&rel)).expect("source");
+        for m in mirrors(&outcome_code(&text)) {
+            wrong.push(format!("bin/src/{}: {m}", rel.display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The library derives the command line's parser on each.
+    let mut lib = String::new();
+    for rel in sources(&root.join("src")) {
+        lib.push_str(&std::fs::read_to_string(root.join("src").join(&rel)).expect("source"));
+    }
+    for (name, _) in ONE_DECLARATION {
+        let derived = Regex::new(&format!(
+            r#"#\[cfg_attr\(feature = "cli", derive\(clap::ValueEnum\)\)\]\n(?:#\[[^\n]*\n)*pub enum {name} \{{"#
+        ))
+        .expect("regex");
+        assert_eq!(
+            derived.find_iter(&lib).count(),
+            1,
+            "memdir::{name} is declared once and derives clap::ValueEnum under `cli`"
+        );
+    }
+}
+
+/// The mirror checker finds an enum of the same variants, a `From` and a
+/// hand parser, and leaves the binary's own enums alone.
+#[test]
+fn the_mirror_checker_catches_what_it_should() {
+    let found = |code: &str| mirrors(&outcome_code(code));
+    let planted = [
+        "pub enum KeepArg {\n    /// Both.\n    Both,\n    #[value(name = \"live\")]\n    Live,\n    One,\n}",
+        "enum S { Active, Archived }",
+        "pub(crate) enum Kind { Fact, Day, Other(String) }",
+        "enum Store { Memory = 1, User = 2 }",
+        "impl From<KeepArg> for memdir::Keep { fn from(k: KeepArg) -> Self { todo!() } }",
+        "impl From<Scope> for Place { fn from(s: Scope) -> Self { todo!() } }",
+        "fn parse_status(s: &str) -> Result<Status, String> { todo!() }",
+        "fn pick(s: &str) -> Option<memdir::Scope> { None }",
+        "let k = match s {\n    \"day\" => FactKind::Day,\n    _ => FactKind::Fact,\n};",
+    ];
+    for code in planted {
+        assert!(!found(code).is_empty(), "not caught: {code}");
+    }
+    let clean = [
+        "pub enum Operation { Add, Replace, Remove, Read }",
+        "enum Format { Text, Json }",
+        "enum Phase { Live, Draining }",
+        "let s = Scope::parse(word).unwrap_or(Scope::Memory);",
+        "fn scope(s: Scope) -> &'static str { s.name() }",
+        "// enum Mirror { Active, Archived }",
+        "let k = FactKind::parse(&f.kind).unwrap_or(FactKind::Fact);",
+    ];
+    for code in clean {
+        assert_eq!(found(code), Vec::<String>::new(), "flagged: {code}");
+    }
 }

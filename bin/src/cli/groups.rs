@@ -117,17 +117,6 @@ pub enum ImportCommand {
     },
 }
 
-/// `memdir resolve --keep`: how a merge's leftover is settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KeepArg {
-    /// Both versions of a `conflict=` pair (their marks dropped).
-    Both,
-    /// The live fact (its archive records removed).
-    Live,
-    /// The first copy of an exact duplicate.
-    One,
-}
-
 /// The formats `memdir export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use memdir::api::types::{Error, Keep, Op, PutOptions, Store};
+use memdir::api::types::{Error, Op, PutOptions, Store};
 use memdir::api::{self, Request, Response, RunRef, Who};
 
 use super::input::{put_streamed, read_content, read_stdin};
@@ -101,14 +101,7 @@ fn request(command: Ask) -> Result<Request, Error> {
         },
         Ask::Archive { id, reason } => Request::Archive { id, reason },
         Ask::Unarchive { id } => Request::Unarchive { id },
-        Ask::Resolve { id, keep } => Request::Resolve {
-            id,
-            keep: match keep {
-                KeepArg::Both => Keep::Both,
-                KeepArg::Live => Keep::Live,
-                KeepArg::One => Keep::One,
-            },
-        },
+        Ask::Resolve { id, keep } => Request::Resolve { id, keep },
         Ask::Renew { id, expires } => Request::Renew { id, expires },
         Ask::Results {
             command: ResultsCommand::Gc { older_than },

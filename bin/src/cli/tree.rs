@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clap::Subcommand;
-use memdir::api::types::Scope;
-use memdir::api::types::{FactKind, Status};
+use memdir::api::types::{FactKind, Keep, Scope, Status};
 
 /// What `memdir batch --help` ends with.
 const BATCH_FORMAT: &str = r#"Standard input: a JSON array of operations, applied in order, all or none:
@@ -179,7 +178,7 @@ pub enum Ask {
         #[arg(allow_hyphen_values = true)]
         text: String,
         /// The store to write.
-        #[arg(long, default_value = "memory", value_parser = parse_scope, value_name = "memory|user")]
+        #[arg(long, default_value = "memory", value_enum, value_name = "memory|user")]
         to: Scope,
         /// When the fact expires: a date YYYY-MM-DD (end of that UTC day), an
         /// RFC 3339 time, a number of days such as 30d, or `never`. Default: a
@@ -232,8 +231,8 @@ pub enum Ask {
         /// The fact's id.
         id: String,
         /// Which: `both`, `live` or `one`.
-        #[arg(long, value_name = "both|live|one")]
-        keep: KeepArg,
+        #[arg(long, value_enum, value_name = "both|live|one")]
+        keep: Keep,
     },
     /// Veto a memory (a person only): archive it as vetoed.
     #[command(display_order = 4)]
@@ -292,7 +291,7 @@ pub enum Ask {
         new: String,
         /// The store to look in (default: either; a substring must then
         /// match exactly one entry of the two).
-        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
+        #[arg(long = "in", value_enum, value_name = "memory|user")]
         scope: Option<Scope>,
     },
     /// Remove the entry OLD (an id or a unique substring).
@@ -305,14 +304,14 @@ pub enum Ask {
         old: String,
         /// The store to look in (default: either; a substring must then
         /// match exactly one entry of the two).
-        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
+        #[arg(long = "in", value_enum, value_name = "memory|user")]
         scope: Option<Scope>,
     },
     /// List the entries with their ids, and usage.
     #[command(display_order = 15)]
     Show {
         /// Only this store (default: both).
-        #[arg(long = "in", value_parser = parse_scope, value_name = "memory|user")]
+        #[arg(long = "in", value_enum, value_name = "memory|user")]
         scope: Option<Scope>,
     },
     /// Apply a JSON list of add/replace/remove operations from standard input, all or none.
@@ -340,10 +339,10 @@ pub enum Ask {
     #[command(display_order = 18)]
     List {
         /// Only this kind.
-        #[arg(long, value_parser = parse_kind)]
+        #[arg(long, value_enum)]
         kind: Option<FactKind>,
         /// Only this status (`active` or `archived`).
-        #[arg(long, value_parser = parse_status, conflicts_with = "all")]
+        #[arg(long, value_enum, conflicts_with = "all")]
         status: Option<Status>,
         /// Include archived rows (both statuses).
         #[arg(long)]

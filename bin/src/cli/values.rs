@@ -1,9 +1,9 @@
 //! The parsers of the command line's argument values, each refusal worded
-//! as the value it expected.
+//! as the value it expected. The library's words (a store, a kind, a
+//! status, a way to keep) are its own types' (`clap::ValueEnum` under its
+//! `cli` feature).
 
 use chrono::NaiveDate;
-use memdir::api::types::Scope;
-use memdir::api::types::{FactKind, Status};
 
 /// `-`, standard input (the one value `--from`'s place takes besides a file).
 pub(super) fn parse_dash(s: &str) -> Result<String, String> {
@@ -20,29 +20,6 @@ pub(super) fn parse_dash(s: &str) -> Result<String, String> {
 pub(super) fn parse_date(s: &str) -> Result<NaiveDate, String> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d")
         .map_err(|_| format!("expected a date YYYY-MM-DD, got {s:?}"))
-}
-
-/// A store: `memory` or `user`.
-pub(super) fn parse_scope(s: &str) -> Result<Scope, String> {
-    Scope::parse(s).ok_or_else(|| format!("expected `memory` or `user`, got {s:?}"))
-}
-
-/// A memory's kind: `fact` or `day`.
-pub(super) fn parse_kind(s: &str) -> Result<FactKind, String> {
-    match s {
-        "fact" => Ok(FactKind::Fact),
-        "day" => Ok(FactKind::Day),
-        _ => Err(format!("expected `fact` or `day`, got {s:?}")),
-    }
-}
-
-/// A memory's state: `active` or `archived`.
-pub(super) fn parse_status(s: &str) -> Result<Status, String> {
-    match s {
-        "active" => Ok(Status::Active),
-        "archived" => Ok(Status::Archived),
-        _ => Err(format!("expected `active` or `archived`, got {s:?}")),
-    }
 }
 
 /// A number of seconds from 0 to 86,400.

@@ -4,7 +4,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::Error;
+use memdir::api::types::{Error, SkillChange};
 use memdir::api::{self, Request, Response as Answer, render};
 use serde::Deserialize;
 
@@ -82,7 +82,7 @@ pub(super) async fn learn(
                     },
                 )?;
                 let status = match &*r {
-                    Answer::Skill(o) if o.message == "already stored" => 200,
+                    Answer::Skill(o) if o.message == SkillChange::AlreadyStored => 200,
                     _ => 201,
                 };
                 Ok((status, render::json(&r)))

@@ -4,7 +4,9 @@
 //! and when recall sees it.
 
 use memdir::api::errors::Surface;
-use memdir::api::types::{Error, Op, OpKind, Scope, Store};
+use memdir::api::types::{
+    Error, LearningChange, Op, OpKind, Scope, Status, Store, TransitionChange,
+};
 use memdir::api::{self, Request, Response, RunRef, Who, guard::AgentText, guard::Guarded, render};
 use rmcp::model::CallToolResult;
 
@@ -47,32 +49,7 @@ fn is_written(r: &Response) -> bool {
 fn sentence(r: &Response, in_run: bool) -> String {
     let seen = seen(in_run);
     let (mut text, warnings) = match r {
-        Response::Written(w) => {
-            let o = &w.outcome;
-            let place = place(o.scope);
-            let usage = &w.usage.text;
-            let mut text = match o.op {
-                OpKind::Add if o.message.created() => {
-                    format!("Saved to {place} as {} ({usage}); {seen}.\n", o.id)
-                }
-                OpKind::Add => {
-                    format!("Already stored in {place} as {} ({usage}); {seen}.\n", o.id)
-                }
-                OpKind::Replace => format!(
-                    "Replaced {} with {} in {place} ({usage}); {seen}.\n",
-                    o.old_id.as_deref().unwrap_or_default(),
-                    o.id
-                ),
-                _ => format!(
-                    "Removed {} from {place} ({usage}); recall no longer sees it.\n",
-                    o.id
-                ),
-            };
-            for id in &w.archived {
-                text.push_str(&format!("archived {id}\n"));
-            }
-            (text, &w.warnings)
-        }
+        Response::Written(w) => (saved(w, seen), &w.warnings),
         Response::Day(d) => (
             format!(
                 "Saved to your day log of {} as {} ({} chars); {seen}.\n",
@@ -80,26 +57,7 @@ fn sentence(r: &Response, in_run: bool) -> String {
             ),
             &d.warnings,
         ),
-        Response::Transition(t) => {
-            let verb = match t.message {
-                "vetoed" => "Vetoed",
-                "unarchived" => "Unarchived",
-                "superseded" => "Superseded",
-                "kept both" => "Kept both versions of",
-                "kept live" => "Kept live",
-                "kept one" => "Kept one copy of",
-                _ => "Archived",
-            };
-            let after = if t.status == "active" {
-                seen.to_owned()
-            } else {
-                "recall no longer sees it".to_owned()
-            };
-            (
-                format!("{verb} {} (now {}); {after}.\n", t.id, t.status),
-                &t.warnings,
-            )
-        }
+        Response::Transition(t) => (moved(t, seen), &t.warnings),
         Response::Learning(o) => return proposed(o),
         _ => return String::new(),
     };
@@ -107,6 +65,53 @@ fn sentence(r: &Response, in_run: bool) -> String {
         text.push_str(&format!("warning: {w}\n"));
     }
     text
+}
+
+/// The sentence of a save, a replace or a removal, with the facts it
+/// archived.
+fn saved(w: &memdir::api::types::WriteOutcome, seen: &str) -> String {
+    let o = &w.outcome;
+    let place = place(o.scope);
+    let usage = &w.usage.text;
+    let mut text = match o.op {
+        OpKind::Add if o.message.created() => {
+            format!("Saved to {place} as {} ({usage}); {seen}.\n", o.id)
+        }
+        OpKind::Add => {
+            format!("Already stored in {place} as {} ({usage}); {seen}.\n", o.id)
+        }
+        OpKind::Replace => format!(
+            "Replaced {} with {} in {place} ({usage}); {seen}.\n",
+            o.old_id.as_deref().unwrap_or_default(),
+            o.id
+        ),
+        OpKind::Remove => format!(
+            "Removed {} from {place} ({usage}); recall no longer sees it.\n",
+            o.id
+        ),
+    };
+    for id in &w.archived {
+        text.push_str(&format!("archived {id}\n"));
+    }
+    text
+}
+
+/// The sentence of an archive, an unarchive, a veto or a settling.
+fn moved(t: &memdir::api::types::Transition, seen: &str) -> String {
+    let verb = match t.message {
+        TransitionChange::Vetoed => "Vetoed",
+        TransitionChange::Unarchived => "Unarchived",
+        TransitionChange::Superseded => "Superseded",
+        TransitionChange::KeptBoth => "Kept both versions of",
+        TransitionChange::KeptLive => "Kept live",
+        TransitionChange::KeptOne => "Kept one copy of",
+        TransitionChange::Archived => "Archived",
+    };
+    let after = match t.status {
+        Status::Active => seen,
+        Status::Archived => "recall no longer sees it",
+    };
+    format!("{verb} {} (now {}); {after}.\n", t.id, t.status)
 }
 
 /// The sentence a `propose` answers with: what became of the text, and
@@ -118,7 +123,7 @@ fn proposed(o: &memdir::api::types::LearningOutcome) -> String {
             "Already approved as {id} (LEARNINGS.md {}); every agent's next snapshot shows it.\n",
             o.usage.text
         ),
-        _ if o.message == "proposed" => {
+        _ if o.message == LearningChange::Proposed => {
             format!("Proposed as {id} (pending); no agent sees it until a person approves it.\n")
         }
         _ => format!(

@@ -3,7 +3,7 @@
 //! with the error (worded for this tool) and the current skills.
 
 use memdir::api::errors::Surface;
-use memdir::api::types::Store;
+use memdir::api::types::{SkillChange, Store};
 use memdir::api::{self, Request, Response, Who, render};
 use rmcp::model::CallToolResult;
 
@@ -29,7 +29,7 @@ pub fn learn_action(store: &Store, who: &Who, call: LearnCall) -> CallToolResult
         },
     };
     match api::execute(store, who, request) {
-        Ok(r) if matches!(&*r, Response::Skill(o) if o.message != "forgot") => {
+        Ok(r) if matches!(&*r, Response::Skill(o) if o.message != SkillChange::Forgot) => {
             answer(api::guard::AgentText::from_guarded(&r, learned), false)
         }
         Ok(r) => answer(rendered(&r), false),
@@ -51,10 +51,16 @@ fn learned(r: &Response) -> String {
     };
     {
         let mut text = match o.message {
-            "already stored" => format!("Skill {} is already stored ({}).\n", o.name, o.path),
+            SkillChange::AlreadyStored => {
+                format!("Skill {} is already stored ({}).\n", o.name, o.path)
+            }
             m => format!(
                 "{} skill {} ({}, {} bytes); a run injects it with `run begin --skill {}`.\n",
-                if m == "replaced" { "Replaced" } else { "Saved" },
+                if m == SkillChange::Replaced {
+                    "Replaced"
+                } else {
+                    "Saved"
+                },
                 o.name,
                 o.path,
                 o.bytes.unwrap_or(0),

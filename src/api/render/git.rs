@@ -1,5 +1,5 @@
 //! The answers of the root's git commands and the watcher: `check`, the
-//! merge driver, `sync` and `watch`.
+//! merge driver, `sync`, `log` and `watch`.
 
 use serde_json::{Value, json};
 
@@ -209,6 +209,36 @@ pub(crate) fn watch_event(
             "  {severity}[{}] {}{line_no}{id}: {}\n    hint: {}\n",
             f.kind, f.file, f.message, f.hint
         ));
+    }
+    out
+}
+
+/// `log`: each commit's line, then the entries it added, removed,
+/// archived or brought back.
+pub(super) fn log_text(commits: &[crate::store::LogCommit]) -> String {
+    let mut out = String::new();
+    for c in commits {
+        out.push_str(&format!(
+            "{} {} {} <{}>: {}\n",
+            c.commit.get(..12).unwrap_or(&c.commit),
+            c.date,
+            c.author,
+            c.email,
+            c.message
+        ));
+        for e in &c.changes {
+            let sign = if e.change.gained() { '+' } else { '-' };
+            out.push_str(&format!(
+                "  {sign} {} {} {} {}\n",
+                e.change,
+                e.file,
+                e.id,
+                e.text.replace('\n', " ")
+            ));
+        }
+    }
+    if commits.is_empty() {
+        out.push_str("no commits touched these memory files\n");
     }
     out
 }

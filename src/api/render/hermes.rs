@@ -1,5 +1,7 @@
 //! The answers of `import hermes` and `export --format hermes`.
 
+use crate::store::ImportStatus;
+
 /// One entry's text on one line, shortened.
 pub(super) fn one_line(text: &str) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -29,9 +31,11 @@ pub(super) fn imported_text(i: &crate::store::HermesImport) -> String {
             .map(|u| format!(" ({})", u.text))
             .unwrap_or_default();
         let what = match f.status {
-            "refused" => format!("refused, nothing {verb}"),
-            "unchanged" => "nothing new".to_owned(),
-            _ => format!("{verb} {} of {} entries", f.imported.len(), f.entries),
+            ImportStatus::Refused => format!("refused, nothing {verb}"),
+            ImportStatus::Unchanged => "nothing new".to_owned(),
+            ImportStatus::Imported | ImportStatus::Partial => {
+                format!("{verb} {} of {} entries", f.imported.len(), f.entries)
+            }
         };
         out.push_str(&format!("{}: {what}{usage}\n", f.file));
         for e in &f.imported {

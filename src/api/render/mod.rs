@@ -14,6 +14,8 @@ mod git;
 mod hermes;
 mod json;
 mod results;
+mod review;
+mod runs;
 mod text;
 
 pub use errors::{error_head, error_json, error_text};
@@ -203,9 +205,9 @@ mod tests {
             },
             Response::Transition(Transition {
                 id: "mem_1".into(),
-                status: "archived",
+                status: crate::store::Status::Archived,
                 kind: None,
-                message: "archived",
+                message: crate::store::TransitionChange::Archived,
                 warnings: vec!["a warning".into()],
             }),
         ];

@@ -1,520 +1,333 @@
 //! Answers as people read them: each [`Response`] as text (a result's
 //! bytes as they are).
 
-use super::git::{check_text, merged_text, synced};
+use super::git::{check_text, log_text, merged_text, synced};
 use super::hermes::{exported_text, imported_text};
 use super::results::{put_text, steps_text};
-use super::{utc, utc_text};
+use super::review::{history, review, routine, undone};
+use super::runs::{day, run, run_hits, runs};
+use super::utc;
 use crate::api::Response;
 use crate::api::errors::Surface;
 use crate::edit::OpKind;
-use crate::journal::MAX_DAY_CHARS;
-use crate::store::{DayOutcome, FactRow, Status, Transition};
+use crate::store::{FactRow, Omitted, SkillChange, Status, Transition};
 
 /// An answer as text for a caller on `surface` (its text names that
-/// surface's arguments, such as the limit of a list that was cut).
+/// surface's arguments, such as the limit of a list that was cut): each
+/// answer to the function of its feature.
 pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
-    let text = |s: String| s.into_bytes();
+    // Exhaustive: a new answer compiles only once it is routed here.
+    let text = match response {
+        Response::Result(r) => return r.content.clone(),
+        Response::Check { .. }
+        | Response::Merged { .. }
+        | Response::Sync { .. }
+        | Response::Log { .. }
+        | Response::Init { .. } => git_text(response),
+        Response::Day { .. }
+        | Response::RunHits { .. }
+        | Response::Run { .. }
+        | Response::Runs { .. }
+        | Response::RunBegun { .. } => runs_text(response),
+        Response::Review { .. }
+        | Response::ReviewDue { .. }
+        | Response::Routine { .. }
+        | Response::ReviewHistory { .. }
+        | Response::Undone { .. } => review_text(response),
+        Response::Written { .. }
+        | Response::Batch { .. }
+        | Response::Show { .. }
+        | Response::Snapshot { .. }
+        | Response::Put { .. }
+        | Response::Steps { .. }
+        | Response::Transition { .. }
+        | Response::Renewed { .. }
+        | Response::ResultsRemoved { .. }
+        | Response::ResultsGc { .. }
+        | Response::Rows { .. }
+        | Response::Recall { .. } => memory_text(response, surface),
+        Response::Skill { .. }
+        | Response::Skills { .. }
+        | Response::SkillShown { .. }
+        | Response::Learning { .. }
+        | Response::Learnings { .. }
+        | Response::Imported { .. }
+        | Response::Exported { .. }
+        | Response::LoginLink { .. }
+        | Response::LoginRedeemed { .. }
+        | Response::LoginLinkShown { .. }
+        | Response::AgentSummaries { .. }
+        | Response::MemoryTool { .. }
+        | Response::StoreView { .. }
+        | Response::Entries { .. }
+        | Response::CurrentEntries { .. } => shared_text(response),
+    };
+    text.into_bytes()
+}
+
+/// The root's git commands and setup as text.
+fn git_text(response: &Response) -> String {
     match response {
-        Response::Check { reports, .. } => text(check_text(reports)),
-        Response::Merged(m) => text(merged_text(m)),
-        Response::Sync(r) => text(synced(r)),
-        Response::Log(commits) => text({
-            let mut out = String::new();
-            for c in commits {
-                out.push_str(&format!(
-                    "{} {} {} <{}>: {}\n",
-                    c.commit.get(..12).unwrap_or(&c.commit),
-                    c.date,
-                    c.author,
-                    c.email,
-                    c.message
-                ));
-                for e in &c.changes {
-                    let sign = match e.change {
-                        "added" | "unarchived" => '+',
-                        _ => '-',
-                    };
-                    out.push_str(&format!(
-                        "  {sign} {} {} {} {}\n",
-                        e.change,
-                        e.file,
-                        e.id,
-                        e.text.replace('\n', " ")
-                    ));
-                }
-            }
-            if commits.is_empty() {
-                out.push_str("no commits touched these memory files\n");
-            }
-            out
-        }),
-        Response::Init(setup) => text({
-            let mut out = format!("memory root {} ready", setup.root.display());
-            match &setup.work_tree {
-                Some(top) => out.push_str(&format!(" (in the git work tree {})\n", top.display())),
-                None => out.push_str(" (not in a git work tree)\n"),
-            }
-            if setup.changes.is_empty() {
-                out.push_str("nothing to change\n");
-            }
-            for c in &setup.changes {
-                out.push_str(&format!("  {c}\n"));
-            }
-            out
-        }),
-        Response::Written(w) => text(written(w)),
-        Response::Batch(b) => text({
-            let mut s = String::new();
-            for (i, r) in b.results.iter().enumerate() {
-                // A sentence per operation: "added mem_… to MEMORY.md".
-                let (what, prep) = match r.op {
-                    OpKind::Remove => ("removed", "from"),
-                    OpKind::Replace => ("replaced", "in"),
-                    OpKind::Add => (r.message.as_str(), "to"),
-                };
-                let old = match &r.old_id {
-                    Some(o) if r.op == OpKind::Replace => format!("{o} with "),
-                    _ => String::new(),
-                };
-                // Numbered from 1, as failures and import answers number them.
-                s.push_str(&format!(
-                    "{}: {what} {old}{} {prep} {}\n",
-                    i + 1,
-                    r.id,
-                    r.scope.file_name()
-                ));
-            }
-            for (scope, u) in &b.usage {
-                s.push_str(&format!("{} {}\n", scope.file_name(), u.text));
-            }
-            s
-        }),
-        Response::Show { stores, .. } => text({
-            let mut out = String::new();
-            for v in stores {
-                out.push_str(&format!("{} {}\n", v.file, v.usage.text));
-                for w in &v.warnings {
-                    out.push_str(&format!("  warning: {w}\n"));
-                }
-                if v.entries.is_empty() {
-                    out.push_str("  (no entries)\n");
-                }
-                for e in &v.entries {
-                    let marks = match e.omitted {
-                        Some("expired") => "  [expired: not in the snapshot, frees nothing]",
-                        Some("blocked") => "  [blocked: the snapshot shows a placeholder]",
-                        Some("over_budget") => "  [over budget: left out of the snapshot]",
-                        _ => "",
-                    };
-                    out.push_str(&format!(
-                        "  {}  {}{marks}\n",
-                        e.id,
-                        e.text.replace('\n', "\n                    ")
-                    ));
-                    for w in &e.warnings {
-                        out.push_str(&format!("    warning: {w}\n"));
-                    }
-                }
-            }
-            out
-        }),
-        Response::Snapshot(snap) => text(snap.text.clone()),
+        Response::Check { reports, .. } => check_text(reports),
+        Response::Merged(m) => merged_text(m),
+        Response::Sync(r) => synced(r),
+        Response::Log(commits) => log_text(commits),
+        Response::Init(setup) => init(setup),
+        _ => String::new(),
+    }
+}
+
+/// The day log and runs as text.
+fn runs_text(response: &Response) -> String {
+    match response {
+        Response::Day(d) => day(d),
+        Response::RunHits(hits) => run_hits(hits),
+        Response::Run(v) => run(v),
+        Response::Runs(list) => runs(list),
         Response::RunBegun {
             record, snapshot, ..
-        } => text(format!("{}\n{}", record.run_id, snapshot.text)),
-        Response::Day(d) => text(day(d)),
-        Response::RunHits(hits) => text({
-            let mut out = String::new();
-            for h in hits {
-                out.push_str(&format!(
-                    "{} {} {}{}{}  [{:.2}]\n",
-                    h.date,
-                    h.time.as_deref().unwrap_or("--:--"),
-                    h.task
-                        .as_deref()
-                        .map(|t| format!("[{t}] "))
-                        .unwrap_or_default(),
-                    h.text,
-                    h.run
-                        .as_deref()
-                        .map(|r| format!(" (run {r})"))
-                        .unwrap_or_default(),
-                    h.score.unwrap_or(0.0)
-                ));
-            }
-            if hits.is_empty() {
-                out.push_str("(no matching runs)\n");
-            }
-            out
-        }),
-        Response::Run(v) => text({
-            let mut out = format!("run {}\n", v.run_id);
-            if let Some(r) = &v.record {
-                out.push_str(&format!("started {}", utc(&r.started_at)));
-                if let Some(f) = &r.finished_at {
-                    out.push_str(&format!(", finished {}", utc(f)));
-                }
-                if let Some(t) = &r.task {
-                    out.push_str(&format!(", task {t}"));
-                }
-                out.push('\n');
-            }
-            for h in &v.journal {
-                out.push_str(&format!(
-                    "journal: {} {} {}\n",
-                    h.date,
-                    h.time.as_deref().unwrap_or("--:--"),
-                    h.text
-                ));
-            }
-            for s in &v.steps {
-                out.push_str(&format!(
-                    "step {}: {} ({} bytes, {})\n",
-                    s.task_id,
-                    s.content_type,
-                    s.bytes,
-                    utc_text(&s.created_at)
-                ));
-            }
-            for (i, r) in v.recalls.iter().enumerate() {
-                let query = r.query.as_deref().unwrap_or("(no query)");
-                let cut = if r.truncated { ", cut" } else { "" };
-                out.push_str(&format!(
-                    "recall {} at {}: {query}{cut}\n{}\n",
-                    i + 1,
-                    utc(&r.at),
-                    r.block
-                ));
-            }
-            if v.recalls_left_out > 0 {
-                out.push_str(&format!(
-                    "recalls not kept (past the bound): {}\n",
-                    v.recalls_left_out
-                ));
-            }
-            if let Some(snap) = &v.snapshot {
-                out.push_str("snapshot it began with:\n");
-                out.push_str(snap);
-            }
-            out
-        }),
-        Response::Runs(runs) => text({
-            let mut out = String::new();
-            for r in runs {
-                out.push_str(&format!("{}  started {}", r.run_id, utc(&r.started_at)));
-                match &r.finished_at {
-                    Some(f) => out.push_str(&format!(", finished {}", utc(f))),
-                    None => out.push_str(", open"),
-                }
-                if let Some(t) = &r.task {
-                    out.push_str(&format!(", task {t}"));
-                }
-                if r.workflow() != r.run_id {
-                    out.push_str(&format!(", workflow {}", r.workflow()));
-                }
-                out.push('\n');
-            }
-            if runs.is_empty() {
-                out.push_str("(no runs)\n");
-            }
-            out
-        }),
-        Response::Put(p) => text(put_text(p)),
-        Response::Result(r) => r.content.clone(),
-        Response::Steps(w) => text(steps_text(w)),
-        Response::Transition(t) => text(transition(t)),
-        Response::Renewed(r) => text({
-            let until = r
-                .expires
-                .as_deref()
-                .and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok())
-                .map_or("never expires".to_owned(), |t| {
-                    format!("expires {}", utc(&t.with_timezone(&chrono::Utc)))
-                });
-            format!("renewed {} in {}: {until}\n", r.id, r.scope.file_name())
-        }),
-        Response::ResultsRemoved(r) => text(results_removed(r)),
-        Response::ResultsGc(g) => text({
-            let mut out = format!(
-                "removed {} workflow(s) with no result newer than {} days ({} bytes); kept {}\n",
-                g.workflows.len(),
-                g.older_than_days,
-                g.bytes,
-                g.kept
-            );
-            for r in &g.workflows {
-                out.push_str(&format!("  {}", results_removed(r)));
-            }
-            out
-        }),
-        Response::Rows { rows, total, .. } => text(list(rows, *total, surface)),
-        Response::Review(r) => text(review(r)),
+        } => format!("{}\n{}", record.run_id, snapshot.text),
+        _ => String::new(),
+    }
+}
+
+/// The daily review as text.
+fn review_text(response: &Response) -> String {
+    match response {
+        Response::Review(r) => review(r),
         Response::ReviewDue(d) => match &d.ran {
-            Some(r) => text(review(r)),
-            None => text(format!("no review due\n{}", routine(&d.status))),
+            Some(r) => review(r),
+            None => format!("no review due\n{}", routine(&d.status)),
         },
-        Response::Routine(s) => text(routine(s)),
-        Response::ReviewHistory(h) => text(history(h)),
-        Response::Undone(u) => text({
-            let mut out = format!(
-                "undid review {}: {} brought back, {} lifted taken out\n",
-                u.review_id,
-                u.restored.len(),
-                u.removed.len()
-            );
-            for i in &u.restored {
-                out.push_str(&format!("  + {i}\n"));
-            }
-            for i in &u.removed {
-                out.push_str(&format!("  - {i}\n"));
-            }
-            for i in &u.left {
-                out.push_str(&format!("  left: {i}\n"));
-            }
-            for v in &u.vetoed {
-                out.push_str(&format!("  not brought back: {} ({})\n", v.id, v.why));
-            }
-            out
-        }),
-        Response::Skill(o) => text(if o.message == "forgot" {
-            format!("Forgot skill {}.\n", o.name)
-        } else {
-            format!(
-                "{} skill {} in {} ({} bytes)\n",
-                o.message,
-                o.name,
-                o.path,
-                o.bytes.unwrap_or(0)
-            )
-        }),
-        Response::Skills(rows) => text(if rows.is_empty() {
-            "No learned skills yet.\n".into()
-        } else {
-            rows.iter()
-                .map(|r| {
-                    if r.description.is_empty() {
-                        format!("- {}\n", r.name)
-                    } else {
-                        format!("- {} — {}\n", r.name, r.description)
-                    }
-                })
-                .collect()
-        }),
-        Response::SkillShown(skill) => text(skill.text.clone()),
-        Response::Learning(o) => text(format!(
+        Response::Routine(s) => routine(s),
+        Response::ReviewHistory(h) => history(h),
+        Response::Undone(u) => undone(u),
+        _ => String::new(),
+    }
+}
+
+/// An owner's stores, their facts' lifecycle, results and recall as text.
+fn memory_text(response: &Response, surface: Surface) -> String {
+    match response {
+        Response::Written(w) => written(w),
+        Response::Batch(b) => batch(b),
+        Response::Show { stores, .. } => show(stores),
+        Response::Snapshot(snap) => snap.text.clone(),
+        Response::Put(p) => put_text(p),
+        Response::Steps(w) => steps_text(w),
+        Response::Transition(t) => transition(t),
+        Response::Renewed(r) => renewed(r),
+        Response::ResultsRemoved(r) => results_removed(r),
+        Response::ResultsGc(g) => results_gc(g),
+        Response::Rows { rows, total, .. } => list(rows, *total, surface),
+        Response::Recall(r) => recall(r),
+        _ => String::new(),
+    }
+}
+
+/// Skills, learnings, Hermes folders, logins, the memory tool and the
+/// servers' views as text.
+fn shared_text(response: &Response) -> String {
+    match response {
+        Response::Skill(o) => skill(o),
+        Response::Skills(rows) => skills(rows),
+        Response::SkillShown(skill) => skill.text.clone(),
+        Response::Learning(o) => format!(
             "{} learning {}: {}\n  LEARNINGS.md: {}\n",
             o.message,
             o.learning.id,
             crate::edit::one_line(&o.learning.text, 200),
             o.usage.text
-        )),
-        Response::Learnings(l) => text(learnings_text(l)),
-        Response::Imported(i) => text(imported_text(i)),
-        Response::Exported(x) => text(exported_text(x)),
-        Response::Recall(r) => text(if r.skipped {
-            "(skipped: this session already recalled in the last 24 hours)\n".into()
-        } else {
-            let mut out = String::new();
-            if let Some(f) = &r.fallback {
-                out.push_str(&format!("note: {f}\n"));
-            }
-            out.push_str(&r.block);
-            // The scores, after the block: a run receives the block alone.
-            if !r.facts.is_empty() {
-                out.push_str("\nscores (not part of the block):\n");
-            }
-            for f in &r.facts {
-                let score = f
-                    .score
-                    .map_or("newest, not scored".to_owned(), |s| format!("{s:.3}"));
-                out.push_str(&format!("  {}  {score}\n", f.id));
-            }
-            if !r.counted {
-                out.push_str("(preview: not counted as a recall)\n");
-            }
-            out
-        }),
-        Response::LoginLink(l) => text(format!(
+        ),
+        Response::Learnings(l) => learnings_text(l),
+        Response::Imported(i) => imported_text(i),
+        Response::Exported(x) => exported_text(x),
+        Response::LoginLink(l) => format!(
             "{}\n(a one-time login link for person {}, good until {}; kept as its SHA-256 only)\n",
             l.token,
             l.person,
             l.expires.format("%Y-%m-%d %H:%M:%S UTC")
-        )),
-        Response::LoginRedeemed { person } => text(format!("logged in as person {person}\n")),
-        Response::LoginLinkShown { person, expires } => text(format!(
+        ),
+        Response::LoginRedeemed { person } => format!("logged in as person {person}\n"),
+        Response::LoginLinkShown { person, expires } => format!(
             "a login link for person {person}, good until {}\n",
             expires.format("%Y-%m-%d %H:%M:%S UTC")
-        )),
-        Response::AgentSummaries(page) => text(crate::api::summaries::summaries_text(page)),
-        Response::MemoryTool(a) => text(format!("{}\n", a.text.trim_end_matches('\n'))),
-        Response::StoreView(v) => text(store_markdown(v)),
-        Response::Entries(entries) => text({
-            let mut out = String::new();
-            for e in entries {
-                out.push_str(&format!("{}  {}\n", e.id, e.text.replace('\n', " ")));
-            }
-            if entries.is_empty() {
-                out.push_str("No memory recorded yet.\n");
-            }
-            out
-        }),
-        Response::CurrentEntries(list) => text(current_entries(list, None)),
+        ),
+        Response::AgentSummaries(page) => crate::api::summaries::summaries_text(page),
+        Response::MemoryTool(a) => format!("{}\n", a.text.trim_end_matches('\n')),
+        Response::StoreView(v) => store_markdown(v),
+        Response::Entries(entries) => entries_text(entries),
+        Response::CurrentEntries(list) => current_entries(list, None),
+        _ => String::new(),
     }
 }
 
-/// The routine's state, one fact a line.
-fn routine(s: &crate::store::RoutineStatus) -> String {
-    use crate::model::fmt_time;
-    use crate::review::routine::Due;
-    let mut out = match &s.at {
-        None => {
-            "routine: none (an agent's first save creates it; `memdir review resume` adds it)\n"
-                .to_owned()
-        }
-        Some(at) if s.paused => format!("routine: daily at {at} UTC, paused\n"),
-        Some(at) => format!("routine: daily at {at} UTC\n"),
-    };
-    match &s.last {
-        Some(l) => out.push_str(&format!(
-            "last run: {} ({}){}\nlast report: {}\n",
-            fmt_time(l.at),
-            l.id,
-            if l.undone { ", undone" } else { "" },
-            l.report
-        )),
-        None => out.push_str("last run: never\n"),
+/// `init`: the root made ready, and what changed.
+fn init(setup: &crate::store::Setup) -> String {
+    let mut out = format!("memory root {} ready", setup.root.display());
+    match &setup.work_tree {
+        Some(top) => out.push_str(&format!(" (in the git work tree {})\n", top.display())),
+        None => out.push_str(" (not in a git work tree)\n"),
     }
-    out.push_str(&match &s.due {
-        Due::Due { since } => format!("next due: now (due since {})\n", fmt_time(*since)),
-        Due::NotDue { next } => format!("next due: {}\n", fmt_time(*next)),
-        Due::Paused => "next due: never while paused\n".to_owned(),
-        Due::NoRoutine => "next due: never (no routine)\n".to_owned(),
-    });
+    if setup.changes.is_empty() {
+        out.push_str("nothing to change\n");
+    }
+    for c in &setup.changes {
+        out.push_str(&format!("  {c}\n"));
+    }
     out
 }
 
-/// Every review, newest first: its line, then each change the files still
-/// record with its diff.
-fn history(h: &crate::store::ReviewHistory) -> String {
-    use crate::model::fmt_time;
-    if h.reviews.is_empty() {
-        return "no review yet\n".to_owned();
+/// A batch: a sentence per operation ("added mem_… to MEMORY.md"), then
+/// each store's usage.
+fn batch(b: &crate::store::BatchOutcome) -> String {
+    let mut s = String::new();
+    for (i, r) in b.results.iter().enumerate() {
+        let (what, prep) = match r.op {
+            OpKind::Remove => ("removed", "from"),
+            OpKind::Replace => ("replaced", "in"),
+            OpKind::Add => (r.message.as_str(), "to"),
+        };
+        let old = match &r.old_id {
+            Some(o) if r.op == OpKind::Replace => format!("{o} with "),
+            _ => String::new(),
+        };
+        // Numbered from 1, as failures and import answers number them.
+        s.push_str(&format!(
+            "{}: {what} {old}{} {prep} {}\n",
+            i + 1,
+            r.id,
+            r.scope.file_name()
+        ));
+    }
+    for (scope, u) in &b.usage {
+        s.push_str(&format!("{} {}\n", scope.file_name(), u.text));
+    }
+    s
+}
+
+/// `show`: each store's entries with their ids, marks and warnings.
+fn show(stores: &[crate::store::StoreView]) -> String {
+    let mut out = String::new();
+    for v in stores {
+        out.push_str(&format!("{} {}\n", v.file, v.usage.text));
+        for w in &v.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+        if v.entries.is_empty() {
+            out.push_str("  (no entries)\n");
+        }
+        for e in &v.entries {
+            let marks = match e.omitted {
+                Some(Omitted::Expired) => "  [expired: not in the snapshot, frees nothing]",
+                Some(Omitted::Blocked) => "  [blocked: the snapshot shows a placeholder]",
+                Some(Omitted::OverBudget) => "  [over budget: left out of the snapshot]",
+                None => "",
+            };
+            out.push_str(&format!(
+                "  {}  {}{marks}\n",
+                e.id,
+                e.text.replace('\n', "\n                    ")
+            ));
+            for w in &e.warnings {
+                out.push_str(&format!("    warning: {w}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// A fact renewed: its store and its expiry now.
+fn renewed(r: &crate::store::Renewed) -> String {
+    let until = r
+        .expires
+        .as_deref()
+        .and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok())
+        .map_or("never expires".to_owned(), |t| {
+            format!("expires {}", utc(&t.with_timezone(&chrono::Utc)))
+        });
+    format!("renewed {} in {}: {until}\n", r.id, r.scope.file_name())
+}
+
+/// The workflows a results' collection removed.
+fn results_gc(g: &crate::store::ResultsGc) -> String {
+    let mut out = format!(
+        "removed {} workflow(s) with no result newer than {} days ({} bytes); kept {}\n",
+        g.workflows.len(),
+        g.older_than_days,
+        g.bytes,
+        g.kept
+    );
+    for r in &g.workflows {
+        out.push_str(&format!("  {}", results_removed(r)));
+    }
+    out
+}
+
+/// A skill learned or forgotten.
+fn skill(o: &crate::store::SkillOutcome) -> String {
+    match o.message {
+        SkillChange::Forgot => format!("Forgot skill {}.\n", o.name),
+        SkillChange::Saved | SkillChange::Replaced | SkillChange::AlreadyStored => format!(
+            "{} skill {} in {} ({} bytes)\n",
+            o.message,
+            o.name,
+            o.path,
+            o.bytes.unwrap_or(0)
+        ),
+    }
+}
+
+/// The owner's skills, one a line with its description.
+fn skills(rows: &[crate::store::SkillRow]) -> String {
+    if rows.is_empty() {
+        return "No learned skills yet.\n".into();
+    }
+    rows.iter()
+        .map(|r| {
+            if r.description.is_empty() {
+                format!("- {}\n", r.name)
+            } else {
+                format!("- {} — {}\n", r.name, r.description)
+            }
+        })
+        .collect()
+}
+
+/// A recall's block, then each fact's score (after the block: a run
+/// receives the block alone).
+fn recall(r: &crate::recall::Recall) -> String {
+    if r.skipped {
+        return "(skipped: this session already recalled in the last 24 hours)\n".into();
     }
     let mut out = String::new();
-    for r in &h.reviews {
-        out.push_str(&format!(
-            "{} at {}{}: {}\n",
-            r.id,
-            fmt_time(r.at),
-            if r.undone { " (undone)" } else { "" },
-            r.report
-        ));
-        for c in &r.changes {
-            let kind = c.kind.name();
-            let why = c
-                .archive_kind
-                .map_or(String::new(), |k| format!(" ({})", k.name()));
-            out.push_str(&format!("  {kind}{why} {} in {}\n", c.id, c.file));
-            for l in c.diff.lines() {
-                out.push_str(&format!("    {l}\n"));
-            }
-            if c.diff_cut {
-                out.push_str("    (diff cut)\n");
-            }
-        }
-        if r.changes_total > r.changes.len() {
-            out.push_str(&format!(
-                "  … and {} more\n",
-                r.changes_total - r.changes.len()
-            ));
-        }
+    if let Some(f) = &r.fallback {
+        out.push_str(&format!("note: {f}\n"));
+    }
+    out.push_str(&r.block);
+    if !r.facts.is_empty() {
+        out.push_str("\nscores (not part of the block):\n");
+    }
+    for f in &r.facts {
+        let score = f
+            .score
+            .map_or("newest, not scored".to_owned(), |s| format!("{s:.3}"));
+        out.push_str(&format!("  {}  {score}\n", f.id));
+    }
+    if !r.counted {
+        out.push_str("(preview: not counted as a recall)\n");
     }
     out
 }
 
-/// A review's plan: each change with its reason, what is left and listed,
-/// and (dry run) a diff of each file.
-fn review(r: &crate::store::ReviewReport) -> String {
-    use crate::review::Change;
-    let mut out = if r.plan.changes.is_empty() {
-        format!("review {}: no changes (nothing written)\n", r.review_id)
-    } else if r.applied {
-        format!("review {}\n", r.review_id)
-    } else {
-        format!("review {} (dry run: nothing changed)\n", r.review_id)
-    };
-    for c in &r.plan.changes {
-        out.push_str(&match c {
-            Change::Archive {
-                id, kind, reason, ..
-            } => format!("  archive {id} ({}): {reason}\n", kind.name()),
-            Change::Renew {
-                id,
-                reason,
-                expires,
-                ..
-            } => format!("  renew {id} until {}: {reason}\n", utc(expires)),
-            Change::Lift { id, text, date, .. } => {
-                format!("  lift {id} from {date}: {text}\n")
-            }
-            Change::Settle {
-                id, kept, reason, ..
-            } => format!(
-                "  settle {id} (keep the {} one): {reason}\n",
-                match kept {
-                    crate::review::Kept::Live => "live",
-                    crate::review::Kept::Archived => "archived",
-                }
-            ),
-            Change::Save {
-                id, text, reason, ..
-            } => format!("  save {id} (reviewer): {text} ({reason})\n"),
-            Change::Dedupe {
-                id, copies, reason, ..
-            } => format!("  keep one of {copies} copies of {id}: {reason}\n"),
-        });
+/// Entries with their ids, one a line.
+fn entries_text(entries: &[crate::api::servers::EntryOut]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        out.push_str(&format!("{}  {}\n", e.id, e.text.replace('\n', " ")));
     }
-    for u in &r.plan.unsettled {
-        out.push_str(&format!(
-            "  conflict left: {} and {}: {}\n",
-            u.ids[0], u.ids[1], u.why
-        ));
-    }
-    for s in &r.plan.skipped {
-        out.push_str(&format!("  skipped: {} ({})\n", s.what, s.why));
-    }
-    if !r.plan.unrecalled.is_empty() {
-        out.push_str(&format!(
-            "  not recalled in 30 days: {}\n",
-            r.plan.unrecalled.join(", ")
-        ));
-    }
-    if let Some(rv) = &r.reviewer {
-        match &rv.error {
-            Some(e) => out.push_str(&format!("  reviewer failed: {e}\n")),
-            None => out.push_str(&format!(
-                "  reviewer: {} proposals applied, {} not\n",
-                rv.accepted,
-                rv.rejected.len()
-            )),
-        }
-        for x in &rv.rejected {
-            out.push_str(&format!(
-                "  rejected #{}: {} ({})\n",
-                x.index, x.proposal, x.why
-            ));
-        }
-    }
-    for (_, d) in &r.diffs {
-        out.push_str(d);
-    }
-    if !r.plan.changes.is_empty() {
-        out.push_str(&if r.applied {
-            format!("undo it: memdir review undo {}\n", r.review_id)
-        } else {
-            format!("apply it: memdir review apply {}\n", r.review_id)
-        });
+    if entries.is_empty() {
+        out.push_str("No memory recorded yet.\n");
     }
     out
 }
@@ -543,14 +356,6 @@ fn written(w: &crate::store::WriteOutcome) -> String {
     }
 }
 
-/// A line appended to the day log, and how full the day is.
-fn day(o: &DayOutcome) -> String {
-    format!(
-        "appended to {} ({}): {} ({}/{MAX_DAY_CHARS} chars)\n",
-        o.date, o.id, o.line.raw, o.chars
-    )
-}
-
 /// A workflow's results removed, as one line of text.
 fn results_removed(r: &crate::store::ResultsRemoved) -> String {
     format!(
@@ -563,17 +368,17 @@ fn results_removed(r: &crate::store::ResultsRemoved) -> String {
     )
 }
 
-/// A memory archived, brought back or vetoed.
+/// A memory archived, brought back, vetoed or settled.
 fn transition(t: &Transition) -> String {
     match t.status {
-        "active" if t.message.starts_with("kept ") => {
+        Status::Active if t.message.settled() => {
             format!(
                 "{} {}: settled, it stays in the snapshot\n",
                 t.message, t.id
             )
         }
-        "active" => format!("{} {}: it is active again\n", t.message, t.id),
-        _ => format!("{} {}: it is out of the snapshot\n", t.message, t.id),
+        Status::Active => format!("{} {}: it is active again\n", t.message, t.id),
+        Status::Archived => format!("{} {}: it is out of the snapshot\n", t.message, t.id),
     }
 }
 

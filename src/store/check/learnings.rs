@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::super::files::learnings::{self as files, LEARNINGS_FILE};
 use super::super::limits::STORE_BYTES;
 use super::super::root::Store;
-use super::{Finding, Lines, Lint, Severity, scanned};
+use super::{Finding, FindingKind, Lines, Lint, Severity, scanned};
 use crate::error::Result;
 
 /// The findings of the root's `LEARNINGS.md` (none without one), as a
@@ -49,7 +49,7 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
         if !seen.insert(id) {
             lint.push(
                 Severity::Error,
-                "duplicate_entry",
+                FindingKind::DuplicateEntry,
                 (file, Some(line), Some(id)),
                 "the same learning again".into(),
                 "delete one copy by hand (every agent's snapshot shows it twice meanwhile)",
@@ -60,7 +60,7 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
         if text.contains("<!--") && !text[text.find("<!--").unwrap_or(0)..].contains("-->") {
             lint.push(
                 Severity::Error,
-                "malformed_metadata",
+                FindingKind::MalformedMetadata,
                 (file, Some(line), Some(id)),
                 "an HTML comment that is never closed (`<!--` without `-->`)".into(),
                 "close the comment with `-->` or delete it",
@@ -73,7 +73,7 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
         {
             lint.push(
                 Severity::Warning,
-                "control_characters",
+                FindingKind::ControlCharacters,
                 (file, Some(line), Some(id)),
                 "control characters in the text (the snapshot shows them escaped)".into(),
                 "rewrite the learning without them",
@@ -82,7 +82,7 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
         if let Some(value) = &item.meta.conflict {
             lint.push(
                 Severity::Warning,
-                "merge_conflict_pair",
+                FindingKind::MergeConflictPair,
                 (file, Some(line), Some(id)),
                 format!(
                     "one of two versions a merge kept of the learning {value}, edited on both sides"
@@ -97,7 +97,7 @@ pub(crate) fn findings(store: &Store) -> Result<Vec<Finding>> {
     if used > limit {
         lint.push(
             Severity::Warning,
-            "over_budget",
+            FindingKind::OverBudget,
             (file, None, None),
             format!("{used} of {limit} characters: over the budget (the snapshot cuts it, marked)"),
             "retire learnings until it fits (`memdir --person P learnings`)",

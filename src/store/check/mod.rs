@@ -11,7 +11,10 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+mod kind;
 pub(super) mod learnings;
+
+pub use kind::FindingKind;
 
 use super::files::{archive, episodes, skills, stores};
 use super::limits::STORE_BYTES;
@@ -46,7 +49,7 @@ pub struct Finding {
     /// `unknown_metadata_key`, `unknown_setting`, `setting_clamped`,
     /// `day_log_out_of_order`, `control_characters`,
     /// `tracked_derived`).
-    pub kind: &'static str,
+    pub kind: FindingKind,
     /// The file, relative to the memory root (`agt_a/MEMORY.md`).
     pub file: String,
     /// The line (from 1), when the finding has one.
@@ -148,7 +151,7 @@ impl Lint<'_> {
     fn push(
         &mut self,
         severity: Severity,
-        kind: &'static str,
+        kind: FindingKind,
         (file, line, id): (&str, Option<usize>, Option<&str>),
         message: String,
         hint: &str,
@@ -172,9 +175,9 @@ impl Lint<'_> {
     /// A file that could not be read at all.
     fn unreadable(&mut self, file: &str, e: &Error) {
         let kind = if e.code() == crate::error::ErrorCode::FormatUnsupported {
-            "format_unsupported"
+            FindingKind::FormatUnsupported
         } else {
-            "unreadable"
+            FindingKind::Unreadable
         };
         self.push(
             Severity::Error,
@@ -195,7 +198,7 @@ impl Lint<'_> {
         for c in conflicts {
             self.push(
                 Severity::Error,
-                "conflict_markers",
+                FindingKind::ConflictMarkers,
                 (file, Some(c.first_line), None),
                 format!("git conflict markers, {}", c.lines()),
                 &hint,
@@ -244,26 +247,26 @@ fn scanned(lint: &mut Lint<'_>, file: &str, line: usize, id: &str, text: &str) {
     let skill = file.starts_with("skills/");
     let (kind, hint) = if secret && skill {
         (
-            "secret",
+            FindingKind::Secret,
             "edit the skill (`memdir skill learn NAME --replace`) or forget it (`memdir skill \
              forget NAME`) before committing, and rotate the secret if it was ever committed or \
              shared",
         )
     } else if skill {
         (
-            "threat",
+            FindingKind::Threat,
             "edit the skill (`memdir skill learn NAME --replace`) or forget it; a run's snapshot \
              shows it blocked meanwhile",
         )
     } else if secret {
         (
-            "secret",
+            FindingKind::Secret,
             "remove the entry (`memdir remove ID`) before committing, and rotate the secret if \
              it was ever committed or shared",
         )
     } else {
         (
-            "threat",
+            FindingKind::Threat,
             "remove or rewrite the entry (`memdir remove ID`); the snapshot shows it blocked \
              meanwhile",
         )
@@ -299,7 +302,7 @@ fn store_findings(
         if let Some(first) = seen.insert(e.id.clone(), file) {
             lint.push(
                 Severity::Error,
-                "duplicate_entry",
+                FindingKind::DuplicateEntry,
                 (file, Some(line), Some(id)),
                 format!("the same entry again (first in {first})"),
                 "`memdir resolve ID --keep one` keeps the first copy (`memdir review` does it too, \
@@ -310,7 +313,7 @@ fn store_findings(
         if e.text.contains("<!--") && !e.text[e.text.find("<!--").unwrap_or(0)..].contains("-->") {
             lint.push(
                 Severity::Error,
-                "malformed_metadata",
+                FindingKind::MalformedMetadata,
                 (file, Some(line), Some(id)),
                 "an HTML comment that is never closed (`<!--` without `-->`)".into(),
                 "close the comment with `-->` or delete it",
@@ -322,7 +325,7 @@ fn store_findings(
         {
             lint.push(
                 Severity::Warning,
-                "control_characters",
+                FindingKind::ControlCharacters,
                 (file, Some(line), Some(id)),
                 "control characters in the text (the snapshot shows them escaped)".into(),
                 "rewrite the entry without them (`memdir replace ID TEXT`)",
@@ -334,7 +337,7 @@ fn store_findings(
         for bad in bad_values(comment) {
             lint.push(
                 Severity::Error,
-                "malformed_metadata",
+                FindingKind::MalformedMetadata,
                 (file, Some(line), Some(id)),
                 format!(
                     "`{}={}` cannot be read, so it is ignored",
@@ -352,7 +355,7 @@ fn store_findings(
         if let Some(value) = &meta.conflict {
             lint.push(
                 Severity::Warning,
-                "merge_conflict_pair",
+                FindingKind::MergeConflictPair,
                 (file, Some(line), Some(id)),
                 format!(
                     "one of two versions a merge kept of the entry {value}, edited on both sides"
@@ -364,7 +367,7 @@ fn store_findings(
         for (key, _) in &meta.other {
             lint.push(
                 Severity::Warning,
-                "unknown_metadata_key",
+                FindingKind::UnknownMetadataKey,
                 (file, Some(line), Some(id)),
                 format!("unknown metadata key `{key}` (kept as written)"),
                 "nothing, if a newer memdir wrote it; else delete it",
@@ -373,7 +376,7 @@ fn store_findings(
         if !is_live(Some(comment), now) {
             lint.push(
                 Severity::Warning,
-                "expired",
+                FindingKind::Expired,
                 (file, Some(line), Some(id)),
                 "expired, still listed (never in a snapshot or recall)".into(),
                 "remove it (`memdir remove ID`) or give it a new expiry",
@@ -483,7 +486,7 @@ fn tracked_in(lint: &mut Lint<'_>, dirs: &[(&'static str, &'static str)], files:
         }
         lint.push(
             Severity::Error,
-            "tracked_derived",
+            FindingKind::TrackedDerived,
             (dir, None, None),
             format!(
                 "git tracks {n} file{} under {id}/{dir}/: {why}; `memdir sync` never commits \
@@ -563,7 +566,7 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
     for (path, key) in at.settings.unknown_keys() {
         lint.findings.push(Finding {
             severity: Severity::Warning,
-            kind: "unknown_setting",
+            kind: FindingKind::UnknownSetting,
             file: path
                 .strip_prefix(root)
                 .unwrap_or(path)
@@ -578,7 +581,7 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
     for c in at.settings.clamped() {
         lint.findings.push(Finding {
             severity: Severity::Warning,
-            kind: "setting_clamped",
+            kind: FindingKind::SettingClamped,
             file: c
                 .path
                 .strip_prefix(root)
@@ -597,7 +600,7 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
     if let Err(e) = owner.store().settings_ok() {
         lint.findings.push(Finding {
             severity: Severity::Error,
-            kind: "invalid_config",
+            kind: FindingKind::InvalidConfig,
             file: CONFIG_FILE.to_owned(),
             line: None,
             id: None,
@@ -607,7 +610,7 @@ fn settings_findings(lint: &mut Lint<'_>, owner: &Owner, at: At<'_>) {
     } else if let Err(e) = owner.writable(at.settings) {
         lint.findings.push(Finding {
             severity: Severity::Error,
-            kind: "format_unsupported",
+            kind: FindingKind::FormatUnsupported,
             file: CONFIG_FILE.to_owned(),
             line: None,
             id: None,
@@ -627,7 +630,7 @@ fn budget_finding(lint: &mut Lint<'_>, at: At<'_>, l: &stores::Loaded, now: Date
     if used > budget.limit {
         lint.push(
             Severity::Warning,
-            "over_budget",
+            FindingKind::OverBudget,
             (l.scope.file_name(), None, None),
             format!(
                 "{used} of {} characters: over the budget (the snapshot cuts it, marked)",
@@ -663,7 +666,7 @@ fn archive_findings(
             {
                 lint.push(
                     Severity::Warning,
-                    "live_and_archived",
+                    FindingKind::LiveAndArchived,
                     (store, Some(*line), Some(&r.id)),
                     format!(
                         "live here and archived in {file} (a merge of an archive on one side and \
@@ -690,7 +693,7 @@ fn episodes_findings(lint: &mut Lint<'_>, at: At<'_>) {
     if let Some((sec, newer)) = crate::journal::out_of_order(&journal) {
         lint.push(
             Severity::Warning,
-            "day_log_out_of_order",
+            FindingKind::DayLogOutOfOrder,
             (file, Some(line_of(&src, sec.heading.start)), Some(&crate::model::day_id(sec.date))),
             format!(
                 "the section of {} comes after the newer one of {newer}: a recall reads the day log from the end and stops before a section out of date order",

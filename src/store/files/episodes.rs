@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::disk::{Change, Dir, Held, decode};
 use crate::error::Result;
 use crate::journal::{self, DayLine, Journal};
-use crate::model::day_id;
+use crate::model::{FactKind, day_id};
 use crate::store::limits::EPISODES_BYTES;
 use crate::store::owner::At;
 
@@ -23,7 +23,7 @@ pub struct DayRow {
     /// `mem_` id over scope `day` and the date.
     pub id: String,
     /// Always `day`.
-    pub kind: &'static str,
+    pub kind: FactKind,
     /// The UTC date.
     pub date: NaiveDate,
     /// The day's lines joined by LF.
@@ -35,7 +35,7 @@ pub struct DayRow {
 fn row(sec: &journal::DaySection) -> DayRow {
     DayRow {
         id: day_id(sec.date),
-        kind: "day",
+        kind: FactKind::Day,
         date: sec.date,
         text: sec.text(),
         lines: sec.lines.iter().map(|(_, l)| l.clone()).collect(),

@@ -58,12 +58,57 @@ pub struct Learning {
     pub proposal: Option<String>,
 }
 
+/// What proposing, approving, rejecting or retiring did to a learning
+/// (serialised as the words the answers have always carried: `proposed`,
+/// `already pending`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum LearningChange {
+    /// A new proposal, pending.
+    #[serde(rename = "proposed")]
+    Proposed,
+    /// The text was proposed already and is pending; nothing written.
+    #[serde(rename = "already pending")]
+    AlreadyPending,
+    /// The text is approved already; nothing written.
+    #[serde(rename = "already approved")]
+    AlreadyApproved,
+    /// A proposal approved into LEARNINGS.md.
+    #[serde(rename = "approved")]
+    Approved,
+    /// A proposal rejected.
+    #[serde(rename = "rejected")]
+    Rejected,
+    /// An approved learning retired from LEARNINGS.md.
+    #[serde(rename = "retired")]
+    Retired,
+}
+
+impl LearningChange {
+    /// Its wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LearningChange::Proposed => "proposed",
+            LearningChange::AlreadyPending => "already pending",
+            LearningChange::AlreadyApproved => "already approved",
+            LearningChange::Approved => "approved",
+            LearningChange::Rejected => "rejected",
+            LearningChange::Retired => "retired",
+        }
+    }
+}
+
+impl std::fmt::Display for LearningChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What proposing, approving, rejecting or retiring did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LearningOutcome {
     /// `proposed`, `already pending`, `already approved`, `approved`,
     /// `rejected` or `retired`.
-    pub message: &'static str,
+    pub message: LearningChange,
     /// The learning as it stands now.
     pub learning: Learning,
     /// LEARNINGS.md's usage against its budget after the call.
@@ -99,7 +144,7 @@ pub(crate) fn propose(
     let (_lock, f) = lock(store)?;
     if let Some(l) = f.learnings().iter().find(|l| l.id == id) {
         return Ok(LearningOutcome {
-            message: "already approved",
+            message: LearningChange::AlreadyApproved,
             learning: as_learning(l),
             usage: f.usage(store),
             created: false,
@@ -109,7 +154,7 @@ pub(crate) fn propose(
     if let Some(p) = proposals.iter().find(|p| p.id == id) {
         return match p.status {
             LearningStatus::Pending | LearningStatus::Approved => Ok(LearningOutcome {
-                message: "already pending",
+                message: LearningChange::AlreadyPending,
                 learning: as_learning(p),
                 usage: f.usage(store),
                 created: false,
@@ -183,7 +228,7 @@ pub(crate) fn propose(
         proposal: None,
     };
     Ok(LearningOutcome {
-        message: "proposed",
+        message: LearningChange::Proposed,
         learning,
         usage,
         created: true,
@@ -226,7 +271,7 @@ pub(crate) fn approve(
     let Some(p) = proposals.iter().find(|p| p.id == id) else {
         return match learnings.iter().find(|l| l.id == id) {
             Some(l) => Ok(LearningOutcome {
-                message: "already approved",
+                message: LearningChange::AlreadyApproved,
                 learning: as_learning(l),
                 usage: f.usage(store),
                 created: false,
@@ -309,7 +354,7 @@ pub(crate) fn approve(
         .map(as_learning)
         .ok_or_else(|| Error::LearningNotFound { id: new_id.clone() })?;
     Ok(LearningOutcome {
-        message: "approved",
+        message: LearningChange::Approved,
         learning,
         usage: after.usage(store),
         created: false,
@@ -368,7 +413,7 @@ pub(crate) fn reject(
     learning.decided_by = Some(format!("person:{person}"));
     learning.decided_at = Some(now);
     Ok(LearningOutcome {
-        message: "rejected",
+        message: LearningChange::Rejected,
         learning,
         usage,
         created: false,
@@ -451,7 +496,7 @@ pub(crate) fn retire(
     learning.decided_at = Some(now);
     let after = Files::read(disk, f.root)?;
     Ok(LearningOutcome {
-        message: "retired",
+        message: LearningChange::Retired,
         learning,
         usage: after.usage(store),
         created: false,
@@ -482,10 +527,10 @@ mod tests {
         let (t, s) = root();
         let now = Utc::now();
         let p = propose(&s, &agent("a1"), "Deploys need the VPN", now).unwrap();
-        assert_eq!(p.message, "proposed");
+        assert_eq!(p.message, LearningChange::Proposed);
         assert_eq!(p.learning.status, LearningStatus::Pending);
         let again = propose(&s, &agent("a1"), "Deploys  need the VPN", now).unwrap();
-        assert_eq!(again.message, "already pending");
+        assert_eq!(again.message, LearningChange::AlreadyPending);
         // Another agent sees none of it.
         let other = list(&s, &agent("a2")).unwrap();
         assert!(other.proposals.is_empty() && other.approved.is_empty());
@@ -504,7 +549,7 @@ mod tests {
             now,
         )
         .unwrap();
-        assert_eq!(a.message, "approved");
+        assert_eq!(a.message, LearningChange::Approved);
         assert_eq!(a.learning.decided_by.as_deref(), Some("person:ann"));
         let text = std::fs::read_to_string(t.path().join(LEARNINGS_FILE)).unwrap();
         assert!(
@@ -516,7 +561,7 @@ mod tests {
             propose(&s, &agent("a2"), "Deploys need the VPN", now)
                 .unwrap()
                 .message,
-            "already approved"
+            LearningChange::AlreadyApproved
         );
         // Rejected: never proposed again.
         let r = propose(&s, &agent("a1"), "Tabs are best", now).unwrap();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request as HttpRequest, State};
 use axum::response::Response;
-use memdir::api::types::{Decision, ErrorCode, Op, Scope, Store, StoreFile};
+use memdir::api::types::{Decision, ErrorCode, Op, Scope, Status, Store, StoreFile};
 use memdir::api::{Request, Response as Answer, Who};
 
 use super::posted_form;
@@ -157,7 +157,7 @@ fn act(store: &Store, who: &Who, f: &[(String, String)]) -> Result<Done, Shown> 
     let (answer, words) = crate::ui::ask_said(store, who, request).map_err(|e| Shown::of(&e))?;
     let words = words.trim().to_owned();
     let undo = match &answer {
-        Answer::Transition(t) if undo && t.status == "archived" => Some(t.id.clone()),
+        Answer::Transition(t) if undo && t.status == Status::Archived => Some(t.id.clone()),
         _ if undo => id,
         _ => None,
     };

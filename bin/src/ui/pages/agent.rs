@@ -15,8 +15,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::ArchiveKind;
-use memdir::api::types::{FactKind, FactRow, Status, Store};
+use memdir::api::types::{ArchiveKind, FactKind, FactRow, Omitted, Origin, Status, Store};
 use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, LoggedIn, logged_in, when};
@@ -68,7 +67,7 @@ pub struct Fact {
     /// `memory`, `user` or `day`.
     pub scope: &'static str,
     /// `live`, `expired`, `archived` or `vetoed`.
-    pub state: &'static str,
+    pub state: FactState,
     /// Its text (a blocked entry's placeholder unless revealed).
     pub text: String,
     /// Marks: (class, words), such as `blocked`.
@@ -177,12 +176,43 @@ fn day(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d").to_string()
 }
 
-fn state(r: &FactRow) -> &'static str {
+/// A fact's state as the page shows and filters it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactState {
+    /// Live and not expired.
+    Live,
+    /// Live, past its expiry.
+    Expired,
+    /// Archived (not vetoed).
+    Archived,
+    /// Vetoed by a person.
+    Vetoed,
+}
+
+impl FactState {
+    /// Its word on the page and in `?status=`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FactState::Live => "live",
+            FactState::Expired => "expired",
+            FactState::Archived => "archived",
+            FactState::Vetoed => "vetoed",
+        }
+    }
+}
+
+impl std::fmt::Display for FactState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn state(r: &FactRow) -> FactState {
     match (r.status, r.archive_kind) {
-        (Status::Archived, Some(ArchiveKind::Vetoed)) => "vetoed",
-        (Status::Archived, _) => "archived",
-        (_, _) if r.expired => "expired",
-        _ => "live",
+        (Status::Archived, Some(ArchiveKind::Vetoed)) => FactState::Vetoed,
+        (Status::Archived, _) => FactState::Archived,
+        (_, _) if r.expired => FactState::Expired,
+        _ => FactState::Live,
     }
 }
 
@@ -194,28 +224,28 @@ fn by(r: &FactRow) -> String {
     }
 }
 
-fn fact(r: FactRow, omitted: &HashMap<String, &'static str>, hashes: &Hashes) -> Fact {
+fn fact(r: FactRow, omitted: &HashMap<String, Omitted>, hashes: &Hashes) -> Fact {
     let state = state(&r);
     let scope = r.scope.name();
-    let file = match (state, scope) {
-        ("archived" | "vetoed", _) => "archive",
-        (_, "user") => "user",
+    let file = match (state, r.scope) {
+        (FactState::Archived | FactState::Vetoed, _) => "archive",
+        (_, Origin::User) => "user",
         _ => "memory",
     };
     let mut marks = Vec::new();
     let why = omitted.get(&r.id).copied();
     match why {
-        Some("blocked") => marks.push((
+        Some(Omitted::Blocked) => marks.push((
             "blocked",
             "blocked: the scanner flagged it; the snapshot shows a placeholder".to_owned(),
         )),
-        Some("over_budget") => marks.push((
+        Some(Omitted::OverBudget) => marks.push((
             "over_budget",
             "over budget: left out of the snapshot past the store's budget".to_owned(),
         )),
-        _ => {}
+        Some(Omitted::Expired) | None => {}
     }
-    if state == "expired" {
+    if state == FactState::Expired {
         marks.push(("expired", "expired".to_owned()));
     }
     if let Some(k) = r.archive_kind
@@ -233,7 +263,7 @@ fn fact(r: FactRow, omitted: &HashMap<String, &'static str>, hashes: &Hashes) ->
         scope,
         state,
         expires: match (&r.expires_at, state) {
-            (Some(t), "expired") => format!("expired {}", when(t)),
+            (Some(t), FactState::Expired) => format!("expired {}", when(t)),
             (Some(t), _) => when(t),
             (None, _) => "never".to_owned(),
         },
@@ -255,7 +285,7 @@ fn fact(r: FactRow, omitted: &HashMap<String, &'static str>, hashes: &Hashes) ->
         reason: r.reason.clone().unwrap_or_default(),
         file,
         hash: hashes.of(file).unwrap_or_default().to_owned(),
-        blocked: why == Some("blocked"),
+        blocked: why == Some(Omitted::Blocked),
         revealed: false,
         fact: r.kind == FactKind::Fact,
         text: r.text,
@@ -300,11 +330,7 @@ fn list(store: &Store, who: &Who, kind: FactKind) -> Result<(Vec<FactRow>, usize
 /// Reads the agent's rows, marks, hashes and usage, filtered.
 pub fn read(store: &Store, who: &Who, f: &Filter) -> Result<Read, Shown> {
     let hashes = hashes(store, who)?;
-    let kind = if f.kind == "day" {
-        FactKind::Day
-    } else {
-        FactKind::Fact
-    };
+    let kind = FactKind::parse(&f.kind).unwrap_or(FactKind::Fact);
     let (rows, total) = list(store, who, kind)?;
     let mut omitted = HashMap::new();
     let mut usage = Vec::new();
@@ -326,7 +352,7 @@ pub fn read(store: &Store, who: &Who, f: &Filter) -> Result<Read, Shown> {
         .into_iter()
         .map(|r| fact(r, &omitted, &hashes))
         .filter(|x| f.store.is_empty() || x.scope == f.store)
-        .filter(|x| f.status.is_empty() || x.state == f.status)
+        .filter(|x| f.status.is_empty() || x.state.name() == f.status)
         .filter(|x| needle.is_empty() || x.text.to_lowercase().contains(&needle))
         .collect();
     if !f.reveal.is_empty()

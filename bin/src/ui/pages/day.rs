@@ -9,8 +9,8 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::{Request, Response as Answer};
 use memdir::api::types::{FactKind, MAX_LIST_LIMIT};
+use memdir::api::{Request, Response as Answer};
 
 use super::{Chrome, logged_in};
 use crate::ui::{Shown, Ui, blocking, encode, error_page, html};

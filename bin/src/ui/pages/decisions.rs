@@ -21,8 +21,8 @@ use axum::extract::{RawQuery, Request as HttpRequest, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::types::{
-    Caller, CheckReport, Decision, ErrorCode, Finding, Keep, LEARNINGS_FILE, LearningStatus,
-    StoreFile,
+    Caller, CheckReport, Decision, ErrorCode, Finding, FindingKind, Keep, LEARNINGS_FILE,
+    LearningStatus, StoreFile,
 };
 use memdir::api::{Request, Response as Answer, Who};
 
@@ -40,7 +40,7 @@ pub struct Item {
     /// `error` or `warning`.
     pub severity: String,
     /// Its stable kind (`merge_conflict_pair`, …).
-    pub kind: &'static str,
+    pub kind: FindingKind,
     /// `FILE:LINE` (or the file).
     pub at: String,
     /// The entry's id, when it is about one.
@@ -94,7 +94,7 @@ pub struct DecisionsPage {
 
 /// The page's row of one finding of `owner` (`""`: the root's).
 fn item(owner: &str, x: &Finding, all: &[&Finding], hashes: Option<&Hashes>) -> Item {
-    let others = if x.kind == "merge_conflict_pair" {
+    let others = if x.kind == FindingKind::MergeConflictPair {
         all.iter()
             .filter(|y| {
                 y.kind == x.kind && y.file == x.file && y.message == x.message && y.id != x.id

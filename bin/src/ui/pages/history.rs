@@ -92,7 +92,7 @@ pub async fn show(
                 .changes
                 .into_iter()
                 .filter(|ch| ch.id == id)
-                .map(|ch| (ch.change.to_owned(), ch.file.to_owned(), ch.text))
+                .map(|ch| (ch.change.to_string(), ch.file.to_owned(), ch.text))
                 .collect(),
         })
         .collect();
