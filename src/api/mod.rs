@@ -17,7 +17,9 @@ mod model;
 mod preflight;
 pub mod render;
 mod runs;
+pub mod schema;
 pub mod servers;
+pub mod wire;
 
 pub use guard::{
     AgentJson, AgentText, Guarded, JsonAnswer, PersonAnswer, PersonJson, PersonText, Plain,

@@ -113,7 +113,7 @@ pub struct Record {
 }
 
 /// Which side of a fact both live and archived a review keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kept {
     /// The archive record stands: the live copy leaves its store.
@@ -152,8 +152,9 @@ pub struct Input<'a> {
 }
 
 /// One change of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "change", rename_all = "snake_case")]
+#[schemars(rename = "PlanChange")]
 pub enum Change {
     /// Move a fact to archive.md.
     Archive {
@@ -163,7 +164,9 @@ pub enum Change {
         scope: Scope,
         /// Its text.
         text: String,
-        /// `merged`, `expired` or `conflict`.
+        /// `merged`, `expired` or `conflict` (a reviewer's: `reviewed`,
+        /// `superseded`; `curation: auto`: `unrecalled`).
+        #[schemars(extend("enum" = ["merged", "expired", "conflict", "reviewed", "superseded", "unrecalled"]))]
         kind: ArchiveKind,
         /// Why.
         reason: String,
@@ -225,6 +228,7 @@ pub enum Change {
         /// Their text.
         text: String,
         /// How many copies the store holds.
+        #[schemars(range(min = 2))]
         copies: usize,
         /// Why.
         reason: String,
@@ -264,7 +268,7 @@ impl Change {
 }
 
 /// A pair of facts in conflict left as it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unsettled {
     /// The two facts.
     pub ids: [String; 2],
@@ -273,7 +277,7 @@ pub struct Unsettled {
 }
 
 /// Something the plan left out, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// What: a day line's text, or an id.
     pub what: String,

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::model::Scope;
 
 /// An entry as `show` lists it, with what its metadata says (FORMAT.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EntryView {
     /// Its `mem_` id.
     pub id: String,
@@ -28,6 +28,7 @@ pub struct EntryView {
     pub expired: bool,
     /// Who saved or last edited it: `agent:ID` or `person:ID`, if its
     /// metadata says.
+    #[schemars(pattern(r"^(agent|person):"))]
     pub by: Option<String>,
     /// What `check` finds about this entry.
     pub warnings: Vec<String>,
@@ -35,15 +36,17 @@ pub struct EntryView {
     /// out), `blocked` (the scanner flagged it: a placeholder stands in its
     /// place) or `over_budget` (left out past the store's budget); `None`
     /// when the snapshot shows it. Set by `show` (the interface layer).
+    #[schemars(extend("enum" = ["expired", "blocked", "over_budget", null]))]
     pub omitted: Option<&'static str>,
 }
 
 /// One store of an owner, as `show` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StoreView {
     /// Which store.
     pub scope: Scope,
     /// Its file name.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The entries in file order.
     pub entries: Vec<EntryView>,

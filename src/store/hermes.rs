@@ -36,38 +36,43 @@ pub struct ImportOptions {
 }
 
 /// One entry an import took in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ImportedEntry {
     /// Its `mem_` id.
+    #[schemars(pattern(r"^mem_[0-9a-f]{12}$"))]
     pub id: String,
     /// Its text.
     pub text: String,
 }
 
 /// One entry an import left out, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LeftOut {
     /// Its place in the source file (1 for the first entry).
+    #[schemars(range(min = 1))]
     pub index: usize,
     /// Its text.
     pub text: String,
     /// Why: an error code (`memory_threat_blocked`, `memory_over_budget`,
     /// …) for a refusal, `already_stored` or `duplicate` for a skip,
     /// `file_refused` for an entry held back with its file.
+    #[schemars(pattern(r"^[a-z][a-z0-9_]*$"))]
     pub code: &'static str,
     /// The reason in words.
     pub reason: String,
 }
 
 /// What an import did with one file of the folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ImportedFile {
     /// `MEMORY.md` or `USER.md`.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The store it went into.
     pub scope: Scope,
     /// `imported` (every new entry), `partial` (some were refused),
     /// `refused` (none: all or none) or `unchanged` (nothing new).
+    #[schemars(extend("enum" = ["imported", "partial", "refused", "unchanged"]))]
     pub status: &'static str,
     /// How many entries the file holds.
     pub entries: usize,
@@ -87,7 +92,7 @@ pub struct ImportedFile {
 }
 
 /// What `import hermes` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HermesImport {
     /// The folder read.
     pub dir: String,
@@ -103,9 +108,10 @@ pub struct HermesImport {
 }
 
 /// One file `export --format hermes` wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ExportedFile {
     /// `MEMORY.md` or `USER.md`.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The store it came from.
     pub scope: Scope,
@@ -121,7 +127,7 @@ pub struct ExportedFile {
 }
 
 /// What `export --format hermes` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HermesExport {
     /// The folder written.
     pub dir: String,

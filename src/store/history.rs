@@ -19,7 +19,7 @@ use crate::model::Scope;
 pub const DEFAULT_LOG_LIMIT: usize = 50;
 
 /// What one commit did to the owner's entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogCommit {
     /// The commit's id.
     pub commit: String,
@@ -36,9 +36,10 @@ pub struct LogCommit {
 }
 
 /// One entry added, removed, archived or brought back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EntryChange {
     /// `added`, `removed`, `archived` or `unarchived`.
+    #[schemars(extend("enum" = ["added", "removed", "archived", "unarchived"]))]
     pub change: &'static str,
     /// The file (`MEMORY.md`, `USER.md`, `archive.md`).
     pub file: &'static str,

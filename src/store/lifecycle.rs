@@ -27,16 +27,19 @@ use crate::model::{ArchiveKind, Caller, Meta, Origin, Scope, fold_whitespace};
 pub const MAX_REASON_CHARS: usize = 500;
 
 /// What archiving, vetoing or unarchiving did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Transition {
     /// The memory's id.
     pub id: String,
     /// The state it is in now: `archived` or `active`.
+    #[schemars(extend("enum" = ["archived", "active"]))]
     pub status: &'static str,
     /// The kind of archive, when archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<ArchiveKind>,
-    /// `archived`, `vetoed`, `superseded` or `unarchived`.
+    /// `archived`, `vetoed`, `superseded` or `unarchived` (a resolution:
+    /// `kept both`, `kept live`, `kept one`).
+    #[schemars(extend("enum" = ["archived", "vetoed", "superseded", "unarchived", "kept both", "kept live", "kept one"]))]
     pub message: &'static str,
     /// Notes, such as a commit that failed (`git.autocommit`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -489,7 +492,7 @@ pub(crate) fn resolve(owner: &Owner, id: &str, keep: Keep) -> Result<Transition>
 }
 
 /// What renewing a fact did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Renewed {
     /// The fact's id.
     pub id: String,
@@ -500,6 +503,7 @@ pub struct Renewed {
     /// Its expiry before (`None`: it had none).
     pub previous: Option<String>,
     /// `renewed`.
+    #[schemars(extend("const" = "renewed"))]
     pub message: &'static str,
     /// Notes, such as a commit that failed (`git.autocommit`).
     pub warnings: Vec<String>,

@@ -58,7 +58,7 @@ impl Status {
 }
 
 /// One memory as `list` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FactRow {
     /// `mem_` id.
     pub id: String,

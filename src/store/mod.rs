@@ -88,7 +88,7 @@ pub use results::{
 };
 pub use review::{
     ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
+    ReviewReport, ReviewerRun, RoutineStatus, StillVetoed, UndoReport,
 };
 pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};

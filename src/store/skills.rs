@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::validate_id;
 
 /// A learned skill, as `skill show` gives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skill {
     /// Its name.
     pub name: String,
@@ -26,7 +26,7 @@ pub struct Skill {
 }
 
 /// One row of `skill list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SkillRow {
     /// Its name.
     pub name: String,
@@ -35,11 +35,12 @@ pub struct SkillRow {
 }
 
 /// What learning or forgetting a skill did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SkillOutcome {
     /// The skill's name.
     pub name: String,
     /// `saved`, `replaced`, `already stored` or `forgot`.
+    #[schemars(extend("enum" = ["saved", "replaced", "already stored", "forgot"]))]
     pub message: &'static str,
     /// The file, relative to the owner's folder.
     pub path: String,
