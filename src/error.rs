@@ -17,13 +17,14 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// An entry as an error answer shows it: its id and text (or a placeholder
 /// when the text is flagged by the scanner and must not be echoed raw).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EntryBrief {
     /// The entry's `mem_` id.
     pub id: String,
     /// The entry's text, or a short preview where the error lists candidates.
     pub text: String,
     /// The file that holds it (`MEMORY.md` or `USER.md`).
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// Whether the fact has expired: it counts for nothing against the
     /// budget, so removing it frees nothing (set where an over-budget

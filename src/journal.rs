@@ -23,7 +23,7 @@ pub const MAX_DAY_LINE_CHARS: usize = 300;
 pub const MAX_DAY_CHARS: usize = 8_000;
 
 /// One line of a day's log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DayLine {
     /// `HH:MM` (UTC), when the line has the standard form.
     pub time: Option<String>,

@@ -90,7 +90,7 @@ pub struct Blocked {
 }
 
 /// A store rendered past its budget: what was left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Overflow {
     /// The store.
     pub scope: Scope,
@@ -227,7 +227,7 @@ pub fn with_learnings(snap: Snapshot, learnings: &[(&str, &str)], limit: usize) 
 }
 
 /// A declared skill the scanner replaced with a placeholder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BlockedSkill {
     /// The skill's name.
     pub name: String,

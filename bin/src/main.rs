@@ -335,10 +335,12 @@ fn login_link(
     };
     let at = format!("{}/ui/login/link/{}", url.trim_end_matches('/'), link.token);
     let out = if g.json {
-        format!(
-            "{}\n",
-            serde_json::json!({"url": at, "person": link.person, "expires": link.expires})
-        )
+        let answer = api::wire::LoginUrl {
+            url: &at,
+            person: &link.person,
+            expires: link.expires,
+        };
+        format!("{}\n", api::wire::value(&answer))
     } else {
         format!(
             "{at}\n(a one-time login link for person {}: open it in a browser and press the button; good once, until {})\n",

@@ -1,7 +1,11 @@
 """Typed answers: TypedDicts mirroring the JSON Schemas of docs/schema/
 (the command line's ``--json`` answers; the HTTP transport fills the same
 keys where its route answers them). Keys may be added by later memdir
-versions; none is renamed or changes type."""
+versions; none is renamed or changes type.
+
+Generated from docs/schema/ by tests/it/schema_derived.rs; do not edit:
+regenerate with ``MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it --
+schema_derived``."""
 
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ class Entry(TypedDict):
     expires: Optional[str]
     expired: bool
     by: Optional[str]
-    warnings: List[Any]
+    warnings: List[str]
     omitted: Optional[str]
 
 
@@ -49,10 +53,10 @@ class StoreView(TypedDict):
 
     scope: str
     file: str
+    entries: List[Entry]
     usage: Usage
     budget: Dict[str, Any]
-    warnings: List[Any]
-    entries: List[Entry]
+    warnings: List[str]
 
 
 class ShowResult(TypedDict):
@@ -71,7 +75,7 @@ class AddResult(TypedDict):
     usage: Usage
     message: str
     archived: List[str]
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class ReplaceResult(TypedDict):
@@ -83,7 +87,7 @@ class ReplaceResult(TypedDict):
     text: str
     usage: Usage
     message: str
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class RemoveResult(TypedDict):
@@ -94,7 +98,7 @@ class RemoveResult(TypedDict):
     scope: str
     usage: Usage
     message: str
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class Snapshot(TypedDict):
@@ -104,29 +108,36 @@ class Snapshot(TypedDict):
     sha256: str
     bytes: int
     blocked: List[str]
-    over_budget: List[Any]
+    over_budget: List[Dict[str, Any]]
+    blocked_skills: NotRequired[List[Dict[str, Any]]]
 
 
-class RunBegin(Snapshot):
+class RunBegin(TypedDict):
     """``run begin`` (``run-begin.json``): the snapshot and the run."""
 
+    text: str
+    sha256: str
+    bytes: int
+    blocked: List[str]
+    over_budget: List[Dict[str, Any]]
+    blocked_skills: NotRequired[List[Dict[str, Any]]]
     run_id: str
-    workflow_id: str
-    started_at: str
-    #: A run of the same ``--session`` still open, answered again.
     resumed: bool
     session: NotRequired[str]
+    workflow_id: str
+    started_at: str
+    skills: NotRequired[List[str]]
 
 
 class DayLine(TypedDict):
     """A day line (``day.json``'s ``line``)."""
 
-    time: str
+    time: Optional[str]
     task: Optional[str]
     text: str
     run_id: Optional[str]
-    raw: str
     workflow_id: NotRequired[str]
+    raw: str
 
 
 class DayResult(TypedDict):
@@ -137,7 +148,7 @@ class DayResult(TypedDict):
     line: DayLine
     chars: int
     message: str
-    warnings: NotRequired[List[Any]]
+    warnings: NotRequired[List[str]]
 
 
 class RecallResult(TypedDict):
@@ -145,14 +156,14 @@ class RecallResult(TypedDict):
 
     skipped: bool
     fallback: Optional[str]
-    facts: List[Dict[str, Any]]
-    day_log: List[Any]
-    tokens: int
-    block: str
-    counted: bool
     lexical: NotRequired[List[str]]
     wiki: NotRequired[List[Dict[str, Any]]]
-    conflicts: NotRequired[List[Any]]
+    facts: List[Dict[str, Any]]
+    day_log: List[Dict[str, Any]]
+    tokens: int
+    conflicts: NotRequired[List[str]]
+    block: str
+    counted: bool
 
 
 class ResultPut(TypedDict):
@@ -161,12 +172,12 @@ class ResultPut(TypedDict):
     workflow_id: str
     task_id: str
     content_type: str
-    bytes: int
-    sha256: str
     created_at: str
+    sha256: str
+    bytes: int
     message: str
     status: str
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class Result(TypedDict):
@@ -175,13 +186,13 @@ class Result(TypedDict):
     workflow_id: str
     task_id: str
     content_type: str
-    bytes: int
-    sha256: str
     created_at: str
+    sha256: str
+    bytes: int
     content: Optional[str]
+    content_base64: NotRequired[str]
     redacted: bool
     flagged: List[Dict[str, Any]]
-    content_base64: NotRequired[str]
 
 
 class ResultSteps(TypedDict):
@@ -189,7 +200,7 @@ class ResultSteps(TypedDict):
 
     workflow_id: str
     steps: List[Dict[str, Any]]
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class SkillOutcome(TypedDict):
@@ -200,7 +211,7 @@ class SkillOutcome(TypedDict):
     path: str
     description: NotRequired[str]
     bytes: NotRequired[int]
-    warnings: NotRequired[List[Any]]
+    warnings: NotRequired[List[str]]
 
 
 class Skills(TypedDict):
@@ -231,12 +242,12 @@ class RunsShow(TypedDict):
     """``runs show`` (``runs-show.json``)."""
 
     run_id: str
-    record: Dict[str, Any]
+    record: Optional[Dict[str, Any]]
     journal: List[Dict[str, Any]]
     snapshot: Optional[str]
     recalls: List[Dict[str, Any]]
-    steps: List[Dict[str, Any]]
     recalls_left_out: NotRequired[int]
+    steps: List[Dict[str, Any]]
 
 
 class RunsList(TypedDict):
@@ -261,9 +272,9 @@ class Transition(TypedDict):
 
     id: str
     status: str
-    message: str
     kind: NotRequired[str]
-    warnings: NotRequired[List[Any]]
+    message: str
+    warnings: NotRequired[List[str]]
 
 
 class Renewed(TypedDict):
@@ -274,7 +285,7 @@ class Renewed(TypedDict):
     expires: Optional[str]
     previous: Optional[str]
     message: str
-    warnings: List[Any]
+    warnings: List[str]
 
 
 class LearningOutcome(TypedDict):
@@ -282,7 +293,7 @@ class LearningOutcome(TypedDict):
 
     message: str
     learning: Dict[str, Any]
-    usage: Dict[str, Any]
+    usage: Usage
 
 
 class Learnings(TypedDict):
@@ -290,11 +301,11 @@ class Learnings(TypedDict):
 
     approved: List[Dict[str, Any]]
     proposals: List[Dict[str, Any]]
-    usage: Dict[str, Any]
+    usage: Usage
 
 
 class ToolAnswer(TypedDict):
-    """``tool memory`` (the memory tool's result)."""
+    """``tool memory`` (the memory tool's result, ``memory-tool.json``)."""
 
     text: str
     is_error: bool

@@ -117,7 +117,7 @@ pub fn message(e: &Error, surface: Surface) -> String {
 
 /// A hint as an error answer carries it: the argument (in the surface's
 /// terms) and the value to give it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HintBody {
     /// The argument to pass or change, as this surface names it (none where
     /// the surface has no argument for it).
@@ -126,25 +126,106 @@ pub struct HintBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<&'static str>,
     /// The hint in words.
+    #[schemars(length(min = 1))]
     pub text: String,
 }
 
 /// An error as every interface presents it: `{"code", "status", "message",
 /// "hint"?, …details}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     /// The stable code (serialised as its snake_case word).
     pub code: ErrorCode,
     /// The HTTP status a server answers with.
+    #[schemars(range(min = 400, max = 599))]
     pub status: u16,
     /// The message, for people (with the hint in the surface's words).
+    #[schemars(length(min = 1))]
     pub message: String,
     /// What the caller can change, as data.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HintBody")]
     pub hint: Option<HintBody>,
     /// Structured details (entries, usage, candidates, path, …).
     #[serde(flatten)]
+    #[schemars(with = "ErrorDetails")]
     pub details: Map<String, Value>,
+}
+
+/// The keys an error's details may carry ([`details`] builds them per
+/// code, each code its own; a key has the same type whatever the code):
+/// the schema of [`ErrorBody::details`], never built itself. Every key is
+/// optional, and a code may carry others.
+#[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[schemars(transform = any_of_the_keys)]
+pub struct ErrorDetails {
+    /// The owner named.
+    pub owner: String,
+    /// The root's other owners (to a person only), at most 20.
+    #[schemars(length(max = 20))]
+    pub owners: Vec<String>,
+    /// How many owners `owners` leaves out.
+    pub more_owners: usize,
+    /// The memory root.
+    pub root: String,
+    /// Whether the root exists.
+    pub root_exists: bool,
+    /// The path concerned.
+    pub path: String,
+    /// The store file concerned.
+    pub file: String,
+    /// The other store, where an entry not found in one is.
+    pub found_in: Option<String>,
+    /// The current entries of the store (a refused write lists them).
+    pub entries: Vec<crate::error::EntryBrief>,
+    /// What an ambiguous match or prefix could mean.
+    pub candidates: Vec<Value>,
+    /// What changed since a review's dry run.
+    pub changed: Vec<String>,
+    /// A batch's failing operation, counted from 1.
+    #[schemars(range(min = 1))]
+    pub index: usize,
+    /// Today's UTC date (an expiry that has passed).
+    #[schemars(pattern(r"^\d{4}-\d{2}-\d{2}$"))]
+    pub today: String,
+    /// The date of a person's veto.
+    #[schemars(pattern(r"^\d{4}-\d{2}-\d{2}$"))]
+    pub vetoed_on: String,
+    /// The store's usage.
+    pub usage: crate::edit::Usage,
+    /// Characters used.
+    pub used: usize,
+    /// A limit passed.
+    pub limit: u64,
+    /// Characters the write would have used.
+    pub would_use: usize,
+    /// The workflow concerned.
+    pub workflow_id: String,
+    /// The task concerned.
+    pub task_id: Option<String>,
+    /// How long the caller waited, in milliseconds.
+    pub waited_ms: Option<u64>,
+    /// The run concerned.
+    pub run_id: String,
+    /// When that run finished.
+    pub finished_at: String,
+    /// A run id's prefix.
+    pub prefix: String,
+    /// The kind of id refused.
+    pub kind: String,
+    /// The value refused.
+    pub value: String,
+    /// Why.
+    pub reason: String,
+    /// The id concerned.
+    pub id: String,
+}
+
+/// [`ErrorDetails`]' schema as a map's: every key optional, others
+/// allowed.
+fn any_of_the_keys(schema: &mut schemars::Schema) {
+    schema.remove("required");
+    schema.insert("additionalProperties".into(), Value::Bool(true));
 }
 
 impl ErrorBody {

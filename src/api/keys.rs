@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
+use super::wire::{KeyCreated, KeyShown, KeysListed, KeysRevoked};
 use crate::error::Result;
 use crate::model::Caller;
 use crate::store::Store;
@@ -13,16 +14,26 @@ use crate::store::keys;
 pub use crate::store::keys::{KeyKind, KeyRecord, LoginLink, check, keys_path, verify};
 
 /// What a key command answers: standard output, text or JSON.
-fn record_json(k: &KeyRecord) -> Value {
-    json!({
-        "id": k.id, "name": k.name, "prefix": k.prefix, "kind": k.kind,
-        "subject": k.subject, "created": k.created, "last_used": k.last_used,
-        "revoked": k.revoked,
-    })
+fn shown(k: &KeyRecord) -> KeyShown<'_> {
+    KeyShown {
+        id: &k.id,
+        name: k.name.as_deref(),
+        prefix: &k.prefix,
+        kind: k.kind,
+        subject: &k.subject,
+        created: k.created,
+        last_used: k.last_used,
+        revoked: k.revoked,
+    }
 }
 
-fn line(v: &Value) -> String {
-    format!("{v}\n")
+/// One line of JSON: `v` serialized (a type that cannot be says so, as the
+/// answers' renderer does).
+fn line(v: &impl Serialize) -> String {
+    match serde_json::to_string(v) {
+        Ok(s) => format!("{s}\n"),
+        Err(e) => format!("{}\n", serde_json::json!({ "error": e.to_string() })),
+    }
 }
 
 /// `memdir key create`: makes a key for `caller` in the keys file `path`
@@ -38,12 +49,11 @@ pub fn create(
     let path = keys::keys_path(store, path)?;
     let (key, rec) = keys::create(store, &path, caller, name)?;
     Ok(if json {
-        let mut v = record_json(&rec);
-        if let Some(o) = v.as_object_mut() {
-            o.insert("key".into(), json!(key));
-            o.insert("file".into(), json!(path));
-        }
-        line(&v)
+        line(&KeyCreated {
+            record: shown(&rec),
+            key: &key,
+            file: &path,
+        })
     } else {
         format!(
             "{key}\n(key {} for {} {}, kept as its SHA-256 in {}; this is the only time it is shown)\n",
@@ -60,8 +70,9 @@ pub fn list(store: &Store, path: Option<&Path>, json: bool) -> Result<String> {
     let path = keys::keys_path(store, path)?;
     let list = keys::list(store, &path)?;
     Ok(if json {
-        let rows: Vec<Value> = list.iter().map(record_json).collect();
-        line(&json!({ "keys": rows, "count": rows.len() }))
+        let keys: Vec<KeyShown<'_>> = list.iter().map(shown).collect();
+        let count = keys.len();
+        line(&KeysListed { keys, count })
     } else {
         let mut out = String::new();
         for k in &list {
@@ -92,8 +103,9 @@ pub fn revoke(store: &Store, path: Option<&Path>, which: &str, json: bool) -> Re
     let path = keys::keys_path(store, path)?;
     let done = keys::revoke(store, &path, which)?;
     Ok(if json {
-        let rows: Vec<Value> = done.iter().map(record_json).collect();
-        line(&json!({ "revoked": rows, "count": rows.len() }))
+        let revoked: Vec<KeyShown<'_>> = done.iter().map(shown).collect();
+        let count = revoked.len();
+        line(&KeysRevoked { revoked, count })
     } else {
         done.iter()
             .map(|k| format!("revoked {} ({} {})\n", k.id, k.kind, k.subject))

@@ -17,9 +17,11 @@ mod model;
 mod preflight;
 pub mod render;
 mod runs;
+pub mod schema;
 pub mod servers;
 mod summaries;
 pub mod types;
+pub mod wire;
 
 use guard::{AgentText, Guarded, JsonAnswer, PersonAnswer};
 pub use model::{Request, Response, RunRef};

@@ -153,9 +153,10 @@ pub fn resolve_named(server: &Who, named: Option<&str>) -> (Who, Option<String>)
 }
 
 /// One entry as the One API's recall answers it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct EntryOut {
     /// Its `mem_` id.
+    #[schemars(pattern(r"^mem_[0-9a-f]{12}$"))]
     pub id: String,
     /// Its store (`memory`, `user`).
     pub scope: Scope,

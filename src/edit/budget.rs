@@ -55,7 +55,7 @@ pub fn used_chars<'a>(texts: impl IntoIterator<Item = &'a str>) -> usize {
 }
 
 /// Where a budget came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetSource {
     /// The built-in default.
@@ -69,7 +69,7 @@ pub enum BudgetSource {
 }
 
 /// A resolved budget.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Budget {
     /// The limit in force, in characters.
     pub limit: usize,
@@ -109,13 +109,14 @@ impl Budget {
 }
 
 /// A store's usage against its budget.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Usage {
     /// Characters used.
     pub used: usize,
     /// The budget.
     pub limit: usize,
     /// `NN% — used/limit chars`.
+    #[schemars(pattern(r"^\d+% — \d+/\d+ chars$"))]
     pub text: String,
 }
 

@@ -106,7 +106,7 @@ impl Op {
 }
 
 /// Which write an operation is (serialised `add`, `replace`, `remove`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpKind {
     /// A save.
@@ -130,7 +130,8 @@ impl OpKind {
 
 /// What a write did to its store (serialised as the words the answers
 /// have always carried: `added`, `already stored`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "WriteMessage")]
 pub enum Change {
     /// A new entry.
     #[serde(rename = "added")]
@@ -184,7 +185,7 @@ impl std::fmt::Display for OpKind {
 }
 
 /// What one operation did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OpOutcome {
     /// Which operation.
     pub op: OpKind,

@@ -318,6 +318,22 @@ impl Serialize for ErrorCode {
     }
 }
 
+/// Its schema: one of the registry's words.
+impl schemars::JsonSchema for ErrorCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ErrorCode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let words: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({
+            "description": "The failure's stable code, its snake_case word (docs/CLI.md, Failures).",
+            "type": "string",
+            "enum": words,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

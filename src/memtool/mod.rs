@@ -52,9 +52,10 @@ pub const SKILL_SUFFIX: &str = "/SKILL.md";
 /// The answer of a memory tool call: the tool result's text and whether
 /// it is an error (`is_error`), as the model receives it. A refusal is an
 /// answer, not a failure of memdir.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Answer {
     /// The tool result's text.
+    #[schemars(length(min = 1))]
     pub text: String,
     /// Whether the command was refused.
     pub is_error: bool,

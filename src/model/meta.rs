@@ -15,7 +15,7 @@ use super::scope::Origin;
 use crate::error::{Error, Result};
 
 /// Why and how a fact was archived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ArchiveKind {
     /// Archived with a reason.

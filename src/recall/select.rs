@@ -84,7 +84,7 @@ impl RecallOptions {
 }
 
 /// One recalled fact.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecalledFact {
     /// Its id.
     pub id: String,
@@ -96,6 +96,7 @@ pub struct RecalledFact {
     /// placeholder (the raw text never reaches a prompt).
     pub text: String,
     /// Its score in [0, 1] (absent when listing the newest instead).
+    #[schemars(range(min = 0, max = 1))]
     pub score: Option<f64>,
     /// The scanner's pattern ids, for a fact it flags (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -104,7 +105,7 @@ pub struct RecalledFact {
 
 /// One approved learning a recall matched: a wiki match, shown before the
 /// `--- MEMORY ---` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecalledLearning {
     /// Its id.
     pub id: String,
@@ -114,6 +115,7 @@ pub struct RecalledLearning {
     /// placeholder.
     pub text: String,
     /// Its score in [0, 1].
+    #[schemars(range(min = 0, max = 1))]
     pub score: Option<f64>,
     /// The scanner's pattern ids, for a learning it flags (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -121,7 +123,7 @@ pub struct RecalledLearning {
 }
 
 /// One day-log line of the block.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecalledDayLine {
     /// Its date.
     pub date: NaiveDate,
@@ -130,7 +132,7 @@ pub struct RecalledDayLine {
 }
 
 /// What a recall answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Recall {
     /// True when the session already recalled in the last 24 hours: no block.
     pub skipped: bool,

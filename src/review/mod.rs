@@ -124,7 +124,7 @@ pub struct Record {
 }
 
 /// Which side of a fact both live and archived a review keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kept {
     /// The archive record stands: the live copy leaves its store.
@@ -163,8 +163,9 @@ pub struct Input<'a> {
 }
 
 /// One change of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "change", rename_all = "snake_case")]
+#[schemars(rename = "PlanChange")]
 pub enum Change {
     /// Move a fact to archive.md.
     Archive {
@@ -174,7 +175,8 @@ pub enum Change {
         scope: Scope,
         /// Its text.
         text: String,
-        /// `merged`, `expired` or `conflict`.
+        /// `merged`, `expired` or `conflict` (a reviewer's: `reviewed`,
+        /// `superseded`; `curation: auto`: `unrecalled`).
         kind: ArchiveKind,
         /// Why.
         reason: String,
@@ -236,6 +238,7 @@ pub enum Change {
         /// Their text.
         text: String,
         /// How many copies the store holds.
+        #[schemars(range(min = 2))]
         copies: usize,
         /// Why.
         reason: String,
@@ -275,7 +278,7 @@ impl Change {
 }
 
 /// A pair of facts in conflict left as it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unsettled {
     /// The two facts.
     pub ids: [String; 2],
@@ -284,7 +287,7 @@ pub struct Unsettled {
 }
 
 /// Something the plan left out, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// What: a day line's text, or an id.
     pub what: String,

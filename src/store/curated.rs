@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::model::Scope;
 
 /// An entry as `show` lists it, with what its metadata says (FORMAT.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EntryView {
     /// Its `mem_` id.
     pub id: String,
@@ -28,6 +28,7 @@ pub struct EntryView {
     pub expired: bool,
     /// Who saved or last edited it: `agent:ID` or `person:ID`, if its
     /// metadata says.
+    #[schemars(pattern(r"^(agent|person):"))]
     pub by: Option<String>,
     /// What `check` finds about this entry.
     pub warnings: Vec<String>,
@@ -40,7 +41,7 @@ pub struct EntryView {
 
 /// Why the snapshot does not show an entry as it is (serialised as
 /// `expired`, `blocked` or `over_budget`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Omitted {
     /// Past its expiry: left out.
@@ -69,11 +70,12 @@ impl std::fmt::Display for Omitted {
 }
 
 /// One store of an owner, as `show` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StoreView {
     /// Which store.
     pub scope: Scope,
     /// Its file name.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The entries in file order.
     pub entries: Vec<EntryView>,

@@ -15,7 +15,7 @@ use crate::journal::{self, DayLine};
 use crate::model::{Caller, day_id, validate_id};
 
 /// What an append to the day log did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DayOutcome {
     /// The day row's id.
     pub id: String,
@@ -26,6 +26,7 @@ pub struct DayOutcome {
     /// Characters the day's log holds now.
     pub chars: usize,
     /// Always `appended`.
+    #[schemars(extend("const" = "appended"))]
     pub message: &'static str,
     /// Notes, such as a commit that failed (`git.autocommit`).
     #[serde(skip_serializing_if = "Vec::is_empty")]

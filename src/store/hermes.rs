@@ -36,24 +36,27 @@ pub struct ImportOptions {
 }
 
 /// One entry an import took in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ImportedEntry {
     /// Its `mem_` id.
+    #[schemars(pattern(r"^mem_[0-9a-f]{12}$"))]
     pub id: String,
     /// Its text.
     pub text: String,
 }
 
 /// One entry an import left out, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LeftOut {
     /// Its place in the source file (1 for the first entry).
+    #[schemars(range(min = 1))]
     pub index: usize,
     /// Its text.
     pub text: String,
     /// Why: an error code (`memory_threat_blocked`, `memory_over_budget`,
     /// …) for a refusal, `already_stored` or `duplicate` for a skip,
     /// `file_refused` for an entry held back with its file.
+    #[schemars(pattern(r"^[a-z][a-z0-9_]*$"))]
     pub code: &'static str,
     /// The reason in words.
     pub reason: String,
@@ -61,7 +64,7 @@ pub struct LeftOut {
 
 /// What an import did with one file (serialised as `imported`, `partial`,
 /// `refused` or `unchanged`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ImportStatus {
     /// Every new entry imported.
@@ -93,9 +96,10 @@ impl std::fmt::Display for ImportStatus {
 }
 
 /// What an import did with one file of the folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ImportedFile {
     /// `MEMORY.md` or `USER.md`.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The store it went into.
     pub scope: Scope,
@@ -120,7 +124,7 @@ pub struct ImportedFile {
 }
 
 /// What `import hermes` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HermesImport {
     /// The folder read.
     pub dir: String,
@@ -136,9 +140,10 @@ pub struct HermesImport {
 }
 
 /// One file `export --format hermes` wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ExportedFile {
     /// `MEMORY.md` or `USER.md`.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
     pub file: &'static str,
     /// The store it came from.
     pub scope: Scope,
@@ -154,7 +159,7 @@ pub struct ExportedFile {
 }
 
 /// What `export --format hermes` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HermesExport {
     /// The folder written.
     pub dir: String,

@@ -19,7 +19,7 @@ use crate::model::Scope;
 pub const DEFAULT_LOG_LIMIT: usize = 50;
 
 /// What one commit did to the owner's entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogCommit {
     /// The commit's id.
     pub commit: String,
@@ -37,7 +37,7 @@ pub struct LogCommit {
 
 /// What a commit did to an entry (serialised as `added`, `removed`,
 /// `archived` or `unarchived`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LogChange {
     /// Into its store.
@@ -75,7 +75,7 @@ impl std::fmt::Display for LogChange {
 }
 
 /// One entry added, removed, archived or brought back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EntryChange {
     /// `added`, `removed`, `archived` or `unarchived`.
     pub change: LogChange,

@@ -30,7 +30,7 @@ const LAST_USED_EVERY: Span = Span::seconds(60);
 
 /// Whom a key is for (in the keys file and the answers: `agent` or
 /// `person`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyKind {
     /// An agent: its requests act as that agent.

@@ -27,7 +27,7 @@ use crate::model::{ArchiveKind, Caller, Meta, Origin, Scope, Status, fold_whites
 pub const MAX_REASON_CHARS: usize = 500;
 
 /// What archiving, vetoing or unarchiving did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Transition {
     /// The memory's id.
     pub id: String,
@@ -46,7 +46,7 @@ pub struct Transition {
 
 /// What a transition did (serialised as the words the answers have always
 /// carried: `archived`, `kept both`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum TransitionChange {
     /// Archived with a reason (or by a review).
     #[serde(rename = "archived")]
@@ -603,7 +603,7 @@ pub(crate) fn resolve_locked(
 }
 
 /// What renewing a fact did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Renewed {
     /// The fact's id.
     pub id: String,
@@ -614,6 +614,7 @@ pub struct Renewed {
     /// Its expiry before (`None`: it had none).
     pub previous: Option<String>,
     /// `renewed`.
+    #[schemars(extend("const" = "renewed"))]
     pub message: &'static str,
     /// Notes, such as a commit that failed (`git.autocommit`).
     pub warnings: Vec<String>,

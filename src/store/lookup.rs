@@ -19,7 +19,7 @@ use crate::recall::{Bm25Scorer, Scorer};
 pub const DEFAULT_SEARCH_LIMIT: usize = 20;
 
 /// One journal line found by a search.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunHit {
     /// Its date.
     pub date: NaiveDate,
@@ -52,7 +52,7 @@ pub struct SearchOptions {
 }
 
 /// One run, as `runs show` answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunView {
     /// The run id.
     pub run_id: String,
@@ -67,6 +67,7 @@ pub struct RunView {
     pub recalls: Vec<RunRecall>,
     /// Recalls it made past the bound, whose blocks were not kept.
     #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(range(min = 1))]
     pub recalls_left_out: u32,
     /// Its SharedMemory steps (results stored under the run's workflow id,
     /// by default the run id).

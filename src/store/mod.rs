@@ -53,7 +53,7 @@ pub use crate::git::MERGE_DRIVER;
 pub use crate::model::{FactKind, Status};
 pub use crate::review::io::{
     ChangeKind, DueOutcome, ReviewChange, ReviewHistory, ReviewHistoryEntry, ReviewOptions,
-    ReviewReport, RoutineStatus, StillVetoed, UndoReport,
+    ReviewReport, ReviewerRun, RoutineStatus, StillVetoed, UndoReport,
 };
 pub use check::{CheckReport, Finding, FindingKind, Severity};
 pub use curated::{BatchOutcome, EntryView, Omitted, StoreView, WriteOutcome};

@@ -37,7 +37,7 @@ const HOOK_FILE: &str = "pre-commit";
 const HOOK_MARK: &str = "# memdir: lint the memory folder before each commit";
 
 /// What `init` or `git setup` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Setup {
     /// The memory root.
     pub root: PathBuf,

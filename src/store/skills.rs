@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::validate_id;
 
 /// A learned skill, as `skill show` gives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skill {
     /// Its name.
     pub name: String,
@@ -26,7 +26,7 @@ pub struct Skill {
 }
 
 /// One row of `skill list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SkillRow {
     /// Its name.
     pub name: String,
@@ -36,7 +36,7 @@ pub struct SkillRow {
 
 /// What learning or forgetting a skill did to its file (serialised as the
 /// words the answers have always carried: `saved`, `already stored`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum SkillChange {
     /// A new skill's file written.
     #[serde(rename = "saved")]
@@ -76,7 +76,7 @@ impl std::fmt::Display for SkillChange {
 }
 
 /// What learning or forgetting a skill did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SkillOutcome {
     /// The skill's name.
     pub name: String,

@@ -51,20 +51,22 @@ pub const SHOWN_CHARS: usize = 80;
 const REPORTED_FILES: usize = 256;
 
 /// One entry that came in or went out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyncedEntry {
     /// The entry's id.
+    #[schemars(pattern(r"^mem_[0-9a-f]{12}$"))]
     pub id: String,
     /// Its store.
     pub store: Scope,
     /// Its text as the file holds it, cut to one line of at most
     /// 80 characters (an ellipsis marks a cut), control
     /// characters escaped.
+    #[schemars(length(max = 80))]
     pub text: String,
 }
 
 /// The entries of one owner that a sync brought in, or sent out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyncChanges {
     /// The owner.
     pub owner: String,
@@ -75,7 +77,7 @@ pub struct SyncChanges {
 }
 
 /// What a sync did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyncReport {
     /// The remote synced with; `None` when the work tree has none (the
     /// sync then only committed).

@@ -51,6 +51,7 @@ mod review_history;
 mod roots;
 mod scan_corpus;
 mod schema;
+mod schema_derived;
 mod schema_http;
 mod semantic;
 mod serve_review;

@@ -10,7 +10,7 @@ use memdir::api::errors::Transport;
 use memdir::api::{Request, RunRef};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Fail, json_response};
 use memdir::api::{self, guard::JsonAnswer};
@@ -80,7 +80,7 @@ pub(super) fn parse<T: DeserializeOwned>(action: &str, body: &Bytes) -> Result<T
 }
 
 /// The forms an answer can take (`format=`).
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum Format {
     /// JSON, the default.
@@ -187,17 +187,16 @@ pub(super) fn as_fields(v: &Value) -> String {
     out
 }
 
-/// A store's usage as numbers, beside the seed's `usage` string: every
-/// surface carries `used` and `limit` as numbers (the command line's
-/// `usage` object has them too).
 /// The program's own JSON around guarded parts, through the scanner: every
 /// string of it passes ([`api::guard::AgentJson::checked`]).
 pub(super) fn checked(v: Value) -> api::guard::AgentJson {
     api::guard::AgentJson::checked(v, "the answer")
 }
 
-pub(super) fn budget(u: &memdir::api::types::Usage) -> Value {
-    json!({"used": u.used, "limit": u.limit})
+/// An answer of the server's own (`api::wire`), through the scanner as
+/// [`checked`].
+pub(super) fn checked_answer(answer: &impl serde::Serialize) -> api::guard::AgentJson {
+    checked(api::wire::value(answer))
 }
 
 /// An answer's JSON body: only [`JsonAnswer`] (guarded JSON, or a
@@ -208,9 +207,11 @@ pub(super) fn ok(status: u16, v: impl Into<JsonAnswer>) -> Result<Response, Fail
 
 /// The query every One API route takes: `format`, and `agentId` (the
 /// agent a person acts for).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(super) struct Common {
+    /// The answer's form: json (the default), yaml, markdown or text.
     pub(super) format: Option<Format>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     pub(super) agent_id: Option<String>,
     /// A person's key asking for flagged text as the files hold it.
@@ -218,12 +219,17 @@ pub(super) struct Common {
 }
 
 /// Query parameters every One API route takes besides its body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(super) struct FormatQuery {
+    /// The answer's form: json (the default), yaml, markdown or text.
     pub(super) format: Option<Format>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     pub(super) agent_id: Option<String>,
+    /// A result's `PUT`: replace a different result stored under the same
+    /// ids.
     pub(super) overwrite: Option<bool>,
+    /// A result's `PUT`: store an empty body.
     pub(super) allow_empty: Option<bool>,
     /// A person's key asking for flagged text as the files hold it.
     pub(super) raw: Option<bool>,

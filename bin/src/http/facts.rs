@@ -6,21 +6,25 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::Transport;
-use memdir::api::types::{Error, Keep, Op, Scope};
-use memdir::api::types::{FactKind, Status};
-use memdir::api::{self, Request, Response as Answer, render};
+use memdir::api::types::{Error, FactKind, Keep, Op, Scope, Status};
+use memdir::api::{self, Request, Response as Answer, render, wire};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use super::answer::{budget, checked, in_run, ok, parse, query};
+use super::answer::{checked_answer, in_run, ok, parse, query};
 use super::{App, Fail};
 
-#[derive(Debug, Deserialize)]
-struct SaveBody {
+/// A fact to save in MEMORY.md.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct SaveBody {
+    /// The fact (required).
     text: Option<String>,
+    /// When it expires: a date, a duration (`30d`) or `never`.
     #[serde(rename = "expiresAt", alias = "expires_at")]
     expires_at: Option<String>,
+    /// The fact it replaces (archived as superseded).
     supersedes: Option<String>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
     /// The agent's begun, unfinished run the fact comes from.
@@ -29,12 +33,13 @@ struct SaveBody {
 }
 
 /// A memory's row as `list` shows it, found by id: through the door
-/// (`api::execute`), guarded as every list.
+/// (`api::execute`), guarded as every list; `{"id"}` alone when the list
+/// does not show it.
 pub(super) fn row(
     store: &memdir::api::types::Store,
     who: &api::Who,
     id: &str,
-) -> Result<Option<Value>, Error> {
+) -> Result<Map<String, Value>, Error> {
     let rows = api::execute(
         store,
         who,
@@ -46,9 +51,12 @@ pub(super) fn row(
         },
     )?;
     let rows = render::json(&rows).into_value();
-    Ok(rows["rows"]
+    let found = rows["rows"]
         .as_array()
-        .and_then(|a| a.iter().find(|r| r["id"] == id).cloned()))
+        .and_then(|a| a.iter().find(|r| r["id"] == id))
+        .and_then(Value::as_object)
+        .cloned();
+    Ok(found.unwrap_or_else(|| Map::from_iter([("id".to_owned(), Value::from(id))])))
 }
 
 pub(super) async fn save(
@@ -73,15 +81,15 @@ pub(super) async fn save(
             match &*r {
                 Answer::Written(w) => {
                     let o = &w.outcome;
-                    let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
-                    if let Some(m) = v.as_object_mut() {
-                        m.insert("object".into(), json!("memory"));
-                        m.insert("usage".into(), json!(w.usage.text));
-                        m.insert("budget".into(), budget(&w.usage));
-                        m.insert("message".into(), json!(o.message));
-                        m.insert("archived".into(), json!(w.archived));
-                    }
-                    Ok((if o.message.created() { 201 } else { 200 }, checked(v)))
+                    let v = checked_answer(&wire::MemorySaved {
+                        row: row(store, who, &o.id)?,
+                        object: "memory",
+                        usage: &w.usage.text,
+                        budget: wire::UsageNumbers::of(&w.usage),
+                        message: o.message,
+                        archived: &w.archived,
+                    });
+                    Ok((if o.message.created() { 201 } else { 200 }, v))
                 }
                 _ => Ok((200, render::json(&r))),
             }
@@ -90,9 +98,12 @@ pub(super) async fn save(
     ok(status, v)
 }
 
-#[derive(Debug, Deserialize)]
-struct DayBody {
+/// A line for the caller's day log.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct DayBody {
+    /// The line (required).
     line: Option<String>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
     /// The agent's begun, unfinished run the line belongs to.
@@ -133,13 +144,19 @@ pub(super) async fn day(
     ok(201, v)
 }
 
-#[derive(Debug, Deserialize)]
+/// The query of the list of memories.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(super) struct ListQuery {
+    /// The agent whose memories a person's key lists (none: every agent's).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
+    /// Only facts or only day rows.
     kind: Option<FactKind>,
+    /// Only active or only archived rows.
     status: Option<Status>,
+    /// At most this many rows (default 100, at most 500).
     limit: Option<usize>,
+    /// A person's key asking for flagged text as the files hold it.
     raw: Option<bool>,
 }
 
@@ -169,9 +186,12 @@ pub(super) async fn list(
     ok(200, v)
 }
 
-#[derive(Debug, Deserialize)]
-struct RecallBody {
+/// A recall on demand.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct RecallBody {
+    /// What to recall (none: the newest facts).
     query: Option<String>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
 }
@@ -200,10 +220,14 @@ pub(super) async fn recall_facts(
     ok(200, v)
 }
 
-#[derive(Debug, Deserialize)]
-struct LifecycleBody {
+/// An archive, unarchive, veto or a person's edit.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct LifecycleBody {
+    /// Why (an archive's is required).
     reason: Option<String>,
+    /// The fact's new text (an edit's, required).
     text: Option<String>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
 }
@@ -267,9 +291,12 @@ pub(super) async fn unarchive(
     .await
 }
 
-#[derive(Debug, Deserialize)]
-struct ResolveBody {
+/// How to settle what a merge left of a fact.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct ResolveBody {
+    /// What to keep.
     keep: Keep,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
 }
@@ -344,15 +371,14 @@ pub(super) async fn edit(
             match &*r {
                 Answer::Written(w) => {
                     let o = &w.outcome;
-                    let mut v = row(store, who, &o.id)?.unwrap_or_else(|| json!({"id": o.id}));
-                    if let Some(m) = v.as_object_mut() {
-                        m.insert("object".into(), json!("memory"));
-                        m.insert("old_id".into(), json!(o.old_id));
-                        m.insert("usage".into(), json!(w.usage.text));
-                        m.insert("budget".into(), budget(&w.usage));
-                        m.insert("message".into(), json!(o.message));
-                    }
-                    Ok(checked(v))
+                    Ok(checked_answer(&wire::MemoryEdited {
+                        row: row(store, who, &o.id)?,
+                        object: "memory",
+                        old_id: o.old_id.as_deref().unwrap_or_default(),
+                        usage: &w.usage.text,
+                        budget: wire::UsageNumbers::of(&w.usage),
+                        message: o.message,
+                    }))
                 }
                 _ => Ok(render::json(&r)),
             }

@@ -15,8 +15,10 @@ use serde::Deserialize;
 use super::answer::{ok, parse};
 use super::{App, Fail};
 
-#[derive(Debug, Deserialize)]
-struct ProposeBody {
+/// A learning proposed.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct ProposeBody {
+    /// The learning: a fact every agent needs (required).
     text: Option<String>,
 }
 
@@ -53,11 +55,16 @@ pub(super) async fn list(State(app): State<App>, headers: HeaderMap) -> Result<R
     ok(200, v)
 }
 
-#[derive(Debug, Deserialize)]
-struct DecisionBody {
+/// A person's decision on a learning.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct DecisionBody {
+    /// An approval's edited text (none: the proposal's).
     text: Option<String>,
+    /// The proposal's text as the person saw it: an approval of a text
+    /// changed since is `learning_changed`.
     #[serde(rename = "seenText", alias = "seen_text")]
     seen_text: Option<String>,
+    /// Why (a rejection's, a retirement's).
     reason: Option<String>,
 }
 

@@ -7,13 +7,11 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
 use memdir::api::servers::ForgetKey;
-use memdir::api::types::{Error, Op, Scope};
-use memdir::api::types::{PutOptions, PutStatus};
-use memdir::api::{self, Request, Response as Answer, render};
+use memdir::api::types::{Error, Op, PutOptions, PutStatus, Scope};
+use memdir::api::{self, Request, Response as Answer, render, wire};
 use serde::Deserialize;
-use serde_json::json;
 
-use super::answer::{Args, Common, FormatQuery, budget, checked, formatted, in_run, parse};
+use super::answer::{Args, Common, FormatQuery, checked_answer, formatted, in_run, parse};
 use super::{App, Fail, blocking, uploads};
 
 pub(super) async fn snapshot(
@@ -25,9 +23,11 @@ pub(super) async fn snapshot(
         .call(headers, q.agent_id, |store, who| {
             let r = api::execute(store, who, Request::Snapshot)?;
             Ok(api::guard::AgentJson::from_guarded(&r, |r| match r {
-                Answer::Snapshot(s) => {
-                    json!({"text": s.text, "sha256": s.sha256, "bytes": s.bytes})
-                }
+                Answer::Snapshot(s) => wire::value(&wire::SnapshotText {
+                    text: &s.text,
+                    sha256: &s.sha256,
+                    bytes: s.bytes,
+                }),
                 _ => serde_json::Value::Null,
             }))
         })
@@ -35,9 +35,12 @@ pub(super) async fn snapshot(
     formatted(200, v, q.format)
 }
 
-#[derive(Debug, Deserialize)]
+/// The query of the One API's recall.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(super) struct RecallQuery {
+    /// Rank the entries against this query, and keep those it matches.
     q: Option<String>,
+    /// At most this many entries.
     limit: Option<usize>,
     #[serde(flatten)]
     common: Common,
@@ -58,9 +61,12 @@ pub(super) async fn recall(
     formatted(200, v, q.common.format)
 }
 
-#[derive(Debug, Deserialize)]
-struct RememberBody {
+/// What `remember` stores.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct RememberBody {
+    /// The fact (required).
     text: Option<String>,
+    /// The store: `memory` (the default) or `user`.
     scope: Option<Scope>,
     /// The agent's begun, unfinished run the fact comes from.
     #[serde(rename = "runId", alias = "run_id")]
@@ -103,11 +109,14 @@ pub(super) async fn remember(
                         let status = if o.message.created() { 201 } else { 200 };
                         Ok((
                             status,
-                            checked(json!({
-                                "id": o.id, "scope": o.scope, "text": o.text,
-                                "usage": w.usage.text, "budget": budget(&w.usage),
-                                "message": o.message,
-                            })),
+                            checked_answer(&wire::Remembered {
+                                id: &o.id,
+                                scope: o.scope,
+                                text: o.text.as_deref().unwrap_or_default(),
+                                usage: &w.usage.text,
+                                budget: wire::UsageNumbers::of(&w.usage),
+                                message: o.message,
+                            }),
                         ))
                     }
                     _ => Ok((200, render::json(&r))),
@@ -118,9 +127,12 @@ pub(super) async fn remember(
     formatted(status, v, format)
 }
 
-#[derive(Debug, Deserialize)]
-struct ForgetBody {
+/// What `forget` removes: the entry `id` names, or the one `text` finds.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct ForgetBody {
+    /// The entry's id.
     id: Option<String>,
+    /// A substring of the entry's text (when no id is given).
     text: Option<String>,
     #[serde(flatten)]
     common: Common,
@@ -152,10 +164,13 @@ pub(super) async fn forget(
             move |store, who| {
                 let r = api::execute(store, who, Request::Forget { key })?;
                 Ok(api::guard::AgentJson::from_guarded(&r, |r| match r {
-                    Answer::Written(w) => json!({
-                        "removed": 1, "id": w.outcome.id, "scope": w.outcome.scope,
-                        "usage": w.usage.text, "budget": budget(&w.usage),
-                        "message": w.outcome.message,
+                    Answer::Written(w) => wire::value(&wire::Forgotten {
+                        removed: 1,
+                        id: &w.outcome.id,
+                        scope: w.outcome.scope,
+                        usage: &w.usage.text,
+                        budget: wire::UsageNumbers::of(&w.usage),
+                        message: w.outcome.message,
                     }),
                     _ => serde_json::Value::Null,
                 }))
@@ -260,10 +275,11 @@ async fn put_streamed(
 }
 
 /// The query of the memory tool's route.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(super) struct ToolQuery {
     /// Let the tool write the owner's skills.
     skills_writable: Option<bool>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
 }

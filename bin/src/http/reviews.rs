@@ -18,11 +18,11 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use memdir::api::errors::{Transport, envelope};
 use memdir::api::types::{Caller, Error};
-use memdir::api::{self, Request, render};
+use memdir::api::{self, Request, render, wire};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::answer::{checked, ok, parse, query};
+use super::answer::{checked_answer, ok, parse, query};
 use super::{App, Fail, blocking, limits};
 
 /// The most jobs kept; past it the oldest finished one is forgotten.
@@ -100,8 +100,10 @@ impl Jobs {
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct StartBody {
+/// A review to start.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct StartBody {
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
     /// Plan and show the plan; change nothing.
@@ -148,7 +150,13 @@ pub(super) async fn start(
         };
         jobs.finish(&job, state);
     });
-    ok(202, checked(json!({"job": id, "status": "running"})))
+    ok(
+        202,
+        checked_answer(&wire::ReviewJob {
+            job: &id,
+            state: wire::JobState::Running,
+        }),
+    )
 }
 
 /// `GET /api/v1/reviews/jobs/{job}`: `{job, status}`, `running`, `done`
@@ -166,18 +174,18 @@ pub(super) async fn job(
         .ok_or_else(|| Fail::Memdir(Error::ReviewNotFound { id: id.clone() }))?;
     // The review's answer was guarded when the job finished; the whole
     // passes the scanner again on its way out.
-    ok(
-        200,
-        checked(match state {
-            JobState::Running => json!({"job": id, "status": "running"}),
-            JobState::Done(review) => json!({"job": id, "status": "done", "review": review}),
-            JobState::Failed(error) => json!({"job": id, "status": "failed", "error": error}),
-        }),
-    )
+    let state = match &state {
+        JobState::Running => wire::JobState::Running,
+        JobState::Done(review) => wire::JobState::Done { review },
+        JobState::Failed(error) => wire::JobState::Failed { error },
+    };
+    ok(200, checked_answer(&wire::ReviewJob { job: &id, state }))
 }
 
-#[derive(Debug, Deserialize)]
-struct HistoryQuery {
+/// The query of the reviews' history.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct HistoryQuery {
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
     /// At most this many reviews (default 20, at most 100).
@@ -206,6 +214,7 @@ pub(super) async fn history(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn jobs_are_kept_to_the_last_ones_and_answered_to_their_caller() {

@@ -1,21 +1,36 @@
 //! The route table of `memdir serve`: every route with its method, path,
-//! summary and handler, the router built from it and `/openapi.json`
-//! written from it. The handlers are by family beside it (`one_api`,
-//! `skills`, `facts`, `learnings`); each turns its path, query and body into an
-//! interface `Request` (or a call of `api::servers`), runs it through
-//! `App::call` and shapes the answer as the seed does (`answer`).
+//! summary and handler, its query, body and answer, the router built from
+//! it and `/openapi.json` written from it. The handlers are by family
+//! beside it (`one_api`, `skills`, `facts`, `learnings`); each turns its
+//! path, query and body into an interface `Request` (or a call of
+//! `api::servers`), runs it through `App::call` and shapes the answer as
+//! the seed does (`answer`).
+//!
+//! `/openapi.json` ([`document`]) is derived: each route's query and body
+//! from the types its handler parses them into, its answer from the
+//! library's (`memdir::api::schema::components`, the schemas of
+//! docs/schema/http/). The document is committed as
+//! docs/schema/http/openapi.json, and a test holds the served one to it.
 
 use axum::Router;
 use axum::response::Response;
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
-use serde_json::{Value, json};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value, json};
 
-use super::facts::{archive, day, edit, list, recall_facts, resolve, save, unarchive, veto};
-use super::learnings;
-use super::one_api::{forget, get_result, memory_tool, put_result, recall, remember, snapshot};
-use super::reviews;
-use super::runs;
-use super::skills::{forget_skill, learn, skill, skills};
+use super::answer::{Common, FormatQuery};
+use super::facts::{
+    DayBody, LifecycleBody, ListQuery, RecallBody, ResolveBody, SaveBody, archive, day, edit, list,
+    recall_facts, resolve, save, unarchive, veto,
+};
+use super::learnings::{self, DecisionBody, ProposeBody};
+use super::one_api::{
+    ForgetBody, RecallQuery, RememberBody, ToolQuery, forget, get_result, memory_tool, put_result,
+    recall, remember, snapshot,
+};
+use super::reviews::{self, HistoryQuery, StartBody};
+use super::runs::{self, BeginBody, FinishBody};
+use super::skills::{LearnBody, forget_skill, learn, skill, skills};
 use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
@@ -40,6 +55,50 @@ pub struct Route {
     /// Its handler: the router serves the route with it, so a row cannot
     /// lack one.
     pub handler: fn() -> MethodRouter<App>,
+    /// Its query parameters: the type its handler parses the query
+    /// string into.
+    pub query: Option<TypeSchema>,
+    /// Its body.
+    pub body: Option<Body>,
+    /// Its JSON answer.
+    pub answer: Option<Answer>,
+}
+
+/// A type's schema, as `/openapi.json` refers to it.
+pub type TypeSchema = fn(&mut SchemaGenerator) -> Schema;
+
+/// [`TypeSchema`] of `T`: a reference to its definition.
+fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<T>()
+}
+
+/// [`TypeSchema`] of `T`: its schema itself (a query's, whose fields are
+/// parameters).
+fn root_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.root_schema_for::<T>()
+}
+
+/// What a route takes in its body.
+#[derive(Debug, Clone, Copy)]
+pub enum Body {
+    /// A JSON object: the type its handler parses it into (an empty body
+    /// is `{}`).
+    Json(TypeSchema),
+    /// Claude's memory tool's input: one tool-use input, which the tool
+    /// reads itself.
+    ToolInput,
+    /// Bytes of any type, kept with their `Content-Type`.
+    Bytes,
+}
+
+/// A route's JSON answer: its schema's file of docs/schema/http/ (without
+/// `.json`) and the statuses of a success, the usual first.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer {
+    /// The file: `remember` for docs/schema/http/remember.json.
+    pub schema: &'static str,
+    /// The statuses it comes with.
+    pub statuses: &'static [u16],
 }
 
 const fn r(
@@ -55,6 +114,44 @@ const fn r(
         auth: true,
         dashboard: false,
         handler,
+        query: None,
+        body: None,
+        answer: None,
+    }
+}
+
+impl Route {
+    /// The route, with its query parsed into `T`.
+    const fn query<T: JsonSchema>(self) -> Route {
+        Route {
+            query: Some(root_of::<T>),
+            ..self
+        }
+    }
+
+    /// The route, with its body parsed into `T`.
+    const fn takes<T: JsonSchema>(self) -> Route {
+        Route {
+            body: Some(Body::Json(schema_of::<T>)),
+            ..self
+        }
+    }
+
+    /// The route, with a body of another kind.
+    const fn body(self, body: Body) -> Route {
+        Route {
+            body: Some(body),
+            ..self
+        }
+    }
+
+    /// The route, answering with the schema of docs/schema/http/SCHEMA.json
+    /// and `statuses`.
+    const fn answers(self, schema: &'static str, statuses: &'static [u16]) -> Route {
+        Route {
+            answer: Some(Answer { schema, statuses }),
+            ..self
+        }
     }
 }
 
@@ -87,6 +184,7 @@ pub const ROUTES: &[Route] = &[
         ..r("GET", "/healthz", "Liveness: {\"status\":\"ok\"}", || {
             get(healthz)
         })
+        .answers("healthz", &[200])
     },
     Route {
         auth: false,
@@ -97,193 +195,261 @@ pub const ROUTES: &[Route] = &[
         "/v1/snapshot",
         "The snapshot a run starting now gets: {text, sha256, bytes}",
         || get(snapshot),
-    ),
+    )
+    .query::<Common>()
+    .answers("snapshot", &[200]),
     r(
         "GET",
         "/v1/memory/recall",
         "Entries of both stores, ranked and filtered by q; {entries, count}",
         || get(recall),
-    ),
+    )
+    .query::<RecallQuery>()
+    .answers("recall", &[200]),
     r(
         "POST",
         "/v1/memory/remember",
         "Store {text, scope, runId}: 201 added, 200 already stored",
         || post(remember),
-    ),
+    )
+    .query::<FormatQuery>()
+    .takes::<RememberBody>()
+    .answers("remember", &[201, 200]),
     r(
         "POST",
         "/v1/memory/forget",
         "Remove the entry {id} or {text} names: {removed: 1}",
         || post(forget),
-    ),
+    )
+    .query::<FormatQuery>()
+    .takes::<ForgetBody>()
+    .answers("forget", &[200]),
     r(
         "POST",
         "/v1/memory/tool",
         "Claude's memory tool: the body is one tool-use input {command, path, …, agentId} (?skills_writable=true lets it write skills); 200 {text, is_error}",
         || post(memory_tool),
-    ),
+    )
+    .query::<ToolQuery>()
+    .body(Body::ToolInput)
+    .answers("memory-tool", &[200]),
     r(
         "POST",
         "/v1/runs",
         "Begin a run {task, workflow, skills, session, agentId}: 201 {run_id, text, sha256, …, resumed: false}; 200 the open run of the same session (resumed: true)",
         || post(runs::begin),
-    ),
+    )
+    .takes::<BeginBody>()
+    .answers("run-begin", &[201, 200]),
     r(
         "POST",
         "/v1/runs/{runId}/finish",
         "Finish a run {text}: 201 its day-log line (agents only)",
         || post(runs::finish),
-    ),
+    )
+    .takes::<FinishBody>()
+    .answers("day", &[201]),
     r(
         "GET",
         "/v1/workflows/results/{workflowId}/{taskId}",
         "A task's result; 404 not_ready (a known workflow) or result_not_found",
         || get(get_result),
-    ),
+    )
+    .query::<FormatQuery>()
+    .answers("result", &[200]),
     r(
         "PUT",
         "/v1/workflows/results/{workflowId}/{taskId}",
         "Store the body as a task's result (Content-Type kept)",
         results_put,
-    ),
+    )
+    .query::<FormatQuery>()
+    .body(Body::Bytes)
+    .answers("result-put", &[201, 200]),
     r(
         "GET",
         "/v1/agents/results/{workflowId}/{taskId}",
         "A task's result (same store as /v1/workflows/results)",
         || get(get_result),
-    ),
+    )
+    .query::<FormatQuery>()
+    .answers("result", &[200]),
     r(
         "PUT",
         "/v1/agents/results/{workflowId}/{taskId}",
         "Store a task's result (same store as /v1/workflows/results)",
         results_put,
-    ),
+    )
+    .query::<FormatQuery>()
+    .body(Body::Bytes)
+    .answers("result-put", &[201, 200]),
     r(
         "POST",
         "/api/v1/memories",
         "Save a fact {text, expiresAt, supersedes, agentId, runId}: 201",
         || post(save),
-    ),
+    )
+    .takes::<SaveBody>()
+    .answers("memory", &[201, 200]),
     r(
         "GET",
         "/api/v1/memories",
         "List memories: agentId, kind, status, limit",
         || get(list),
-    ),
+    )
+    .query::<ListQuery>()
+    .answers("memories", &[200]),
     r(
         "POST",
         "/api/v1/memories/day",
         "Append {line} to the caller's day log (agents only)",
         || post(day),
-    ),
+    )
+    .takes::<DayBody>()
+    .answers("day", &[201]),
     r(
         "POST",
         "/api/v1/memories/recall",
         "Recall on demand {query, agentId}",
         || post(recall_facts),
-    ),
+    )
+    .takes::<RecallBody>()
+    .answers("memories-recall", &[200]),
     r(
         "PATCH",
         "/api/v1/memories/{id}",
         "A person edits a memory's {text}",
         || patch(edit),
-    ),
+    )
+    .takes::<LifecycleBody>()
+    .answers("memory-edit", &[200]),
     r(
         "POST",
         "/api/v1/memories/{id}/archive",
         "Archive with {reason}",
         || post(archive),
-    ),
+    )
+    .takes::<LifecycleBody>()
+    .answers("transition", &[200]),
     r(
         "POST",
         "/api/v1/memories/{id}/unarchive",
         "Bring an archived memory back",
         || post(unarchive),
-    ),
+    )
+    .takes::<LifecycleBody>()
+    .answers("transition", &[200]),
     r(
         "POST",
         "/api/v1/memories/{id}/resolve",
         "Settle what a merge left of a fact {keep: both, live, one}",
         || post(resolve),
-    ),
+    )
+    .takes::<ResolveBody>()
+    .answers("transition", &[200]),
     r(
         "POST",
         "/api/v1/memories/{id}/veto",
         "A person's veto",
         || post(veto),
-    ),
+    )
+    .takes::<LifecycleBody>()
+    .answers("transition", &[200]),
     r(
         "POST",
         "/api/v1/learnings",
         "Propose a learning {text}: 201 proposed, 200 already pending or approved",
         || post(learnings::propose),
-    ),
+    )
+    .takes::<ProposeBody>()
+    .answers("learning", &[201, 200]),
     r(
         "GET",
         "/api/v1/learnings",
         "The approved learnings and the proposals the caller may see",
         || get(learnings::list),
-    ),
+    )
+    .answers("learnings", &[200]),
     r(
         "POST",
         "/api/v1/learnings/{id}/approve",
         "A person approves a proposal {text, seenText}: 409 learning_changed",
         || post(learnings::approve),
-    ),
+    )
+    .takes::<DecisionBody>()
+    .answers("learning", &[200]),
     r(
         "POST",
         "/api/v1/learnings/{id}/reject",
         "A person rejects a proposal {reason}",
         || post(learnings::reject),
-    ),
+    )
+    .takes::<DecisionBody>()
+    .answers("learning", &[200]),
     r(
         "POST",
         "/api/v1/learnings/{id}/retire",
         "A person retires an approved learning {reason}",
         || post(learnings::retire),
-    ),
+    )
+    .takes::<DecisionBody>()
+    .answers("learning", &[200]),
     r(
         "POST",
         "/api/v1/reviews",
         "Start the owner's review {agentId, dryRun} in the background: 202 {job, status: running}",
         || post(reviews::start),
-    ),
+    )
+    .takes::<StartBody>()
+    .answers("review-job", &[202]),
     r(
         "GET",
         "/api/v1/reviews/history",
         "Every review of the owner, newest first (?agentId=, ?limit=): {reviews: [{id, at, report, undone, changes, changes_total}], limit}",
         || get(reviews::history),
-    ),
+    )
+    .query::<HistoryQuery>()
+    .answers("review-history", &[200]),
     r(
         "GET",
         "/api/v1/reviews/jobs/{job}",
         "A background review: {job, status: running | done (review) | failed (error)}",
         || get(reviews::job),
-    ),
+    )
+    .answers("review-job", &[200]),
     r(
         "GET",
         "/v1/skills",
         "The learned skills: {skills: [{name, description}], count}",
         || get(skills),
-    ),
+    )
+    .query::<Common>()
+    .answers("skills", &[200]),
     r(
         "POST",
         "/v1/skills",
         "Learn {name, content, description, replace}: 201 saved or replaced, 200 already stored, 409 skill_exists",
         || post(learn),
-    ),
+    )
+    .query::<FormatQuery>()
+    .takes::<LearnBody>()
+    .answers("skill-save", &[201, 200]),
     r(
         "GET",
         "/v1/skills/{name}",
         "One skill: {name, description, body, text, path}; 404 skill_not_found",
         || get(skill),
-    ),
+    )
+    .query::<Common>()
+    .answers("skill-show", &[200]),
     r(
         "DELETE",
         "/v1/skills/{name}",
         "Forget a skill: {name, message: forgot, path}; 404 skill_not_found",
         || delete(forget_skill),
-    ),
+    )
+    .query::<Common>()
+    .answers("skill-forget", &[200]),
     page("GET", "/", "To the dashboard: 303 to /ui/", || {
         get(ui::root)
     }),
@@ -448,80 +614,238 @@ pub fn routes() -> Router<App> {
         .fold(Router::new(), |router, (path, h)| router.route(path, h))
 }
 
-/// `GET /openapi.json`: an OpenAPI 3.1 document of [`ROUTES`].
+/// `GET /openapi.json`: [`document`], made once.
 async fn openapi() -> Response {
-    let mut paths = serde_json::Map::new();
+    static DOCUMENT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    json_response(200, DOCUMENT.get_or_init(document))
+}
+
+/// What a success's status says in `/openapi.json`.
+fn status_words(status: u16) -> &'static str {
+    match status {
+        201 => "the answer: made",
+        202 => "the answer: started in the background",
+        _ => "the answer",
+    }
+}
+
+/// `content` of `application/json` with `schema`.
+fn json_content(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+/// The query parameters of a route whose query its handler parses into
+/// the type of `query` (its fields, each a parameter).
+fn query_parameters(query: TypeSchema) -> Vec<Value> {
+    let mut g = memdir::api::schema::requests(true);
+    let schema = query(&mut g).to_value();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for (name, p) in schema["properties"].as_object().into_iter().flatten() {
+        let mut p = p.clone();
+        memdir::api::schema::no_null(&mut p);
+        let description = p.as_object_mut().and_then(|o| o.remove("description"));
+        let mut param = Map::new();
+        param.insert("name".into(), json!(name));
+        param.insert("in".into(), json!("query"));
+        param.insert("required".into(), json!(required.contains(&name.as_str())));
+        if let Some(d) = description {
+            param.insert("description".into(), d);
+        }
+        param.insert("schema".into(), p);
+        out.push(Value::Object(param));
+    }
+    out
+}
+
+/// An OpenAPI 3.1 document of [`ROUTES`]: each route's path parameters,
+/// query parameters and body, its answers (`x-answer` names the answer's
+/// file under docs/schema/) and its errors, the schemas under
+/// `components`. What `GET /openapi.json` answers, and
+/// docs/schema/http/openapi.json.
+pub fn document() -> Value {
+    let (mut schemas, answers) = memdir::api::schema::components();
+    let answer = |file: &str| {
+        answers
+            .iter()
+            .find(|(name, _)| *name == file)
+            .map(|(_, r)| r.clone())
+            .unwrap_or(Value::Bool(true))
+    };
+    let error = json!({
+        "description": "an error: {\"error\": {code, status, message, …}} (docs/schema/http/error.json)",
+        "content": json_content(answer("error")),
+    });
+    let mut bodies = memdir::api::schema::requests(false);
+    let mut paths = Map::new();
     for route in ROUTES {
-        let params: Vec<Value> = route
+        let mut params: Vec<Value> = route
             .path
             .split('/')
             .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
             .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
             .collect();
-        let mut op = json!({
-            "summary": route.summary,
-            "parameters": params,
-            "responses": {
-                "200": {"description": "the answer (201 where a route creates)"},
-                "default": {
-                    "description": "an error",
-                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-                }
-            }
-        });
-        if !route.auth
-            && let Some(o) = op.as_object_mut()
-        {
-            o.insert("security".into(), json!([]));
+        if let Some(q) = route.query {
+            params.extend(query_parameters(q));
         }
-        if route.dashboard
-            && let Some(o) = op.as_object_mut()
-        {
-            o.insert("x-dashboard".into(), json!(true));
-            o.insert("tags".into(), json!(["dashboard"]));
+        let mut op = Map::new();
+        op.insert("summary".into(), json!(route.summary));
+        op.insert("parameters".into(), json!(params));
+        match route.body {
+            Some(Body::Json(t)) => {
+                let schema = t(&mut bodies).to_value();
+                op.insert(
+                    "requestBody".into(),
+                    json!({"required": false, "content": json_content(schema)}),
+                );
+            }
+            Some(Body::ToolInput) => {
+                let schema = json!({
+                    "type": "object",
+                    "description": "One input of Claude's memory tool (memory_20250818): command, path and the command's fields; agentId with a person's key.",
+                    "required": ["command"],
+                });
+                op.insert(
+                    "requestBody".into(),
+                    json!({"required": true, "content": json_content(schema)}),
+                );
+            }
+            Some(Body::Bytes) => {
+                op.insert(
+                    "requestBody".into(),
+                    json!({"required": true, "content": {"*/*": {"schema": {"type": "string", "contentMediaType": "application/octet-stream"}}}}),
+                );
+            }
+            None => {}
+        }
+        let mut responses = Map::new();
+        match route.answer {
+            Some(a) => {
+                for status in a.statuses {
+                    responses.insert(
+                        status.to_string(),
+                        json!({"description": status_words(*status), "content": json_content(answer(a.schema))}),
+                    );
+                }
+                op.insert(
+                    "x-answer".into(),
+                    json!(format!("docs/schema/http/{}.json", a.schema)),
+                );
+            }
+            None => {
+                responses.insert(
+                    "200".into(),
+                    json!({"description": "this document (docs/schema/http/openapi.json)", "content": json_content(json!({"type": "object"}))}),
+                );
+            }
+        }
+        responses.insert("default".into(), error.clone());
+        op.insert("responses".into(), Value::Object(responses));
+        if !route.auth {
+            op.insert("security".into(), json!([]));
+        }
+        if route.dashboard {
+            op.remove("x-answer");
+            op.insert("x-dashboard".into(), json!(true));
+            op.insert("tags".into(), json!(["dashboard"]));
             let answer = if route.method == "POST" {
                 json!({"303": {"description": "a form's answer: to a page of the dashboard, which says what was done or why not"}})
             } else {
                 json!({"200": {"description": "an HTML page (303 to the login page without a session)"}})
             };
-            o.insert("responses".into(), answer);
+            op.insert("responses".into(), answer);
         }
         if let Some(entry) = paths
             .entry(route.path)
             .or_insert_with(|| json!({}))
             .as_object_mut()
         {
-            entry.insert(route.method.to_lowercase(), op);
+            entry.insert(route.method.to_lowercase(), Value::Object(op));
         }
     }
-    json_response(
-        200,
-        &json!({
-            "openapi": "3.1.0",
-            "info": {"title": "memdir", "version": env!("CARGO_PKG_VERSION")},
-            "paths": paths,
-            "security": [{"bearer": []}],
-            "components": {
-                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-                "schemas": {"Error": {
-                    "type": "object",
-                    "required": ["error"],
-                    "properties": {"error": {
-                        "type": "object",
-                        "required": ["code", "status", "message"],
-                        "properties": {
-                            "code": {"type": "string"},
-                            "status": {"type": "integer"},
-                            "message": {"type": "string"}
-                        }
-                    }}
-                }}
-            }
-        }),
-    )
+    // A body's schema that has the name of an answer's and another form
+    // is a mistake (`body_schemas_do_not_shadow_the_answers`).
+    for (name, schema) in bodies.take_definitions(true) {
+        schemas.entry(name).or_insert(schema);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "memdir", "version": env!("CARGO_PKG_VERSION")},
+        "paths": paths,
+        "security": [{"bearer": []}],
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": schemas,
+        }
+    })
 }
 
 /// `GET /healthz`: liveness, answered without a key.
 async fn healthz() -> Response {
-    json_response(200, &json!({"status": "ok"}))
+    json_response(
+        200,
+        &memdir::api::wire::value(&memdir::api::wire::Health { status: "ok" }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every route of the API (not a dashboard's page, not this document)
+    /// names its answer's schema, one of docs/schema/http/.
+    #[test]
+    fn every_api_route_names_its_answer() {
+        let (_, answers) = memdir::api::schema::components();
+        for route in ROUTES {
+            if route.dashboard || route.path == "/openapi.json" {
+                continue;
+            }
+            let a = route
+                .answer
+                .unwrap_or_else(|| panic!("{} {} names no answer", route.method, route.path));
+            assert!(
+                answers.iter().any(|(name, _)| *name == a.schema),
+                "{} {}: no schema {}",
+                route.method,
+                route.path,
+                a.schema
+            );
+            assert!(!a.statuses.is_empty());
+        }
+    }
+
+    /// A body's schema never has an answer's name with another form (the
+    /// document keeps the answer's).
+    #[test]
+    fn body_schemas_do_not_shadow_the_answers() {
+        let (schemas, _) = memdir::api::schema::components();
+        let mut bodies = memdir::api::schema::requests(false);
+        for route in ROUTES {
+            if let Some(Body::Json(t)) = route.body {
+                t(&mut bodies);
+            }
+        }
+        for (name, schema) in bodies.take_definitions(true) {
+            if let Some(answer) = schemas.get(&name) {
+                assert_eq!(answer, &schema, "{name}: a body's and an answer's differ");
+            }
+        }
+    }
+
+    /// Every reference of the document names one of its schemas.
+    #[test]
+    fn every_reference_of_the_document_resolves() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        let text = doc.to_string();
+        for r in text.split("\"$ref\":\"").skip(1) {
+            let r = &r[..r.find('"').unwrap_or(0)];
+            let name = r.trim_start_matches("#/components/schemas/");
+            assert!(schemas.get(name).is_some(), "{r}");
+        }
+    }
 }

@@ -13,13 +13,20 @@ use serde::Deserialize;
 use super::answer::{ok, parse};
 use super::{App, Fail};
 
-#[derive(Debug, Deserialize)]
-struct BeginBody {
+/// A run to begin.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct BeginBody {
+    /// The task key, such as `PIN-812`.
     task: Option<String>,
+    /// The workflow whose results the run produces (default: the run id).
     workflow: Option<String>,
+    /// The learned skills to inject into its snapshot.
     #[serde(default)]
     skills: Vec<String>,
+    /// The client's session: while its run is open, beginning again
+    /// answers with that run.
     session: Option<String>,
+    /// The agent a person's key acts for (an agent's key names itself).
     #[serde(rename = "agentId", alias = "agent_id")]
     agent_id: Option<String>,
 }
@@ -54,8 +61,10 @@ pub(super) async fn begin(
     ok(status, v)
 }
 
-#[derive(Debug, Deserialize)]
-struct FinishBody {
+/// A run to finish.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct FinishBody {
+    /// The run's summary, its day-log line.
     text: Option<String>,
 }
 

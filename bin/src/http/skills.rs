@@ -36,13 +36,17 @@ pub(super) async fn run_200(
     formatted(200, v, q.format)
 }
 
-#[derive(Debug, Deserialize)]
-struct LearnBody {
+/// A skill to learn.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(super) struct LearnBody {
+    /// Its name (required).
     name: Option<String>,
     /// The skill's markdown (`source`, as the seed's tool calls it, too).
     #[serde(alias = "source")]
     content: Option<String>,
+    /// Its description (default: its front matter's).
     description: Option<String>,
+    /// Replace a skill of that name.
     #[serde(default)]
     replace: bool,
     #[serde(flatten)]

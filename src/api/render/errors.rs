@@ -3,17 +3,18 @@
 //! [`AgentText`]: the message and the entries pass the guard
 //! (`api::guard::error`).
 
-use serde_json::json;
-
 use super::line;
 use crate::api::errors::{ErrorBody, Surface, message};
 use crate::api::guard::AgentText;
 use crate::api::guard::error::{guarded_entries, guarded_message, text_of};
+use crate::api::wire::Failure;
 use crate::error::Error;
 
 /// An error as one line of JSON: `{"error":{"code","status","message",…}}`.
 pub fn error_json(e: &Error) -> AgentText {
-    text_of(line(&json!({ "error": ErrorBody::of(e, Surface::Cli) })))
+    text_of(line(&Failure {
+        error: &ErrorBody::of(e, Surface::Cli),
+    }))
 }
 
 /// An error's first line, `error[code]: message`, without the entries a

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{line, utc};
+use crate::api::wire;
 
 /// The errors and warnings `check` found in `reports`.
 pub(super) fn check_counts(reports: &[crate::store::CheckReport]) -> (usize, usize) {
@@ -16,11 +17,11 @@ pub(super) fn check_counts(reports: &[crate::store::CheckReport]) -> (usize, usi
 /// `check`'s answer as JSON: the reports and what they count.
 pub(super) fn check_json(reports: &[crate::store::CheckReport], strict: bool) -> Value {
     let (errors, warnings) = check_counts(reports);
-    json!({
-        "reports": reports,
-        "errors": errors,
-        "warnings": warnings,
-        "strict": strict,
+    wire::value(&wire::Checked {
+        reports,
+        errors,
+        warnings,
+        strict,
     })
 }
 
@@ -65,26 +66,16 @@ fn merged_kind(m: &crate::store::MergeFileOutcome) -> &'static str {
 
 /// `merge-file`'s answer as JSON: what was merged and the conflicts left.
 pub(super) fn merged_json(m: &crate::store::MergeFileOutcome) -> Value {
-    use crate::merge::Conflict;
-    let conflicts: Vec<Value> = m
-        .merged
-        .conflicts
-        .iter()
-        .map(|c| match c {
-            Conflict::Entry { base, ours, theirs } => {
-                json!({"kind": "entry", "base": base, "ours": ours, "theirs": theirs})
-            }
-            Conflict::Text {
-                first_line,
-                last_line,
-            } => json!({"kind": "text", "first_line": first_line, "last_line": last_line}),
-        })
-        .collect();
-    json!({
-        "file": m.ours.display().to_string(),
-        "merged_as": merged_kind(m),
-        "clean": m.merged.is_clean(),
-        "conflicts": conflicts,
+    wire::value(&wire::MergedFile {
+        file: m.ours.display().to_string(),
+        merged_as: merged_kind(m),
+        clean: m.merged.is_clean(),
+        conflicts: m
+            .merged
+            .conflicts
+            .iter()
+            .map(wire::MergeConflict::of)
+            .collect(),
     })
 }
 

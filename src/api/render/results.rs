@@ -2,26 +2,20 @@
 //! steps.
 
 use base64::Engine as _;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::utc_text;
-use crate::store::{PutOutcome, ResultMeta, TaskResult, WorkflowResults};
-
-/// A result's metadata as the fields of a JSON object.
-pub(super) fn meta_fields(meta: &ResultMeta) -> Map<String, Value> {
-    match serde_json::to_value(meta) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    }
-}
+use crate::api::wire;
+use crate::store::{PutOutcome, TaskResult, WorkflowResults};
 
 /// A result stored, as JSON: its metadata and what happened.
 pub(super) fn put_json(out: &PutOutcome) -> Value {
-    let mut o = meta_fields(&out.result);
-    o.insert("message".into(), json!(out.status.message()));
-    o.insert("status".into(), json!(out.status));
-    o.insert("warnings".into(), json!(out.warnings));
-    Value::Object(o)
+    wire::value(&wire::Put {
+        result: &out.result,
+        message: out.status.message(),
+        status: out.status,
+        warnings: &out.warnings,
+    })
 }
 
 /// A result stored, as a line of text.
@@ -36,15 +30,6 @@ pub(super) fn put_text(out: &PutOutcome) -> String {
         r.content_type,
         r.sha256
     )
-}
-
-/// A workflow's steps as JSON.
-pub(super) fn steps_json(w: &WorkflowResults) -> Value {
-    json!({
-        "workflow_id": w.workflow_id,
-        "steps": w.steps,
-        "warnings": w.warnings,
-    })
 }
 
 /// A workflow's steps as text, a step a line.
@@ -73,18 +58,17 @@ pub(super) fn steps_text(w: &WorkflowResults) -> String {
 /// the content is `redacted` and the `flagged` spans of the stored bytes.
 /// As text a result is its raw bytes.
 pub(super) fn result_json(r: &TaskResult) -> Value {
-    let (content, b64) = match std::str::from_utf8(&r.content) {
-        Ok(s) => (json!(s), None),
-        Err(_) => (Value::Null, Some(base64(&r.content))),
+    let (content, content_base64) = match std::str::from_utf8(&r.content) {
+        Ok(s) => (Some(s), None),
+        Err(_) => (None, Some(base64(&r.content))),
     };
-    let mut o = meta_fields(&r.meta());
-    o.insert("content".into(), content);
-    if let Some(b) = b64 {
-        o.insert("content_base64".into(), json!(b));
-    }
-    o.insert("redacted".into(), json!(r.redacted));
-    o.insert("flagged".into(), json!(r.flagged));
-    Value::Object(o)
+    wire::value(&wire::ResultAnswer {
+        meta: r.meta(),
+        content,
+        content_base64,
+        redacted: r.redacted,
+        flagged: &r.flagged,
+    })
 }
 
 /// What the scanner flags in a result returned as stored (JSON, binary, or

@@ -30,7 +30,7 @@ pub(crate) const MAX_DIFF_BYTES: usize = 8 * 1024;
 pub(crate) const MAX_DIFFS_BYTES: usize = 2 * 1024 * 1024;
 
 /// What a review did to one entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     /// Taken out of its store into the archive (the record's `kind` says
@@ -68,7 +68,7 @@ impl ChangeKind {
 }
 
 /// One change of a review, as the files record it now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReviewChange {
     /// What the review did.
     pub kind: ChangeKind,
@@ -94,9 +94,10 @@ pub struct ReviewChange {
 }
 
 /// One review: its journal line, and what it changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReviewHistoryEntry {
     /// Its id.
+    #[schemars(pattern(r"^review-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$"))]
     pub id: String,
     /// When it ran.
     pub at: chrono::DateTime<chrono::Utc>,
@@ -106,17 +107,20 @@ pub struct ReviewHistoryEntry {
     pub undone: bool,
     /// What the files still record of it (an undo takes its marks off),
     /// at most 200.
+    #[schemars(length(max = 200))]
     pub changes: Vec<ReviewChange>,
     /// How many changes the files record, before the bound.
     pub changes_total: usize,
 }
 
 /// Every review the journal records, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReviewHistory {
     /// The reviews, at most `limit`.
+    #[schemars(length(max = 100))]
     pub reviews: Vec<ReviewHistoryEntry>,
     /// The limit asked for (at most 100).
+    #[schemars(range(max = 100))]
     pub limit: usize,
 }
 

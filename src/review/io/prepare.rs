@@ -79,7 +79,7 @@ pub(super) fn prepare(
 pub(crate) type Asked = (String, std::result::Result<Vec<serde_json::Value>, String>);
 
 /// What the reviewer did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReviewerRun {
     /// The command.
     pub command: String,

@@ -21,7 +21,7 @@ use crate::store::limits::STORE_EDIT_BYTES;
 use crate::store::owner::Owner;
 
 /// What an undo did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct UndoReport {
     /// The review undone.
     pub review_id: String,
@@ -44,7 +44,7 @@ pub struct UndoReport {
 }
 
 /// A fact an undo left archived because a person vetoed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StillVetoed {
     /// The fact left archived.
     pub id: String,
@@ -52,6 +52,7 @@ pub struct StillVetoed {
     pub vetoed: String,
     /// The veto's UTC date (`YYYY-MM-DD`), when its record has one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub vetoed_on: Option<String>,
     /// Why it was not brought back, as a sentence.
     pub why: String,

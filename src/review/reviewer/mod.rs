@@ -188,7 +188,7 @@ pub struct Output {
 }
 
 /// A proposal not applied, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Rejected {
     /// Its index in the reviewer's list.
     pub index: usize,

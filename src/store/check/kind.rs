@@ -4,7 +4,9 @@ use serde::Serialize;
 
 /// What kind of finding, serialised as its stable snake_case code
 /// (`conflict_markers`, `duplicate_entry`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// Git conflict markers in a file.

@@ -28,7 +28,7 @@ use crate::model::{Meta, Scope, bad_values, is_live};
 use crate::scan::{self, Family};
 
 /// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Must not be committed: `check` exits 1.
@@ -38,7 +38,7 @@ pub enum Severity {
 }
 
 /// One finding of [`Owner::check`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// How much it matters.
     pub severity: Severity,
@@ -63,7 +63,7 @@ pub struct Finding {
 }
 
 /// The findings for one owner, errors first, then by file and line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
     /// The owner.
     pub owner: String,

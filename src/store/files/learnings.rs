@@ -35,7 +35,7 @@ pub const DEFAULT_LEARNINGS_BUDGET: usize = 2_200;
 const ID_SCOPE: &str = crate::model::LEARNING_ID_SCOPE;
 
 /// Where a learning stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LearningStatus {
     /// Waits for a person.

@@ -20,7 +20,7 @@ const RUNS_DIR: &str = "runs";
 const SNAPSHOTS_DIR: &str = "snapshots";
 
 /// What is recorded about a run when it begins.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     /// The run id: unique, sortable by start time, safe as a file name.
     pub run_id: String,
@@ -28,6 +28,7 @@ pub struct RunRecord {
     pub owner: String,
     /// Start time (written as RFC 3339 UTC with microseconds).
     #[serde(with = "as_micros")]
+    #[schemars(with = "String")]
     pub started_at: DateTime<Utc>,
     /// The SHA-256 of the snapshot the run began with.
     pub snapshot_sha256: String,
@@ -53,6 +54,7 @@ pub struct RunRecord {
         skip_serializing_if = "Option::is_none",
         with = "as_micros_opt"
     )]
+    #[schemars(with = "Option<String>")]
     pub finished_at: Option<DateTime<Utc>>,
     /// The recall blocks the run was given (recalls inside the run, not
     /// previews), oldest first: at most [`MAX_RUN_RECALLS`], each block at
@@ -62,6 +64,7 @@ pub struct RunRecord {
     /// Recalls inside the run past [`MAX_RUN_RECALLS`] (or past the
     /// record's size): counted, their blocks not kept.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(min = 1))]
     pub recalls_left_out: u32,
 }
 
@@ -82,10 +85,11 @@ pub const MAX_RECALL_BLOCK_BYTES: usize = 4096;
 pub const MAX_RECALL_QUERY_CHARS: usize = 300;
 
 /// One recall a run was given, as its record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecall {
     /// When the recall was made (RFC 3339 UTC with microseconds).
     #[serde(with = "as_micros")]
+    #[schemars(with = "String")]
     pub at: DateTime<Utc>,
     /// The query it scored against, when given (its first
     /// [`MAX_RECALL_QUERY_CHARS`] characters).

@@ -30,9 +30,10 @@ pub const MAX_PENDING_PER_AGENT: usize = 20;
 pub const MAX_PENDING_PER_ROOT: usize = 200;
 
 /// A learning or a proposal, as the answers give it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Learning {
     /// Its id (`mem_` and 12 hex digits, over its text).
+    #[schemars(pattern(r"^mem_[0-9a-f]{12}$"))]
     pub id: String,
     /// Its text.
     pub text: String,
@@ -61,7 +62,7 @@ pub struct Learning {
 /// What proposing, approving, rejecting or retiring did to a learning
 /// (serialised as the words the answers have always carried: `proposed`,
 /// `already pending`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum LearningChange {
     /// A new proposal, pending.
     #[serde(rename = "proposed")]
@@ -104,7 +105,7 @@ impl std::fmt::Display for LearningChange {
 }
 
 /// What proposing, approving, rejecting or retiring did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LearningOutcome {
     /// `proposed`, `already pending`, `already approved`, `approved`,
     /// `rejected` or `retired`.
@@ -120,7 +121,7 @@ pub struct LearningOutcome {
 }
 
 /// The learnings a caller may see.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LearningsList {
     /// The approved learnings, in file order.
     pub approved: Vec<Learning>,

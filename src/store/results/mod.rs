@@ -72,7 +72,7 @@ use crate::error::{Error, Result};
 use crate::model::validate_id;
 
 /// What a put did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PutStatus {
     /// The result is new.

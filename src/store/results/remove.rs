@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::model::validate_id;
 
 /// What removing a workflow's results did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ResultsRemoved {
     /// The workflow id.
     pub workflow_id: String,
@@ -33,7 +33,7 @@ pub struct ResultsRemoved {
 }
 
 /// What `results gc` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ResultsGc {
     /// The age, in days, past which a workflow was removed.
     pub older_than_days: u32,

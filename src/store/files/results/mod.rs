@@ -49,7 +49,7 @@ const LOCKS_DIR: &str = "locks";
 pub const WAITERS_DIR: &str = "waiters";
 
 /// What is known of a stored result, without its content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResultMeta {
     /// The workflow (run) the result belongs to.
     pub workflow_id: String,
@@ -60,6 +60,7 @@ pub struct ResultMeta {
     /// When it was stored: RFC 3339 UTC with microseconds.
     pub created_at: String,
     /// SHA-256 of the content, lowercase hex.
+    #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub sha256: String,
     /// Length of the content in bytes.
     pub bytes: u64,
@@ -105,7 +106,7 @@ impl TaskResult {
 }
 
 /// One step (task result) of a workflow, as its index lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResultStep {
     /// The task id.
     pub task_id: String,
@@ -114,6 +115,7 @@ pub struct ResultStep {
     /// When it was stored: RFC 3339 UTC with microseconds.
     pub created_at: String,
     /// SHA-256 of the content, lowercase hex.
+    #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub sha256: String,
     /// Length of the content in bytes.
     pub bytes: u64,
@@ -121,7 +123,7 @@ pub struct ResultStep {
 
 /// A workflow's final result: the steps stored so far, as
 /// `Results::workflow` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WorkflowResults {
     /// The workflow id.
     pub workflow_id: String,

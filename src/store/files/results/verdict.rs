@@ -31,7 +31,7 @@ const OVERLAP_BYTES: usize = 4_096;
 const MAX_SPANS: usize = 1_000;
 
 /// A span of a result's content the scanner flags.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlaggedSpan {
     /// Where it starts: a byte offset into the stored content.
     pub start: u64,
