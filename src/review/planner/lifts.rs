@@ -22,7 +22,7 @@ fn marked(text: &str) -> Option<&str> {
 
 /// Whether a line of the day log as episodes.md holds it (`HH:MM [TASK]
 /// text (run RUN)`, its list marker removed) marks a fact for the review
-/// to lift: its text starts with [`FACT_PREFIX`], in any case. The review
+/// to lift: its text starts with `fact:`, in any case. The review
 /// lifts the marked lines of yesterday whose text passes a save's checks.
 pub fn marks_fact(line: &str) -> bool {
     marked(&parse_line(line.trim()).text).is_some()
