@@ -43,8 +43,6 @@ use memdir::internals::edit::used_chars;
 /// Characters of MEMORY.md in use before each measured write: 90% of 2,200.
 const FILL_CHARS: usize = 1_980;
 const BUDGET: usize = 2_200;
-/// A whole `memdir add` process against `floor_write`'s (issue 10).
-const PROCESS_TARGET: f64 = 1.3;
 /// memdir's own work per library operation (the tmpfs pair, less the
 /// floor's, halved), in parses of the same file (issue 10). The library's
 /// disk pair has no target of its own: a slow sync flatters it.
@@ -208,7 +206,6 @@ struct Pairs {
     what: String,
     memdir_label: &'static str,
     floor_label: &'static str,
-    target: Option<f64>,
     pairs: Vec<(Duration, Duration)>,
     /// Criterion samples cut short by [`FUNCTION_BUDGET`].
     cut: usize,
@@ -337,7 +334,6 @@ fn library(c: &mut Criterion) -> Pairs {
         ),
         memdir_label: "memdir add + remove",
         floor_label: "floor: 2 atomic writes",
-        target: None,
         pairs,
         cut,
         note: String::new(),
@@ -541,7 +537,6 @@ fn process(c: &mut Criterion, bins: &Bins) -> Pairs {
         ),
         memdir_label: "memdir add (process)",
         floor_label: "floor_write (process)",
-        target: Some(PROCESS_TARGET),
         pairs,
         cut,
         note: format!(
@@ -735,15 +730,9 @@ fn report(library: &Pairs, process: &Pairs, parts: Option<&Parts>, load: (String
                 ms(quantile(v, 0.9))
             );
         }
-        match p.target {
-            Some(t) => println!(
-                "  ratio of medians            {ratio:.2}x   target <= {t:.2}x: {}",
-                verdict(ratio <= t)
-            ),
-            None => println!(
-                "  ratio of medians            {ratio:.2}x   (no target: see memdir's own work below)"
-            ),
-        }
+        // No target: a process's start-up is measured and reported; per-call
+        // speed is the long-lived servers' job (docs/PERFORMANCE.md).
+        println!("  ratio of medians            {ratio:.2}x");
         println!(
             "  per-pair ratio              median {:.2}x   (p25 {:.2}x, p75 {:.2}x)",
             quantile(&paired, 0.5),
