@@ -139,6 +139,27 @@ pub fn fold_whitespace(text: &str) -> String {
 /// are over their scope's name).
 pub const LEARNING_ID_SCOPE: &str = "learning";
 
+/// What the entries of an owner's `PENDING.md` (the writes that wait for a
+/// person) are paired by in a merge, beside their folded text.
+pub const PENDING_ID_SCOPE: &str = "pending";
+
+/// A pending write's id: `pnd_` plus the first 12 hex digits of the
+/// SHA-256 [`entry_id`] takes over [`PENDING_ID_SCOPE`] and `seed`.
+pub fn pending_id(seed: &str) -> String {
+    let id = entry_id(PENDING_ID_SCOPE, seed);
+    format!("pnd_{}", id.get(4..).unwrap_or_default())
+}
+
+/// Whether `s` looks like a pending write's id (`pnd_` and 12 lowercase
+/// hex digits).
+pub fn is_pending_id(s: &str) -> bool {
+    s.len() == 16
+        && s.starts_with("pnd_")
+        && s[4..]
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// The id of an entry: `mem_` plus the first 12 hex digits of
 /// SHA-256(`scope` + `"\n"` + folded text).
 pub fn entry_id(scope: &str, text: &str) -> String {

@@ -32,6 +32,10 @@ pub struct MachineConfig {
     /// Semantic recall (docs/RECALL.md): the sentence-embedding model and
     /// the time a recall's scoring may take.
     pub recall: Option<RecallConfig>,
+    /// The write policy of every root this machine's user opens: `review`
+    /// makes an agent's writes that add or change text wait for a person.
+    /// A `memdir.yaml` may tighten it, never loosen it.
+    pub writes: Option<super::settings::WritePolicy>,
 }
 
 /// The `recall:` section of the machine-local `config.yaml`.
@@ -88,6 +92,12 @@ mod tests {
         assert!(!bound.person_allowed("ann", 1002));
         assert!(!bound.person_allowed("bob", 1000));
         assert!(!bound.person_allowed("carol", 1000));
+        assert_eq!(
+            MachineConfig::from_yaml("writes: review\n", p)
+                .unwrap()
+                .writes,
+            Some(crate::model::settings::WritePolicy::Review)
+        );
         assert_eq!(
             MachineConfig::from_yaml("persns: {}\n", p)
                 .unwrap_err()

@@ -13,7 +13,8 @@ pub(crate) mod time;
 
 pub use caller::{Caller, RunContext};
 pub use id::{
-    LEARNING_ID_SCOPE, day_id, entry_id, fold_whitespace, is_entry_id, validate_id, validate_new_id,
+    LEARNING_ID_SCOPE, PENDING_ID_SCOPE, day_id, entry_id, fold_whitespace, is_entry_id,
+    is_pending_id, pending_id, validate_id, validate_new_id,
 };
 #[cfg(any(test, feature = "internals"))]
 pub use id::{MAX_ID_LEN, RESERVED_ROOT_NAMES, is_reserved_root_name};
@@ -28,5 +29,5 @@ pub use meta::{
 pub use scope::{Origin, Scope};
 #[cfg(any(test, feature = "internals"))]
 pub use settings::{Budgets, ExpiryDays, GitSettings};
-pub use settings::{Curation, FORMAT, REVIEW_AT, ReviewSettings, Settings};
+pub use settings::{Curation, FORMAT, REVIEW_AT, ReviewSettings, Settings, WritePolicy};
 pub use state::{FactKind, Status};

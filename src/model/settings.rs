@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::scope::Scope;
 use crate::error::{Error, Result};
@@ -58,6 +58,11 @@ pub struct Settings {
     /// The daily review's routine ("Memory dreaming"): when it is due, and
     /// whether it is paused. Absent: no routine (`review --due` never runs).
     pub review: Option<ReviewSettings>,
+    /// Whether an agent's writes that add or change text go in at once
+    /// (`direct`, the default) or wait for a person (`review`). An owner's
+    /// `memdir.yaml` may tighten the root's (and the machine-local
+    /// configuration's) policy, never loosen it ([`Settings::overlay`]).
+    pub writes: Option<WritePolicy>,
     /// After [`Settings::overlay`]: the budgets the more specific file set,
     /// so a resolved budget can say where it came from.
     #[serde(skip)]
@@ -215,6 +220,46 @@ pub enum Curation {
     Off,
     /// Archive the least recently recalled, oldest facts until the write fits.
     Auto,
+}
+
+/// How an agent's writes that add or change text reach its stores
+/// (`writes:` in a `memdir.yaml` or the machine-local configuration).
+/// Ordered from the loosest to the tightest: where two files set it, the
+/// tighter wins ([`WritePolicy::tightest`]).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum WritePolicy {
+    /// Written at once (the default; the seeds' behaviour).
+    #[default]
+    Direct,
+    /// Kept in the owner's `PENDING.md` until a person approves it; a
+    /// person's own writes, removals, archives, renewals and day lines go
+    /// through as ever.
+    Review,
+}
+
+impl WritePolicy {
+    /// Its word in a `memdir.yaml`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WritePolicy::Direct => "direct",
+            WritePolicy::Review => "review",
+        }
+    }
+
+    /// The tighter of the policies set (`None`: not set), `direct` when
+    /// none is: no file loosens what another sets.
+    pub fn tightest(set: impl IntoIterator<Item = Option<WritePolicy>>) -> WritePolicy {
+        set.into_iter().flatten().max().unwrap_or_default()
+    }
+}
+
+impl std::fmt::Display for WritePolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Budgets per store.
@@ -450,7 +495,16 @@ impl Settings {
         self.max_result_bytes = other.max_result_bytes.or(self.max_result_bytes);
         self.results_quota_bytes = other.results_quota_bytes.or(self.results_quota_bytes);
         self.review = other.review.clone().or(self.review.take());
+        // An owner tightens the root's policy, never loosens it.
+        // (`None` < `direct` < `review`: the larger is the tighter.)
+        self.writes = self.writes.max(other.writes);
         self
+    }
+
+    /// The write policy these settings set: [`WritePolicy::Direct`] unless
+    /// one of the files overlaid says `review`.
+    pub fn writes(&self) -> WritePolicy {
+        WritePolicy::tightest([self.writes])
     }
 }
 
@@ -559,6 +613,44 @@ mod tests {
         );
         assert_eq!(both.clamped().len(), 2);
         assert!(both.warnings()[1].starts_with("o/memdir.yaml: `lock_timeout_ms` 90000"));
+    }
+
+    #[test]
+    fn the_write_policy_is_parsed_and_an_owner_only_tightens_it() {
+        let p = Path::new("memdir.yaml");
+        let parse = |t: &str| Settings::from_yaml(t, p).unwrap();
+        assert_eq!(Settings::default().writes(), WritePolicy::Direct);
+        assert_eq!(parse("writes: review\n").writes, Some(WritePolicy::Review));
+        assert_eq!(parse("writes: direct\n").writes, Some(WritePolicy::Direct));
+        assert!(parse("writes: review\n").warnings().is_empty());
+        let e = Settings::from_yaml("writes: later\n", p).unwrap_err();
+        assert_eq!(e.code().as_str(), "invalid_config");
+        let (root_direct, root_review) = (parse("writes: direct\n"), parse("writes: review\n"));
+        let (owner_direct, owner_review) = (parse("writes: direct\n"), parse("writes: review\n"));
+        // An owner tightens a root's `direct` (or its silence) to `review`…
+        assert_eq!(
+            root_direct.clone().overlay(&owner_review).writes(),
+            WritePolicy::Review
+        );
+        assert_eq!(
+            Settings::default().overlay(&owner_review).writes(),
+            WritePolicy::Review
+        );
+        // …and never loosens a root's `review`.
+        assert_eq!(
+            root_review.clone().overlay(&owner_direct).writes(),
+            WritePolicy::Review
+        );
+        assert_eq!(
+            root_review.overlay(&Settings::default()).writes(),
+            WritePolicy::Review
+        );
+        assert_eq!(root_direct.overlay(&owner_direct).writes(), WritePolicy::Direct);
+        assert_eq!(
+            WritePolicy::tightest([None, Some(WritePolicy::Review), Some(WritePolicy::Direct)]),
+            WritePolicy::Review
+        );
+        assert_eq!(WritePolicy::tightest([None, None]), WritePolicy::Direct);
     }
 
     #[test]
