@@ -704,6 +704,50 @@ pub enum Error {
         /// The proposal's id.
         id: String,
     },
+    /// Too many of an agent's writes wait for a person (`writes: review`).
+    #[error(
+        "{pending} writes of agent {agent} already wait for a person's review (at most {limit}); wait until a person decides on them"
+    )]
+    PendingFull {
+        /// The agent.
+        agent: String,
+        /// How many of its writes wait.
+        pending: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// No write waiting for review has that id.
+    #[error("no pending write {}", quoted(id))]
+    PendingNotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// An agent saved a text a person rejected when it waited for review:
+    /// refused as a vetoed text is (compared by the veto's fold).
+    #[error("a person rejected this text{} (pending write {id}); only a person can save it; ask a person", rejected_on.as_ref().map(|d| format!(" on {d}")).unwrap_or_default())]
+    PendingRejected {
+        /// The rejected pending write's id.
+        id: String,
+        /// The UTC date of the rejection, when recorded.
+        rejected_on: Option<String>,
+    },
+    /// Only a person approves or rejects a write waiting for review.
+    #[error("only a person can {action} a pending write ({id}); ask a person")]
+    PendingPersonOnly {
+        /// `approve` or `reject`.
+        action: &'static str,
+        /// The pending write's id.
+        id: String,
+    },
+    /// A pending write decided already (rejected): it is no longer
+    /// approved or rejected.
+    #[error("pending write {id} was {state} already")]
+    PendingClosed {
+        /// Its id.
+        id: String,
+        /// `rejected`.
+        state: &'static str,
+    },
     /// One of memdir's own records could not be encoded (an internal fault,
     /// not the caller's).
     #[error("could not encode {what}: {source}")]

@@ -484,7 +484,12 @@ pub fn details(e: &Error) -> Value {
         | Error::LearningLimit { .. }
         | Error::LearningNotFound { .. }
         | Error::LearningChanged { .. }
-        | Error::LearningClosed { .. } => skills_and_learnings(e),
+        | Error::LearningClosed { .. }
+        | Error::PendingFull { .. }
+        | Error::PendingNotFound { .. }
+        | Error::PendingRejected { .. }
+        | Error::PendingPersonOnly { .. }
+        | Error::PendingClosed { .. } => skills_and_learnings(e),
         Error::ReviewNotFound { id } | Error::ReviewPlanNotFound { id } => json!({"review": id}),
         Error::ReviewChanged { id, entries } => json!({"review": id, "entries": entries}),
         Error::ReviewPlanChanged { id, changed } => json!({"review": id, "changed": changed}),
@@ -644,7 +649,8 @@ fn lifecycle(e: &Error) -> Value {
     }
 }
 
-/// [`details`] of an error about skills and learnings (the variants
+/// [`details`] of an error about skills, learnings and writes waiting for
+/// review (the variants
 /// [`details`] hands it; any other has none).
 fn skills_and_learnings(e: &Error) -> Value {
     match e {
@@ -664,6 +670,17 @@ fn skills_and_learnings(e: &Error) -> Value {
             Some(r) => json!({"id": id, "state": state, "reason": r}),
             None => json!({"id": id, "state": state}),
         },
+        Error::PendingFull {
+            agent,
+            pending,
+            limit,
+        } => json!({"agent": agent, "pending": pending, "limit": limit}),
+        Error::PendingNotFound { id } => json!({"pending_id": id}),
+        Error::PendingRejected { id, rejected_on } => {
+            json!({"pending_id": id, "rejected_on": rejected_on})
+        }
+        Error::PendingPersonOnly { action, id } => json!({"action": action, "pending_id": id}),
+        Error::PendingClosed { id, state } => json!({"pending_id": id, "state": state}),
         _ => json!({}),
     }
 }

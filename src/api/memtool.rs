@@ -392,6 +392,15 @@ impl Tool<'_> {
                     return Ok(Answer::refused(format!("{refusal}\n\n{current}")));
                 }
             };
+        if let Some(id) = &done.pending {
+            return Ok(Answer::pending(
+                format!(
+                    "memdir: this edit of {path} waits for a person's review (pending {id}); \
+                     {path} stays as it is until a person approves it."
+                ),
+                id.clone(),
+            ));
+        }
         let head = match edit {
             Edit::Create(_) => format!("File created successfully at: {path}"),
             Edit::Replace(..) => format!(

@@ -326,7 +326,11 @@ fn answer_in(
         | Request::Decide { .. }
         | Request::Renew { .. }
         | Request::Veto { .. }
-        | Request::Recall { .. }) => memory_answer(&owner, r),
+        | Request::Recall { .. }
+        | Request::PendingList { .. }
+        | Request::PendingShow { .. }
+        | Request::PendingApprove { .. }
+        | Request::PendingReject { .. }) => memory_answer(&owner, r),
         r @ (Request::Snapshot
         | Request::BeginRun { .. }
         | Request::FinishRun { .. }
@@ -452,7 +456,8 @@ fn root_answer(store: &Store, who: &Who, request: Request) -> Result<Response> {
     })
 }
 
-/// An owner's stores and their facts' lifecycle, recall and the memory tool.
+/// An owner's stores and their facts' lifecycle, the writes that wait for
+/// a person, recall and the memory tool.
 fn memory_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
     Ok(match request {
         Request::MemoryTool {
@@ -482,6 +487,14 @@ fn memory_answer(owner: OwnerOf<'_>, request: Request) -> Result<Response> {
         }
         Request::Veto { id, reason } => {
             Response::Transition(owner()?.veto(&id, reason.as_deref())?)
+        }
+        Request::PendingList { all } => Response::Pending(owner()?.pending(all)?),
+        Request::PendingShow { id } => Response::PendingShown(owner()?.pending_write(&id)?),
+        Request::PendingApprove { id, text } => {
+            Response::PendingDecided(owner()?.approve_pending(&id, text.as_deref())?)
+        }
+        Request::PendingReject { id, reason } => {
+            Response::PendingDecided(owner()?.reject_pending(&id, &reason)?)
         }
         Request::Recall {
             query,

@@ -387,6 +387,36 @@ pub enum Request {
         #[serde(default)]
         skills_writable: bool,
     },
+    /// The owner's writes that wait for a person's review (`writes:
+    /// review`), oldest first: an agent's own, every one for a person.
+    PendingList {
+        /// The rejected ones too.
+        #[serde(default)]
+        all: bool,
+    },
+    /// One write that waits for a person's review (or was rejected).
+    PendingShow {
+        /// Its id (`pnd_…`).
+        id: String,
+    },
+    /// A person approves a write that waits for review: it is written as
+    /// the agent's direct write would have been, checked again now.
+    PendingApprove {
+        /// Its id (`pnd_…`).
+        id: String,
+        /// The text to write in place of the write's one text, when the
+        /// person edits it.
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// A person rejects a write that waits for review: nothing is written,
+    /// and its text is refused to the agent from then on.
+    PendingReject {
+        /// Its id (`pnd_…`).
+        id: String,
+        /// Why.
+        reason: String,
+    },
     /// Lints owners' files (`memdir check`): no owner is needed.
     Check {
         /// The owners (none: every owner of the root).
@@ -570,6 +600,12 @@ pub enum Response {
     Learning(crate::store::LearningOutcome),
     /// The learnings a caller may see.
     Learnings(crate::store::LearningsList),
+    /// The writes that wait for a person's review.
+    Pending(crate::store::PendingList),
+    /// One write that waits for a person's review.
+    PendingShown(crate::store::PendingWrite),
+    /// A person's decision on a write that waited.
+    PendingDecided(crate::store::PendingDecision),
     /// What `import hermes` did.
     Imported(crate::store::HermesImport),
     /// What `export --format hermes` did.

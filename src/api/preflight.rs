@@ -56,7 +56,11 @@ fn creates_owner(request: &Request) -> Option<bool> {
         | Request::RecallEntries { .. }
         | Request::CurrentEntries
         | Request::Forget { .. }
-        | Request::Recall { .. } => false,
+        | Request::Recall { .. }
+        | Request::PendingList { .. }
+        | Request::PendingShow { .. }
+        | Request::PendingApprove { .. }
+        | Request::PendingReject { .. } => false,
         Request::InRun { within, .. } => return creates_owner(within).map(|_| false),
         Request::List { .. }
         | Request::Check { .. }

@@ -29,9 +29,9 @@ use super::wire;
 use crate::memtool::Answer as ToolAnswer;
 use crate::recall::Recall;
 use crate::store::{
-    DayOutcome, HermesExport, HermesImport, LearningOutcome, LearningsList, Renewed, ResultsGc,
-    ResultsRemoved, ReviewHistory, RunView, Setup, Skill, SkillOutcome, SyncReport, Transition,
-    UndoReport, WorkflowResults,
+    DayOutcome, HermesExport, HermesImport, LearningOutcome, LearningsList, PendingDecision,
+    PendingList, PendingWrite, Renewed, ResultsGc, ResultsRemoved, ReviewHistory, RunView, Setup,
+    Skill, SkillOutcome, SyncReport, Transition, UndoReport, WorkflowResults,
 };
 
 /// The `$id` of `docs/schema/NAME`: `https://memdir.invalid/schema/NAME`
@@ -128,6 +128,13 @@ const CLI: &[Cli] = &[
         ..cli("memory-tool", "tool memory", of::<ToolAnswer>)
     },
     cli("merge-file", "merge-file", of::<wire::MergedFile<'static>>),
+    cli("pending", "pending list", of::<PendingList>),
+    cli(
+        "pending-decision",
+        "pending approve, pending reject",
+        of::<PendingDecision>,
+    ),
+    cli("pending-show", "pending show", of::<PendingWrite>),
     cli("recall", "recall", of::<Recall>),
     cli("remove", "remove", of::<wire::Removed<'static>>),
     cli("renew", "renew", of::<Renewed>),
@@ -253,8 +260,28 @@ const HTTP: &[Route] = &[
     Route {
         name: "memory",
         title: "POST /api/v1/memories",
-        description: None,
+        description: Some(
+            "201 saved, 200 already stored, 202 pending (`status: pending` and `pending_id`: the fact waits for a person's review under `writes: review`).",
+        ),
         body: Http::Own(of::<wire::MemorySaved<'static>>),
+    },
+    Route {
+        name: "pending",
+        title: "GET /api/v1/pending",
+        description: Some("The same object as `memdir pending list --json`."),
+        body: Http::Same("pending"),
+    },
+    Route {
+        name: "pending-decision",
+        title: "POST /api/v1/pending/{id}/approve, POST /api/v1/pending/{id}/reject",
+        description: Some("The same object as `memdir pending approve --json`."),
+        body: Http::Same("pending-decision"),
+    },
+    Route {
+        name: "pending-show",
+        title: "GET /api/v1/pending/{id}",
+        description: Some("The same object as `memdir pending show --json`."),
+        body: Http::Same("pending-show"),
     },
     Route {
         name: "recall",
@@ -265,7 +292,9 @@ const HTTP: &[Route] = &[
     Route {
         name: "remember",
         title: "POST /v1/memory/remember",
-        description: None,
+        description: Some(
+            "201 saved, 200 already stored, 202 pending (`status: pending` and `pending_id`: the fact waits for a person's review under `writes: review`).",
+        ),
         body: Http::Own(of::<wire::Remembered<'static>>),
     },
     Route {

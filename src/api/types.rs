@@ -47,6 +47,12 @@ pub use crate::store::{
     LearningOutcome, LearningStatus, LearningsList, MAX_PENDING_PER_AGENT, MAX_PENDING_PER_ROOT,
     PROPOSALS_FILE,
 };
+// Writes that wait for a person (`writes: review`).
+pub use crate::model::WritePolicy;
+pub use crate::store::{
+    MAX_PENDING_WRITES, PENDING_FILE, PendingDecision, PendingList, PendingOp, PendingSource,
+    PendingStatus, PendingWrite,
+};
 // SharedMemory results.
 pub use crate::store::{
     DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, PutOptions, PutOutcome, PutStatus,

@@ -27,8 +27,8 @@ use crate::model::Scope;
 use crate::review::{Change as PlanChange, Skipped, Unsettled};
 use crate::snapshot::{BlockedSkill, Overflow, Snapshot};
 use crate::store::{
-    CheckReport, FactRow, FlaggedSpan, LogCommit, PutStatus, ResultMeta, ReviewerRun, RunHit,
-    RunRecord, SkillRow, StoreView,
+    CheckReport, FactRow, FlaggedSpan, LogCommit, PendingStatus, PutStatus, ResultMeta,
+    ReviewerRun, RunHit, RunRecord, SkillRow, StoreView,
 };
 
 /// One of these answers as a JSON value; one that cannot be says so
@@ -43,6 +43,8 @@ pub const MEM_ID: &str = r"^mem_[0-9a-f]{12}$";
 pub const USAGE_TEXT: &str = r"^\d+% — \d+/\d+ chars$";
 /// A SHA-256, lowercase hex.
 pub const SHA256: &str = r"^[0-9a-f]{64}$";
+/// A pending write's id: `pnd_` and 12 hex digits.
+pub const PENDING_ID: &str = r"^pnd_[0-9a-f]{12}$";
 
 /// `add`: the fact saved (or found already stored), its store's usage.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -56,13 +58,23 @@ pub struct Added<'a> {
     pub text: &'a str,
     /// The store's usage after the write.
     pub usage: &'a Usage,
-    /// `added`, or `already stored` (nothing written).
-    #[schemars(extend("enum" = ["added", "already stored"]))]
+    /// `added`, `already stored` (nothing written) or `pending` (waits
+    /// for a person's review).
+    #[schemars(extend("enum" = ["added", "already stored", "pending"]))]
     pub message: Change,
     /// Facts archived on the way: superseded, or picked by curation.
     pub archived: &'a [String],
     /// Notes such as a clamped budget.
     pub warnings: &'a [String],
+    /// `pending` when the write waits for a person's review (`writes:
+    /// review`); absent when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PendingStatus>,
+    /// The waiting write's id in the owner's PENDING.md (with `status:
+    /// pending`): what `pending show` looks up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PENDING_ID))]
+    pub pending_id: Option<&'a str>,
 }
 
 /// `replace`: the entry's new id and text, the id it had.
@@ -80,12 +92,22 @@ pub struct Replaced<'a> {
     pub text: &'a str,
     /// The store's usage after the write.
     pub usage: &'a Usage,
-    /// `replaced`, `unchanged` (the same text) or `merged` (the new text
-    /// is another entry's: the two are one now).
-    #[schemars(extend("enum" = ["replaced", "unchanged", "merged"]))]
+    /// `replaced`, `unchanged` (the same text), `merged` (the new text
+    /// is another entry's: the two are one now) or `pending` (waits for a
+    /// person's review).
+    #[schemars(extend("enum" = ["replaced", "unchanged", "merged", "pending"]))]
     pub message: Change,
     /// Notes such as a clamped budget.
     pub warnings: &'a [String],
+    /// `pending` when the write waits for a person's review (`writes:
+    /// review`); absent when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PendingStatus>,
+    /// The waiting write's id in the owner's PENDING.md (with `status:
+    /// pending`): what `pending show` looks up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PENDING_ID))]
+    pub pending_id: Option<&'a str>,
 }
 
 /// `remove`: the entry removed.
@@ -113,15 +135,31 @@ pub struct Removed<'a> {
 pub struct Batched<'a> {
     /// Each operation's outcome, in order.
     pub results: &'a [OpOutcome],
-    /// The usage of each store the batch wrote, after it.
+    /// The usage of each store the batch wrote, after it (as it is, when
+    /// the batch waits for a person's review).
     pub usage: ScopedUsage<'a>,
     /// Notes such as a clamped budget.
     pub warnings: &'a [String],
+    /// `pending` when the write waits for a person's review (`writes:
+    /// review`); absent when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PendingStatus>,
+    /// The waiting write's id in the owner's PENDING.md (with `status:
+    /// pending`): what `pending show` looks up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PENDING_ID))]
+    pub pending_id: Option<&'a str>,
 }
 
 /// The usage of some stores, keyed by the store's name, in the order given.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopedUsage<'a>(pub &'a [(Scope, Usage)]);
+
+/// `status` and `pending_id` of a write's answer: both set when it waits
+/// for a person's review.
+pub fn waiting(pending_id: Option<&str>) -> (Option<PendingStatus>, Option<&str>) {
+    (pending_id.map(|_| PendingStatus::Pending), pending_id)
+}
 
 impl Serialize for ScopedUsage<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -347,9 +385,10 @@ pub struct Checked<'a> {
 pub struct MergedFile<'a> {
     /// The file OURS, now holding the result.
     pub file: String,
-    /// How it was merged: as a store, LEARNINGS.md (`learnings`), an
-    /// archive, a journal or lines of text.
-    #[schemars(extend("enum" = ["MEMORY.md", "USER.md", "learnings", "archive.md", "episodes.md", "text"]))]
+    /// How it was merged: as a store, LEARNINGS.md (`learnings`), the
+    /// writes that wait for review (`PENDING.md`), an archive, a journal or
+    /// lines of text.
+    #[schemars(extend("enum" = ["MEMORY.md", "USER.md", "learnings", "PENDING.md", "archive.md", "episodes.md", "text"]))]
     pub merged_as: &'static str,
     /// Whether nothing is left in conflict.
     pub clean: bool,
@@ -530,8 +569,8 @@ impl UsageNumbers {
     }
 }
 
-/// `POST /v1/memory/remember`: the fact saved (201) or found already
-/// stored (200).
+/// `POST /v1/memory/remember`: the fact saved (201), found already stored
+/// (200) or kept for a person's review (202, `status: pending`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Remembered<'a> {
     /// The fact's id.
@@ -546,9 +585,19 @@ pub struct Remembered<'a> {
     pub usage: &'a str,
     /// The usage string's numbers.
     pub budget: UsageNumbers,
-    /// `added`, or `already stored`.
-    #[schemars(extend("enum" = ["added", "already stored"]))]
+    /// `added`, `already stored`, or `pending` (202: waits for a person's
+    /// review).
+    #[schemars(extend("enum" = ["added", "already stored", "pending"]))]
     pub message: Change,
+    /// `pending` when the write waits for a person's review (`writes:
+    /// review`); absent when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PendingStatus>,
+    /// The waiting write's id in the owner's PENDING.md (with `status:
+    /// pending`): what `pending show` looks up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PENDING_ID))]
+    pub pending_id: Option<&'a str>,
 }
 
 /// `POST /v1/memory/forget`: the entry removed.
@@ -585,7 +634,8 @@ pub struct SnapshotText<'a> {
 }
 
 /// `POST /api/v1/memories`: the fact's row (as `list` shows it), with the
-/// store's usage and what the write did; 201 added, 200 already stored.
+/// store's usage and what the write did; 201 added, 200 already stored,
+/// 202 pending (kept for a person's review).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MemorySaved<'a> {
     /// The fact's row (its keys, as `list`'s rows have them).
@@ -600,11 +650,21 @@ pub struct MemorySaved<'a> {
     pub usage: &'a str,
     /// The usage string's numbers.
     pub budget: UsageNumbers,
-    /// `added`, or `already stored`.
-    #[schemars(extend("enum" = ["added", "already stored"]))]
+    /// `added`, `already stored`, or `pending` (202: waits for a person's
+    /// review; the row is then the id alone).
+    #[schemars(extend("enum" = ["added", "already stored", "pending"]))]
     pub message: Change,
     /// Facts archived on the way: superseded, or picked by curation.
     pub archived: &'a [String],
+    /// `pending` when the write waits for a person's review (`writes:
+    /// review`); absent when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PendingStatus>,
+    /// The waiting write's id in the owner's PENDING.md (with `status:
+    /// pending`): what `pending show` looks up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PENDING_ID))]
+    pub pending_id: Option<&'a str>,
 }
 
 /// `PATCH /api/v1/memories/{id}`: a person's edit, the new row (as `list`

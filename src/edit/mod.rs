@@ -33,6 +33,8 @@ pub(crate) use context::EditContext;
 pub(crate) use revive::{Revival, revival};
 #[cfg(any(test, feature = "internals"))]
 pub use veto::fold;
+#[cfg(not(any(test, feature = "internals")))]
+pub(crate) use veto::fold;
 pub use veto::{Veto, Vetoes};
 
 use crate::error::{Error, Result};
@@ -151,6 +153,10 @@ pub enum Change {
     /// The entry removed.
     #[serde(rename = "removed")]
     Removed,
+    /// The write waits for a person's review (`writes: review`): nothing
+    /// is written until a person approves it.
+    #[serde(rename = "pending")]
+    Pending,
 }
 
 impl Change {
@@ -163,12 +169,18 @@ impl Change {
             Change::Unchanged => "unchanged",
             Change::Merged => "merged",
             Change::Removed => "removed",
+            Change::Pending => "pending",
         }
     }
 
     /// Whether the write created an entry (a server's 201).
     pub const fn created(self) -> bool {
         matches!(self, Change::Added)
+    }
+
+    /// Whether the write waits for a person's review (a server's 202).
+    pub const fn pending(self) -> bool {
+        matches!(self, Change::Pending)
     }
 }
 

@@ -176,6 +176,12 @@ codes! {
     LearningClosed = "learning_closed", 409;
     /// A proposal's text changed since the person read it.
     LearningChanged = "learning_changed", 409;
+    /// Too many of an agent's writes wait for a person's review.
+    MemoryPendingFull = "memory_pending_full", 409;
+    /// No write waiting for review has that id.
+    PendingNotFound = "pending_not_found", 404;
+    /// An agent saved a text a person rejected in review.
+    MemoryPendingRejected = "memory_pending_rejected", 403;
     /// A server's call without a valid key.
     Unauthorized = "unauthorized", 401;
     /// A server has no route at this path.
@@ -284,6 +290,11 @@ impl Error {
             Error::LearningNotFound { .. } => ErrorCode::LearningNotFound,
             Error::LearningClosed { .. } => ErrorCode::LearningClosed,
             Error::LearningChanged { .. } => ErrorCode::LearningChanged,
+            Error::PendingFull { .. } => ErrorCode::MemoryPendingFull,
+            Error::PendingNotFound { .. } => ErrorCode::PendingNotFound,
+            Error::PendingRejected { .. } => ErrorCode::MemoryPendingRejected,
+            Error::PendingPersonOnly { .. } => ErrorCode::PersonOnly,
+            Error::PendingClosed { .. } => ErrorCode::MemoryWrongState,
             Error::ReviewNotFound { .. } | Error::ReviewPlanNotFound { .. } => {
                 ErrorCode::ReviewNotFound
             }

@@ -58,6 +58,7 @@ pub fn merge(data: &[u8]) {
     let id_scope = match kind {
         Kind::Store(scope) => Some(scope.name()),
         Kind::Learnings => Some(LEARNING_ID_SCOPE),
+        Kind::Pending => Some(crate::model::PENDING_ID_SCOPE),
         _ => None,
     };
     if let Some(id_scope) = id_scope {

@@ -59,6 +59,12 @@ pub struct Answer {
     pub text: String,
     /// Whether the command was refused.
     pub is_error: bool,
+    /// When the edit waits for a person's review (`writes: review`): its
+    /// id in the owner's PENDING.md (the file is unchanged until a person
+    /// approves it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(r"^pnd_[0-9a-f]{12}$"))]
+    pub pending_id: Option<String>,
 }
 
 impl Answer {
@@ -67,6 +73,7 @@ impl Answer {
         Answer {
             text: text.into(),
             is_error: false,
+            pending_id: None,
         }
     }
 
@@ -75,6 +82,16 @@ impl Answer {
         Answer {
             text: text.into(),
             is_error: true,
+            pending_id: None,
+        }
+    }
+
+    /// An edit kept for a person's review: the pending write `id`.
+    pub fn pending(text: impl Into<String>, id: impl Into<String>) -> Answer {
+        Answer {
+            text: text.into(),
+            is_error: false,
+            pending_id: Some(id.into()),
         }
     }
 }

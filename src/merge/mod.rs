@@ -13,6 +13,10 @@
 //! * the root's `LEARNINGS.md` and `learnings/proposals.md`
 //!   ([`Kind::Learnings`]): merged as a store is, the entries' ids over the
 //!   learnings' id scope.
+//! * an owner's `PENDING.md` ([`Kind::Pending`]), the writes that wait for
+//!   a person: merged as a store is, the entries' ids over the pending
+//!   writes' id scope (a decision on one side, an edit of an entry's
+//!   comment, is taken as a store's edit is).
 //! * `archive.md` ([`Kind::Archive`]): the union of the archived records.
 //! * `episodes.md` ([`Kind::Episodes`]): date sections by date, each day's
 //!   lines interleaved by time.
@@ -30,7 +34,7 @@ mod tests;
 mod text;
 
 use crate::markdown::BOM;
-use crate::model::{LEARNING_ID_SCOPE, Scope};
+use crate::model::{LEARNING_ID_SCOPE, PENDING_ID_SCOPE, Scope};
 
 #[cfg(any(test, feature = "internals"))]
 pub use pairing::{EDIT_SIMILARITY, MAX_PAIRS, similarity};
@@ -43,6 +47,9 @@ pub enum Kind {
     /// The root's learnings: `LEARNINGS.md` (the approved) or
     /// `learnings/proposals.md` (the proposals); merged as a store.
     Learnings,
+    /// An owner's `PENDING.md`, the writes that wait for a person; merged
+    /// as a store.
+    Pending,
     /// `archive.md`.
     Archive,
     /// `episodes.md`.
@@ -71,6 +78,7 @@ impl Kind {
             "archive.md" => Some(Kind::Archive),
             "episodes.md" => Some(Kind::Episodes),
             "LEARNINGS.md" => Some(Kind::Learnings),
+            "PENDING.md" => Some(Kind::Pending),
             _ => None,
         }
     }
@@ -205,6 +213,9 @@ pub fn merge_as(kind: Kind, base: &str, ours: &str, theirs: &str) -> Merged {
         }),
         Kind::Learnings => with_bom(base, ours, theirs, |b, o, t| {
             store::merge(store::Rules::Store(LEARNING_ID_SCOPE), b, o, t)
+        }),
+        Kind::Pending => with_bom(base, ours, theirs, |b, o, t| {
+            store::merge(store::Rules::Store(PENDING_ID_SCOPE), b, o, t)
         }),
         Kind::Archive => with_bom(base, ours, theirs, |b, o, t| {
             store::merge(store::Rules::Archive, b, o, t)

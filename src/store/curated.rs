@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::files::stores;
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
-use super::write::{Written, commit};
+use super::files::pending::PendingSource;
+use super::write::{Written, submit};
 use crate::edit::{self, Budget, Op, OpOutcome, Usage};
 use crate::error::Result;
 use crate::model::Scope;
@@ -98,6 +99,9 @@ pub struct WriteOutcome {
     pub archived: Vec<String>,
     /// Notes such as a clamped budget.
     pub warnings: Vec<String>,
+    /// When the write waits for a person's review (`writes: review`; its
+    /// message is then `pending`): its id in the owner's PENDING.md.
+    pub pending_id: Option<String>,
 }
 
 /// What a batch did.
@@ -111,6 +115,10 @@ pub struct BatchOutcome {
     pub archived: Vec<String>,
     /// Notes such as a clamped budget.
     pub warnings: Vec<String>,
+    /// When the batch waits for a person's review (`writes: review`; each
+    /// operation's message is then `pending`): its id in the owner's
+    /// PENDING.md.
+    pub pending_id: Option<String>,
 }
 
 /// The entries of one store with their ids, and its usage.
@@ -155,11 +163,18 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
     })
 }
 
-/// Writes one operation under the owner's lock.
+/// Writes one operation under the owner's lock, or keeps it for a
+/// person's review (an agent's write that adds or changes text under
+/// `writes: review`).
 pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
     let scope = op.scope().unwrap_or(Scope::Memory);
     let locked = owner.lock()?;
-    let written = commit(&locked, std::slice::from_ref(&op), Vec::new(), false)?;
+    let written = submit(
+        &locked,
+        std::slice::from_ref(&op),
+        false,
+        PendingSource::Write,
+    )?;
     // An id names its entry in whichever store holds it.
     let scope = written.results.first().map_or(scope, |o| o.scope);
     Ok(single(written, scope))
@@ -172,6 +187,7 @@ pub(crate) fn single(w: Written, scope: Scope) -> WriteOutcome {
         usage,
         warnings,
         archived,
+        pending,
     } = w;
     let usage = usage
         .into_iter()
@@ -186,18 +202,21 @@ pub(crate) fn single(w: Written, scope: Scope) -> WriteOutcome {
         usage,
         archived,
         warnings,
+        pending_id: pending,
     }
 }
 
 /// Applies all of `ops` or none of them, under the owner's lock; budgets are
-/// checked on the final state of each store.
+/// checked on the final state of each store. An agent's batch that adds or
+/// changes text under `writes: review` waits whole for a person's review.
 pub(crate) fn batch(owner: &Owner, ops: &[Op]) -> Result<BatchOutcome> {
     let locked = owner.lock()?;
-    let w = commit(&locked, ops, Vec::new(), true)?;
+    let w = submit(&locked, ops, true, PendingSource::Batch)?;
     Ok(BatchOutcome {
         results: w.results,
         usage: w.usage,
         archived: w.archived,
         warnings: w.warnings,
+        pending_id: w.pending,
     })
 }

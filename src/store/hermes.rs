@@ -19,7 +19,8 @@ use serde::Serialize;
 use super::files::stores;
 use super::limits::{STORE_BYTES, STORE_EDIT_BYTES};
 use super::owner::{At, Owner};
-use super::write::{Written, commit, plan};
+use super::files::pending::PendingSource;
+use super::write::{Written, plan, submit};
 use crate::edit::{self, Op, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::hermes;
@@ -75,6 +76,9 @@ pub enum ImportStatus {
     Refused,
     /// Nothing new.
     Unchanged,
+    /// The new entries wait for a person's review (`writes: review`):
+    /// nothing written yet (`pending_id` names the write).
+    Pending,
 }
 
 impl ImportStatus {
@@ -85,6 +89,7 @@ impl ImportStatus {
             ImportStatus::Partial => "partial",
             ImportStatus::Refused => "refused",
             ImportStatus::Unchanged => "unchanged",
+            ImportStatus::Pending => "pending",
         }
     }
 }
@@ -121,6 +126,12 @@ pub struct ImportedFile {
     /// Facts archived to make room (`curation: auto`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub archived: Vec<String>,
+    /// When the file's new entries wait for a person's review (`writes:
+    /// review`; `status` is then `pending`): their write's id in the
+    /// owner's PENDING.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(r"^pnd_[0-9a-f]{12}$"))]
+    pub pending_id: Option<String>,
 }
 
 /// What `import hermes` did.
@@ -261,6 +272,7 @@ fn import_file(
         refused: Vec::new(),
         usage: None,
         archived: Vec::new(),
+        pending_id: None,
     };
     let loaded = stores::load(at, scope, true, STORE_EDIT_BYTES)?;
     let stored: Vec<&str> = loaded.doc.entries.iter().map(|e| e.text.as_str()).collect();
@@ -313,7 +325,7 @@ fn import_file(
             .map(|s| Op::add(scope, s.text.clone()))
             .collect();
         let done: Result<Written> = match locked {
-            Some(l) => commit(l, &ops, Vec::new(), true),
+            Some(l) => submit(l, &ops, true, PendingSource::Import),
             None => plan(at, &ops, Vec::new(), true).map(|p| p.outcome(at)),
         };
         match done {
@@ -332,6 +344,7 @@ fn import_file(
                     .find(|(s, _)| *s == scope)
                     .map(|(_, u)| u.clone());
                 file.archived = w.archived;
+                file.pending_id = w.pending;
                 warnings = w.warnings;
                 break;
             }
@@ -351,6 +364,7 @@ fn import_file(
     }
     file.refused.sort_by_key(|l| l.index);
     file.status = match (file.imported.is_empty(), file.refused.is_empty()) {
+        _ if file.pending_id.is_some() => ImportStatus::Pending,
         (false, true) => ImportStatus::Imported,
         (false, false) => ImportStatus::Partial,
         (true, false) => ImportStatus::Refused,

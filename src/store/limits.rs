@@ -23,6 +23,9 @@ pub const ARCHIVE_KEEP_BYTES: u64 = 128 * 1024;
 /// this; then the next part of its year (`YYYY-2.md`, …). Well under
 /// [`ARCHIVE_BYTES`], so every part stays readable.
 pub const ARCHIVE_PART_BYTES: u64 = 4 * 1024 * 1024;
+/// PENDING.md, an owner's writes that wait for a person (at most 50 an
+/// agent, each a few operations of at most 500 characters).
+pub const PENDING_BYTES: u64 = 4 * 1024 * 1024;
 /// episodes.md (it grows by day; it is never injected).
 pub const EPISODES_BYTES: u64 = 64 * 1024 * 1024;
 /// `memdir.yaml`, at the root or in an owner's folder.

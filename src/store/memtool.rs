@@ -14,7 +14,8 @@ use super::files::stores::{self, Loaded, live_entries};
 use super::files::{episodes, learnings, skills};
 use super::limits::{STORE_BYTES, STORE_EDIT_BYTES};
 use super::owner::Owner;
-use super::write::commit;
+use super::files::pending::PendingSource;
+use super::write::{commit, stage, waits};
 use crate::edit::{Op, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::Entry;
@@ -51,6 +52,10 @@ pub(crate) struct Edited {
     pub(crate) usage: Option<Usage>,
     /// The store's view after it.
     pub(crate) view: Vec<ViewEntry>,
+    /// When the edit waits for a person's review (`writes: review`): its
+    /// id in the owner's PENDING.md (nothing written; `view` is the store
+    /// as it is).
+    pub(crate) pending: Option<String>,
 }
 
 /// The entries of a loaded store the tool shows (live ones, outside git
@@ -214,9 +219,22 @@ pub(crate) fn edit(
             archived: 0,
             usage: None,
             view: views,
+            pending: None,
         }));
     }
-    let written = match commit(&locked, &ops, records, true) {
+    // Under `writes: review`, an agent's edit that writes text waits for a
+    // person: a drop of a whole-file `create` is kept as a removal that
+    // archives, its record made when it is approved.
+    let done = if waits(at, &ops)? {
+        let archives: Vec<Option<String>> = ops
+            .iter()
+            .map(|op| (whole && matches!(op, Op::Remove { .. })).then(|| ARCHIVE_REASON.to_owned()))
+            .collect();
+        stage(&locked, &ops, &archives, true, PendingSource::MemoryTool)
+    } else {
+        commit(&locked, &ops, records, true)
+    };
+    let written = match done {
         Ok(w) => w,
         Err(e) if memtool::is_refusal(&e) => return Ok(Err(refusal(&e, &lines))),
         Err(e) => return Err(e),
@@ -230,9 +248,10 @@ pub(crate) fn edit(
     let view = entries_of(&after).into_iter().map(|(_, v)| v).collect();
     Ok(Ok(Edited {
         plan,
-        archived,
+        archived: if written.pending.is_some() { 0 } else { archived },
         usage,
         view,
+        pending: written.pending,
     }))
 }
 

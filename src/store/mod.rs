@@ -33,6 +33,7 @@ mod memtool;
 mod merge_file;
 pub(crate) mod owner;
 mod parse_cache;
+mod pending;
 mod recall;
 mod results;
 pub(crate) mod root;
@@ -44,7 +45,7 @@ mod sync;
 #[cfg(test)]
 mod tests;
 mod watch;
-mod write;
+pub(crate) mod write;
 
 use chrono::{DateTime, Utc};
 
@@ -61,6 +62,7 @@ pub use daylog::DayOutcome;
 pub use decide::{Decided, Decision, FileHashes, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
+pub use files::pending::{MAX_PENDING_WRITES, PENDING_FILE, PendingSource, PendingStatus};
 pub use files::learnings::{
     DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, LearningStatus, PROPOSALS_FILE,
 };
@@ -90,6 +92,7 @@ pub(crate) use memtool::{
     ARCHIVE_REASON as MEMORY_TOOL_REASON, Edited as ToolEdit, Files as ToolFiles,
 };
 pub use merge_file::{MergeFileOutcome, merge_file};
+pub use pending::{PendingDecision, PendingList, PendingOp, PendingWrite};
 pub use owner::Owner;
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
@@ -300,6 +303,32 @@ impl Owner {
     /// state of each store.
     pub fn batch(&self, ops: &[Op]) -> Result<BatchOutcome> {
         curated::batch(self, ops)
+    }
+
+    // ---- writes that wait for a person (`writes: review`) ----
+
+    /// The owner's writes that wait for a person's review, oldest first
+    /// (the rejected ones too with `all`).
+    pub fn pending(&self, all: bool) -> Result<PendingList> {
+        pending::list(self, all)
+    }
+
+    /// One write that waits for a person's review (or was rejected).
+    pub fn pending_write(&self, id: &str) -> Result<PendingWrite> {
+        pending::show(self, id)
+    }
+
+    /// A person approves the waiting write `id` (with `text` in place of
+    /// its one text when given): written as the agent's direct write would
+    /// have been, its budget, vetoes and scan checked again now.
+    pub fn approve_pending(&self, id: &str, text: Option<&str>) -> Result<PendingDecision> {
+        pending::approve(self, id, text)
+    }
+
+    /// A person rejects the waiting write `id` with a reason: nothing is
+    /// written, and its text is refused to the agent as a vetoed one is.
+    pub fn reject_pending(&self, id: &str, reason: &str) -> Result<PendingDecision> {
+        pending::reject(self, id, reason)
     }
 
     // ---- Claude's memory tool ----

@@ -27,7 +27,9 @@ pub(crate) const WRITTEN_BYTES: u64 = 64 * 1024;
 /// Largest file hashed for `written.json` (the largest store an edit reads).
 const WRITTEN_READ_BYTES: u64 = super::limits::STORE_EDIT_BYTES;
 use crate::error::{Error, Result};
-use crate::model::{Caller, FORMAT, RunContext, Scope, Settings, validate_id, validate_new_id};
+use crate::model::{
+    Caller, FORMAT, RunContext, Scope, Settings, WritePolicy, validate_id, validate_new_id,
+};
 
 /// Refuses a name about to be created in `parent` (or found missing there)
 /// that differs only by case from an existing sibling (see
@@ -261,6 +263,16 @@ impl Owner {
             });
         }
         Ok(())
+    }
+
+    /// The write policy of this owner's writes under `settings` (the
+    /// root's `memdir.yaml` overlaid with the owner's): the tighter of
+    /// theirs and the machine-local configuration's. A machine-local
+    /// configuration that cannot be read is an error (the policy fails
+    /// closed).
+    pub(crate) fn write_policy(&self, settings: &Settings) -> Result<WritePolicy> {
+        let machine = self.store.machine_config()?.writes;
+        Ok(WritePolicy::tightest([settings.writes, machine]))
     }
 
     /// How long to wait for one of the owner's locks: the store's

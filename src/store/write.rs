@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use super::files::archive::{self, record_meta};
 use super::files::config;
 use super::files::locate::{self, Found};
+use super::files::pending::{self, Rejections};
 use super::files::stats;
 use super::files::stores::{self, Loaded};
 use super::limits::STORE_BYTES;
@@ -32,6 +33,9 @@ use crate::markdown::splice::normalize_text;
 use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
 use crate::review::routine;
 
+mod stage;
+pub(crate) use stage::{stage, submit, waits};
+
 /// What a write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Written {
@@ -43,6 +47,9 @@ pub(crate) struct Written {
     pub(crate) warnings: Vec<String>,
     /// Facts archived on the way: superseded, or picked by curation.
     pub(crate) archived: Vec<String>,
+    /// The id of the write in PENDING.md when it waits for a person
+    /// (`writes: review`): then nothing else was written.
+    pub(crate) pending: Option<String>,
 }
 
 /// One operation of a store's plan: the operation, the index of the
@@ -130,6 +137,7 @@ impl Planned<'_> {
             usage,
             warnings,
             archived: self.archived.clone(),
+            pending: None,
         }
     }
 }
@@ -300,8 +308,17 @@ fn revivals(
     let first = writes.first().map_or(0, |(i, ..)| *i);
     let standing = archive::standing(at, &ids).map_err(|e| (first, e))?;
     let caller = at.owner.caller();
+    // A text a person rejected in review is refused to an agent as a
+    // vetoed one is.
+    let rejected = match caller.is_person() || writes.is_empty() {
+        true => Rejections::default(),
+        false => Rejections::of(&pending::read(at).map_err(|e| (first, e))?.1),
+    };
     let mut lifted = BTreeSet::new();
     for (i, id, supersedes, text) in writes {
+        if let Some(e) = rejected.refusal(text).filter(|_| !caller.is_person()) {
+            return Err((i, e));
+        }
         if let Some(r) = standing.records.iter().find(|r| r.id == id)
             && edit::revival(&id, &r.meta, caller, supersedes).map_err(|e| (i, e))?
                 == Revival::Lifts
@@ -771,5 +788,6 @@ fn write(
         usage,
         warnings,
         archived,
+        pending: None,
     })
 }

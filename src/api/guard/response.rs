@@ -89,6 +89,11 @@ pub(crate) fn guard(response: Response) -> Guarded<Response> {
         Response::SkillShown(sk) => Response::SkillShown(s::skill(sk)),
         Response::Learning(o) => Response::Learning(with(o, |o| s::learning(&mut o.learning))),
         Response::Learnings(l) => Response::Learnings(with(l, learnings)),
+        Response::Pending(l) => Response::Pending(with(l, |l| {
+            l.pending.iter_mut().for_each(s::pending_write);
+        })),
+        Response::PendingShown(w) => Response::PendingShown(with(w, s::pending_write)),
+        Response::PendingDecided(d) => Response::PendingDecided(with(d, s::pending_decision)),
         Response::Imported(i) => Response::Imported(with(i, s::imported)),
         Response::Exported(x) => Response::Exported(with(x, s::exported)),
         Response::MemoryTool(a) => Response::MemoryTool(with(a, s::memtool)),

@@ -444,3 +444,29 @@ pub(super) fn recall(mut r: crate::recall::Recall) -> crate::recall::Recall {
 pub(super) fn memtool(a: &mut crate::memtool::Answer) {
     lines(&mut a.text, "the memory tool's answer");
 }
+
+/// A write that waits for a person's review: its operations' texts and
+/// what they name, who asked, and a rejection's reason.
+pub(super) fn pending_write(w: &mut crate::store::PendingWrite) {
+    let id = w.pending_id.clone();
+    for o in &mut w.operations {
+        text(&mut o.text, &format!("PENDING.md entry {id}"));
+        opt(&mut o.target, &format!("the target of {id}"));
+        opt(&mut o.expires, &format!("the expiry of {id}"));
+        opt(&mut o.supersedes, &format!("the supersedes of {id}"));
+        opt(&mut o.archive, &format!("the archive reason of {id}"));
+    }
+    opt(&mut w.by, &format!("the by of {id}"));
+    opt(&mut w.run, &format!("the run of {id}"));
+    opt(&mut w.task, &format!("the task of {id}"));
+    opt(&mut w.decided_by, &format!("the decided_by of {id}"));
+    opt(&mut w.reason, &format!("the reason of {id}"));
+}
+
+/// A person's decision on a waiting write: the write, what it did, and
+/// the warnings.
+pub(super) fn pending_decision(d: &mut crate::store::PendingDecision) {
+    pending_write(&mut d.pending);
+    d.results.iter_mut().for_each(outcome);
+    all(&mut d.warnings, "the warning");
+}

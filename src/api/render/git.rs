@@ -58,6 +58,7 @@ fn merged_kind(m: &crate::store::MergeFileOutcome) -> &'static str {
     match m.kind {
         Kind::Store(scope) => scope.file_name(),
         Kind::Learnings => "learnings",
+        Kind::Pending => "PENDING.md",
         Kind::Archive => "archive.md",
         Kind::Episodes => "episodes.md",
         Kind::Text => "text",

@@ -33,6 +33,12 @@ pub(super) fn imported_text(i: &crate::store::HermesImport) -> String {
         let what = match f.status {
             ImportStatus::Refused => format!("refused, nothing {verb}"),
             ImportStatus::Unchanged => "nothing new".to_owned(),
+            ImportStatus::Pending => format!(
+                "{} of {} entries wait for a person's review (pending {})",
+                f.imported.len(),
+                f.entries,
+                f.pending_id.as_deref().unwrap_or_default()
+            ),
             ImportStatus::Imported | ImportStatus::Partial => {
                 format!("{verb} {} of {} entries", f.imported.len(), f.entries)
             }

@@ -54,11 +54,16 @@ pub(super) fn value(response: &Response) -> Value {
         }),
         Response::Init(setup) => typed(setup),
         Response::Written(w) => written(w),
-        Response::Batch(b) => typed(&wire::Batched {
-            results: &b.results,
-            usage: wire::ScopedUsage(&b.usage),
-            warnings: &b.warnings,
-        }),
+        Response::Batch(b) => {
+            let (status, pending_id) = wire::waiting(b.pending_id.as_deref());
+            typed(&wire::Batched {
+                results: &b.results,
+                usage: wire::ScopedUsage(&b.usage),
+                warnings: &b.warnings,
+                status,
+                pending_id,
+            })
+        }
         Response::Show { owner, stores } => typed(&wire::Shown { owner, stores }),
         Response::Snapshot(snap) => typed(&wire::SnapshotAnswer::of(snap)),
         Response::RunBegun {
@@ -109,6 +114,9 @@ pub(super) fn value(response: &Response) -> Value {
         Response::Skill(o) => typed(o),
         Response::Learning(o) => typed(o),
         Response::Learnings(l) => typed(l),
+        Response::Pending(l) => typed(l),
+        Response::PendingShown(w) => typed(w),
+        Response::PendingDecided(d) => typed(d),
         Response::Skills(rows) => typed(&wire::SkillsListed {
             skills: rows,
             count: rows.len(),
@@ -160,6 +168,7 @@ fn review(r: &crate::store::ReviewReport) -> Value {
 fn written(w: &WriteOutcome) -> Value {
     let o = &w.outcome;
     let text = o.text.as_deref().unwrap_or_default();
+    let (status, pending_id) = wire::waiting(w.pending_id.as_deref());
     match o.op {
         OpKind::Add => typed(&wire::Added {
             id: &o.id,
@@ -169,6 +178,8 @@ fn written(w: &WriteOutcome) -> Value {
             message: o.message,
             archived: &w.archived,
             warnings: &w.warnings,
+            status,
+            pending_id,
         }),
         OpKind::Replace => typed(&wire::Replaced {
             id: &o.id,
@@ -178,6 +189,8 @@ fn written(w: &WriteOutcome) -> Value {
             usage: &w.usage,
             message: o.message,
             warnings: &w.warnings,
+            status,
+            pending_id,
         }),
         OpKind::Remove => typed(&wire::Removed {
             removed: 1,

@@ -13,6 +13,7 @@ mod errors;
 mod git;
 mod hermes;
 mod json;
+mod pending;
 mod results;
 mod review;
 mod runs;
@@ -158,6 +159,7 @@ fn warnings(response: &Response) -> &[String] {
         Response::Undone(u) => &u.warnings,
         Response::Skill(o) => &o.warnings,
         Response::Imported(i) => &i.warnings,
+        Response::PendingDecided(d) => &d.warnings,
         _ => &[],
     }
 }

@@ -51,6 +51,9 @@ pub(super) fn text(response: &Response, surface: Surface) -> Vec<u8> {
         | Response::SkillShown { .. }
         | Response::Learning { .. }
         | Response::Learnings { .. }
+        | Response::Pending { .. }
+        | Response::PendingShown { .. }
+        | Response::PendingDecided { .. }
         | Response::Imported { .. }
         | Response::Exported { .. }
         | Response::LoginLink { .. }
@@ -140,6 +143,9 @@ fn shared_text(response: &Response) -> String {
             o.usage.text
         ),
         Response::Learnings(l) => learnings_text(l),
+        Response::Pending(l) => super::pending::list(l),
+        Response::PendingShown(w) => super::pending::write(w),
+        Response::PendingDecided(d) => super::pending::decided(d),
         Response::Imported(i) => imported_text(i),
         Response::Exported(x) => exported_text(x),
         Response::LoginLink(l) => format!(
@@ -179,14 +185,23 @@ fn init(setup: &crate::store::Setup) -> String {
 }
 
 /// A batch: a sentence per operation ("added mem_… to MEMORY.md"), then
-/// each store's usage.
+/// each store's usage; a batch that waits for a person's review says so
+/// first.
 fn batch(b: &crate::store::BatchOutcome) -> String {
     let mut s = String::new();
+    if let Some(id) = &b.pending_id {
+        s.push_str(&super::pending::waits(id, b.results.len()));
+    }
     for (i, r) in b.results.iter().enumerate() {
         let (what, prep) = match r.op {
+            _ if r.message.pending() => (r.op.as_str(), "in"),
             OpKind::Remove => ("removed", "from"),
             OpKind::Replace => ("replaced", "in"),
             OpKind::Add => (r.message.as_str(), "to"),
+        };
+        let what = match r.message.pending() {
+            true => format!("pending {what}"),
+            false => what.to_owned(),
         };
         let old = match &r.old_id {
             Some(o) if r.op == OpKind::Replace => format!("{o} with "),
@@ -337,6 +352,15 @@ fn entries_text(entries: &[crate::api::servers::EntryOut]) -> String {
 fn written(w: &crate::store::WriteOutcome) -> String {
     let o = &w.outcome;
     let file = o.scope.file_name();
+    if let Some(id) = &w.pending_id {
+        return format!(
+            "{}  {} {} in {file} once approved ({} now)\n",
+            super::pending::waits(id, 1),
+            o.op,
+            o.id,
+            w.usage.text
+        );
+    }
     match o.op {
         OpKind::Add => {
             let mut out = format!("{} {} in {file} ({})\n", o.message, o.id, w.usage.text);

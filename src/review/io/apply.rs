@@ -14,12 +14,15 @@ use super::ReviewReport;
 use super::prepare::{Prepared, records, settled};
 use crate::disk::{Change as DiskChange, Dir, decode_limited};
 use crate::error::{Error, Result};
-use crate::model::{ArchiveKind, Caller};
+use crate::edit::Op;
+use crate::model::{ArchiveKind, Caller, Scope};
 use crate::review::{self, Change, Plan};
 use crate::store::files::reviews::{self, PLAN_FILE_VERSION, PlanFile, StoredReviewer};
 use crate::store::files::{archive, episodes, stats, stores};
 use crate::store::limits::STORE_EDIT_BYTES;
+use crate::store::files::pending::PendingSource;
 use crate::store::owner::Locked;
+use crate::store::write::stage;
 
 /// Writes `prepared` under `locked`; `stored`, the reviewer's answer as
 /// kept in the plan file; `logged`, the time of the journal line (the
@@ -41,12 +44,14 @@ pub(super) fn write(
         reviewer,
         stores,
         fingerprint,
+        held,
         ..
     } = prepared;
+    let waiting = hold(locked, held);
     if plan.changes.is_empty() {
         // Nothing to change: no journal line; this machine notes that the
         // review ran (so `--due` does not run it again today).
-        let mut warnings = Vec::new();
+        let mut warnings = waiting;
         if let Err(e) = reviews::note_unchanged(at, &id) {
             warnings.push(format!("the review's run not noted: {e}"));
         }
@@ -108,7 +113,8 @@ pub(super) fn write(
         .collect();
     owner.disk().replace_in_order(changes)?;
     names.extend(parts);
-    let mut warnings: Vec<String> = move_recalls(locked, &plan).into_iter().collect();
+    let mut warnings: Vec<String> = waiting;
+    warnings.extend(move_recalls(locked, &plan));
     // The plan, kept beside the run records (derived), marked applied.
     let file = PlanFile {
         version: PLAN_FILE_VERSION,
@@ -203,6 +209,26 @@ fn store_change<'a>(
             Ok(out.src.map(String::into_bytes))
         }),
     })
+}
+
+/// Keeps each lift `held` back from the plan in PENDING.md, to wait for a
+/// person as the agent's own save would (`writes: review`): a line each,
+/// for the report's warnings.
+fn hold(locked: &Locked<'_>, held: Vec<String>) -> Vec<String> {
+    held.into_iter()
+        .map(|text| {
+            let op = [Op::add(Scope::Memory, text)];
+            match stage(locked, &op, &[], false, PendingSource::Review) {
+                Ok(w) => match w.pending {
+                    Some(p) => format!(
+                        "a fact lifted from the day log waits for a person's review (pending {p})"
+                    ),
+                    None => "a fact lifted from the day log is stored already".to_owned(),
+                },
+                Err(e) => format!("a fact lifted from the day log not kept for review: {e}"),
+            }
+        })
+        .collect()
 }
 
 /// The journal line's words for `plan` (`proposed`: the reviewer's

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use serde::Serialize;
 
-use crate::edit::Vetoes;
+use crate::edit::{Op, Vetoes};
 use crate::error::{Error, Result};
 use crate::model::{ArchiveKind, Caller, Curation, Origin, Scope};
 use crate::review::{self, Change, DayLine, Fact, Plan, reviewer};
@@ -20,6 +20,7 @@ use crate::store::files::reviews::Fingerprint;
 use crate::store::files::{episodes, results, stats, stores};
 use crate::store::limits::STORE_EDIT_BYTES;
 use crate::store::owner::At;
+use crate::store::write::waits;
 
 /// A review prepared: its id and time, the plan (reviewer's proposals
 /// merged, lifts past the budget skipped), the facts it was made from, the
@@ -41,6 +42,10 @@ pub(super) struct Prepared {
     pub(super) archive_src: String,
     /// What the plan was made on.
     pub(super) fingerprint: Fingerprint,
+    /// The facts the plan lifts out of yesterday's day log that wait for a
+    /// person instead (an agent's review under `writes: review`): taken
+    /// out of the plan, kept in PENDING.md when the review is applied.
+    pub(super) held: Vec<String>,
 }
 
 /// Prepares the review of the owner's files as `at` shows them at `now`:
@@ -55,6 +60,7 @@ pub(super) fn prepare(
     let mut g = gather(at, now)?;
     let mut plan = plan_of(at, &g, now);
     let reviewer = asked.map(|a| merge_reviewer(&mut plan, &g, a, at, now));
+    let held = held_lifts(at, &mut plan)?;
     let id = id.map_or_else(|| review_id(now, &plan), str::to_owned);
     let mut out = Vec::new();
     for l in std::mem::take(&mut g.loaded) {
@@ -70,7 +76,28 @@ pub(super) fn prepare(
         stores: out,
         archive_src: g.archive_src,
         fingerprint: g.fingerprint,
+        held,
     })
+}
+
+/// Under `writes: review`, an agent's review lifts no fact itself: the
+/// plan's lifts are taken out of it, and their texts given back to wait for
+/// a person.
+fn held_lifts(at: At<'_>, plan: &mut Plan) -> Result<Vec<String>> {
+    let lifts = |c: &Change| matches!(c, Change::Lift { .. });
+    if !plan.changes.iter().any(lifts) || !waits(at, &[Op::add(Scope::Memory, "")])? {
+        return Ok(Vec::new());
+    }
+    let (held, kept): (Vec<Change>, Vec<Change>) =
+        std::mem::take(&mut plan.changes).into_iter().partition(lifts);
+    plan.changes = kept;
+    Ok(held
+        .into_iter()
+        .filter_map(|c| match c {
+            Change::Lift { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect())
 }
 
 /// The reviewer's answer: the command, and its proposals (JSON values) or

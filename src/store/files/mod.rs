@@ -15,6 +15,7 @@
 //! .memdir/reviews      reviews     review plans (dry run, applied), the last unchanged review
 //! skills/<NAME>/SKILL.md  skills   learned skills
 //! learnings/, LEARNINGS.md  learnings  the root's proposed and approved learnings
+//! PENDING.md           pending     writes that wait for a person (`writes: review`)
 //! (all of the above)   locate      where an id lives
 //! ```
 
@@ -25,6 +26,7 @@ pub(crate) mod embeddings;
 pub(crate) mod episodes;
 pub(crate) mod learnings;
 pub(crate) mod locate;
+pub(crate) mod pending;
 pub(crate) mod results;
 pub(crate) mod reviews;
 pub(crate) mod runs;
@@ -35,7 +37,13 @@ pub(crate) mod stores;
 
 /// The memory files of an owner's folder that people edit and git merges
 /// (`memdir merge-file` merges each, `watch` checks each).
-pub const MEMORY_FILES: [&str; 4] = ["MEMORY.md", "USER.md", "archive.md", "episodes.md"];
+pub const MEMORY_FILES: [&str; 5] = [
+    "MEMORY.md",
+    "USER.md",
+    "archive.md",
+    "episodes.md",
+    "PENDING.md",
+];
 
 use crate::disk::{Base, Change, Dir, Held, decode, decode_limited};
 use crate::edit::conflicted;

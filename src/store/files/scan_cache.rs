@@ -246,7 +246,10 @@ mod tests {
         s = s.with_config_dir(d.path().join("file-not-folder"));
         std::fs::write(d.path().join("file-not-folder"), "x").unwrap();
         let o = s.owner("agt").unwrap();
-        o.add(Scope::Memory, "a fact").unwrap();
+        // Written by hand: an agent's write fails closed on a machine-local
+        // configuration it cannot read (its write policy is there).
+        std::fs::create_dir_all(d.path().join("root/agt")).unwrap();
+        std::fs::write(d.path().join("root/agt/MEMORY.md"), "- a fact\n").unwrap();
         o.snapshot().unwrap();
         assert!(!d.path().join("root/agt/.memdir/scan-cache.json").exists());
     }
