@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-
 mod carried;
 mod code;
 mod hint;

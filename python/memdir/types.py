@@ -76,6 +76,8 @@ class AddResult(TypedDict):
     message: str
     archived: List[str]
     warnings: List[str]
+    status: NotRequired[str]
+    pending_id: NotRequired[str]
 
 
 class ReplaceResult(TypedDict):
@@ -88,6 +90,8 @@ class ReplaceResult(TypedDict):
     usage: Usage
     message: str
     warnings: List[str]
+    status: NotRequired[str]
+    pending_id: NotRequired[str]
 
 
 class RemoveResult(TypedDict):
@@ -309,6 +313,7 @@ class ToolAnswer(TypedDict):
 
     text: str
     is_error: bool
+    pending_id: NotRequired[str]
 
 
 __all__ = [name for name in dir() if name[0].isupper() and name not in ("Any", "Dict", "List", "Optional")]

@@ -651,15 +651,11 @@ pub struct MemorySaved<'a> {
     /// The usage string's numbers.
     pub budget: UsageNumbers,
     /// `added`, `already stored`, or `pending` (202: waits for a person's
-    /// review; the row is then the id alone).
+    /// review; the row is then the id and `"status": "pending"` alone).
     #[schemars(extend("enum" = ["added", "already stored", "pending"]))]
     pub message: Change,
     /// Facts archived on the way: superseded, or picked by curation.
     pub archived: &'a [String],
-    /// `pending` when the write waits for a person's review (`writes:
-    /// review`); absent when it was written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<PendingStatus>,
     /// The waiting write's id in the owner's PENDING.md (with `status:
     /// pending`): what `pending show` looks up.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -645,7 +645,10 @@ mod tests {
             root_review.overlay(&Settings::default()).writes(),
             WritePolicy::Review
         );
-        assert_eq!(root_direct.overlay(&owner_direct).writes(), WritePolicy::Direct);
+        assert_eq!(
+            root_direct.overlay(&owner_direct).writes(),
+            WritePolicy::Direct
+        );
         assert_eq!(
             WritePolicy::tightest([None, Some(WritePolicy::Review), Some(WritePolicy::Direct)]),
             WritePolicy::Review

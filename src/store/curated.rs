@@ -4,10 +4,10 @@
 use chrono::Utc;
 use serde::Serialize;
 
+use super::files::pending::PendingSource;
 use super::files::stores;
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
-use super::files::pending::PendingSource;
 use super::write::{Written, submit};
 use crate::edit::{self, Budget, Op, OpOutcome, Usage};
 use crate::error::Result;

@@ -16,10 +16,10 @@ use std::path::Path;
 use chrono::Utc;
 use serde::Serialize;
 
+use super::files::pending::PendingSource;
 use super::files::stores;
 use super::limits::{STORE_BYTES, STORE_EDIT_BYTES};
 use super::owner::{At, Owner};
-use super::files::pending::PendingSource;
 use super::write::{Written, plan, submit};
 use crate::edit::{self, Op, Usage};
 use crate::error::{Error, Result};

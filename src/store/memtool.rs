@@ -10,11 +10,11 @@ use chrono::Utc;
 
 use super::files::archive::record_meta;
 use super::files::episodes::EPISODES_FILE;
+use super::files::pending::PendingSource;
 use super::files::stores::{self, Loaded, live_entries};
 use super::files::{episodes, learnings, skills};
 use super::limits::{STORE_BYTES, STORE_EDIT_BYTES};
 use super::owner::Owner;
-use super::files::pending::PendingSource;
 use super::write::{commit, stage, waits};
 use crate::edit::{Op, Usage};
 use crate::error::{Error, Result};
@@ -248,7 +248,11 @@ pub(crate) fn edit(
     let view = entries_of(&after).into_iter().map(|(_, v)| v).collect();
     Ok(Ok(Edited {
         plan,
-        archived: if written.pending.is_some() { 0 } else { archived },
+        archived: if written.pending.is_some() {
+            0
+        } else {
+            archived
+        },
         usage,
         view,
         pending: written.pending,

@@ -62,10 +62,10 @@ pub use daylog::DayOutcome;
 pub use decide::{Decided, Decision, FileHashes, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
 pub use files::episodes::{DayRow, EPISODES_FILE};
-pub use files::pending::{MAX_PENDING_WRITES, PENDING_FILE, PendingSource, PendingStatus};
 pub use files::learnings::{
     DEFAULT_LEARNINGS_BUDGET, LEARNINGS_DIR, LEARNINGS_FILE, LearningStatus, PROPOSALS_FILE,
 };
+pub use files::pending::{MAX_PENDING_WRITES, PENDING_FILE, PendingSource, PendingStatus};
 pub use files::results::{
     DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
     WorkflowResults,
@@ -92,8 +92,8 @@ pub(crate) use memtool::{
     ARCHIVE_REASON as MEMORY_TOOL_REASON, Edited as ToolEdit, Files as ToolFiles,
 };
 pub use merge_file::{MergeFileOutcome, merge_file};
-pub use pending::{PendingDecision, PendingList, PendingOp, PendingWrite};
 pub use owner::Owner;
+pub use pending::{PendingDecision, PendingList, PendingOp, PendingWrite};
 pub use results::{
     DEFAULT_CONTENT_TYPE, PutOptions, PutOutcome, PutStatus, ResultsGc, ResultsRemoved,
 };

@@ -155,12 +155,22 @@ fn as_write(parts: &[Part]) -> Option<PendingWrite> {
                     expires.clone(),
                     supersedes.clone(),
                 ),
-                Op::Replace { old, new, scope } => {
-                    (OpKind::Replace, *scope, new.clone(), Some(old.clone()), None, None)
-                }
-                Op::Remove { old, scope } => {
-                    (OpKind::Remove, *scope, old.clone(), Some(old.clone()), None, None)
-                }
+                Op::Replace { old, new, scope } => (
+                    OpKind::Replace,
+                    *scope,
+                    new.clone(),
+                    Some(old.clone()),
+                    None,
+                    None,
+                ),
+                Op::Remove { old, scope } => (
+                    OpKind::Remove,
+                    *scope,
+                    old.clone(),
+                    Some(old.clone()),
+                    None,
+                    None,
+                ),
             };
             PendingOp {
                 op,
@@ -278,9 +288,7 @@ fn ops_of(parts: &[Part], text: Option<&str>) -> Result<Vec<Op>> {
     let Some(edited) = text else {
         return Ok(ops);
     };
-    let mut writers = ops
-        .iter_mut()
-        .filter(|op| !matches!(op, Op::Remove { .. }));
+    let mut writers = ops.iter_mut().filter(|op| !matches!(op, Op::Remove { .. }));
     match (writers.next(), writers.next()) {
         (Some(Op::Add { text, .. }), None) => *text = edited.to_owned(),
         (Some(Op::Replace { new, .. }), None) => *new = edited.to_owned(),

@@ -926,7 +926,8 @@ async fn a_bad_argument_answers_in_the_seed_s_words() {
     let s = Sandbox::new();
     let c = start(&s, &["--owner", "agt_args"], &[]).await;
     let memory_actions = "recall, remember, search_runs, get_run, save, day, list, archive, \
-                          unarchive, resolve, veto, recall_facts, propose, learnings";
+                          unarchive, resolve, veto, recall_facts, propose, learnings, pending, \
+                          approve_pending, reject_pending";
     let cases: &[(&'static str, Value, String)] = &[
         (
             "memory",

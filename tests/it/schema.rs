@@ -354,6 +354,50 @@ fn every_json_answer_validates_against_its_schema() {
         "learning_not_found",
     );
 
+    // Writes that wait for a person (`writes: review`, the owner's file).
+    let rev = "agt_rev";
+    s.write(rev, "memdir.yaml", "writes: review\n");
+    let as_rev = |args: &[&str]| s.run(&[&["--json", "--owner", rev][..], args].concat());
+    let waiting = c.ok("add", as_rev(&["add", "Invoices go out on the first"]));
+    let pid = waiting["pending_id"]
+        .as_str()
+        .expect("pending_id")
+        .to_owned();
+    c.ok(
+        "batch",
+        s.run_stdin(
+            &["--json", "--owner", rev, "batch"],
+            r#"[{"op":"add","text":"Standups are at nine"}]"#,
+        ),
+    );
+    c.ok("pending", as_rev(&["pending", "list"]));
+    c.ok("pending-show", as_rev(&["pending", "show", &pid]));
+    c.fails(
+        as_rev(&["pending", "show", "pnd_000000000000"]),
+        "pending_not_found",
+    );
+    c.fails(as_rev(&["pending", "approve", &pid]), "person_only");
+    let decide = |args: &[&str]| {
+        s.run(
+            &[
+                &["--json", "--person", "alice", "--agent", rev, "pending"][..],
+                args,
+            ]
+            .concat(),
+        )
+    };
+    c.ok("pending-decision", decide(&["approve", &pid]));
+    let other = c.ok("add", as_rev(&["add", "Tabs are better"]));
+    let other = other["pending_id"].as_str().expect("pending_id").to_owned();
+    c.ok(
+        "pending-decision",
+        decide(&["reject", &other, "--reason", "taste"]),
+    );
+    c.fails(
+        as_rev(&["add", "Tabs are better"]),
+        "memory_pending_rejected",
+    );
+
     // Checks and the merge driver.
     c.ok("check", s.run(&["--json", "check"]));
     c.fails(s.run(&["--json", "check", "bad id"]), "invalid_id");
@@ -533,6 +577,7 @@ fn every_json_answer_validates_against_its_schema() {
         "tool",
         "propose",
         "learnings",
+        "pending",
         "key",
         "ui",
         "import",

@@ -125,6 +125,10 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /api/v1/learnings/{id}/approve", "learning"),
     ("POST /api/v1/learnings/{id}/reject", "learning"),
     ("POST /api/v1/learnings/{id}/retire", "learning"),
+    ("GET /api/v1/pending", "pending"),
+    ("GET /api/v1/pending/{id}", "pending-show"),
+    ("POST /api/v1/pending/{id}/approve", "pending-decision"),
+    ("POST /api/v1/pending/{id}/reject", "pending-decision"),
     ("POST /api/v1/reviews", "review-job"),
     ("GET /api/v1/reviews/jobs/{job}", "review-job"),
     ("GET /api/v1/reviews/history", "review-history"),
@@ -463,6 +467,68 @@ fn every_http_answer_validates_against_its_schema() {
             Some(&p),
             "/api/v1/learnings/mem_000000000000/reject",
             json!({"reason": "no"}),
+        ),
+    );
+
+    // Writes that wait for a person (`writes: review`, the owner's file):
+    // 202 on both families, then a person's decisions.
+    s.write("agt_rev", "memdir.yaml", "writes: review\n");
+    let rk = make_key(&s, &["--owner", "agt_rev"]);
+    let rk = Some(rk.as_str());
+    let waits = ok(
+        "remember",
+        202,
+        &srv.post(
+            rk,
+            "/v1/memory/remember",
+            json!({"text": "Invoices go out on the first"}),
+        ),
+    );
+    let first = waits["pending_id"].as_str().unwrap_or("?").to_owned();
+    // (The facts' 202 carries the id alone for its row: no row until a
+    // person approves it.)
+    let saved = srv.post(
+        rk,
+        "/api/v1/memories",
+        json!({"text": "Standups are at nine"}),
+    );
+    if saved.status != 202 {
+        wrong(format!("a pending save: {saved:?}"));
+    }
+    let saved = saved.json();
+    let second = saved["pending_id"].as_str().unwrap_or("?").to_owned();
+    ok("pending", 200, &srv.get(rk, "/api/v1/pending"));
+    ok(
+        "pending-show",
+        200,
+        &srv.get(rk, &format!("/api/v1/pending/{first}")),
+    );
+    fails(
+        "pending_not_found",
+        404,
+        &srv.get(rk, "/api/v1/pending/pnd_000000000000"),
+    );
+    fails(
+        "person_only",
+        403,
+        &srv.post(rk, &format!("/api/v1/pending/{first}/approve"), json!({})),
+    );
+    ok(
+        "pending-decision",
+        200,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/pending/{first}/approve"),
+            json!({"agentId": "agt_rev"}),
+        ),
+    );
+    ok(
+        "pending-decision",
+        200,
+        &srv.post(
+            Some(&p),
+            &format!("/api/v1/pending/{second}/reject"),
+            json!({"agentId": "agt_rev", "reason": "not a fact"}),
         ),
     );
 

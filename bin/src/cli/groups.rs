@@ -46,6 +46,42 @@ pub enum LearningsCommand {
     },
 }
 
+/// `memdir pending list|show|approve|reject`: the owner's writes that wait
+/// for a person's review (`writes: review`), decided by persons.
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub enum PendingCommand {
+    /// The writes that wait (an agent sees its own).
+    List {
+        /// The rejected writes too.
+        #[arg(long)]
+        all: bool,
+    },
+    /// One waiting (or rejected) write.
+    Show {
+        /// Its id (`pnd_…`).
+        id: String,
+    },
+    /// Approve a waiting write (a person): written as the agent's direct
+    /// write would be, its budget, vetoes and scan checked again now.
+    Approve {
+        /// Its id (`pnd_…`).
+        id: String,
+        /// The text to write in place of the write's one text.
+        #[arg(long, value_name = "TEXT")]
+        text: Option<String>,
+    },
+    /// Reject a waiting write with a reason (a person): nothing is written,
+    /// and its text is refused to the agent from then on.
+    Reject {
+        /// Its id (`pnd_…`).
+        id: String,
+        /// Why (required, at most 500 characters).
+        #[arg(long)]
+        reason: String,
+    },
+}
+
 /// `memdir key create|list|revoke`: the keys of `memdir serve`.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]

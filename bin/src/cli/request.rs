@@ -194,6 +194,7 @@ fn request(command: Ask) -> Result<Request, Error> {
         Ask::Tool(command) => super::tool::request(command)?,
         Ask::Propose { text } => Request::Propose { text },
         Ask::Learnings { command } => learnings(command),
+        Ask::Pending { command } => pending(command),
         Ask::Skill { command } => skill(command)?,
         Ask::Result { command } => result(command)?,
     })
@@ -273,6 +274,17 @@ fn learnings(command: Option<LearningsCommand>) -> Request {
         },
         Some(LearningsCommand::Reject { id, reason }) => Request::Reject { id, reason },
         Some(LearningsCommand::Retire { id, reason }) => Request::Retire { id, reason },
+    }
+}
+
+/// `memdir pending [list|show|approve|reject]`.
+fn pending(command: Option<PendingCommand>) -> Request {
+    match command {
+        None => Request::PendingList { all: false },
+        Some(PendingCommand::List { all }) => Request::PendingList { all },
+        Some(PendingCommand::Show { id }) => Request::PendingShow { id },
+        Some(PendingCommand::Approve { id, text }) => Request::PendingApprove { id, text },
+        Some(PendingCommand::Reject { id, reason }) => Request::PendingReject { id, reason },
     }
 }
 

@@ -453,6 +453,15 @@ pub enum Ask {
         #[command(subcommand)]
         command: Option<LearningsCommand>,
     },
+    /// The owner's writes that wait for a person's review (`writes:
+    /// review`): list them (default), show one, or, as a person (--person P
+    /// --agent A), approve or reject one.
+    #[command(display_order = 29)]
+    Pending {
+        /// What to do (default: list).
+        #[command(subcommand)]
+        command: Option<PendingCommand>,
+    },
 }
 
 pub use super::groups::*;

@@ -81,15 +81,28 @@ pub(super) async fn save(
             match &*r {
                 Answer::Written(w) => {
                     let o = &w.outcome;
+                    let (waits, pending_id) = wire::waiting(w.pending_id.as_deref());
+                    let mut row = row(store, who, &o.id)?;
+                    // A fact that waits for a person's review has no row
+                    // yet: its id, and the write's status.
+                    if let Some(waits) = waits {
+                        row.insert("status".into(), wire::value(&waits));
+                    }
                     let v = checked_answer(&wire::MemorySaved {
-                        row: row(store, who, &o.id)?,
+                        row,
                         object: "memory",
                         usage: &w.usage.text,
                         budget: wire::UsageNumbers::of(&w.usage),
                         message: o.message,
                         archived: &w.archived,
+                        pending_id,
                     });
-                    Ok((if o.message.created() { 201 } else { 200 }, v))
+                    let status = match o.message {
+                        m if m.created() => 201,
+                        m if m.pending() => 202,
+                        _ => 200,
+                    };
+                    Ok((status, v))
                 }
                 _ => Ok((200, render::json(&r))),
             }

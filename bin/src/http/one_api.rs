@@ -106,7 +106,12 @@ pub(super) async fn remember(
                 match &*r {
                     Answer::Written(w) => {
                         let o = &w.outcome;
-                        let status = if o.message.created() { 201 } else { 200 };
+                        let status = match o.message {
+                            m if m.created() => 201,
+                            m if m.pending() => 202,
+                            _ => 200,
+                        };
+                        let (waits, pending_id) = wire::waiting(w.pending_id.as_deref());
                         Ok((
                             status,
                             checked_answer(&wire::Remembered {
@@ -116,6 +121,8 @@ pub(super) async fn remember(
                                 usage: &w.usage.text,
                                 budget: wire::UsageNumbers::of(&w.usage),
                                 message: o.message,
+                                status: waits,
+                                pending_id,
                             }),
                         ))
                     }
@@ -308,7 +315,7 @@ pub(super) async fn memory_tool(
         }
     }
     let skills_writable = q.skills_writable.unwrap_or(false);
-    let v = app
+    let (status, v) = app
         .call(headers, agent, move |store, who| {
             let r = api::execute(
                 store,
@@ -318,8 +325,10 @@ pub(super) async fn memory_tool(
                     skills_writable,
                 },
             )?;
-            Ok(render::json(&r))
+            // An edit kept for a person's review answers 202.
+            let waits = matches!(&*r, Answer::MemoryTool(a) if a.pending_id.is_some());
+            Ok((if waits { 202 } else { 200 }, render::json(&r)))
         })
         .await?;
-    super::answer::ok(200, v)
+    super::answer::ok(status, v)
 }

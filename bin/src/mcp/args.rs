@@ -75,6 +75,14 @@ pub enum Action {
     Propose,
     /// the approved learnings and your proposals
     Learnings,
+    /// your writes that wait for a person's review (`id`: one of them)
+    Pending,
+    /// approve the waiting write `id` (`text`: in place of its text)
+    #[schemars(extend("x-for" = "person"))]
+    ApprovePending,
+    /// reject the waiting write `id` with a `reason`
+    #[schemars(extend("x-for" = "person"))]
+    RejectPending,
 }
 
 /// `remember`'s operations.
@@ -125,14 +133,16 @@ pub struct MemoryArgs {
     pub kind: Option<FactKind>,
     /// list: `active` or `archived`.
     pub status: Option<Status>,
-    /// The memory's `mem_` id (archive, unarchive, resolve).
+    /// The memory's `mem_` id (archive, unarchive, resolve); pending: a
+    /// waiting write's `pnd_` id.
     pub id: Option<String>,
-    /// archive: why.
+    /// archive, reject_pending: why.
     pub reason: Option<String>,
     /// resolve: both (a conflict pair), live (a fact also archived) or one
     /// (a duplicate).
     pub keep: Option<Keep>,
-    /// propose: the learning, a fact every agent needs.
+    /// propose: the learning, a fact every agent needs; approve_pending:
+    /// the text to write in place of the waiting write's.
     pub text: Option<String>,
     #[serde(flatten)]
     #[allow(missing_docs)]
@@ -232,6 +242,25 @@ pub enum MemoryCall {
     },
     /// The learnings.
     Learnings,
+    /// The writes that wait for a person's review, or one of them.
+    Pending {
+        /// One write's id.
+        id: Option<String>,
+    },
+    /// A person approves a waiting write.
+    ApprovePending {
+        /// Its id.
+        id: String,
+        /// The text in place of its text.
+        text: Option<String>,
+    },
+    /// A person rejects a waiting write.
+    RejectPending {
+        /// Its id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// `value`, or the seed's sentence naming `what` as required for `action`.
@@ -309,6 +338,17 @@ impl MemoryArgs {
                 text: need(self.text, "text", "propose")?,
             },
             Action::Learnings => MemoryCall::Learnings,
+            Action::Pending => MemoryCall::Pending { id: self.id },
+            Action::ApprovePending => MemoryCall::ApprovePending {
+                id: need_text(self.id, "id", "approve_pending")?,
+                text: self.text,
+            },
+            // An agent is refused for what it is (`person_only`, by the
+            // library, which checks the caller before the reason).
+            Action::RejectPending => MemoryCall::RejectPending {
+                id: need_text(self.id, "id", "reject_pending")?,
+                reason: self.reason.unwrap_or_default(),
+            },
         })
     }
 }
@@ -498,7 +538,7 @@ mod tests {
             (
                 "memory",
                 json!({"action": "update"}),
-                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, resolve, veto, recall_facts, propose, learnings",
+                "action must be one of: recall, remember, search_runs, get_run, save, day, list, archive, unarchive, resolve, veto, recall_facts, propose, learnings, pending, approve_pending, reject_pending",
             ),
             (
                 "memory",

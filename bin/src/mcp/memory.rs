@@ -73,6 +73,14 @@ fn saved(w: &memdir::api::types::WriteOutcome, seen: &str) -> String {
     let o = &w.outcome;
     let place = place(o.scope);
     let usage = &w.usage.text;
+    if let Some(id) = &w.pending_id {
+        return format!(
+            "Kept for a person's review as pending {id}: nothing is written until a person \
+             approves it; then the {} of {} in {place} is made as asked, and recall sees it \
+             ({usage} now). Look it up with action pending, id {id}.\n",
+            o.op, o.id
+        );
+    }
     let mut text = match o.op {
         OpKind::Add if o.message.created() => {
             format!("Saved to {place} as {} ({usage}); {seen}.\n", o.id)
@@ -239,6 +247,10 @@ pub fn memory_action(
         ),
         MemoryCall::Propose { text } => Request::Propose { text },
         MemoryCall::Learnings => Request::Learnings,
+        MemoryCall::Pending { id: Some(id) } => Request::PendingShow { id },
+        MemoryCall::Pending { id: None } => Request::PendingList { all: false },
+        MemoryCall::ApprovePending { id, text } => Request::PendingApprove { id, text },
+        MemoryCall::RejectPending { id, reason } => Request::PendingReject { id, reason },
     };
     executed(store, who, in_run, request)
 }

@@ -13,14 +13,14 @@ use chrono::{DateTime, Utc};
 use super::ReviewReport;
 use super::prepare::{Prepared, records, settled};
 use crate::disk::{Change as DiskChange, Dir, decode_limited};
-use crate::error::{Error, Result};
 use crate::edit::Op;
+use crate::error::{Error, Result};
 use crate::model::{ArchiveKind, Caller, Scope};
 use crate::review::{self, Change, Plan};
+use crate::store::files::pending::PendingSource;
 use crate::store::files::reviews::{self, PLAN_FILE_VERSION, PlanFile, StoredReviewer};
 use crate::store::files::{archive, episodes, stats, stores};
 use crate::store::limits::STORE_EDIT_BYTES;
-use crate::store::files::pending::PendingSource;
 use crate::store::owner::Locked;
 use crate::store::write::stage;
 

@@ -88,8 +88,9 @@ fn held_lifts(at: At<'_>, plan: &mut Plan) -> Result<Vec<String>> {
     if !plan.changes.iter().any(lifts) || !waits(at, &[Op::add(Scope::Memory, "")])? {
         return Ok(Vec::new());
     }
-    let (held, kept): (Vec<Change>, Vec<Change>) =
-        std::mem::take(&mut plan.changes).into_iter().partition(lifts);
+    let (held, kept): (Vec<Change>, Vec<Change>) = std::mem::take(&mut plan.changes)
+        .into_iter()
+        .partition(lifts);
     plan.changes = kept;
     Ok(held
         .into_iter()

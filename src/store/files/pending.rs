@@ -468,10 +468,12 @@ impl Rejections {
         if self.by_fold.is_empty() {
             return None;
         }
-        self.by_fold.get(&fold(text)).map(|(id, at)| Error::PendingRejected {
-            id: id.clone(),
-            rejected_on: at.map(|t| t.date_naive().to_string()),
-        })
+        self.by_fold
+            .get(&fold(text))
+            .map(|(id, at)| Error::PendingRejected {
+                id: id.clone(),
+                rejected_on: at.map(|t| t.date_naive().to_string()),
+            })
     }
 }
 

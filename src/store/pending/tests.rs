@@ -27,7 +27,8 @@ fn read(s: &Store, owner: &str, name: &str) -> String {
 }
 
 fn person(s: &Store, owner: &str) -> Owner {
-    s.owner_as(&Caller::Person("ann".into()), Some(owner)).unwrap()
+    s.owner_as(&Caller::Person("ann".into()), Some(owner))
+        .unwrap()
 }
 
 #[test]
@@ -111,7 +112,10 @@ fn a_person_approves_under_the_lock_and_the_write_is_checked_again() {
     assert_eq!(d.status, PendingStatus::Approved);
     assert_eq!(d.results[0].message, crate::edit::Change::Added);
     let mem = read(&s, "agt_a", "MEMORY.md");
-    assert!(mem.contains("- Deploys go out on Tuesdays <!-- memdir"), "{mem}");
+    assert!(
+        mem.contains("- Deploys go out on Tuesdays <!-- memdir"),
+        "{mem}"
+    );
     assert!(mem.contains("agent=agt_a"), "the agent's own save: {mem}");
     assert!(o.snapshot().unwrap().text.contains("Tuesdays"));
     assert!(o.pending(true).unwrap().pending.is_empty());
@@ -158,7 +162,10 @@ fn a_rejected_text_is_refused_to_the_agent_and_a_person_may_still_save_it() {
     let d = p.reject_pending(&id, "a matter of taste").unwrap();
     assert_eq!(d.status, PendingStatus::Rejected);
     assert_eq!(d.pending.decided_by.as_deref(), Some("person:ann"));
-    for text in ["Tabs are better than spaces", "TABS are better than spaces."] {
+    for text in [
+        "Tabs are better than spaces",
+        "TABS are better than spaces.",
+    ] {
         let e = o.add(Scope::Memory, text).unwrap_err();
         assert_eq!(e.code().as_str(), "memory_pending_rejected", "{text}");
     }

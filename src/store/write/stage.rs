@@ -101,9 +101,10 @@ fn waiting_already(parts: &[pending::Part], agent: &str, ops: &[Op]) -> Option<S
     groups.dedup();
     groups.into_iter().find_map(|g| {
         let mine: Vec<&pending::Part> = parts.iter().filter(|p| p.group == g).collect();
-        let same = mine.iter().all(|p| {
-            p.status == PendingStatus::Pending && p.meta.agent.as_deref() == Some(agent)
-        }) && mine.len() == want.len()
+        let same = mine
+            .iter()
+            .all(|p| p.status == PendingStatus::Pending && p.meta.agent.as_deref() == Some(agent))
+            && mine.len() == want.len()
             && mine.iter().zip(&want).all(|(p, w)| normalized(&p.op) == *w);
         same.then(|| g.to_owned())
     })
@@ -167,10 +168,7 @@ pub(crate) fn stage(
             }
             let asker = Asker {
                 agent,
-                run: locked
-                    .owner()
-                    .run()
-                    .map(|r| (r.id.clone(), r.task.clone())),
+                run: locked.owner().run().map(|r| (r.id.clone(), r.task.clone())),
                 source,
                 now: Utc::now(),
             };

@@ -586,6 +586,40 @@ pub fn calls(r: &Request, p: &Planted) -> Vec<Call> {
             http("GET", "/api/v1/learnings", None),
             py("m.learnings()"),
         ],
+        Request::PendingList { all } => {
+            let (args, path) = match all {
+                true => (vec!["pending", "list", "--all"], "/api/v1/pending?all=true"),
+                false => (vec!["pending", "list"], "/api/v1/pending"),
+            };
+            vec![
+                cli(&args),
+                mcp("pending", json!({})),
+                http("GET", path, None),
+            ]
+        }
+        Request::PendingShow { id } => vec![
+            cli(&["pending", "show", id]),
+            mcp("pending", json!({"id": id})),
+            http("GET", format!("/api/v1/pending/{id}"), None),
+        ],
+        Request::PendingApprove { id, .. } => vec![
+            cli(&["pending", "approve", id]),
+            mcp("approve_pending", json!({"id": id})),
+            http(
+                "POST",
+                format!("/api/v1/pending/{id}/approve"),
+                Some(json!({})),
+            ),
+        ],
+        Request::PendingReject { id, reason } => vec![
+            cli(&["pending", "reject", id, "--reason", reason]),
+            mcp("reject_pending", json!({"id": id, "reason": reason})),
+            http(
+                "POST",
+                format!("/api/v1/pending/{id}/reject"),
+                Some(json!({"reason": reason})),
+            ),
+        ],
         Request::Approve { id, .. } => vec![
             cli(&["learnings", "approve", id]),
             http(

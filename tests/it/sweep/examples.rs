@@ -127,6 +127,10 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             name: "planted".into(),
         },
         Request::Learnings,
+        Request::PendingList { all: true },
+        Request::PendingShow {
+            id: super::plant::PENDING_ID.into(),
+        },
         Request::ReviewStatus,
         Request::ReviewHistory { limit: None },
         Request::Review {
@@ -277,6 +281,15 @@ pub fn examples(p: &Planted) -> Vec<Request> {
             id: p.proposal.clone(),
             text: None,
             seen_text: None,
+        },
+        // A person's decisions: the agent is refused (`person_only`).
+        Request::PendingApprove {
+            id: super::plant::PENDING_ID.into(),
+            text: None,
+        },
+        Request::PendingReject {
+            id: super::plant::PENDING_ID.into(),
+            reason: "sweep".into(),
         },
         Request::Reject {
             id: p.proposal.clone(),

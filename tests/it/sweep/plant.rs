@@ -13,6 +13,9 @@ use sha2::Digest;
 
 use crate::util::{BIN, Run, Sandbox, run_cmd};
 
+/// The id of the planted write that waits for a person (PENDING.md).
+pub const PENDING_ID: &str = "pnd_5eeb5eeb5eeb";
+
 /// The marker token: never part of a placeholder, an id or a path.
 pub const MARK: &str = "SWEEPMARK7";
 
@@ -289,6 +292,21 @@ pub fn build() -> Planted {
             "---\nname: planted\ndescription: {}\n---\n\n# Planted\n{}\n",
             q(&mark("SkillDesc")),
             mark("SkillBody")
+        ),
+    );
+    // Writes that wait for a person: a waiting add and a rejected
+    // replace, their texts, what the replace names and the reason.
+    append(
+        &owner.join("PENDING.md"),
+        &format!(
+            "# Pending\n\n\
+             - {} <!-- memdir id={PENDING_ID} scope=memory created={created} agent={AGENT} op=add source=write status=pending -->\n\
+             - {} <!-- memdir id=pnd_5eeb5eeb5eec scope=memory created={created} agent={AGENT} run={} reason={} op=replace target={} source=write status=rejected decided_by=person:ann -->\n",
+            mark("PendingText"),
+            mark("PendingNew"),
+            q(&mark("PendingRun")),
+            q(&mark("PendingReason")),
+            q(&mark("PendingTarget")),
         ),
     );
     // Learnings: the agent's pending proposal reworded by hand, the

@@ -98,7 +98,11 @@ fn a_rejection_marks_the_write_and_refuses_its_text_by_the_vetos_fold() {
     let a = asker(PendingSource::Write);
     let id = new_id(&a, &staging);
     let src = append("", p, &id, &staging, &a).unwrap();
-    assert!(Rejections::of(&src).refusal("Tabs are better than spaces").is_none());
+    assert!(
+        Rejections::of(&src)
+            .refusal("Tabs are better than spaces")
+            .is_none()
+    );
     let now = Utc::now();
     let out = reject(&src, p, &id, "ann", "a matter of taste", now)
         .unwrap()
@@ -120,9 +124,11 @@ fn a_rejection_marks_the_write_and_refuses_its_text_by_the_vetos_fold() {
         }
     }
     assert!(r.refusal("Spaces are better than tabs").is_none());
-    assert!(reject(&out, p, "pnd_000000000000", "ann", "x", now)
-        .unwrap()
-        .is_none());
+    assert!(
+        reject(&out, p, "pnd_000000000000", "ann", "x", now)
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
