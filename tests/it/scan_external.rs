@@ -42,7 +42,7 @@ const ATTACK_FLOORS: &[(&str, usize)] = &[
     ("bipia", 2),
     ("promptinject", 13),
     ("garak", 7),
-    ("llm_guard", 10),
+    ("llm_guard", 13),
 ];
 
 /// Per benign source: the greatest number of its notes flagged (none flagged at 31c2069).
