@@ -50,6 +50,7 @@ mod review;
 mod review_history;
 mod roots;
 mod scan_corpus;
+mod scan_external;
 mod schema;
 mod schema_derived;
 mod schema_http;
