@@ -244,6 +244,9 @@ pub fn create(
         KeyKind::Agent
     };
     validate_id(kind.as_str(), caller.id())?;
+    if let Caller::Person(p) = caller {
+        store.allow_person(p)?;
+    }
     let (dir, file) = locate(store, path, true)?.ok_or_else(|| refuse(path, "no folder"))?;
     let _lock = store.disk().lock(
         &dir,
@@ -468,15 +471,7 @@ fn write_links(store: &Store, dir: &Dir, name: &str, doc: &LinksDoc, path: &Path
 /// command line's `--person`).
 fn person_here(store: &Store, person: &str) -> Result<()> {
     validate_id("person", person)?;
-    let uid = rustix::process::getuid().as_raw();
-    if store.machine_config()?.person_allowed(person, uid) {
-        Ok(())
-    } else {
-        Err(Error::PersonNotAllowed {
-            person: person.to_owned(),
-            uid,
-        })
-    }
+    store.allow_person(person)
 }
 
 /// Makes a one-time login link for `caller` (a person) to the dashboard
