@@ -2,53 +2,20 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 mod code;
+mod details;
 mod hint;
 mod words;
 
 pub use code::ErrorCode;
+pub use details::{EntryBrief, OtherOwners, Unconfirmed};
 pub use hint::Hint;
-use words::{brief_list, expired_hint, expiry_message, not_ready_message, owners_hint};
+use words::{
+    brief_list, expired_hint, expiry_message, not_ready_message, owners_hint, unconfirmed_message,
+};
 
 /// What memdir's operations return.
 pub type Result<T> = std::result::Result<T, Error>;
-
-/// An entry as an error answer shows it: its id and text (or a placeholder
-/// when the text is flagged by the scanner and must not be echoed raw).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct EntryBrief {
-    /// The entry's `mem_` id.
-    pub id: String,
-    /// The entry's text, or a short preview where the error lists candidates.
-    pub text: String,
-    /// The file that holds it (`MEMORY.md` or `USER.md`).
-    #[schemars(extend("enum" = ["MEMORY.md", "USER.md"]))]
-    pub file: &'static str,
-    /// Whether the fact has expired: it counts for nothing against the
-    /// budget, so removing it frees nothing (set where an over-budget
-    /// refusal lists the entries; false elsewhere).
-    pub expired: bool,
-}
-
-/// What an `owner_not_found` answer says of the other owners the root
-/// holds. A person may act on every owner, so the answer names them (a
-/// typo is seen at once); an agent acts only on its own memory, and the
-/// names of the others are not its to learn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OtherOwners {
-    /// The owners the root holds, at most 20 of them, and how many more:
-    /// the answer to a person (or to the machine's user, naming no one).
-    Named {
-        /// The owners the root holds (at most 20).
-        owners: Vec<String>,
-        /// How many more it holds.
-        more: usize,
-    },
-    /// Nothing of them: the answer to an agent.
-    Withheld,
-}
 
 /// The longest value an error message quotes as it is.
 const QUOTED_MAX: usize = 64;
@@ -427,6 +394,16 @@ pub enum Error {
         person: String,
         /// The calling user's id.
         uid: u32,
+    },
+    /// A person's command on the command line that the person did not
+    /// confirm: no controlling terminal to ask on, a "no" there, or a key
+    /// file the account's keys file does not know as this person's.
+    #[error("{}", unconfirmed_message(person, *why))]
+    PersonUnconfirmed {
+        /// The person named (empty when only a key file named one).
+        person: String,
+        /// Why it was not confirmed.
+        why: Unconfirmed,
     },
     /// A person did not name the agent whose memory to act on.
     #[error("person {person:?} must name the agent")]
