@@ -2,16 +2,18 @@
 
 use std::path::PathBuf;
 
-mod carried;
 mod code;
+mod details;
 mod hint;
 mod words;
 
-pub use carried::{EntryBrief, OtherOwners};
 pub use code::ErrorCode;
+pub use details::{EntryBrief, OtherOwners, Unconfirmed};
 pub use hint::Hint;
 pub use words::quoted;
-use words::{brief_list, expired_hint, expiry_message, not_ready_message, owners_hint};
+use words::{
+    brief_list, expired_hint, expiry_message, not_ready_message, owners_hint, unconfirmed_message,
+};
 
 /// What memdir's operations return.
 pub type Result<T> = std::result::Result<T, Error>;
@@ -373,6 +375,16 @@ pub enum Error {
         person: String,
         /// The calling user's id.
         uid: u32,
+    },
+    /// A person's command on the command line that the person did not
+    /// confirm: no controlling terminal to ask on, a "no" there, or a key
+    /// file the account's keys file does not know as this person's.
+    #[error("{}", unconfirmed_message(person, *why))]
+    PersonUnconfirmed {
+        /// The person named (empty when only a key file named one).
+        person: String,
+        /// Why it was not confirmed.
+        why: Unconfirmed,
     },
     /// A person did not name the agent whose memory to act on.
     #[error("person {person:?} must name the agent")]

@@ -212,30 +212,36 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
                 _ => owners,
             };
             // A check needs no owner; an agent's typo names no other owner.
+            let store = opener.open()?;
+            let request = api::Request::Check { owners, strict };
             let who = cli::who(&g)
                 .map_err(Failure::Usage)?
+                .resolve(&store, Some(&request))?
                 .unwrap_or_else(api::Who::anonymous);
-            let request = api::Request::Check { owners, strict };
-            cli::Answer::Guarded(api::execute(&opener.open()?, &who, request)?)
+            cli::Answer::Guarded(api::execute(&store, &who, request)?)
         }
         Command::Git(cli::GitCommand::Setup { hook }) => {
             cli::Answer::Guarded(api::git_setup(&opener.open()?, hook)?)
         }
         Command::Sync { remote } => {
             let store = opener.open()?;
-            let who = cli::who(&g).map_err(Failure::Usage)?;
+            let request = api::Request::Sync { remote };
+            let who = cli::who(&g)
+                .map_err(Failure::Usage)?
+                .resolve(&store, Some(&request))?;
             // The caller, when known, names the commits.
             let who = who.map_or_else(api::Who::anonymous, |w| api::Who { raw: false, ..w });
-            cli::Answer::Guarded(api::execute(&store, &who, api::Request::Sync { remote })?)
+            cli::Answer::Guarded(api::execute(&store, &who, request)?)
         }
         Command::Ask(ask) => {
             let store = opener.open()?;
-            let Some(who) = cli::who(&g).map_err(Failure::Usage)? else {
+            let identity = cli::who(&g).map_err(Failure::Usage)?;
+            if matches!(identity, cli::Identity::Nobody) {
                 return Err(Failure::Usage(
                     "no owner: pass --owner ID or set MEMDIR_OWNER".into(),
                 ));
-            };
-            cli::answer(&store, &who, ask)?
+            }
+            cli::answer(&store, identity, ask)?
         }
     };
     let exit = print_answer(response, g.json);
@@ -273,12 +279,17 @@ fn serve_mcp(
     session: Option<String>,
     log: Option<tracing_subscriber::filter::LevelFilter>,
 ) -> Result<u8, Failure> {
-    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
-        return Err(Failure::Usage(
-            "mcp needs an identity: --owner AGENT, or --person ID".into(),
-        ));
-    };
+    let identity = cli::who(g).map_err(Failure::Usage)?;
+    let nobody = || Failure::Usage("mcp needs an identity: --owner AGENT, or --person ID".into());
+    if matches!(identity, cli::Identity::Nobody) {
+        return Err(nobody());
+    }
     let root = server_root(&opener)?;
+    // A person's server asks once, as it starts: every call made through
+    // it acts as the person.
+    let who = identity
+        .resolve(&opener.open()?, None)?
+        .ok_or_else(nobody)?;
     // A client shows every line of a server's standard error as an
     // error: nothing but failures unless a level is asked for.
     start_log(log.unwrap_or(tracing_subscriber::filter::LevelFilter::ERROR));
@@ -303,7 +314,7 @@ fn key(
     let keys = keys.as_deref();
     let out = match command {
         cli::KeyCommand::Create { name } => {
-            let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+            let Some(who) = cli::who(g).map_err(Failure::Usage)?.resolve(store, None)? else {
                 return Err(Failure::Usage(
                     "key create needs --owner AGENT or --person ID".into(),
                 ));
@@ -326,10 +337,14 @@ fn login_link(
     url: &str,
     keys: Option<std::path::PathBuf>,
 ) -> Result<u8, Failure> {
-    let Some(who) = cli::who(g).map_err(Failure::Usage)? else {
+    let request = api::Request::LoginLink { keys };
+    let Some(who) = cli::who(g)
+        .map_err(Failure::Usage)?
+        .resolve(store, Some(&request))?
+    else {
         return Err(Failure::Usage("ui needs a person: pass --person ID".into()));
     };
-    let answer = api::execute(store, &who, api::Request::LoginLink { keys })?;
+    let answer = api::execute(store, &who, request)?;
     let api::Response::LoginLink(link) = &*answer else {
         return Err(Failure::Usage("no login link was made".into()));
     };

@@ -100,6 +100,7 @@ class CliTransport:
         owner: Optional[str] = None,
         person: Optional[str] = None,
         agent: Optional[str] = None,
+        key_file: Optional[str] = None,
         config_dir: Optional[str] = None,
         lock_timeout_ms: Optional[int] = None,
         timeout: float = DEFAULT_TIMEOUT,
@@ -107,6 +108,7 @@ class CliTransport:
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.binary = find_binary(binary)
+        self.key_file = key_file
         self.root = root
         self.owner = owner
         self.person = person
@@ -129,6 +131,9 @@ class CliTransport:
                 args += ["--agent", self.agent]
         elif self.owner is not None:
             args += ["--owner", self.owner]
+        if self.key_file is not None:
+            # A person's word without a terminal (docs/SECURITY.md, Persons).
+            args += ["--key-file", os.fspath(self.key_file)]
         if self.config_dir is not None:
             args += ["--config-dir", os.fspath(self.config_dir)]
         if self.lock_timeout_ms is not None:

@@ -62,7 +62,10 @@ class Memory:
     ``Memory(root=PATH, owner=ID)``: an agent's memory through the ``memdir``
     binary (``binary=`` or ``$MEMDIR_BIN`` or ``memdir`` on ``PATH``).
     ``Memory(root=PATH, person=ID, agent=ID)``: a person acting on an agent's
-    memory. ``Memory(url=URL, key=KEY[, agent=ID])``: through ``memdir
+    memory, each call confirmed by the person at the controlling terminal,
+    or, for automation, ``key_file=FILE`` naming a file (mode 0600) that
+    holds the person's key of the account's own keys file
+    (docs/SECURITY.md, Persons). ``Memory(url=URL, key=KEY[, agent=ID])``: through ``memdir
     serve`` (``agent`` names the agent when the key is a person's). Without
     arguments it reads ``MEMDIR_URL``/``MEMDIR_KEY`` when ``MEMDIR_URL`` is set,
     else ``MEMDIR_ROOT``/``MEMDIR_OWNER``, as the command line does.
@@ -78,6 +81,7 @@ class Memory:
         url: Optional[str] = None,
         key: Optional[str] = None,
         binary: Optional[str] = None,
+        key_file: Optional[Union[str, "os.PathLike[str]"]] = None,
         config_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
         lock_timeout_ms: Optional[int] = None,
         timeout: float = DEFAULT_TIMEOUT,
@@ -88,7 +92,7 @@ class Memory:
         if url is None and root is None and owner is None and person is None:
             url = environ.get("MEMDIR_URL") or None
         if url is not None:
-            if root is not None or person is not None:
+            if root is not None or person is not None or key_file is not None:
                 raise ValueError("Memory takes root (the command line) or url (a server), not both")
             if owner is not None:
                 if agent is not None and agent != owner:
@@ -116,6 +120,7 @@ class Memory:
                 owner=owner,
                 person=person,
                 agent=agent,
+                key_file=os.fspath(key_file) if key_file is not None else None,
                 config_dir=os.fspath(config_dir) if config_dir is not None else None,
                 lock_timeout_ms=lock_timeout_ms,
                 timeout=timeout,

@@ -149,6 +149,7 @@ CODES: Dict[str, int] = {
     "memory_query_too_long": 400,
     "memory_agent_required": 400,
     "person_not_allowed": 403,
+    "person_unconfirmed": 403,
     "memory_day_line_too_long": 400,
     "memory_day_full": 409,
     "memory_day_agent_only": 403,

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -45,6 +46,15 @@ def memdir_bin() -> str:
 
 
 @pytest.fixture(scope="session")
+def person_bin(memdir_bin: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """``memdir_bin`` at a terminal whose person answers yes: what a
+    person's ``Memory(root=…, person=…)`` runs (docs/SECURITY.md, Persons)."""
+    from person_tty import wrapper
+
+    return wrapper(memdir_bin, tmp_path_factory.mktemp("person"))
+
+
+@pytest.fixture(scope="session")
 def tool_bin(memdir_bin: str) -> str:
     """A binary that has ``memdir tool memory``."""
     for candidate in (memdir_bin, os.environ.get("MEMDIR_TOOL_BIN"), str(REPO / "target" / "debug" / "memdir")):
@@ -71,8 +81,14 @@ def config_dir(tmp_path: Path) -> Path:
 
 def run_memdir(binary: str, *args: str, stdin: Optional[bytes] = None, check: bool = True) -> Dict:
     """The binary's ``--json`` answer (the floor the package is measured
-    against, and the way tests set things up behind the package's back)."""
-    r = subprocess.run([binary, "--json", *args], input=stdin, capture_output=True, timeout=60)
+    against, and the way tests set things up behind the package's back). A
+    person's command runs at a terminal whose person answers yes
+    (``person_tty``): a person's word is given there (docs/SECURITY.md,
+    Persons)."""
+    argv = [binary, "--json", *args]
+    if "--person" in args:
+        argv = [sys.executable, str(Path(__file__).resolve().parent / "person_tty.py"), *argv]
+    r = subprocess.run(argv, input=stdin, capture_output=True, timeout=60)
     out = json.loads(r.stdout.decode() or "{}")
     if check and r.returncode != 0:
         raise AssertionError(f"memdir {' '.join(args)} exited {r.returncode}: {r.stdout!r} {r.stderr!r}")

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -689,8 +690,10 @@ def test_learnings_md_is_listed_once_a_learning_is_approved_and_is_read_only(
     (config_dir / "config.yaml").write_text(f"persons:\n  ann: [{os.getuid()}]\n")
     learning = "Every deploy needs a change ticket"
     proposed = memdir(root, "propose", learning)["learning"]["id"]
+    # A person's word, given at a terminal (docs/SECURITY.md, Persons).
+    person_tty = str(Path(__file__).resolve().parent / "person_tty.py")
     run = subprocess.run(
-        [BIN, "--root", str(root), "--person", "ann", "--json", "learnings", "approve", proposed],
+        [sys.executable, person_tty, BIN, "--root", str(root), "--person", "ann", "--json", "learnings", "approve", proposed],
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -137,16 +137,16 @@ def test_supersedes_and_the_transitions(memory: Memory, root: Path):
     assert [r["id"] for r in archived["rows"]] == [old["id"]]
 
 
-def test_a_person_vetoes(root: Path, memdir_bin: str, memory: Memory):
+def test_a_person_vetoes(root: Path, person_bin: str, memory: Memory):
     fact = memory.add("The deploy key is in the wiki")
-    person = Memory(root=root, person="ann", agent=OWNER, binary=memdir_bin)
+    person = Memory(root=root, person="ann", agent=OWNER, binary=person_bin)
     v = person.veto(fact["id"], reason="wrong")
     schemas.check(v, "transition.json")
     assert v["status"] == "archived"
     with pytest.raises(memdir.MemoryVetoHumanOnly):
         memory.veto(fact["id"])
     with pytest.raises(memdir.OwnerNotFound):
-        Memory(root=root, person="ann", agent="agt_typo", binary=memdir_bin).add("x")
+        Memory(root=root, person="ann", agent="agt_typo", binary=person_bin).add("x")
 
 
 def test_batch_is_all_or_none(memory: Memory):
@@ -245,7 +245,7 @@ def test_skills(memory: Memory, root: Path):
     assert memory.learn == memory.skill_learn
 
 
-def test_learnings(root: Path, memdir_bin: str, memory: Memory):
+def test_learnings(root: Path, person_bin: str, memory: Memory):
     memory.add("A first fact makes the owner's folder")
     p = memory.propose("The CI runners have 2 cores")
     schemas.check(p, "learning.json")
@@ -255,7 +255,7 @@ def test_learnings(root: Path, memdir_bin: str, memory: Memory):
     assert [x["text"] for x in listed["proposals"]] == ["The CI runners have 2 cores"]
     with pytest.raises(memdir.PersonOnly):
         memory.learning_approve(p["learning"]["id"])
-    ann = Memory(root=root, person="ann", binary=memdir_bin)
+    ann = Memory(root=root, person="ann", binary=person_bin)
     ok = ann.learning_approve(p["learning"]["id"])
     schemas.check(ok, "learning.json")
     assert ok["message"] == "approved"

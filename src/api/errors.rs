@@ -49,7 +49,9 @@ pub fn hint_argument(h: Hint, surface: Surface) -> Option<&'static str> {
         (Hint::Partial, Mcp | Http) => "partial",
         (Hint::DryRunAgain, Cli) => "--dry-run",
         (Hint::DryRunAgain, Http) => "dryRun",
-        (Hint::Overwrite | Hint::Force | Hint::DryRunAgain, _) | (Hint::ListSkills, _) => {
+        (Hint::KeyFile, Cli) => "--key-file",
+        (Hint::Overwrite | Hint::Force | Hint::DryRunAgain, _)
+        | (Hint::ListSkills | Hint::KeyFile, _) => {
             return None;
         }
     })
@@ -99,6 +101,17 @@ pub fn hint_words(h: Hint, surface: Surface) -> String {
             "start a dry run again (dryRun: true, or the dashboard's Dry run) and apply the id it shows"
                 .into()
         }
+        (Hint::KeyFile, Cli) => "automation that acts as a person passes --key-file FILE holding \
+             the person's key (made with `memdir --person ID key create` at a terminal, in the \
+             account's keys file); to keep agents from a person's word, run `memdir serve` as \
+             another Unix user, owning the root and the configuration, and give agents agents' \
+             keys (docs/SECURITY.md, Persons)"
+            .into(),
+        (Hint::KeyFile, Mcp | Http) => "a person confirms at a terminal or with a person's key; \
+             to keep agents from a person's word, run the server as another operating-system \
+             user, owning the root and the configuration, and give agents agents' keys \
+             (docs/SECURITY.md, Persons)"
+            .into(),
     }
 }
 
@@ -460,6 +473,7 @@ pub fn details(e: &Error) -> Value {
         | Error::NotOwn { .. }
         | Error::AgentRequired { .. }
         | Error::PersonNotAllowed { .. }
+        | Error::PersonUnconfirmed { .. }
         | Error::LoginLinkPersonOnly { .. }
         | Error::SummariesPersonOnly { .. }
         | Error::LoginLinkLimit { .. }
@@ -619,6 +633,7 @@ fn callers(e: &Error) -> Value {
         Error::NotOwn { agent, named } => json!({"agent": agent, "named": named}),
         Error::AgentRequired { person } => json!({"person": person}),
         Error::PersonNotAllowed { person, uid } => json!({"person": person, "uid": uid}),
+        Error::PersonUnconfirmed { person, why } => json!({"person": person, "why": why}),
         Error::LoginLinkPersonOnly { agent } | Error::SummariesPersonOnly { agent } => {
             json!({"agent": agent})
         }
@@ -738,6 +753,7 @@ mod tests {
             Hint::Force,
             Hint::AllowEmpty,
             Hint::ContentType,
+            Hint::KeyFile,
         ];
         for h in hints {
             for s in Surface::ALL {

@@ -14,6 +14,7 @@ pub mod guard;
 pub mod keys;
 mod memtool;
 mod model;
+pub mod person;
 mod preflight;
 pub mod render;
 mod runs;

@@ -133,6 +133,9 @@ codes! {
     MemoryAgentRequired = "memory_agent_required", 400;
     /// This user may not act as this person.
     PersonNotAllowed = "person_not_allowed", 403;
+    /// A person's command on the command line that the person did not
+    /// confirm at the terminal (or by a key file).
+    PersonUnconfirmed = "person_unconfirmed", 403;
     /// A day line over the limit.
     MemoryDayLineTooLong = "memory_day_line_too_long", 400;
     /// A day log that is full.
@@ -265,6 +268,7 @@ impl Error {
             Error::QueryTooLong { .. } => ErrorCode::MemoryQueryTooLong,
             Error::AgentRequired { .. } => ErrorCode::MemoryAgentRequired,
             Error::PersonNotAllowed { .. } => ErrorCode::PersonNotAllowed,
+            Error::PersonUnconfirmed { .. } => ErrorCode::PersonUnconfirmed,
             Error::DayLineTooLong { .. } => ErrorCode::MemoryDayLineTooLong,
             Error::DayFull { .. } => ErrorCode::MemoryDayFull,
             Error::DayAgentOnly { .. } => ErrorCode::MemoryDayAgentOnly,

@@ -1,7 +1,7 @@
 //! What the caller can change to get past an error, as data ([`Hint`]);
 //! each surface words it (`api::errors`).
 
-use super::Error;
+use super::{Error, Unconfirmed};
 
 /// What the caller can change to get past an error, as data: which
 /// argument, with which value. Each surface words it in its own terms (the
@@ -31,6 +31,10 @@ pub enum Hint {
     Partial,
     /// Plan the review again with a dry run, and apply that one.
     DryRunAgain,
+    /// A person's word where no terminal can ask for it: a person's key
+    /// file named explicitly, or the separated deployment (the server run
+    /// as another operating-system user, agents given agents' keys).
+    KeyFile,
 }
 
 impl Error {
@@ -50,6 +54,10 @@ impl Error {
             Error::ResultNotText { .. } => Hint::ContentType,
             Error::ReviewChanged { .. } => Hint::Partial,
             Error::ReviewPlanChanged { .. } => Hint::DryRunAgain,
+            Error::PersonUnconfirmed {
+                why: Unconfirmed::NoTerminal | Unconfirmed::KeyRefused,
+                ..
+            } => Hint::KeyFile,
             Error::Batch { source, .. } => return source.hint(),
             _ => return None,
         })

@@ -1,8 +1,9 @@
 //! The pieces of the errors' messages: how long a wait waited, which
 //! entries have expired, the owners a root holds, candidates in a line,
-//! and how a message quotes a value a file or a caller wrote.
+//! why a person's command was not confirmed, and how a message quotes a
+//! value a file or a caller wrote.
 
-use super::{EntryBrief, OtherOwners};
+use super::{EntryBrief, OtherOwners, Unconfirmed};
 
 pub(super) fn not_ready_message(
     workflow_id: &str,
@@ -82,6 +83,27 @@ pub(super) fn brief_list(items: &[EntryBrief]) -> String {
         .map(|b| format!("{} in {} ({:?})", b.id, b.file, b.text))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+pub(super) fn unconfirmed_message(person: &str, why: Unconfirmed) -> String {
+    let who = if person.is_empty() {
+        "a person's command".to_owned()
+    } else {
+        format!("person {person:?}'s command")
+    };
+    match why {
+        Unconfirmed::NoTerminal => format!(
+            "{who} was not confirmed: there is no controlling terminal to ask on (/dev/tty), so nothing was done; a person's word is given at a terminal, where memdir shows the action and asks"
+        ),
+        Unconfirmed::Declined => {
+            format!(
+                "{who} was not confirmed: the answer at the terminal was not yes, so nothing was done"
+            )
+        }
+        Unconfirmed::KeyRefused => format!(
+            "{who} was not confirmed: the key file holds no live key of this person in the account's keys file (keys.yaml of the configuration folder under the home directory the user database names), so nothing was done"
+        ),
+    }
 }
 
 /// The longest value an error message quotes as it is.

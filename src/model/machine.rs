@@ -77,9 +77,50 @@ impl MachineConfig {
     }
 }
 
+/// The user database read for the account's own configuration folder.
+pub const PASSWD_FILE: &str = "/etc/passwd";
+
+/// The account's own configuration folder under its home directory (the
+/// XDG default, `$HOME/.config/memdir`, with the home the user database
+/// names rather than `$HOME`).
+pub const ACCOUNT_CONFIG_DIR: &str = ".config/memdir";
+
+/// The home directory `passwd` (the text of `/etc/passwd`) names for the
+/// user `uid`: the sixth field of the first line whose third field is the
+/// uid; only an absolute path. `None` when no line names the uid (a user
+/// only a directory service knows), or its home is not absolute.
+pub fn home_of(passwd: &str, uid: u32) -> Option<std::path::PathBuf> {
+    let uid = uid.to_string();
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        match fields.as_slice() {
+            [_, _, id, _, _, home, ..] if *id == uid && home.starts_with('/') => {
+                Some(std::path::PathBuf::from(home))
+            }
+            _ => None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_home_is_read_from_the_user_database_by_uid() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\n\
+                      # a comment\n\
+                      ann:x:1000:1000:Ann,,,:/home/ann:/bin/sh\n\
+                      odd:x:1001:1001::relative/home:/bin/sh\n\
+                      short:x:1002\n\
+                      ann2:x:1000:1000::/home/other:/bin/sh\n";
+        assert_eq!(home_of(passwd, 0), Some("/root".into()));
+        assert_eq!(home_of(passwd, 1000), Some("/home/ann".into()));
+        assert_eq!(home_of(passwd, 1001), None);
+        assert_eq!(home_of(passwd, 1002), None);
+        assert_eq!(home_of(passwd, 10), None);
+        assert_eq!(home_of("", 0), None);
+    }
 
     #[test]
     fn persons_bind_to_user_ids() {

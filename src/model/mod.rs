@@ -20,7 +20,7 @@ pub use id::{
 pub use id::{MAX_ID_LEN, RESERVED_ROOT_NAMES, is_reserved_root_name};
 #[cfg(any(test, feature = "internals"))]
 pub use machine::RecallConfig;
-pub use machine::{MACHINE_CONFIG_FILE, MachineConfig};
+pub use machine::{ACCOUNT_CONFIG_DIR, MACHINE_CONFIG_FILE, MachineConfig, PASSWD_FILE, home_of};
 #[cfg(any(test, feature = "internals"))]
 pub use meta::BadValue;
 pub use meta::{

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::root::Store;
 use crate::disk::{Dir, Kind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unconfirmed};
 use crate::model::{Caller, validate_id};
 
 /// The keys file's name in the configuration folder.
@@ -244,6 +244,9 @@ pub fn create(
         KeyKind::Agent
     };
     validate_id(kind.as_str(), caller.id())?;
+    if let Caller::Person(p) = caller {
+        store.allow_person(p)?;
+    }
     let (dir, file) = locate(store, path, true)?.ok_or_else(|| refuse(path, "no folder"))?;
     let _lock = store.disk().lock(
         &dir,
@@ -363,6 +366,71 @@ fn note_use(store: &Store, dir: &Dir, name: &str, path: &Path, id: &str, now: Da
     }
 }
 
+/// The largest key file (`--key-file`) memdir reads.
+const KEY_FILE_BYTES: u64 = 4096;
+
+/// The person whose key the file `key_file` holds (the command line's
+/// `--key-file`), checked against the account's own keys file
+/// (`keys.yaml` in [`Store::account_config_dir`], never a keys file the
+/// caller chose with an option or a variable): a live person's key, of
+/// `person` when one is named, whom every `persons` binding allows.
+/// Otherwise [`Error::PersonUnconfirmed`] ([`Unconfirmed::KeyRefused`]).
+/// The key file must be a plain file of this user's that no other user
+/// can read or write: whoever can read it is that person.
+pub fn person_key(store: &Store, key_file: &Path, person: Option<&str>) -> Result<String> {
+    let refused = || Error::PersonUnconfirmed {
+        person: person.unwrap_or_default().to_owned(),
+        why: Unconfirmed::KeyRefused,
+    };
+    let key = read_key_file(store, key_file)?;
+    let Some(keys) = store.account_config_dir().map(|d| d.join(KEYS_FILE)) else {
+        return Err(refused());
+    };
+    match verify(store, &keys, &key)? {
+        Some(r) if r.kind == KeyKind::Person && person.is_none_or(|p| p == r.subject) => {
+            person_here(store, &r.subject)?;
+            Ok(r.subject)
+        }
+        _ => Err(refused()),
+    }
+}
+
+/// The key a key file holds (its text, trimmed), refusing a file that is
+/// not a plain file of this user's alone (`invalid_config`).
+fn read_key_file(store: &Store, path: &Path) -> Result<String> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| refuse(path, "not a file name"))?;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let disk = store.disk();
+    let missing = || refuse(path, "no such key file");
+    let dir = disk.open_root(parent)?.ok_or_else(missing)?;
+    let st = disk.stat(&dir, name)?.ok_or_else(missing)?;
+    if st.kind != Kind::File {
+        return Err(refuse(
+            path,
+            "the key file is a symlink or not a plain file: name the file itself",
+        ));
+    }
+    if st.uid != rustix::process::geteuid().as_raw() || st.mode & 0o077 != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "the key file is another user's or open to others (mode {:o}): whoever can read it is the person, so chmod 600 it",
+                st.mode
+            ),
+        ));
+    }
+    let text = disk
+        .read_text(&dir, name, KEY_FILE_BYTES)?
+        .ok_or_else(missing)?;
+    Ok(text.trim().to_owned())
+}
+
 /// The one-time login links' file, beside the keys file it serves.
 pub const LINKS_FILE: &str = "login-links.yaml";
 /// How long a login link is good for.
@@ -468,15 +536,7 @@ fn write_links(store: &Store, dir: &Dir, name: &str, doc: &LinksDoc, path: &Path
 /// command line's `--person`).
 fn person_here(store: &Store, person: &str) -> Result<()> {
     validate_id("person", person)?;
-    let uid = rustix::process::getuid().as_raw();
-    if store.machine_config()?.person_allowed(person, uid) {
-        Ok(())
-    } else {
-        Err(Error::PersonNotAllowed {
-            person: person.to_owned(),
-            uid,
-        })
-    }
+    store.allow_person(person)
 }
 
 /// Makes a one-time login link for `caller` (a person) to the dashboard

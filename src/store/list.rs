@@ -191,6 +191,29 @@ pub(crate) fn list(
     Ok((rows, total))
 }
 
+/// The fact `id` of the owner's memory: live (an entry of a store) or
+/// archived (archive.md and its parts), with its store, its state and its
+/// text; `None` when the owner holds no fact of that id. Reads only
+/// (nothing derived is noted): what a person's confirmation shows.
+pub(crate) fn find(owner: &Owner, id: &str) -> Result<Option<(Origin, Status, String)>> {
+    let view = owner.view()?;
+    let at = view.at();
+    for scope in Scope::ALL {
+        let l = stores::load(at, scope, true, STORE_BYTES)?;
+        if let Some(e) = l.doc.entries.iter().find(|e| e.id == id) {
+            return Ok(Some((scope.into(), Status::Active, e.text.clone())));
+        }
+    }
+    Ok(archive::read_all(at)?
+        .records()
+        .iter()
+        .find(|a| a.id == id)
+        .map(|a| {
+            let scope = a.meta.scope.unwrap_or(Origin::Memory);
+            (scope, Status::Archived, a.text.clone())
+        }))
+}
+
 /// Records `now` as the first-seen time of facts that have neither a
 /// `created` time nor a first-seen time yet (written by hand), so their
 /// created time stays put. Best effort: the figures are derived.

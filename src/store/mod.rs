@@ -421,6 +421,15 @@ impl Owner {
         list::list(self, filter, Utc::now())
     }
 
+    /// The fact `id`, live or archived: its store, state and text (what a
+    /// person's confirmation shows); `None` when the owner holds none.
+    pub(crate) fn find_fact(
+        &self,
+        id: &str,
+    ) -> Result<Option<(crate::model::Origin, crate::model::Status, String)>> {
+        list::find(self, id)
+    }
+
     /// [`Owner::list`] as of `now` (for expiry).
     pub fn list_at(&self, filter: &ListFilter, now: DateTime<Utc>) -> Result<Vec<FactRow>> {
         Ok(list::list(self, filter, now)?.0)

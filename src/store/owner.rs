@@ -109,20 +109,6 @@ impl Store {
             run: None,
         })
     }
-
-    /// Refuses a person the machine-local configuration does not bind to
-    /// this process's user (`persons:`; every person when it names none):
-    /// `person_not_allowed`.
-    pub(crate) fn allow_person(&self, person: &str) -> Result<()> {
-        let uid = rustix::process::getuid().as_raw();
-        if !self.machine_config()?.person_allowed(person, uid) {
-            return Err(Error::PersonNotAllowed {
-                person: person.to_owned(),
-                uid,
-            });
-        }
-        Ok(())
-    }
 }
 
 impl Owner {

@@ -12,7 +12,8 @@ use super::parse_cache::ParseCache;
 use crate::disk::{Dir, DirStamp, Disk, Kind, Recorder, decode};
 use crate::error::{Error, OtherOwners, Result};
 use crate::model::{
-    Caller, MACHINE_CONFIG_FILE, MachineConfig, Settings, validate_id, validate_new_id,
+    ACCOUNT_CONFIG_DIR, Caller, MACHINE_CONFIG_FILE, MachineConfig, PASSWD_FILE, Settings, home_of,
+    validate_id, validate_new_id,
 };
 
 /// The folder-wide settings file at the root (and in an owner's folder).
@@ -53,6 +54,12 @@ pub struct Store {
     scan_key: Arc<OnceLock<Option<ScanKey>>>,
     /// The machine-local configuration, read once.
     machine: Arc<OnceLock<std::result::Result<MachineConfig, String>>>,
+    /// The account's own configuration folder, found once (see
+    /// [`Store::account_config_dir`]).
+    account: Arc<OnceLock<Option<PathBuf>>>,
+    /// The account's own `config.yaml`, read once when it is another file
+    /// than the chosen folder's (`None`: it is the same, or there is none).
+    account_machine: Arc<OnceLock<std::result::Result<Option<MachineConfig>, String>>>,
     /// The recall model's folder named for this value (`--recall-model`),
     /// over the machine-local configuration's.
     recall_model: Option<PathBuf>,
@@ -229,6 +236,8 @@ impl Store {
             config_dir: default_config_dir(),
             scan_key: Arc::default(),
             machine: Arc::default(),
+            account: Arc::default(),
+            account_machine: Arc::default(),
             recall_model: None,
         })
     }
@@ -258,6 +267,7 @@ impl Store {
         self.config_dir = Some(dir.into());
         self.scan_key = Arc::default();
         self.machine = Arc::default();
+        self.account_machine = Arc::default();
         self
     }
 
@@ -310,18 +320,79 @@ impl Store {
     }
 
     fn load_machine_config(&self) -> Result<MachineConfig> {
-        let Some(path) = &self.config_dir else {
-            return Ok(MachineConfig::default());
-        };
-        let Some(dir) = self.disk.open_root(path)? else {
-            return Ok(MachineConfig::default());
-        };
-        match self
-            .disk
-            .read_text(&dir, MACHINE_CONFIG_FILE, CONFIG_BYTES)?
-        {
-            Some(text) => MachineConfig::from_yaml(&text, &dir.join(MACHINE_CONFIG_FILE)),
+        match &self.config_dir {
+            Some(path) => read_machine_config(&self.disk, path),
             None => Ok(MachineConfig::default()),
+        }
+    }
+
+    /// The account's own configuration folder: `.config/memdir` under the
+    /// home directory the user database (`/etc/passwd`) names for this
+    /// process's user, found without the environment or an option, so that
+    /// a caller cannot point it elsewhere (`$HOME`, `$XDG_CONFIG_HOME` and
+    /// `$MEMDIR_CONFIG_DIR` are the caller's to set). `None` when the
+    /// database cannot be read or does not name the user (one only a
+    /// directory service knows). What grants a person's word is read from
+    /// it whatever folder was chosen: its `persons` binding (every person
+    /// check) and the keys a `--key-file` is checked against
+    /// (docs/SECURITY.md, Persons).
+    pub fn account_config_dir(&self) -> Option<PathBuf> {
+        self.account
+            .get_or_init(|| {
+                let passwd = Path::new(PASSWD_FILE);
+                let dir = self.disk.open_root(passwd.parent()?).ok()??;
+                let name = passwd.file_name()?.to_str()?;
+                let text = self.disk.read_text(&dir, name, PASSWD_BYTES).ok()??;
+                let home = home_of(&text, rustix::process::getuid().as_raw())?;
+                Some(home.join(ACCOUNT_CONFIG_DIR))
+            })
+            .clone()
+    }
+
+    /// The account's own `config.yaml` (in [`Store::account_config_dir`]),
+    /// when it is another file than the chosen folder's; `None` when it is
+    /// the same folder or there is no account folder.
+    fn account_machine_config(&self) -> Result<Option<MachineConfig>> {
+        let Some(dir) = self.account_config_dir() else {
+            return Ok(None);
+        };
+        if self.config_dir.as_deref() == Some(dir.as_path()) {
+            return Ok(None);
+        }
+        self.account_machine
+            .get_or_init(|| {
+                read_machine_config(&self.disk, &dir)
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|message| Error::InvalidConfig {
+                path: dir.join(MACHINE_CONFIG_FILE),
+                message,
+            })
+    }
+
+    /// Refuses a person a `persons` binding does not bind to this
+    /// process's user (`person_not_allowed`). Every binding that holds
+    /// must allow the person: the chosen configuration folder's and the
+    /// account's own ([`Store::account_config_dir`]), so that choosing
+    /// another folder (`--config-dir`, `$MEMDIR_CONFIG_DIR`) can add a
+    /// binding and never take one away. Without any binding, every person
+    /// is allowed. A `config.yaml` that cannot be read refuses every
+    /// person (`invalid_config`).
+    pub(crate) fn allow_person(&self, person: &str) -> Result<()> {
+        let uid = rustix::process::getuid().as_raw();
+        let chosen = self.machine_config()?;
+        let account = self.account_machine_config()?;
+        let allowed = chosen.person_allowed(person, uid)
+            && account.is_none_or(|a| a.person_allowed(person, uid));
+        if allowed {
+            Ok(())
+        } else {
+            Err(Error::PersonNotAllowed {
+                person: person.to_owned(),
+                uid,
+            })
         }
     }
 
@@ -519,6 +590,21 @@ impl Store {
             disk: Disk::new(io),
             ..self
         }
+    }
+}
+
+/// The largest user database (`/etc/passwd`) memdir reads.
+const PASSWD_BYTES: u64 = 8 << 20;
+
+/// Reads the `config.yaml` of the configuration folder `path`; a missing
+/// folder or file is the defaults.
+fn read_machine_config(disk: &Disk, path: &Path) -> Result<MachineConfig> {
+    let Some(dir) = disk.open_root(path)? else {
+        return Ok(MachineConfig::default());
+    };
+    match disk.read_text(&dir, MACHINE_CONFIG_FILE, CONFIG_BYTES)? {
+        Some(text) => MachineConfig::from_yaml(&text, &dir.join(MACHINE_CONFIG_FILE)),
+        None => Ok(MachineConfig::default()),
     }
 }
 

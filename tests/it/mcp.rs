@@ -8,13 +8,13 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::util::{BIN, Sandbox, config_dir};
+use crate::util::{BIN, Sandbox, config_dir, person_at_terminal};
 
 pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// Starts `memdir --root ROOT ARGS mcp EXTRA` and initializes a client.
 pub(crate) async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client {
-    let mut cmd = tokio::process::Command::new(BIN);
+    let mut cmd = std::process::Command::new(BIN);
     cmd.env_remove("MEMDIR_ROOT")
         .env_remove("MEMDIR_OWNER")
         .env("MEMDIR_CONFIG_DIR", config_dir())
@@ -24,6 +24,8 @@ pub(crate) async fn start(s: &Sandbox, args: &[&str], extra: &[&str]) -> Client 
         .args(args)
         .arg("mcp")
         .args(extra);
+    // A person's server is confirmed at a terminal as it starts.
+    let cmd = tokio::process::Command::from(person_at_terminal(cmd));
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::util::{Sandbox, command};
+use crate::util::{Sandbox, command, person_at_terminal};
 
 /// The keywords a node of a portable schema may use.
 const PORTABLE: [&str; 9] = [
@@ -118,8 +118,10 @@ impl Wire {
             .args(extra)
             .env_remove("MEMDIR_LOG")
             .env_remove("MEMDIR_SESSION")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
+            .envs(env.iter().copied());
+        // A person's server is confirmed at a terminal as it starts.
+        let mut c = person_at_terminal(c);
+        c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = c.spawn().expect("spawn memdir mcp");

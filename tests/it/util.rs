@@ -177,8 +177,75 @@ pub fn run_cmd(cmd: Command) -> Run {
     run_cmd_stdin(cmd, b"")
 }
 
-/// Runs `cmd` with `stdin` on its standard input, then closed.
-pub fn run_cmd_stdin(mut cmd: Command, stdin: &[u8]) -> Run {
+/// Runs `cmd` with `stdin` on its standard input, then closed. A person's
+/// command (`--person` without `--key-file`) runs at a terminal whose
+/// person answers yes ([`person_at_terminal`]): a person's word is given
+/// on the controlling terminal (docs/SECURITY.md, Persons), and the tests
+/// of what a person may do keep their words; `tests/it/persons.rs` drives
+/// the terminal itself, through [`run_cmd_as_is`].
+pub fn run_cmd_stdin(cmd: Command, stdin: &[u8]) -> Run {
+    run_cmd_as_is(person_at_terminal(cmd), stdin)
+}
+
+/// The person at a terminal the tests run a person's command with
+/// (`python3 person_tty.py [--answer A] [--transcript FILE] COMMAND…`): it
+/// runs the command in a new session whose controlling terminal is a
+/// pseudo-terminal it holds, the command's standard streams left as they
+/// are (the test's pipes); answers every `[y/N]` question the terminal
+/// shows; writes what the terminal showed to the transcript; and exits
+/// with the command's status (128 + N for a signal). Killed, it closes the
+/// terminal, which hangs the command up. The Python package's tests use
+/// it too.
+pub const PERSON_TTY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/tests/person_tty.py");
+
+/// `cmd` run by a person at a terminal who answers `answer` to every
+/// question it shows ([`PERSON_TTY`]), what the terminal showed written to
+/// `transcript`: its program, words, variables and folder, with a
+/// controlling terminal of its own. Standard streams are set on the
+/// command returned.
+pub fn at_terminal(cmd: &Command, answer: &str, transcript: &Path) -> Command {
+    let mut c = Command::new("python3");
+    c.arg(PERSON_TTY)
+        .arg("--answer")
+        .arg(answer)
+        .arg("--transcript")
+        .arg(transcript)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        c.current_dir(dir);
+    }
+    c
+}
+
+/// `cmd` at a terminal whose person answers yes ([`at_terminal`]) when it
+/// is a person's command (`--person`) naming no key file; else `cmd`.
+pub fn person_at_terminal(cmd: Command) -> Command {
+    let words: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let named = |flag: &str| {
+        words
+            .iter()
+            .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
+    };
+    if named("--person") && !named("--key-file") {
+        at_terminal(&cmd, "y", Path::new("/dev/null"))
+    } else {
+        cmd
+    }
+}
+
+/// Runs `cmd` as it is (no terminal added, see [`run_cmd_stdin`]) with
+/// `stdin` on its standard input, then closed.
+pub fn run_cmd_as_is(mut cmd: Command, stdin: &[u8]) -> Run {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -8,6 +8,7 @@ use memdir::api::Who;
 use memdir::api::types::Caller;
 
 use super::Cli;
+use super::confirm::Asked;
 
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
@@ -54,6 +55,7 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         g.lock_timeout_ms = after.lock_timeout_ms.or(g.lock_timeout_ms);
         g.person = after.person.or(g.person.take());
         g.agent = after.agent.or(g.agent.take());
+        g.key_file = after.key_file.or(g.key_file.take());
         g.config_dir = after.config_dir.or(g.config_dir.take());
         g.recall_model = after.recall_model.or(g.recall_model.take());
     }
@@ -149,6 +151,11 @@ pub struct Global {
     /// cannot ask).
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub raw: bool,
+    /// Act as the person whose key this file holds, without asking at the
+    /// terminal (automation): a file only this user can read, holding a
+    /// person's key of the account's own keys file (docs/SECURITY.md).
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
+    pub key_file: Option<PathBuf>,
     /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
     /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
@@ -210,40 +217,70 @@ fn expand_home(root: &Path, home: Option<PathBuf>) -> Result<PathBuf, String> {
     }
 }
 
+/// Who the global options name, a person before the person's word.
+#[derive(Debug)]
+pub enum Identity {
+    /// No one: an agent's command that names no owner.
+    Nobody,
+    /// An agent.
+    Agent(Who),
+    /// A person (`--person`, or a person's key file `--key-file`): the
+    /// command acts as the person only once the person's word is given
+    /// ([`Asked::confirm`]).
+    Person(Asked),
+}
+
+impl Identity {
+    /// The command's caller: an agent as named, a person once confirmed
+    /// for `request` ([`Asked::confirm`]; `request` is `None` for the
+    /// commands that are no request, `key create` and `mcp`); `None` when
+    /// the options name no one.
+    pub fn resolve(
+        self,
+        store: &memdir::api::types::Store,
+        request: Option<&memdir::api::Request>,
+    ) -> Result<Option<Who>, memdir::api::types::Error> {
+        match self {
+            Identity::Nobody => Ok(None),
+            Identity::Agent(who) => Ok(Some(who)),
+            Identity::Person(asked) => asked.confirm(store, request).map(Some),
+        }
+    }
+}
+
 /// Who the global options name. An agent is `--owner` (or `--agent` alone:
 /// the agent itself); it may name only itself (`--owner A --agent B` is
-/// `memory_not_own`). A person (`--person`) names the owner with `--agent`
-/// or `--owner`; naming two different ones is a usage error. `Ok(None)` when
-/// an agent's command names no owner.
-pub fn who(g: &Global) -> Result<Option<Who>, String> {
-    Ok(match &g.person {
-        Some(p) => {
-            if let (Some(o), Some(a)) = (&g.owner, &g.agent)
-                && o != a
-            {
-                return Err(format!(
-                    "--owner {o} and --agent {a} name two owners; a person names one (--agent)"
-                ));
-            }
-            Some(Who {
-                caller: Caller::Person(p.clone()),
-                named: g.agent.clone().or_else(|| g.owner.clone()),
-                raw: g.raw,
-            })
+/// `memory_not_own`). A person (`--person`, or a person's key file alone,
+/// `--key-file`) names the owner with `--agent` or `--owner`; naming two
+/// different ones is a usage error.
+pub fn who(g: &Global) -> Result<Identity, String> {
+    if g.person.is_some() || g.key_file.is_some() {
+        if let (Some(o), Some(a)) = (&g.owner, &g.agent)
+            && o != a
+        {
+            return Err(format!(
+                "--owner {o} and --agent {a} name two owners; a person names one (--agent)"
+            ));
         }
-        None => match (&g.owner, &g.agent) {
-            (Some(me), named) => Some(Who {
-                caller: Caller::Agent(me.clone()),
-                named: named.clone(),
-                raw: g.raw,
-            }),
-            (None, Some(me)) => Some(Who {
-                caller: Caller::Agent(me.clone()),
-                named: None,
-                raw: g.raw,
-            }),
-            (None, None) => None,
-        },
+        return Ok(Identity::Person(Asked::new(
+            g.person.clone(),
+            g.agent.clone().or_else(|| g.owner.clone()),
+            g.raw,
+            g.key_file.clone(),
+        )));
+    }
+    Ok(match (&g.owner, &g.agent) {
+        (Some(me), named) => Identity::Agent(Who {
+            caller: Caller::Agent(me.clone()),
+            named: named.clone(),
+            raw: g.raw,
+        }),
+        (None, Some(me)) => Identity::Agent(Who {
+            caller: Caller::Agent(me.clone()),
+            named: None,
+            raw: g.raw,
+        }),
+        (None, None) => Identity::Nobody,
     })
 }
 
@@ -329,6 +366,8 @@ mod tests {
             "--config-dir=/c --agent a show",
             "--person p --agent a show --raw",
             "--raw list --person p",
+            "--key-file /k learnings approve mem_0123456789ab",
+            "learnings --key-file=/k approve mem_0123456789ab --person p",
         ];
         for line in lines {
             let fast = meaning(parse(args(line)));
@@ -346,7 +385,7 @@ mod tests {
             .filter(|a| a.is_global_set())
             .cloned()
             .collect();
-        assert_eq!(globals.len(), 9);
+        assert_eq!(globals.len(), 10);
         assert!(matches!(
             named_command(&command, &globals, &args("--owner a --json save x")),
             Named::Command(n) if n == "add"

@@ -1,8 +1,10 @@
 //! The `memdir` command tree: global options, every command and its
 //! arguments, and how a command becomes an interface [`Request`]. Reading
 //! standard input (a batch, a result's content) happens here too: it is the
-//! command line's transport.
+//! command line's transport; so does a person's word, asked on the
+//! controlling terminal (`confirm`).
 
+mod confirm;
 mod globals;
 mod groups;
 mod input;
@@ -13,7 +15,7 @@ mod values;
 
 use clap::Parser;
 
-pub use globals::{Global, parse, who};
+pub use globals::{Global, Identity, parse, who};
 pub use request::{Answer, answer};
 pub use tree::{Command, GitCommand, KeyCommand};
 

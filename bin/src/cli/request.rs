@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use memdir::api::types::{Error, Op, PutOptions, Store};
-use memdir::api::{self, Request, Response, RunRef, Who};
+use memdir::api::{self, Request, Response, RunRef};
 
+use super::globals::Identity;
 use super::input::{put_streamed, read_content, read_stdin};
 use super::tree::*;
 
@@ -19,12 +20,18 @@ pub enum Answer {
     Person(api::guard::PersonAnswer),
 }
 
-/// The answer to `command` for `who`: a result's put streamed from its
+/// The answer to `command` for `identity` (a person's once the person's
+/// word is given: [`Identity::resolve`]): a result's put streamed from its
 /// content (standard input or `--file`, never held whole in memory), every
 /// other command as the [`Request`] it makes, checked first
 /// ([`api::preflight`]) and executed (a person's `--raw` through
-/// [`api::raw`], the one exit for raw text).
-pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Answer, Error> {
+/// [`api::raw`], the one exit for raw text). A person is asked after the
+/// request is made (standard input read), before anything is checked or
+/// done.
+pub fn answer(store: &Store, identity: Identity, command: Ask) -> Result<Answer, Error> {
+    let no_owner = || Error::Usage {
+        message: "no owner: pass --owner ID or set MEMDIR_OWNER".into(),
+    };
     if let Ask::Result {
         command:
             ResultCommand::Put {
@@ -37,10 +44,11 @@ pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Answer, Error> {
             },
     } = command
     {
+        let who = identity.resolve(store, None)?.ok_or_else(no_owner)?;
         // Refuse bad ids (and a missing root) before reading, possibly
         // waiting on, the content; read the limit once, so the read and
         // the put refuse at the same size.
-        let limit = api::result_limit(store, who, &workflow, &task)?;
+        let limit = api::result_limit(store, &who, &workflow, &task)?;
         store.require_root()?;
         let options = PutOptions {
             content_type,
@@ -48,15 +56,18 @@ pub fn answer(store: &Store, who: &Who, command: Ask) -> Result<Answer, Error> {
             allow_empty,
             limit: Some(limit),
         };
-        return put_streamed(store, who, (&workflow, &task), &options, file.as_deref())
+        return put_streamed(store, &who, (&workflow, &task), &options, file.as_deref())
             .map(Answer::Guarded);
     }
     let request = request(command)?;
-    api::preflight(store, who, &request)?;
+    let who = identity
+        .resolve(store, Some(&request))?
+        .ok_or_else(no_owner)?;
+    api::preflight(store, &who, &request)?;
     if who.raw && who.caller.is_person() {
-        return api::raw(store, who, request).map(Answer::Person);
+        return api::raw(store, &who, request).map(Answer::Person);
     }
-    api::execute(store, who, request).map(Answer::Guarded)
+    api::execute(store, &who, request).map(Answer::Guarded)
 }
 
 /// `request`, made inside `run` when one is named (`--run`).

@@ -28,7 +28,7 @@ pub(super) const INSTRUCTIONS: &[Pattern] = &[
                     word!(),
                     sep!(),
                     "){0,2}?",
-                    r"(?:instructions?|rules|directives?|guidelines|guidance|prompts?|commands|constraints|guardrails|programming|polic(?:y|ies)|restrictions|orders|context)\b"
+                    r"(?:instructions?|directions|rules|directives?|guidelines|guidance|prompts?|commands|constraints|guardrails|programming|polic(?:y|ies)|restrictions|orders|context)\b"
                 ),
                 &[
                     IGN_VERB,
@@ -47,6 +47,7 @@ pub(super) const INSTRUCTIONS: &[Pattern] = &[
                     ],
                     &[
                         "instruction",
+                        "directions",
                         "rules",
                         "directive",
                         "guidelines",
@@ -75,12 +76,13 @@ pub(super) const INSTRUCTIONS: &[Pattern] = &[
                     r"(?:(?:own|current|existing|core|original|internal|hidden|system|safety)",
                     sep!(),
                     ")?",
-                    r"(?:instructions?|directives?|guidelines|guardrails|programming|rules|system\s+prompt|prompts?|training|constraints)\b"
+                    r"(?:instructions?|directions|directives?|guidelines|guardrails|programming|rules|system\s+prompt|prompts?|training|constraints)\b"
                 ),
                 &[
                     IGN_VERB,
                     &[
                         "instruction",
+                        "directions",
                         "directive",
                         "guidelines",
                         "guardrails",

@@ -21,15 +21,7 @@ pub(super) fn check_caller(store: &Store, caller: &Caller) -> Result<()> {
         Caller::Agent(a) => validate_id("agent", a),
         Caller::Person(p) => {
             validate_id("person", p)?;
-            let uid = rustix::process::getuid().as_raw();
-            if store.machine_config()?.person_allowed(p, uid) {
-                Ok(())
-            } else {
-                Err(Error::PersonNotAllowed {
-                    person: p.clone(),
-                    uid,
-                })
-            }
+            store.allow_person(p)
         }
     }
 }
