@@ -258,7 +258,7 @@ impl Owner {
     /// closed).
     pub(crate) fn write_policy(&self, settings: &Settings) -> Result<WritePolicy> {
         let machine = self.store.machine_config()?.writes;
-        Ok(WritePolicy::tightest([settings.writes, machine]))
+        Ok(WritePolicy::tightest([Some(settings.writes()), machine]))
     }
 
     /// How long to wait for one of the owner's locks: the store's

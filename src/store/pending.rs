@@ -27,6 +27,8 @@ use crate::model::{ArchiveKind, Caller, Meta, Origin, RunContext, Scope, fold_wh
 
 /// Longest reason for a rejection, in characters.
 const MAX_REASON_CHARS: usize = 500;
+/// The most of a rejection's reason its journal line keeps, in characters.
+const JOURNALLED_REASON_CHARS: usize = 200;
 
 /// One operation of a write that waits, as the answers give it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -453,7 +455,13 @@ pub(crate) fn reject(owner: &Owner, id: &str, reason: &str) -> Result<PendingDec
         journal(
             &locked,
             now,
-            &format!("pending {id} rejected by person:{person}"),
+            &format!(
+                "pending {id} rejected by person:{person}: {}",
+                reason
+                    .chars()
+                    .take(JOURNALLED_REASON_CHARS)
+                    .collect::<String>()
+            ),
         )?,
     ];
     owner.disk().replace_in_order(changes)?;
