@@ -114,6 +114,8 @@ enum Named<'a> {
     Matching(&'a str),
     /// A write's new text.
     NewText(&'a str),
+    /// A write that waits for a person's review, by id.
+    Pending(&'a str),
 }
 
 /// Each fact, learning and text `request` names, in order.
@@ -134,6 +136,13 @@ fn names<'a>(request: &'a Request, out: &mut Vec<Named<'a>>) {
             }
         }
         Request::Reject { id, .. } | Request::Retire { id, .. } => out.push(Named::Learning(id)),
+        Request::PendingApprove { id, text } => {
+            out.push(Named::Pending(id));
+            if let Some(t) = text {
+                out.push(Named::Edited(t));
+            }
+        }
+        Request::PendingReject { id, .. } => out.push(Named::Pending(id)),
         _ => {}
     }
 }
@@ -197,6 +206,21 @@ fn describe(store: &Store, owner: Option<&Owner>, caller: &Caller, n: &Named<'_>
                 None => format!("  learning:   {} (not found)", shown(id)),
             }
         }
+        Named::Pending(id) => match owner.and_then(|o| o.pending_write(id).ok()) {
+            Some(w) => {
+                let mut line = format!(
+                    "  waiting:    {} ({}, asked by {})",
+                    shown(id),
+                    w.status.as_str(),
+                    shown(w.by.as_deref().unwrap_or("-"))
+                );
+                for op in w.operations.iter().take(SHOWN_OPS) {
+                    line.push_str(&format!("\n    {}: {}", op.op.as_str(), shown(&op.text)));
+                }
+                line
+            }
+            None => format!("  waiting:    {} (not found)", shown(id)),
+        },
         Named::Edited(t) => format!("  approved as: {}", shown(t)),
         Named::Save(t) => format!("  saves:      {}", shown(t)),
         Named::Matching(t) => format!("  the entry matching: {}", shown(t)),
