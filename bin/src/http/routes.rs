@@ -36,7 +36,8 @@ use super::{App, json_response};
 use crate::ui;
 use crate::ui::pages::{
     actions, agent, agents, day, decisions, dreaming, history, learnings as learnings_page, login,
-    login_link, results as results_page, runs as runs_page, skills as skills_page, snapshot,
+    login_link, pending as pending_page, results as results_page, runs as runs_page,
+    skills as skills_page, snapshot,
 };
 
 mod openapi;
@@ -562,6 +563,24 @@ pub const ROUTES: &[Route] = &[
         "/ui/learnings",
         "Approve, reject or retire a learning {action, id, seen_text, text, reason, csrf}: 303 to the page, which says what was done or why not (409 learning_changed)",
         || post(learnings_page::post),
+    ),
+    page(
+        "GET",
+        "/ui/pending",
+        "Every agent's writes that wait for a person (writes: review), each a diff against the store with who asked and from which run",
+        || get(pending_page::show_all),
+    ),
+    page(
+        "GET",
+        "/ui/agents/{agent}/pending",
+        "One agent's writes that wait for a person, each a diff against the store",
+        || get(pending_page::show),
+    ),
+    page(
+        "POST",
+        "/ui/pending",
+        "Approve (text edited or not) or reject with a reason a waiting write {action, agent, id, seen_text, text, reason, back, csrf}: 303 to the page, which says what was done or why not",
+        || post(pending_page::post),
     ),
     page(
         "GET",

@@ -13,6 +13,7 @@ pub mod history;
 pub mod learnings;
 pub mod login;
 pub mod login_link;
+pub mod pending;
 pub mod results;
 pub mod runs;
 pub mod skills;
