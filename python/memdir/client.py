@@ -52,6 +52,15 @@ def _usage_from(budget: Any, usage: Any) -> Dict[str, Any]:
     return out
 
 
+def _waiting(answer: Mapping[str, Any]) -> Dict[str, Any]:
+    """A write's ``status`` (``pending``) and ``pending_id`` from an HTTP
+    answer, when it waits for a person's review (``writes: review``)."""
+    pending_id = answer.get("pending_id")
+    if not pending_id:
+        return {}
+    return {"status": answer.get("status", "pending"), "pending_id": pending_id}
+
+
 def _text(value: Union[str, bytes]) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else bytes(value)
 
@@ -202,6 +211,7 @@ class Memory:
                     "message": a.get("message"),
                     "archived": list(a.get("archived") or []),
                     "warnings": list(a.get("warnings") or []),
+                    **_waiting(a),
                 },
             )
         remember: Dict[str, Any] = {"text": text, "scope": to}
@@ -218,6 +228,7 @@ class Memory:
                 "message": a.get("message"),
                 "archived": list(a.get("archived") or []),
                 "warnings": list(a.get("warnings") or []),
+                **_waiting(a),
             },
         )
 
@@ -618,6 +629,38 @@ class Memory:
             return cast(t.LearningOutcome, self._cli(*args, "--", id))
         body = {"reason": reason} if reason is not None else {}
         return cast(t.LearningOutcome, self._http("POST", f"/api/v1/learnings/{quote(id)}/retire", body=body, with_agent=False))
+
+    # -- writes that wait for a person (writes: review) -----------------------
+
+    def pending(self, id: Optional[str] = None, *, all: bool = False) -> Dict[str, Any]:
+        """The owner's writes that wait for a person's review (``writes:
+        review``), oldest first (``all``: the rejected ones too); with
+        ``id``, that one write (``pnd_…``)."""
+        if not self.over_http:
+            if id is not None:
+                return cast(Dict[str, Any], self._cli("pending", "show", "--", id))
+            return cast(Dict[str, Any], self._cli("pending", "list", *(["--all"] if all else [])))
+        if id is not None:
+            return self._http("GET", f"/api/v1/pending/{quote(id)}")
+        return self._http("GET", "/api/v1/pending", query={"all": "true" if all else None})
+
+    def pending_approve(self, id: str, *, text: Optional[str] = None) -> Dict[str, Any]:
+        """A person approves a waiting write (``text``: in place of its
+        one text); its budget, vetoes and scan are checked again."""
+        if not self.over_http:
+            args = ["pending", "approve"]
+            if text is not None:
+                args += ["--text", text]
+            return cast(Dict[str, Any], self._cli(*args, "--", id))
+        body: Dict[str, Any] = {} if text is None else {"text": text}
+        return self._http("POST", f"/api/v1/pending/{quote(id)}/approve", body=body)
+
+    def pending_reject(self, id: str, reason: str) -> Dict[str, Any]:
+        """A person rejects a waiting write; its text is refused to the
+        agent from then on."""
+        if not self.over_http:
+            return cast(Dict[str, Any], self._cli("pending", "reject", "--reason", reason, "--", id))
+        return self._http("POST", f"/api/v1/pending/{quote(id)}/reject", body={"reason": reason})
 
     # -- facts: list and transitions ------------------------------------------
 

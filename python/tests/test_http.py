@@ -270,3 +270,29 @@ def test_ids_are_one_path_segment(server, root: Path):
             mem.result_put(wf, "t", "x")
         assert e.value.code in ("invalid_id", "route_not_found"), (wf, e.value)
     assert not (root / "agt_other").exists()
+
+
+def test_a_write_under_review_waits_on_the_command_line_and_over_http(server, root: Path, memdir_bin: str):
+    """Under ``writes: review`` an agent's save answers ``status: pending``
+    and its ``pending_id`` on both transports and both HTTP families; the
+    agent looks its writes up but approves nothing; a person decides."""
+    (root / "memdir.yaml").write_text("writes: review\n")
+    local = Memory(root=root, owner=OWNER, binary=memdir_bin)
+    a = local.add("Deploys go out on Tuesdays")
+    assert a["status"] == "pending" and a["pending_id"].startswith("pnd_"), a
+    assert local.pending(a["pending_id"])["pending_id"] == a["pending_id"]
+    mem = server.memory()
+    b = mem.add("Invoices are sent on the first")
+    assert b["status"] == "pending" and b["pending_id"].startswith("pnd_"), b
+    c = mem.add("Backups expire after a year", expires="2099-12-31")
+    assert c["status"] == "pending" and c["pending_id"].startswith("pnd_"), c
+    assert mem.pending()["waiting"] == 3
+    assert not (root / OWNER / "MEMORY.md").exists() or "Invoices" not in (root / OWNER / "MEMORY.md").read_text()
+    with pytest.raises(memdir.PersonOnly):
+        mem.pending_approve(b["pending_id"])
+    ann = server.person_memory("ann", OWNER)
+    assert ann.pending_approve(b["pending_id"])["status"] == "approved"
+    assert ann.pending_reject(c["pending_id"], "not a fact")["status"] == "rejected"
+    with pytest.raises(memdir.MemoryPendingRejected):
+        mem.add("Backups expire after a year")
+    assert "Invoices are sent on the first" in (root / OWNER / "MEMORY.md").read_text()
