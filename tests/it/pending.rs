@@ -177,11 +177,24 @@ fn both_http_families_answer_202_with_the_pending_id() {
     );
     assert_eq!(r.status, 202, "{r:?}");
     let second = pending_id(&r.json());
+    // Claude's memory tool over HTTP: 202 with the id, the file unchanged.
+    let r = srv.post(
+        a,
+        "/v1/memory/tool",
+        json!({"command": "create", "path": "/memories/USER.md",
+               "file_text": "- Prefers short answers\n"}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["is_error"], false, "{v}");
+    let third = pending_id(&v);
+    assert!(s.read_or_empty(O, "USER.md").is_empty());
     assert!(s.read_or_empty(O, "MEMORY.md").is_empty());
 
     // The agent looks its writes up; only a person decides.
     let list = srv.get(a, "/api/v1/pending").json();
-    assert_eq!(list["waiting"], 2, "{list}");
+    assert_eq!(list["waiting"], 3, "{list}");
+    assert!(list.to_string().contains(&third), "{list}");
     let one = srv.get(a, &format!("/api/v1/pending/{first}"));
     assert_eq!(one.status, 200, "{one:?}");
     srv.post(a, &format!("/api/v1/pending/{first}/approve"), json!({}))
@@ -259,4 +272,106 @@ fn merge_file_merges_pending_md_entry_by_entry() {
     for t in ["- one ", "- two ", "- three "] {
         assert!(merged.contains(t), "{t}: {merged}");
     }
+}
+
+/// The first `pnd_` id in `text`.
+fn id_in(text: &str) -> String {
+    let at = text
+        .find("pnd_")
+        .unwrap_or_else(|| panic!("no pending id: {text}"));
+    text[at..at + 16].to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_says_pending_with_the_id_and_an_agent_has_no_approval() {
+    use crate::mcp::{call, start};
+    let s = review_root();
+    let c = start(&s, &["--owner", O], &[]).await;
+    // The agent's listing offers no decision.
+    let tools = c.list_all_tools().await.unwrap();
+    let memory = tools.iter().find(|t| t.name == "memory").expect("memory");
+    let actions = &memory.input_schema["properties"]["action"];
+    let listed = serde_json::to_string(actions).unwrap();
+    assert!(listed.contains("\"pending\""), "{listed}");
+    assert!(!listed.contains("approve_pending"), "{listed}");
+    assert!(!listed.contains("reject_pending"), "{listed}");
+    let (r, e) = call(
+        &c,
+        "memory",
+        json!({"action": "remember", "target": "memory", "operation": "add",
+               "content": "Deploys go out on Tuesdays"}),
+    )
+    .await;
+    assert!(!e, "{r}");
+    assert!(r.contains("pending pnd_"), "{r}");
+    assert!(r.contains("person"), "{r}");
+    let id = id_in(&r);
+    assert!(s.read_or_empty(O, "MEMORY.md").is_empty());
+    // The agent looks it up.
+    let (r, e) = call(&c, "memory", json!({"action": "pending"})).await;
+    assert!(!e && r.contains(&id), "{r}");
+    let (r, e) = call(&c, "memory", json!({"action": "pending", "id": id})).await;
+    assert!(!e && r.contains("Deploys go out on Tuesdays"), "{r}");
+    // Sent anyway, a decision is refused to an agent.
+    for args in [
+        json!({"action": "approve_pending", "id": id}),
+        json!({"action": "reject_pending", "id": id, "reason": "no"}),
+    ] {
+        let (r, e) = call(&c, "memory", args).await;
+        assert!(e, "{r}");
+    }
+    assert!(s.read_or_empty(O, "MEMORY.md").is_empty());
+    let list = s.json_ok(&["--owner", O, "pending", "list"]);
+    assert_eq!(list["waiting"], 1, "{list}");
+    c.cancel().await.unwrap();
+}
+
+#[test]
+fn the_memory_tool_s_edit_waits_with_its_pending_id() {
+    let s = review_root();
+    let input = json!({"command": "create", "path": "/memories/MEMORY.md",
+                       "file_text": "- Deploys go out on Tuesdays\n"});
+    let r = s.run_stdin(
+        &["--json", "--owner", O, "tool", "memory"],
+        input.to_string().as_bytes(),
+    );
+    let v = r.ok().json();
+    assert_eq!(v["is_error"], false, "{v}");
+    let id = v["pending_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no pending_id: {v}"))
+        .to_owned();
+    assert!(v["text"].as_str().unwrap().contains(&id), "{v}");
+    assert!(s.read_or_empty(O, "MEMORY.md").is_empty());
+    let shown = s.json_ok(&["--owner", O, "pending", "show", &id]);
+    assert_eq!(shown["source"], "memory_tool", "{shown}");
+}
+
+#[test]
+fn recall_leaves_a_waiting_write_out_and_archives_and_day_lines_go_through() {
+    let s = Sandbox::new();
+    let v = s.json_ok(&["--owner", O, "add", "The build server is called hopper"]);
+    let mem_id = v["id"].as_str().expect("an id").to_owned();
+    std::fs::write(s.root.join("memdir.yaml"), "writes: review\n").unwrap();
+    let p = s.json_ok(&["--owner", O, "add", "The build server hopper has 64 cores"]);
+    assert_eq!(p["status"], "pending", "{p}");
+    // Neither recall nor the snapshot sees the waiting write.
+    let r = s
+        .run_as(O, &["recall", "--query", "build server hopper cores"])
+        .ok()
+        .text();
+    assert!(r.contains("called hopper"), "{r}");
+    assert!(!r.contains("64 cores"), "{r}");
+    assert!(!s.run_as(O, &["snapshot"]).ok().text().contains("64 cores"));
+    // A day line and an archive go through at once.
+    let d = s.json_ok(&["--owner", O, "day", "Looked at the build server"]);
+    assert!(d.get("pending_id").is_none(), "{d}");
+    assert!(
+        s.read_text(O, "episodes.md")
+            .contains("Looked at the build server")
+    );
+    let a = s.json_ok(&["--owner", O, "archive", &mem_id, "--reason", "renamed"]);
+    assert!(a.get("pending_id").is_none(), "{a}");
+    assert!(!s.read_text(O, "MEMORY.md").contains("called hopper"));
+    assert!(s.read_text(O, "archive.md").contains("called hopper"));
 }

@@ -57,6 +57,7 @@ fn every_dashboard_form_answers_303_to_a_page_of_ours_that_says_what_happened() 
         "/ui/agents/{agent}/actions",
         "/ui/learnings",
         "/ui/decisions",
+        "/ui/pending",
         "/ui/agents/{agent}/dreaming",
         "/ui/agents/{agent}/skills",
     ] {

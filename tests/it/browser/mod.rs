@@ -26,6 +26,7 @@ mod harness;
 mod hostile;
 mod listener;
 mod login;
+mod pending;
 mod runs;
 mod site;
 
