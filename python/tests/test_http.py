@@ -296,3 +296,8 @@ def test_a_write_under_review_waits_on_the_command_line_and_over_http(server, ro
     with pytest.raises(memdir.MemoryPendingRejected):
         mem.add("Backups expire after a year")
     assert "Invoices are sent on the first" in (root / OWNER / "MEMORY.md").read_text()
+    # Claude's memory tool says the edit waits, and names its id.
+    for m in (local, mem):
+        text, is_error = m.memory_tool({"command": "create", "path": "/memories/USER.md", "file_text": "- Prefers short answers\n"})
+        assert not is_error and "waits for a person's review (pending pnd_" in text, text
+    assert not (root / OWNER / "USER.md").exists() or "short answers" not in (root / OWNER / "USER.md").read_text()
