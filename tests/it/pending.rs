@@ -375,3 +375,29 @@ fn recall_leaves_a_waiting_write_out_and_archives_and_day_lines_go_through() {
     assert!(!s.read_text(O, "MEMORY.md").contains("called hopper"));
     assert!(s.read_text(O, "archive.md").contains("called hopper"));
 }
+
+#[test]
+fn a_persons_decision_is_asked_at_the_terminal_naming_the_write_and_its_text() {
+    let s = review_root();
+    let id = pending_id(&s.json_ok(&["--owner", O, "add", "Deploys go out on Tuesdays"]));
+    let shown = s.dir.path().join("terminal.txt");
+    let approve = s.cmd(&[
+        "--json", "--person", "ann", "--agent", O, "pending", "approve", &id,
+    ]);
+    let r = crate::util::run_cmd_as_is(crate::util::at_terminal(&approve, "n", &shown), b"");
+    let e = r.json_error("person_unconfirmed");
+    assert_eq!(e["why"], "declined", "{e}");
+    let t = String::from_utf8_lossy(&std::fs::read(&shown).unwrap()).into_owned();
+    for part in [
+        id.as_str(),
+        "asked by agent:agt_rev",
+        "add: Deploys go out on Tuesdays",
+    ] {
+        assert!(t.contains(part), "{part:?} not in {t}");
+    }
+    assert!(
+        s.read_or_empty(O, "MEMORY.md").is_empty(),
+        "nothing approved"
+    );
+    assert_eq!(s.json_ok(&["--owner", O, "pending", "list"])["waiting"], 1);
+}

@@ -224,13 +224,13 @@ fn a_write_a_direct_write_would_refuse_is_refused_before_it_waits() {
 fn an_approval_checks_the_budget_and_the_guard_again_and_every_decision_is_journalled() {
     let (_d, s) = store("writes: review\nbudgets:\n  memory: 500\n", "");
     let o = s.owner("agt_a").unwrap();
-    let p = person(&s, "agt_a");
     let long = |what: &str| format!("The {what} notes say {}", "plenty of detail ".repeat(16));
     let id = o
         .add(Scope::Memory, &long("deploy"))
         .unwrap()
         .pending_id
         .unwrap();
+    let p = person(&s, "agt_a");
     // The store filled since the write was asked: the approval is refused
     // as the agent's save would be now, and the write still waits.
     p.add(Scope::Memory, &long("billing")).unwrap();
