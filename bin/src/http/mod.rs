@@ -16,6 +16,7 @@ mod facts;
 mod learnings;
 pub mod limits;
 mod one_api;
+mod openapi_parts;
 mod remote;
 mod reviews;
 mod routes;

@@ -28,6 +28,7 @@ use super::one_api::{
     ForgetBody, RecallQuery, RememberBody, ToolQuery, forget, get_result, memory_tool, put_result,
     recall, remember, snapshot,
 };
+use super::openapi_parts::{json_content, query_parameters, status_words};
 use super::remote::{self, CallBody, CommandBody};
 use super::reviews::{self, HistoryQuery, StartBody};
 use super::runs::{self, BeginBody, FinishBody};
@@ -642,47 +643,6 @@ pub fn routes() -> Router<App> {
 async fn openapi() -> Response {
     static DOCUMENT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     json_response(200, DOCUMENT.get_or_init(document))
-}
-
-/// What a success's status says in `/openapi.json`.
-fn status_words(status: u16) -> &'static str {
-    match status {
-        201 => "the answer: made",
-        202 => "the answer: started in the background",
-        _ => "the answer",
-    }
-}
-
-/// `content` of `application/json` with `schema`.
-fn json_content(schema: Value) -> Value {
-    json!({"application/json": {"schema": schema}})
-}
-
-/// The query parameters of a route whose query its handler parses into
-/// the type of `query` (its fields, each a parameter).
-fn query_parameters(query: TypeSchema) -> Vec<Value> {
-    let mut g = memdir::api::schema::requests(true);
-    let schema = query(&mut g).to_value();
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for (name, p) in schema["properties"].as_object().into_iter().flatten() {
-        let mut p = p.clone();
-        memdir::api::schema::no_null(&mut p);
-        let description = p.as_object_mut().and_then(|o| o.remove("description"));
-        let mut param = Map::new();
-        param.insert("name".into(), json!(name));
-        param.insert("in".into(), json!("query"));
-        param.insert("required".into(), json!(required.contains(&name.as_str())));
-        if let Some(d) = description {
-            param.insert("description".into(), d);
-        }
-        param.insert("schema".into(), p);
-        out.push(Value::Object(param));
-    }
-    out
 }
 
 /// An OpenAPI 3.1 document of [`ROUTES`]: each route's path parameters,
