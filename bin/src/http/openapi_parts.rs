@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::routes::TypeSchema;
+use schemars::{Schema, SchemaGenerator};
 
 /// What a success's status says in `/openapi.json`.
 pub(super) fn status_words(status: u16) -> &'static str {
@@ -22,7 +22,7 @@ pub(super) fn json_content(schema: Value) -> Value {
 
 /// The query parameters of a route whose query its handler parses into
 /// the type of `query` (its fields, each a parameter).
-pub(super) fn query_parameters(query: TypeSchema) -> Vec<Value> {
+pub(super) fn query_parameters(query: fn(&mut SchemaGenerator) -> Schema) -> Vec<Value> {
     let mut g = memdir::api::schema::requests(true);
     let schema = query(&mut g).to_value();
     let required: Vec<&str> = schema["required"]
