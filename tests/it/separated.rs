@@ -273,34 +273,8 @@ fn separated_an_agent_of_another_uid_reaches_only_its_own_memory_through_its_key
         assert!(unknown.is_err(), "{unknown:?}");
         let _ = c.cancel().await;
     });
-    // The files themselves: out of the agent's reach.
+    files_out_of_reach(&agent, &s, &learning);
     let memory = s.root.join("a/MEMORY.md");
-    assert!(memory.exists());
-    let cat = Path::new("/bin/cat");
-    assert!(!agent.succeeds(cat, &[memory.to_str().unwrap()]));
-    assert!(!agent.succeeds(Path::new("/bin/ls"), &[config_dir().to_str().unwrap()]));
-    let root = s.root.to_str().unwrap();
-    assert!(!agent.succeeds(&agent.bin, &["--root", root, "--owner", "a", "show"]));
-    let keys = crate::http::keys_file(&s);
-    let keys = keys.to_str().unwrap();
-    assert!(!agent.succeeds(
-        &agent.bin,
-        &["--owner", "a", "key", "create", "--keys", keys]
-    ));
-    assert!(!agent.succeeds(
-        &agent.bin,
-        &[
-            "--root",
-            root,
-            "--person",
-            "ann",
-            "--key-file",
-            &key_file,
-            "learnings",
-            "approve",
-            &learning
-        ],
-    ));
     let after = hashes(&dirs);
     assert_eq!(before, after, "a refused attempt changed a file");
     // What the agent did do is there, in its own memory only.
@@ -347,4 +321,38 @@ fn separated_key_files_name_their_role() {
         "show",
     ]);
     assert_eq!(refused(&r), "invalid_config");
+}
+
+/// The root and the configuration, out of the agent's reach: it cannot
+/// read a memory file, list the configuration, run memdir on the root,
+/// make a key, or act as a person with its own key file.
+fn files_out_of_reach(agent: &Agent, s: &Sandbox, learning: &str) {
+    let key_file = agent.key_file.to_str().unwrap();
+    let memory = s.root.join("a/MEMORY.md");
+    assert!(memory.exists());
+    let cat = Path::new("/bin/cat");
+    assert!(!agent.succeeds(cat, &[memory.to_str().unwrap()]));
+    assert!(!agent.succeeds(Path::new("/bin/ls"), &[config_dir().to_str().unwrap()]));
+    let root = s.root.to_str().unwrap();
+    assert!(!agent.succeeds(&agent.bin, &["--root", root, "--owner", "a", "show"]));
+    let keys = crate::http::keys_file(s);
+    let keys = keys.to_str().unwrap();
+    assert!(!agent.succeeds(
+        &agent.bin,
+        &["--owner", "a", "key", "create", "--keys", keys]
+    ));
+    assert!(!agent.succeeds(
+        &agent.bin,
+        &[
+            "--root",
+            root,
+            "--person",
+            "ann",
+            "--key-file",
+            key_file,
+            "learnings",
+            "approve",
+            learning
+        ],
+    ));
 }
