@@ -14,6 +14,8 @@ mod http;
 #[cfg(feature = "servers")]
 mod mcp;
 #[cfg(feature = "servers")]
+mod remote;
+#[cfg(feature = "servers")]
 mod ui;
 
 use clap::CommandFactory;
@@ -133,6 +135,13 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             .as_ref()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
     };
+    // `--url` with a key file: the command runs on the server (`ui`
+    // without a key file takes it as the dashboard's address).
+    if let Some(url) = g.url.clone()
+        && !(matches!(cli.command, Command::Ui { .. }) && g.key_file.is_none())
+    {
+        return over_url(&url, &g, cli.command);
+    }
     let response = match cli.command {
         // Git runs its merge driver on temporary files, whatever the root.
         Command::MergeFile {
@@ -157,7 +166,10 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             return Ok(0);
         }
         Command::Key { command, keys } => return key(&opener.open()?, &g, command, keys),
-        Command::Ui { url, keys } => return login_link(&opener.open()?, &g, &url, keys),
+        Command::Ui { keys } => {
+            let url = g.url.as_deref().unwrap_or(DASHBOARD);
+            return login_link(&opener.open()?, &g, url, keys);
+        }
         #[cfg(feature = "servers")]
         Command::Mcp { run, session, log } => return serve_mcp(opener, &g, run, session, log),
         #[cfg(feature = "servers")]
@@ -248,6 +260,23 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
     // A recall answered: its missing vectors, computed meanwhile, written.
     Store::settle();
     Ok(exit)
+}
+
+/// The dashboard's address a login link names when `--url` does not.
+const DASHBOARD: &str = "http://127.0.0.1:7077";
+
+/// `--url URL --key-file FILE`: the command on a `memdir serve`.
+#[cfg(feature = "servers")]
+fn over_url(url: &str, g: &cli::Global, command: cli::Command) -> Result<u8, Failure> {
+    remote::run(url, g, command)
+}
+
+/// `--url` without the servers (a build without the `servers` feature).
+#[cfg(not(feature = "servers"))]
+fn over_url(_: &str, _: &cli::Global, _: cli::Command) -> Result<u8, Failure> {
+    Err(Failure::Usage(
+        "--url needs memdir built with the `servers` feature".into(),
+    ))
 }
 
 /// Prints an answer (its warnings on standard error): its exit status.

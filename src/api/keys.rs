@@ -11,7 +11,9 @@ use crate::error::Result;
 use crate::model::Caller;
 use crate::store::Store;
 use crate::store::keys;
-pub use crate::store::keys::{KeyKind, KeyRecord, LoginLink, check, keys_path, verify};
+pub use crate::store::keys::{
+    KeyKind, KeyRecord, LoginLink, check, key_file_text, keys_path, verify,
+};
 
 /// What a key command answers: standard output, text or JSON.
 fn shown(k: &KeyRecord) -> KeyShown<'_> {

@@ -194,6 +194,14 @@ const fn cli(name: &'static str, title: &'static str, make: Make) -> Cli {
 /// of docs/API.md names the file of each route).
 const HTTP: &[Route] = &[
     Route {
+        name: "command",
+        title: "POST /v1/command",
+        description: Some(
+            "What the command line prints for one command run on the server for the key's caller (memdir --url), a refusal included.",
+        ),
+        body: Http::Own(of::<wire::Printed>),
+    },
+    Route {
         name: "day",
         title: "POST /api/v1/memories/day, POST /v1/runs/{runId}/finish",
         description: Some("The same object as `memdir day --json`."),
@@ -230,6 +238,18 @@ const HTTP: &[Route] = &[
         title: "GET /api/v1/learnings",
         description: Some("The same object as `memdir learnings --json`."),
         body: Http::Same("learnings"),
+    },
+    Route {
+        name: "mcp-call",
+        title: "POST /v1/mcp/call",
+        description: Some("One MCP tool call for the key's caller (memdir mcp --url)."),
+        body: Http::Own(of::<wire::McpCalled>),
+    },
+    Route {
+        name: "mcp-tools",
+        title: "GET /v1/mcp/tools",
+        description: Some("The MCP tools the key's role lists (memdir mcp --url)."),
+        body: Http::Own(of::<wire::McpTools>),
     },
     Route {
         name: "memories-recall",

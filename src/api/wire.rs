@@ -726,3 +726,37 @@ pub struct Health {
     #[schemars(extend("const" = "ok"))]
     pub status: &'static str,
 }
+
+/// `POST /v1/command` (`memdir --url`): what the command line prints for
+/// a command run on the server for the key's caller, its refusal
+/// included (a refused command answers `200` too: the command was
+/// answered, and `exit` says how).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, JsonSchema)]
+pub struct Printed {
+    /// Standard output: the answer (text, or the `--json` line; under
+    /// `--json`, a refusal's `{"error": …}`).
+    pub stdout: String,
+    /// Standard error: the warnings, or a refusal's text.
+    pub stderr: String,
+    /// The exit status the command line exits with.
+    pub exit: u8,
+}
+
+/// `GET /v1/mcp/tools` (`memdir mcp --url`): the tools MCP lists for the
+/// key's role, as `tools/list` gives them.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct McpTools {
+    /// Each tool: its name, description, input schema and annotations.
+    pub tools: Vec<Value>,
+}
+
+/// `POST /v1/mcp/call` (`memdir mcp --url`): one tool call's answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct McpCalled {
+    /// MCP's `CallToolResult` (a tool's refusal is one, `isError: true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// MCP's protocol error (an unknown tool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}

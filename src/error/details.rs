@@ -55,18 +55,22 @@ pub enum Unconfirmed {
     /// The key file holds no live person's key of the account's keys file
     /// (`keys.yaml` of the configuration folder found from the user
     /// database, never from the environment), or the key is another
-    /// person's or an agent's.
+    /// person's.
     KeyRefused,
+    /// The key file holds an agent's key: a key names its role, and an
+    /// agent's acts only on a server (`--url`), as its agent.
+    AgentKey,
 }
 
 impl Unconfirmed {
     /// Its word in an answer's details: `no_terminal`, `declined`,
-    /// `key_refused`.
+    /// `key_refused`, `agent_key`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Unconfirmed::NoTerminal => "no_terminal",
             Unconfirmed::Declined => "declined",
             Unconfirmed::KeyRefused => "key_refused",
+            Unconfirmed::AgentKey => "agent_key",
         }
     }
 }

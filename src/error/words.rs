@@ -100,6 +100,9 @@ pub(super) fn unconfirmed_message(person: &str, why: Unconfirmed) -> String {
                 "{who} was not confirmed: the answer at the terminal was not yes, so nothing was done"
             )
         }
+        Unconfirmed::AgentKey => format!(
+            "{who} was not confirmed: the key file holds an agent's key, which is no person's word; an agent's key acts only on a server, as its agent (--url URL --key-file FILE: docs/SECURITY.md, the separated deployment), so nothing was done"
+        ),
         Unconfirmed::KeyRefused => format!(
             "{who} was not confirmed: the key file holds no live key of this person in the account's keys file (keys.yaml of the configuration folder under the home directory the user database names), so nothing was done"
         ),

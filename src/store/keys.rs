@@ -374,7 +374,9 @@ const KEY_FILE_BYTES: u64 = 4096;
 /// (`keys.yaml` in [`Store::account_config_dir`], never a keys file the
 /// caller chose with an option or a variable): a live person's key, of
 /// `person` when one is named, whom every `persons` binding allows.
-/// Otherwise [`Error::PersonUnconfirmed`] ([`Unconfirmed::KeyRefused`]).
+/// Otherwise [`Error::PersonUnconfirmed`] ([`Unconfirmed::KeyRefused`];
+/// [`Unconfirmed::AgentKey`] for an agent's key, which acts only on a
+/// server).
 /// The key file must be a plain file of this user's that no other user
 /// can read or write: whoever can read it is that person.
 pub fn person_key(store: &Store, key_file: &Path, person: Option<&str>) -> Result<String> {
@@ -391,6 +393,10 @@ pub fn person_key(store: &Store, key_file: &Path, person: Option<&str>) -> Resul
             person_here(store, &r.subject)?;
             Ok(r.subject)
         }
+        Some(r) if r.kind == KeyKind::Agent => Err(Error::PersonUnconfirmed {
+            person: person.unwrap_or_default().to_owned(),
+            why: Unconfirmed::AgentKey,
+        }),
         _ => Err(refused()),
     }
 }
@@ -398,6 +404,21 @@ pub fn person_key(store: &Store, key_file: &Path, person: Option<&str>) -> Resul
 /// The key a key file holds (its text, trimmed), refusing a file that is
 /// not a plain file of this user's alone (`invalid_config`).
 fn read_key_file(store: &Store, path: &Path) -> Result<String> {
+    key_in_file(store.disk(), path)
+}
+
+/// The key an agent's (or a person's) key file holds for a server
+/// (`memdir --url`, `memdir mcp --url`): read with no root, since the
+/// process of an agent kept apart reaches none. The same checks as a
+/// person's key file: a plain file (not a symlink) of this user's that no
+/// other user can read or write, at most 4 KiB (`invalid_config`). The
+/// server, not this process, decides whose key it is.
+pub fn key_file_text(path: &Path) -> Result<String> {
+    key_in_file(&crate::disk::Disk::default(), path)
+}
+
+/// [`read_key_file`] on `disk`.
+fn key_in_file(disk: &crate::disk::Disk, path: &Path) -> Result<String> {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -406,7 +427,6 @@ fn read_key_file(store: &Store, path: &Path) -> Result<String> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let disk = store.disk();
     let missing = || refuse(path, "no such key file");
     let dir = disk.open_root(parent)?.ok_or_else(missing)?;
     let st = disk.stat(&dir, name)?.ok_or_else(missing)?;
@@ -420,7 +440,7 @@ fn read_key_file(store: &Store, path: &Path) -> Result<String> {
         return Err(refuse(
             path,
             format!(
-                "the key file is another user's or open to others (mode {:o}): whoever can read it is the person, so chmod 600 it",
+                "the key file is another user's or open to others (mode {:o}): whoever can read it acts with its key, so chmod 600 it",
                 st.mode
             ),
         ));

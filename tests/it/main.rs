@@ -57,6 +57,7 @@ mod schema;
 mod schema_derived;
 mod schema_http;
 mod semantic;
+mod separated;
 mod serve_review;
 mod settings_bounds;
 mod skills;

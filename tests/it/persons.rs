@@ -519,7 +519,7 @@ fn a_key_file_of_the_accounts_keys_file_acts_without_a_terminal() {
     );
     refused(
         &["--json", "--key-file", &agent, "learnings", "approve", &p1],
-        "key_refused",
+        "agent_key",
     );
     refused(
         &[

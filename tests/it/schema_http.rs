@@ -134,6 +134,9 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("GET /api/v1/reviews/history", "review-history"),
     ("POST /v1/runs", "run-begin"),
     ("POST /v1/runs/{runId}/finish", "day"),
+    ("POST /v1/command", "command"),
+    ("GET /v1/mcp/tools", "mcp-tools"),
+    ("POST /v1/mcp/call", "mcp-call"),
 ];
 
 #[test]
@@ -570,6 +573,47 @@ fn every_http_answer_validates_against_its_schema() {
         "invalid_request",
         400,
         &srv.get(k, "/api/v1/reviews/history?limit=many"),
+    );
+
+    // What an agent kept apart calls (`--url`, `mcp --url`).
+    let printed = ok(
+        "command",
+        200,
+        &srv.post(
+            k,
+            "/v1/command",
+            json!({"request": {"request": "snapshot"}, "json": true}),
+        ),
+    );
+    if printed["exit"] != 0 {
+        wrong(format!("the command: {printed}"));
+    }
+    let refused = ok(
+        "command",
+        200,
+        &srv.post(
+            k,
+            "/v1/command",
+            json!({"request": {"request": "approve", "id": "mem_000000000000"}}),
+        ),
+    );
+    if refused["exit"] == 0 || !refused["stderr"].as_str().unwrap_or("").contains("person") {
+        wrong(format!("an agent's approval: {refused}"));
+    }
+    ok("mcp-tools", 200, &srv.get(k, "/v1/mcp/tools"));
+    ok(
+        "mcp-call",
+        200,
+        &srv.post(
+            k,
+            "/v1/mcp/call",
+            json!({"name": "memory", "arguments": {"action": "recall"}}),
+        ),
+    );
+    ok(
+        "mcp-call",
+        200,
+        &srv.post(k, "/v1/mcp/call", json!({"name": "approve"})),
     );
 
     // The transport's.

@@ -56,6 +56,7 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         g.person = after.person.or(g.person.take());
         g.agent = after.agent.or(g.agent.take());
         g.key_file = after.key_file.or(g.key_file.take());
+        g.url = after.url.or(g.url.take());
         g.config_dir = after.config_dir.or(g.config_dir.take());
         g.recall_model = after.recall_model.or(g.recall_model.take());
     }
@@ -154,8 +155,15 @@ pub struct Global {
     /// Act as the person whose key this file holds, without asking at the
     /// terminal (automation): a file only this user can read, holding a
     /// person's key of the account's own keys file (docs/SECURITY.md).
+    /// With --url: the key (an agent's or a person's) the server checks.
     #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub key_file: Option<PathBuf>,
+    /// The address of a `memdir serve` to run the command on, with the
+    /// key --key-file holds (an agent's or a person's: the server decides
+    /// who it is); for `ui`, the dashboard's address [default:
+    /// http://127.0.0.1:7077].
+    #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL)]
+    pub url: Option<String>,
     /// The machine-local configuration folder (default: $MEMDIR_CONFIG_DIR,
     /// else $XDG_CONFIG_HOME/memdir, else ~/.config/memdir).
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]

@@ -16,7 +16,7 @@ mod values;
 use clap::Parser;
 
 pub use globals::{Global, Identity, parse, who};
-pub use request::{Answer, answer};
+pub use request::{Answer, answer, remote_request};
 pub use tree::{Command, GitCommand, KeyCommand};
 
 /// What `memdir --help` ends with.

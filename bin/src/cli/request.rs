@@ -70,6 +70,21 @@ pub fn answer(store: &Store, identity: Identity, command: Ask) -> Result<Answer,
     api::execute(store, &who, request).map(Answer::Guarded)
 }
 
+/// The request `command` makes, for a server to run (`--url`): every
+/// command of an owner's memory but a result's put, whose content is
+/// streamed to the server's `PUT` route instead.
+pub fn remote_request(command: Ask) -> Result<Request, Error> {
+    if let Ask::Result {
+        command: ResultCommand::Put { .. },
+    } = command
+    {
+        return Err(Error::Usage {
+            message: "result put is not sent with --url: PUT the content to the server's /v1/workflows/results/WORKFLOW/TASK with the key".into(),
+        });
+    }
+    request(command)
+}
+
 /// `request`, made inside `run` when one is named (`--run`).
 fn in_run(run: Option<String>, request: Request) -> Request {
     match run {

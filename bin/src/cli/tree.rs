@@ -152,9 +152,6 @@ pub enum Command {
     /// Print a one-time login link to the dashboard for --person ID (good for 10 minutes, once).
     #[command(display_order = 33)]
     Ui {
-        /// The dashboard's address, as a browser reaches it.
-        #[arg(long, value_name = "BASE", default_value = "http://127.0.0.1:7077")]
-        url: String,
         /// The keys file of the server (default: keys.yaml in the
         /// configuration folder); the links are kept beside it.
         #[arg(long, value_name = "FILE")]

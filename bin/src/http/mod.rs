@@ -17,6 +17,7 @@ mod learnings;
 pub mod limits;
 mod one_api;
 mod pending;
+mod remote;
 mod reviews;
 mod routes;
 mod runs;

@@ -28,6 +28,7 @@ use super::one_api::{
     recall, remember, snapshot,
 };
 use super::pending::{self, PendingDecisionBody, PendingQuery};
+use super::remote::{self, CallBody, CommandBody};
 use super::reviews::{self, HistoryQuery, StartBody};
 use super::runs::{self, BeginBody, FinishBody};
 use super::skills::{LearnBody, forget_skill, learn, skill, skills};
@@ -486,6 +487,29 @@ pub const ROUTES: &[Route] = &[
     )
     .query::<Common>()
     .answers("skill-forget", &[200]),
+    r(
+        "POST",
+        "/v1/command",
+        "One command of the command line for the key's caller (memdir --url) {request, agentId, json}: 200 {stdout, stderr, exit}, a refusal too",
+        || post(remote::command),
+    )
+    .takes::<CommandBody>()
+    .answers("command", &[200]),
+    r(
+        "GET",
+        "/v1/mcp/tools",
+        "The MCP tools the key's role lists (memdir mcp --url): {tools}",
+        || get(remote::mcp_tools),
+    )
+    .answers("mcp-tools", &[200]),
+    r(
+        "POST",
+        "/v1/mcp/call",
+        "One MCP tool call for the key's caller (memdir mcp --url) {name, arguments}: {result} or {error}",
+        || post(remote::mcp_call),
+    )
+    .takes::<CallBody>()
+    .answers("mcp-call", &[200]),
     page("GET", "/", "To the dashboard: 303 to /ui/", || {
         get(ui::root)
     }),

@@ -13,6 +13,7 @@ mod args;
 mod lines;
 pub mod listing;
 mod memory;
+pub mod proxy;
 mod results;
 mod skills;
 
@@ -382,6 +383,26 @@ impl ServerHandler for Server {
 }
 
 impl Server {
+    /// One call of the tool `name` with the client's `arguments`, as the
+    /// router would make it: what `memdir serve` answers a proxy (`memdir
+    /// mcp --url`) with, for the identity its key gives.
+    pub async fn call_by_name(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, McpError> {
+        match name {
+            "memory" => self.memory(Parameters(arguments)).await,
+            "get_result" => self.get_result(Parameters(arguments)).await,
+            "put_result" => self.put_result(Parameters(arguments)).await,
+            "learn" => self.learn(Parameters(arguments)).await,
+            _ => Err(McpError::invalid_params(
+                "no such tool: the tools are memory, get_result, put_result and learn",
+                None,
+            )),
+        }
+    }
+
     /// The owner whose resources the server lists: the agent, or the agent
     /// a person's server names with `--agent`.
     fn owner_id(&self) -> Option<String> {
