@@ -81,6 +81,7 @@ mod decode;
 mod lang;
 mod lines;
 mod patterns;
+pub mod semantic;
 #[cfg(test)]
 mod tests;
 mod values;
@@ -304,13 +305,17 @@ pub fn fingerprint() -> &'static str {
     &FINGERPRINT
 }
 
-/// The finding a pattern id names (`text_too_long` included), if any.
+/// The finding a pattern id names (`text_too_long` and the semantic layer's
+/// `semantic_injection` included), if any.
 pub fn finding(pattern: &str) -> Option<Finding> {
     if pattern == "text_too_long" {
         return Some(Finding {
             pattern: "text_too_long",
             family: Family::Threat,
         });
+    }
+    if pattern == semantic::PATTERN {
+        return Some(semantic::finding());
     }
     PATTERNS.iter().find(|p| p.id == pattern).map(|p| Finding {
         pattern: p.id,

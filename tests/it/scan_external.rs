@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use memdir::internals::scan::{Family, pattern_list, scan};
+use memdir::internals::scan::{Family, Finding, pattern_list, scan, semantic};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/scan/external");
 
@@ -134,9 +134,21 @@ impl Counts {
 /// An attack counts as blocked when a finding of the threat family is there (as in
 /// `scan_corpus.rs`).
 fn attacks(samples: &[Sample], verbose: bool) -> Counts {
+    attacks_judged(samples, None, verbose)
+}
+
+/// The rules' findings on a sample, with the semantic layer's verdict on its
+/// vector when there is one.
+fn judged(s: &Sample, vectors: Option<&[Vec<f32>]>, i: usize) -> Vec<Finding> {
+    let vector = vectors.map(|v| v[i].as_slice());
+    semantic::judge(scan(&s.text), vector)
+}
+
+/// [`attacks`], judged with the vectors (rules and model) when given.
+fn attacks_judged(samples: &[Sample], vectors: Option<&[Vec<f32>]>, verbose: bool) -> Counts {
     let mut c = Counts::default();
-    for s in samples {
-        let found = scan(&s.text);
+    for (i, s) in samples.iter().enumerate() {
+        let found = judged(s, vectors, i);
         let blocked = found.iter().any(|f| f.family == Family::Threat);
         if !blocked && verbose {
             let head: String = s.text.chars().take(160).collect();
@@ -149,9 +161,14 @@ fn attacks(samples: &[Sample], verbose: bool) -> Counts {
 
 /// A benign note counts as flagged when there is any finding (the write would be refused).
 fn benign(samples: &[Sample], verbose: bool) -> Counts {
+    benign_judged(samples, None, verbose)
+}
+
+/// [`benign`], judged with the vectors (rules and model) when given.
+fn benign_judged(samples: &[Sample], vectors: Option<&[Vec<f32>]>, verbose: bool) -> Counts {
     let mut c = Counts::default();
-    for s in samples {
-        let found = scan(&s.text);
+    for (i, s) in samples.iter().enumerate() {
+        let found = judged(s, vectors, i);
         if !found.is_empty() && verbose {
             println!(
                 "FLAGGED [{} / {}] {:?} -> [{}]",
@@ -316,4 +333,329 @@ fn wilson_interval_matches_known_values() {
     assert!(close(wilson(0, 10), (0.0, 27.8)), "{:?}", wilson(0, 10));
     assert!(close(wilson(5, 10), (23.7, 76.3)), "{:?}", wilson(5, 10));
     assert!(close(wilson(10, 10), (72.2, 100.0)), "{:?}", wilson(10, 10));
+}
+
+// ---------------------------------------------------------------------------
+// The semantic layer (`scan::semantic`): the rules and a classifier over the
+// reference model's vectors, trained on the tuning sources only.
+
+/// Per attack source, rules and model: the least number of its attacks
+/// blocked (what the committed classifier did when it was trained).
+const SEMANTIC_ATTACK_FLOORS: &[(&str, usize)] = &[
+    ("jailbreak_llms", 330),
+    ("bipia", 75),
+    ("promptinject", 16),
+    ("garak", 119),
+    ("llm_guard", 35),
+];
+
+/// Per benign source, rules and model: the greatest number of its notes
+/// flagged (what the committed classifier did when it was trained).
+const SEMANTIC_BENIGN_CEILINGS: &[(&str, usize)] = &[
+    ("bipia_email", 17),
+    ("tldr", 10),
+    ("llm_guard_docs", 14),
+    ("llm_guard_commits", 2),
+    ("runbooks", 0),
+    ("garak_commits", 0),
+    ("llm_guard", 3),
+];
+
+/// The corpus files, in the order [`Embedded::vectors`] keeps them.
+const FILES: [&str; 4] = [
+    "tuning_attacks.json",
+    "tuning_benign.json",
+    "heldout_attacks.json",
+    "heldout_benign.json",
+];
+
+/// The reference model's fingerprint and the vectors of every sample of
+/// [`FILES`], embedded once per test binary.
+struct Embedded {
+    model: String,
+    vectors: Vec<Vec<Vec<f32>>>,
+}
+
+static EMBEDDED: std::sync::LazyLock<Option<Embedded>> = std::sync::LazyLock::new(|| {
+    use memdir::internals::recall::embed::{Model, ModelFiles};
+    let dir = crate::common::model_dir()?;
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("the model's files");
+    let (config, weights, tokenizer) = (
+        read("config.json"),
+        read("model.safetensors"),
+        read("tokenizer.json"),
+    );
+    let pooling = std::fs::read(dir.join("1_Pooling/config.json")).ok();
+    let model = Model::load(ModelFiles {
+        config: &config,
+        weights: &weights,
+        tokenizer: &tokenizer,
+        pooling: pooling.as_deref(),
+    })
+    .expect("the model loads");
+    let started = std::time::Instant::now();
+    let vectors = FILES
+        .iter()
+        .map(|f| {
+            let samples = must_load(f);
+            let texts: Vec<&str> = samples.iter().map(|s| s.text.as_str()).collect();
+            model.embed(&texts, 2, None).expect("embed")
+        })
+        .collect();
+    let embedding = started.elapsed();
+    let started = std::time::Instant::now();
+    let mut n = 0;
+    for f in FILES {
+        for s in must_load(f) {
+            std::hint::black_box(scan(&s.text));
+            n += 1;
+        }
+    }
+    let rules = started.elapsed();
+    println!(
+        "{n} texts: the rules in {rules:?}, the model's vectors in {embedding:?} (x{:.0})",
+        embedding.as_secs_f64() / rules.as_secs_f64().max(1e-9)
+    );
+    Some(Embedded {
+        model: model.fingerprint().to_owned(),
+        vectors,
+    })
+});
+
+/// The SHA-256 of the tuning files, each followed by a NUL byte.
+fn training_data_sha256() -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for f in &FILES[..2] {
+        h.update(std::fs::read(format!("{DIR}/{f}")).expect("tuning file"));
+        h.update([0u8]);
+    }
+    hex::encode(h.finalize())
+}
+
+/// The generated `src/scan/semantic/classifier.rs`.
+fn render_classifier(t: &semantic::Trained, data: &str, model: &str) -> String {
+    let mut out = String::from(
+        "//! Generated by `MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it --\n\
+         //! semantic_classifier` (tests/it/scan_external.rs) from the tuning sources of\n\
+         //! fixtures/scan/external/ and the reference model; do not edit.\n",
+    );
+    out.push_str(&format!(
+        "//!\n//! Out of fold on the tuning data: {}/{} attacks and {}/{} benign samples at or\n\
+         //! above the threshold.\n\n",
+        t.attacks_flagged.0, t.attacks_flagged.1, t.benign_flagged.0, t.benign_flagged.1
+    ));
+    out.push_str(&format!(
+        "pub(super) const DATA_SHA256: &str =\n    \"{data}\";\n"
+    ));
+    out.push_str(&format!(
+        "pub(super) const MODEL_FINGERPRINT: &str =\n    \"{model}\";\n"
+    ));
+    out.push_str(&format!("pub(super) const BIAS: f32 = {:?};\n", t.bias));
+    out.push_str(&format!(
+        "pub(super) const THRESHOLD: f32 = {:?};\n",
+        t.threshold
+    ));
+    out.push_str(&format!(
+        "#[rustfmt::skip]\npub(super) const WEIGHTS: [f32; {}] = [\n",
+        t.weights.len()
+    ));
+    for chunk in t.weights.chunks(6) {
+        let line: Vec<String> = chunk.iter().map(|w| format!("{w:?}")).collect();
+        out.push_str(&format!("    {},\n", line.join(", ")));
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The committed classifier is derived: trained on the tuning files it
+/// names by hash (checked without the model too), and with the model what
+/// the trainer makes of them now (`MEMDIR_REGENERATE=1` writes it).
+#[test]
+fn semantic_classifier_is_derived_from_the_tuning_sources() {
+    let data = training_data_sha256();
+    let regenerate = std::env::var("MEMDIR_REGENERATE").as_deref() == Ok("1");
+    if !regenerate {
+        assert_eq!(
+            semantic::TRAINING_DATA_SHA256,
+            data,
+            "the tuning files changed: MEMDIR_REGENERATE=1 retrains the classifier"
+        );
+    }
+    let Some(e) = EMBEDDED.as_ref() else {
+        return;
+    };
+    let xs: Vec<Vec<f32>> = e.vectors[0].iter().chain(&e.vectors[1]).cloned().collect();
+    let ys: Vec<bool> = (0..xs.len()).map(|i| i < e.vectors[0].len()).collect();
+    let started = std::time::Instant::now();
+    let t = semantic::train(&xs, &ys);
+    println!(
+        "trained in {:?}: threshold {}, out of fold {:?} attacks, {:?} benign",
+        started.elapsed(),
+        t.threshold,
+        t.attacks_flagged,
+        t.benign_flagged
+    );
+    if regenerate {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../src/scan/semantic/classifier.rs"
+        );
+        std::fs::write(path, render_classifier(&t, &data, &e.model)).expect("write");
+        return;
+    }
+    assert_eq!(
+        semantic::MODEL_FINGERPRINT,
+        e.model,
+        "trained on another model"
+    );
+    // The same arithmetic on the same vectors; a processor's other SIMD
+    // path may move the vectors' last bits, so the weights are compared
+    // within a tolerance.
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-3 * (1.0 + a.abs().max(b.abs()));
+    assert!(
+        close(t.bias, semantic::BIAS),
+        "bias {} vs {}",
+        t.bias,
+        semantic::BIAS
+    );
+    assert!(
+        close(t.threshold, semantic::THRESHOLD),
+        "threshold {} vs {}",
+        t.threshold,
+        semantic::THRESHOLD
+    );
+    assert_eq!(t.weights.len(), semantic::WEIGHTS.len());
+    for (i, (a, b)) in t.weights.iter().zip(semantic::WEIGHTS).enumerate() {
+        assert!(close(*a, *b), "weight {i}: {a} vs {b}");
+    }
+}
+
+/// With the model: per source, the attacks the rules and the semantic layer
+/// block together and the benign notes they flag, held-out and tuning, as
+/// in [`external_corpus_per_source_floors`], and the floors they keep.
+#[test]
+fn external_corpus_with_the_model_per_source_floors() {
+    let Some(e) = EMBEDDED.as_ref() else {
+        return;
+    };
+    assert!(
+        semantic::fits(&e.model, semantic::WEIGHTS.len()),
+        "the committed classifier does not fit the reference model"
+    );
+    let parts = [("held-out", 2, 3), ("tuning", 0, 1)];
+    let mut lines = vec![
+        format!("semantic threshold {} (logit)", semantic::THRESHOLD),
+        "| part | measure | source | count | share | 95% Wilson |".to_owned(),
+        "| --- | --- | --- | --- | --- | --- |".to_owned(),
+    ];
+    let mut misses = Vec::new();
+    for (part, a, b) in parts {
+        let (att_s, ben_s) = (must_load(FILES[a]), must_load(FILES[b]));
+        let att = attacks_judged(&att_s, Some(&e.vectors[a]), false);
+        let ben = benign_judged(&ben_s, Some(&e.vectors[b]), true);
+        lines.extend(table(&format!("{part}, rules + model"), &att, &ben));
+        for (source, floor) in SEMANTIC_ATTACK_FLOORS {
+            if let Some((k, n)) = att.get(source)
+                && k < *floor
+            {
+                misses.push(format!("{source}: {k}/{n} attacks blocked, floor {floor}"));
+            }
+        }
+        for (source, ceiling) in SEMANTIC_BENIGN_CEILINGS {
+            if let Some((k, n)) = ben.get(source)
+                && k > *ceiling
+            {
+                misses.push(format!(
+                    "{source}: {k}/{n} benign flagged, ceiling {ceiling}"
+                ));
+            }
+        }
+    }
+    for line in &lines {
+        println!("{line}");
+    }
+    assert!(misses.is_empty(), "{}", misses.join("; "));
+}
+
+/// The shortest one-line tuning attack the rules pass and the committed
+/// classifier flags.
+fn semantic_only(e: &Embedded) -> String {
+    let samples = must_load(FILES[0]);
+    samples
+        .iter()
+        .zip(&e.vectors[0])
+        .filter(|(s, v)| !s.text.contains('\n') && scan(&s.text).is_empty() && semantic::flags(v))
+        .min_by_key(|(s, _)| s.text.len())
+        .map(|(s, _)| s.text.clone())
+        .expect("a tuning attack only the classifier flags")
+}
+
+/// Plain notes for a store of the size a snapshot scans.
+fn notes(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            format!("Note {i}: the staging deploy of service {i} needs the VPN on; ask Dana first")
+        })
+        .collect()
+}
+
+/// Through the binary: a snapshot with the model blocks what the classifier
+/// flags and the rules pass, naming `semantic_injection`; a verdict the
+/// rules alone cached is not taken for one of the model's, nor the reverse.
+/// Prints what a cold snapshot (no cached verdict) costs with and without
+/// the model.
+#[test]
+fn a_snapshot_with_the_model_blocks_what_the_classifier_flags() {
+    let (Some(model), Some(e)) = (crate::common::model_dir(), EMBEDDED.as_ref()) else {
+        return;
+    };
+    let m = model.to_str().expect("utf-8 path");
+    let s = crate::util::Sandbox::new();
+    s.run_as("agt", &["add", "The staging deploy needs the VPN on"])
+        .ok();
+    s.run_as("agt", &["add", &semantic_only(e)]).ok();
+    let rules = s.run_as("agt", &["snapshot"]).ok().text();
+    assert!(!rules.contains("[BLOCKED"), "{rules}");
+    let judged = s
+        .run_as("agt", &["--recall-model", m, "snapshot"])
+        .ok()
+        .text();
+    assert!(judged.contains("matched semantic_injection"), "{judged}");
+    assert!(
+        judged.contains("The staging deploy needs the VPN on"),
+        "{judged}"
+    );
+    let again = s
+        .run_as("agt", &["--recall-model", m, "snapshot"])
+        .ok()
+        .text();
+    assert!(again.contains("matched semantic_injection"), "{again}");
+    let rules_again = s.run_as("agt", &["snapshot"]).ok().text();
+    assert!(!rules_again.contains("[BLOCKED"), "{rules_again}");
+
+    // A cold snapshot of 16 notes, each way (the cache removed first).
+    let t = crate::util::Sandbox::new();
+    for note in notes(16) {
+        t.run_as("agt", &["add", &note]).ok();
+    }
+    let cache = t.owner_dir("agt").join(".memdir/scan-cache.json");
+    let cold = |extra: &[&str]| {
+        let mut best = std::time::Duration::MAX;
+        for _ in 0..3 {
+            let _ = std::fs::remove_file(&cache);
+            let mut args = extra.to_vec();
+            args.push("snapshot");
+            let started = std::time::Instant::now();
+            t.run_as("agt", &args).ok();
+            best = best.min(started.elapsed());
+        }
+        best
+    };
+    let (without, with) = (cold(&[]), cold(&["--recall-model", m]));
+    println!(
+        "a cold snapshot of 16 notes: {without:?} with the rules alone, {with:?} with the model \
+         (x{:.1})",
+        with.as_secs_f64() / without.as_secs_f64().max(1e-9)
+    );
 }

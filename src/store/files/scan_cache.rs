@@ -13,18 +13,33 @@
 //! and every snapshot scans every entry. A store whose texts changed is
 //! scanned afresh and the cache rewritten (atomically, best effort: a lost
 //! update only means a scan next time).
+//!
+//! With a recall model configured that the committed classifier fits, each
+//! text scanned afresh is also embedded and judged by the semantic layer
+//! (`scan::semantic`, blocked if the rules or the classifier say so), and the
+//! cache key names the judge (the model's and the classifier's
+//! fingerprints, or the rules alone), so a verdict of the rules alone is
+//! never taken for one of both. A model that cannot be loaded, or that the
+//! classifier does not fit, leaves the rules alone; a store whose texts
+//! cannot be embedded is judged by the rules and not cached.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "embed")]
+use std::sync::Arc;
+
+#[cfg(feature = "embed")]
+use crate::recall::embed::Model;
 use crate::scan::{self, Finding};
 use crate::store::limits::SCAN_CACHE_BYTES;
 use crate::store::owner::{At, Owner};
 use crate::store::root::{DERIVED_DIR, ScanKey};
 
-/// The cache file's format version: 2 keys verdicts with the secret.
-const CACHE_VERSION: u32 = 2;
+/// The cache file's format version: 2 keys verdicts with the secret, 3
+/// with the judge (rules alone, or rules and a model's classifier) too.
+const CACHE_VERSION: u32 = 3;
 
 /// The flagged entries of one store: (position, pattern ids).
 type Flagged = Vec<(usize, Vec<String>)>;
@@ -51,14 +66,18 @@ pub(crate) struct CachedScanner {
     old: CacheFile,
     new: BTreeMap<String, Verdict>,
     misses: usize,
+    /// The model whose vectors the semantic layer judges, if any.
+    #[cfg(feature = "embed")]
+    semantic: Option<Arc<Model>>,
 }
 
-/// The cache key of a store's texts: an HMAC over the scanner's fingerprint
-/// and the texts.
-fn key(secret: &ScanKey, texts: &[&str]) -> String {
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(texts.len() + 2);
+/// The cache key of a store's texts: an HMAC over the scanner's
+/// fingerprint, the judge and the texts.
+fn key(secret: &ScanKey, judge: &str, texts: &[&str]) -> String {
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(texts.len() + 3);
     parts.push(b"texts");
     parts.push(scan::fingerprint().as_bytes());
+    parts.push(judge.as_bytes());
     parts.extend(texts.iter().map(|t| t.as_bytes()));
     secret.mac(&parts)
 }
@@ -70,15 +89,48 @@ fn tag(secret: &ScanKey, key: &str, flagged: &Flagged) -> String {
 }
 
 impl CachedScanner {
+    /// Who judges: `rules`, or `semantic MODEL CLASSIFIER` (fingerprints).
+    fn judge(&self) -> String {
+        #[cfg(feature = "embed")]
+        if let Some(model) = &self.semantic {
+            return format!(
+                "semantic {} {}",
+                model.fingerprint(),
+                scan::semantic::fingerprint()
+            );
+        }
+        "rules".to_owned()
+    }
+
+    /// The texts scanned now: the rules, and the semantic layer when a
+    /// model judges. The flag says whether the verdicts are the judge's
+    /// (false: the texts could not be embedded, the rules alone judged).
+    fn scan_now(&self, texts: &[&str]) -> (Vec<Vec<Finding>>, bool) {
+        let rules: Vec<Vec<Finding>> = texts.iter().map(|t| scan::scan(t)).collect();
+        #[cfg(feature = "embed")]
+        if let Some(model) = &self.semantic {
+            let Ok(vectors) = model.embed(texts, 2, None) else {
+                return (rules, false);
+            };
+            let judged = rules
+                .into_iter()
+                .zip(vectors.iter().map(Some).chain(std::iter::repeat(None)))
+                .map(|(f, v)| scan::semantic::judge(f, v.map(Vec::as_slice)))
+                .collect();
+            return (judged, true);
+        }
+        (rules, true)
+    }
+
     /// The findings of each of one store's entry texts, in order: from the
-    /// cache when the same texts were scanned under this scanner, else
-    /// scanned now.
+    /// cache when the same texts were scanned under this scanner and judge,
+    /// else scanned now.
     pub(crate) fn verdicts(&mut self, texts: &[&str]) -> Vec<Vec<Finding>> {
         let Some(secret) = self.secret else {
             self.misses += 1;
-            return texts.iter().map(|t| scan::scan(t)).collect();
+            return self.scan_now(texts).0;
         };
-        let key = key(&secret, texts);
+        let key = key(&secret, &self.judge(), texts);
         let vouched = self
             .old
             .stores
@@ -97,7 +149,11 @@ impl CachedScanner {
             Some(out) => out,
             None => {
                 self.misses += 1;
-                texts.iter().map(|t| scan::scan(t)).collect()
+                let (out, judged) = self.scan_now(texts);
+                if !judged {
+                    return out;
+                }
+                out
             }
         };
         let flagged: Flagged = out
@@ -136,7 +192,19 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
         old,
         new: BTreeMap::new(),
         misses: 0,
+        #[cfg(feature = "embed")]
+        semantic: semantic_model(at),
     }
+}
+
+/// The recall model the semantic layer judges with: the one configured,
+/// loaded once per process, if the committed classifier fits it.
+#[cfg(feature = "embed")]
+fn semantic_model(at: At<'_>) -> Option<Arc<Model>> {
+    let store = at.owner.store();
+    let path = store.recall_model()?;
+    let model = super::embeddings::model(store, &path).ok()?;
+    scan::semantic::fits(model.fingerprint(), model.dim()).then_some(model)
 }
 
 /// Writes the verdicts of this snapshot back when anything was scanned
