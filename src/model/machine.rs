@@ -36,6 +36,20 @@ pub struct MachineConfig {
     /// makes an agent's writes that add or change text wait for a person.
     /// A `memdir.yaml` may tighten it, never loosen it.
     pub writes: Option<super::settings::WritePolicy>,
+    /// The scanner (docs/SECURITY.md): whether the semantic layer judges
+    /// beside the rules where a recall model is configured.
+    pub scan: Option<ScanConfig>,
+}
+
+/// The `scan:` section of the machine-local `config.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanConfig {
+    /// `true` turns the semantic layer on (the recall model's vector
+    /// scored by the committed classifier, beside the rules). Off by
+    /// default: on public notes it did not see in tuning it flags 4.6% of
+    /// benign notes, over the 1% a default may flag (docs/SECURITY.md).
+    pub semantic: Option<bool>,
 }
 
 /// The `recall:` section of the machine-local `config.yaml`.

@@ -295,6 +295,18 @@ impl Store {
         })
     }
 
+    /// Whether the scanner's semantic layer judges beside the rules: the
+    /// machine-local configuration's `scan: { semantic: true }` (off by
+    /// default, and off where the configuration cannot be read). It acts
+    /// only with a recall model the classifier fits.
+    pub fn semantic_scan(&self) -> bool {
+        self.machine_config()
+            .ok()
+            .and_then(|c| c.scan)
+            .and_then(|s| s.semantic)
+            .unwrap_or(false)
+    }
+
     /// How long a recall's scoring may take when the caller names no time:
     /// the machine-local configuration's `recall: { timeout_ms: … }`, if
     /// given.

@@ -617,8 +617,22 @@ fn a_snapshot_with_the_model_blocks_what_the_classifier_flags() {
     s.run_as("agt", &["add", &semantic_only(e)]).ok();
     let rules = s.run_as("agt", &["snapshot"]).ok().text();
     assert!(!rules.contains("[BLOCKED"), "{rules}");
-    let judged = s
+    // The model alone does not turn the layer on: `scan: { semantic: true }`
+    // in the machine-local configuration does.
+    let off = s
         .run_as("agt", &["--recall-model", m, "snapshot"])
+        .ok()
+        .text();
+    assert!(!off.contains("[BLOCKED"), "{off}");
+    let config = s.dir.path().join("semantic-config");
+    std::fs::create_dir_all(&config).expect("config folder");
+    std::fs::write(config.join("config.yaml"), "scan:\n  semantic: true\n").expect("config.yaml");
+    let on = config.to_str().expect("utf-8 path");
+    let judged = s
+        .run_as(
+            "agt",
+            &["--config-dir", on, "--recall-model", m, "snapshot"],
+        )
         .ok()
         .text();
     assert!(judged.contains("matched semantic_injection"), "{judged}");
@@ -627,7 +641,10 @@ fn a_snapshot_with_the_model_blocks_what_the_classifier_flags() {
         "{judged}"
     );
     let again = s
-        .run_as("agt", &["--recall-model", m, "snapshot"])
+        .run_as(
+            "agt",
+            &["--config-dir", on, "--recall-model", m, "snapshot"],
+        )
         .ok()
         .text();
     assert!(again.contains("matched semantic_injection"), "{again}");
@@ -652,7 +669,11 @@ fn a_snapshot_with_the_model_blocks_what_the_classifier_flags() {
         }
         best
     };
-    let (without, with) = (cold(&[]), cold(&["--recall-model", m]));
+    let config = t.dir.path().join("semantic-config");
+    std::fs::create_dir_all(&config).expect("config folder");
+    std::fs::write(config.join("config.yaml"), "scan:\n  semantic: true\n").expect("config.yaml");
+    let on = config.to_str().expect("utf-8 path");
+    let (without, with) = (cold(&[]), cold(&["--config-dir", on, "--recall-model", m]));
     println!(
         "a cold snapshot of 16 notes: {without:?} with the rules alone, {with:?} with the model \
          (x{:.1})",

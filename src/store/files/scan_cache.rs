@@ -198,10 +198,14 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
 }
 
 /// The recall model the semantic layer judges with: the one configured,
-/// loaded once per process, if the committed classifier fits it.
+/// loaded once per process, if the layer is turned on (`scan: { semantic:
+/// true }`) and the committed classifier fits the model.
 #[cfg(feature = "embed")]
 fn semantic_model(at: At<'_>) -> Option<Arc<Model>> {
     let store = at.owner.store();
+    if !store.semantic_scan() {
+        return None;
+    }
     let path = store.recall_model()?;
     let model = super::embeddings::model(store, &path).ok()?;
     scan::semantic::fits(model.fingerprint(), model.dim()).then_some(model)
