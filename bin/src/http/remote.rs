@@ -151,6 +151,13 @@ pub(super) async fn mcp_call(
 ) -> Result<Response, Fail> {
     let b: CallBody = parse("call", &body)?;
     let (_, who) = app.caller(headers, None, None).await?;
+    // The owner's share of the pool, as every other route's call takes it
+    // (`busy` past it), held until the tool has answered.
+    let _share = app
+        .limits
+        .enter(super::limits::owner_of(&who.caller, who.named.as_deref()))?
+        .turn()
+        .await;
     let server = mcp::Server::new(mcp::Config {
         opener: app.cfg.opener.clone(),
         who,
