@@ -632,35 +632,35 @@ class Memory:
 
     # -- writes that wait for a person (writes: review) -----------------------
 
-    def pending(self, id: Optional[str] = None, *, all: bool = False) -> Dict[str, Any]:
+    def pending(self, id: Optional[str] = None, *, all: bool = False) -> Union[t.PendingList, t.PendingShow]:
         """The owner's writes that wait for a person's review (``writes:
         review``), oldest first (``all``: the rejected ones too); with
         ``id``, that one write (``pnd_…``)."""
         if not self.over_http:
             if id is not None:
-                return cast(Dict[str, Any], self._cli("pending", "show", "--", id))
-            return cast(Dict[str, Any], self._cli("pending", "list", *(["--all"] if all else [])))
+                return cast(t.PendingShow, self._cli("pending", "show", "--", id))
+            return cast(t.PendingList, self._cli("pending", "list", *(["--all"] if all else [])))
         if id is not None:
-            return self._http("GET", f"/api/v1/pending/{quote(id)}")
-        return self._http("GET", "/api/v1/pending", query={"all": "true" if all else None})
+            return cast(t.PendingShow, self._http("GET", f"/api/v1/pending/{quote(id)}"))
+        return cast(t.PendingList, self._http("GET", "/api/v1/pending", query={"all": "true" if all else None}))
 
-    def pending_approve(self, id: str, *, text: Optional[str] = None) -> Dict[str, Any]:
+    def pending_approve(self, id: str, *, text: Optional[str] = None) -> t.PendingDecision:
         """A person approves a waiting write (``text``: in place of its
         one text); its budget, vetoes and scan are checked again."""
         if not self.over_http:
             args = ["pending", "approve"]
             if text is not None:
                 args += ["--text", text]
-            return cast(Dict[str, Any], self._cli(*args, "--", id))
+            return cast(t.PendingDecision, self._cli(*args, "--", id))
         body: Dict[str, Any] = {} if text is None else {"text": text}
-        return self._http("POST", f"/api/v1/pending/{quote(id)}/approve", body=body)
+        return cast(t.PendingDecision, self._http("POST", f"/api/v1/pending/{quote(id)}/approve", body=body))
 
-    def pending_reject(self, id: str, reason: str) -> Dict[str, Any]:
+    def pending_reject(self, id: str, reason: str) -> t.PendingDecision:
         """A person rejects a waiting write; its text is refused to the
         agent from then on."""
         if not self.over_http:
-            return cast(Dict[str, Any], self._cli("pending", "reject", "--reason", reason, "--", id))
-        return self._http("POST", f"/api/v1/pending/{quote(id)}/reject", body={"reason": reason})
+            return cast(t.PendingDecision, self._cli("pending", "reject", "--reason", reason, "--", id))
+        return cast(t.PendingDecision, self._http("POST", f"/api/v1/pending/{quote(id)}/reject", body={"reason": reason}))
 
     # -- facts: list and transitions ------------------------------------------
 

@@ -38,6 +38,9 @@ TYPED = {
     types.Renewed: "renew.json",
     types.LearningOutcome: "learning.json",
     types.Learnings: "learnings.json",
+    types.PendingList: "pending.json",
+    types.PendingShow: "pending-show.json",
+    types.PendingDecision: "pending-decision.json",
 }
 
 

@@ -228,6 +228,36 @@ const CLASSES: &[(&str, &str, &str, &str)] = &[
         "``learnings`` (``learnings.json``).",
     ),
     (
+        "PendingOp",
+        "pending.json",
+        "/$defs/PendingOp",
+        "One operation of a waiting write (``pending.json``).",
+    ),
+    (
+        "PendingWrite",
+        "pending.json",
+        "/$defs/PendingWrite",
+        "A write that waits for a person (``pending.json``'s ``pending``).",
+    ),
+    (
+        "PendingList",
+        "pending.json",
+        "",
+        "``pending list`` (``pending.json``).",
+    ),
+    (
+        "PendingShow",
+        "pending-show.json",
+        "",
+        "``pending show`` (``pending-show.json``).",
+    ),
+    (
+        "PendingDecision",
+        "pending-decision.json",
+        "",
+        "``pending approve`` / ``pending reject`` (``pending-decision.json``).",
+    ),
+    (
         "ToolAnswer",
         "memory-tool.json",
         "",

@@ -393,7 +393,7 @@ mod tests {
             .filter(|a| a.is_global_set())
             .cloned()
             .collect();
-        assert_eq!(globals.len(), 10);
+        assert_eq!(globals.len(), 11);
         assert!(matches!(
             named_command(&command, &globals, &args("--owner a --json save x")),
             Named::Command(n) if n == "add"
