@@ -308,6 +308,69 @@ class Learnings(TypedDict):
     usage: Usage
 
 
+class PendingOp(TypedDict):
+    """One operation of a waiting write (``pending.json``)."""
+
+    op: str
+    scope: NotRequired[str]
+    text: str
+    target: NotRequired[str]
+    expires: NotRequired[str]
+    supersedes: NotRequired[str]
+    archive: NotRequired[str]
+
+
+class PendingWrite(TypedDict):
+    """A write that waits for a person (``pending.json``'s ``pending``)."""
+
+    pending_id: str
+    status: str
+    source: str
+    by: NotRequired[str]
+    run: NotRequired[str]
+    task: NotRequired[str]
+    created: NotRequired[str]
+    operations: List[PendingOp]
+    decided_by: NotRequired[str]
+    decided_at: NotRequired[str]
+    reason: NotRequired[str]
+
+
+class PendingList(TypedDict):
+    """``pending list`` (``pending.json``)."""
+
+    owner: str
+    pending: List[PendingWrite]
+    waiting: int
+    limit: int
+
+
+class PendingShow(TypedDict):
+    """``pending show`` (``pending-show.json``)."""
+
+    pending_id: str
+    status: str
+    source: str
+    by: NotRequired[str]
+    run: NotRequired[str]
+    task: NotRequired[str]
+    created: NotRequired[str]
+    operations: List[PendingOp]
+    decided_by: NotRequired[str]
+    decided_at: NotRequired[str]
+    reason: NotRequired[str]
+
+
+class PendingDecision(TypedDict):
+    """``pending approve`` / ``pending reject`` (``pending-decision.json``)."""
+
+    status: str
+    pending: PendingWrite
+    results: List[Dict[str, Any]]
+    archived: List[str]
+    warnings: List[str]
+
+
 class ToolAnswer(TypedDict):
     """``tool memory`` (the memory tool's result, ``memory-tool.json``)."""
 
