@@ -4,7 +4,7 @@ keys where its route answers them). Keys may be added by later memdir
 versions; none is renamed or changes type.
 
 Generated from docs/schema/ by tests/it/schema_derived.rs; do not edit:
-regenerate with ``MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it --
+regenerate with ``MEMDIR_REGENERATE=1 cargo test -p memdir --test it --
 schema_derived``."""
 
 from __future__ import annotations

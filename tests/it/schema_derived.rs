@@ -7,7 +7,7 @@
 //! that nothing generates); `MEMDIR_REGENERATE=1` rewrites them:
 //!
 //! ```text
-//! MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it -- schema_derived
+//! MEMDIR_REGENERATE=1 cargo test -p memdir --test it -- schema_derived
 //! ```
 
 use std::collections::BTreeSet;
@@ -83,7 +83,7 @@ fn the_schemas_and_the_python_types_are_the_derived_ones() {
     }
     assert!(
         wrong.is_empty(),
-        "{}\nregenerate with MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it -- schema_derived",
+        "{}\nregenerate with MEMDIR_REGENERATE=1 cargo test -p memdir --test it -- schema_derived",
         wrong.join("\n")
     );
 }
@@ -353,7 +353,7 @@ keys where its route answers them). Keys may be added by later memdir
 versions; none is renamed or changes type.
 
 Generated from docs/schema/ by tests/it/schema_derived.rs; do not edit:
-regenerate with ``MEMDIR_REGENERATE=1 cargo test -p memdir-bin --test it --
+regenerate with ``MEMDIR_REGENERATE=1 cargo test -p memdir --test it --
 schema_derived``."""
 
 from __future__ import annotations
