@@ -16,6 +16,7 @@ mod memtool;
 mod model;
 pub mod person;
 mod preflight;
+pub mod reach;
 pub mod render;
 mod runs;
 pub mod schema;

@@ -33,6 +33,7 @@ use crate::markdown::splice::normalize_text;
 use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
 use crate::review::routine;
 
+mod semantic;
 mod stage;
 pub(crate) use stage::{stage, submit, waits};
 
@@ -256,6 +257,9 @@ pub(crate) fn plan<'o>(
         plan.applied = Some(applied);
         plans.push(plan);
     }
+    // The semantic layer last: the rules, the budget and what each
+    // operation names are cheaper, and refuse first.
+    semantic::refuse(at, ops).map_err(|(i, e)| wrap(i, e))?;
     Ok(Planned {
         plans,
         records,

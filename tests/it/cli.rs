@@ -1654,12 +1654,12 @@ fn a_batch_names_the_store_with_in_or_any_alias() {
     assert_eq!(s.read_plain(O, "USER.md"), "- Uses helix\n");
 }
 
-/// README's batch example, taken from README.md and run as written, with
-/// `memdir` on the PATH, in a fresh folder.
+/// The batch example of docs/CLI.md, taken from the page and run as
+/// written, with `memdir` on the PATH, in a fresh folder.
 #[test]
-fn readme_batch_example_runs_as_written() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md");
+fn the_cli_pages_batch_example_runs_as_written() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/CLI.md"))
+        .expect("docs/CLI.md");
     let from = readme
         .find("A batch is a JSON list")
         .expect("the batch paragraph");

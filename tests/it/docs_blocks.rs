@@ -40,57 +40,24 @@ enum Fate {
 const OTHERS: &[(&str, &str, Fate)] = &[
     (
         "README.md",
-        "*/10 * * * * memdir",
-        Fate::NotRun(
-            "a crontab line a person installs; `review --due` is tested by review::review_due_runs_only_when_due_and_is_read_only_otherwise",
-        ),
-    ),
-    (
-        "README.md",
-        "# ~/.config/systemd/user/memdir-review.service",
-        Fate::NotRun("systemd units a person installs; `review --due` is tested as above"),
-    ),
-    (
-        "README.md",
         "{",
         Fate::Used(
             "docs_blocks::the_sh_blocks_run_as_written_and_the_configurations_work (the server as configured, on the root README's block made)",
         ),
     ),
-    (
-        "README.md",
-        "memdir --owner agt_claude key create",
-        Fate::NotRun(
-            "starts a long-running server; keys and serve are tested by http::keys_and_transport_failures_answer_json",
-        ),
-    ),
-    (
-        "README.md",
-        "# the first seed's One API",
-        Fate::NotRun(
-            "requests to a running server with a key; each route is tested by http::remember_and_recall_answer_as_the_seed_says",
-        ),
-    ),
-    (
-        "README.md",
-        "curl -s -X POST http://127.0.0.1:7077/v1/skills",
-        Fate::NotRun(
-            "a request to a running server; the skills routes are tested by http::the_skills_routes_answer_every_status",
-        ),
-    ),
-    (
-        "README.md",
-        "memdir --owner agt_claude import hermes",
-        Fate::NotRun(
-            "reads a Hermes memories folder the reader has; import and export are tested by hermes::",
-        ),
-    ),
     ("README.md", "from memdir import Memory", Fate::Runs),
     (
         "README.md",
-        "use memdir::{Op, RunOptions, Scope, Store};",
+        "pip install memdir-0.1.0-*.whl",
         Fate::NotRun(
-            "the library's example: the same calls are the doctest of src/lib.rs, which cargo test compiles and runs",
+            "installs the release wheel, which this test run does not build; wheel::the_wheel_installs_and_runs_without_a_toolchain installs the one CI builds and runs these commands",
+        ),
+    ),
+    (
+        "README.md",
+        "memdir --root ~/memory serve",
+        Fate::NotRun(
+            "a person's commands, confirmed at a terminal this test has not; persons::a_person_at_a_terminal_confirms_with_y_and_n_refuses, veto::, learnings:: and pending:: run each",
         ),
     ),
     (
@@ -606,25 +573,24 @@ fn the_sh_blocks_run_as_written_and_the_configurations_work() {
                     before.rfind("memdir --root ~/memory init").is_some(),
                     "README creates the entry's root before the entry"
                 );
-                // The quick start's two commands, and the install's result.
-                let quick = all.first().expect("the quick start");
+                // The contributors' quick start: two commands.
+                let quick = all
+                    .iter()
+                    .find(|b| b.lang == "sh" && b.text.contains("cargo test"))
+                    .expect("the quick start");
                 assert_eq!(quick.text.lines().count(), 2, "{}", quick.text);
-                // The batch block's result: the id in its comment named the
-                // entry it removed, and the replace found "vim".
-                let at = |f: &str| {
-                    std::fs::read_to_string(ws.work.join("memory/agt_demo").join(f))
-                        .unwrap_or_default()
-                };
-                let (memory, user) = (at("MEMORY.md"), at("USER.md"));
-                assert!(
-                    memory.contains("Deploys need the VPN")
-                        && !memory.contains("Prefers weekly summaries"),
-                    "{memory}"
-                );
-                assert!(
-                    user.contains("Uses helix") && !user.contains("vim"),
-                    "{user}"
-                );
+                // The install block's save, and the git block's commit of
+                // its save.
+                let user = std::fs::read_to_string(ws.home.join("memory/agt_claude/USER.md"))
+                    .unwrap_or_default();
+                assert!(user.contains("Prefers weekly summaries"), "{user}");
+                let log = Command::new("git")
+                    .args(["log", "--format=%s", "--name-only"])
+                    .current_dir(ws.home.join("team-memory"))
+                    .output()
+                    .expect("git log");
+                let log = String::from_utf8_lossy(&log.stdout);
+                assert!(log.contains("agt_claude/MEMORY.md"), "{log}");
             }
             _ => {
                 // Hermes's configuration names the provider the install put

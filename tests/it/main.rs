@@ -40,6 +40,7 @@ mod memtool;
 mod merge_props;
 mod multiprocess;
 mod not_run;
+mod packaging;
 mod pending;
 mod persons;
 mod prompt;

@@ -591,6 +591,61 @@ fn semantic_only(e: &Embedded) -> String {
         .expect("a tuning attack only the classifier flags")
 }
 
+/// Through the binary: with the layer on, a save of a text the classifier
+/// flags (and the rules pass) is refused at write time, as the snapshot
+/// would block it, naming `semantic_injection`, and nothing is written; a
+/// plain note is saved; with the layer off (the model alone, or nothing),
+/// the same text is saved, the rules' verdict.
+#[test]
+fn a_write_with_the_model_refuses_what_the_classifier_flags() {
+    let (Some(model), Some(e)) = (crate::common::model_dir(), EMBEDDED.as_ref()) else {
+        return;
+    };
+    let m = model.to_str().expect("utf-8 path");
+    let attack = semantic_only(e);
+    let s = crate::util::Sandbox::new();
+    let config = s.dir.path().join("semantic-config");
+    std::fs::create_dir_all(&config).expect("config folder");
+    std::fs::write(config.join("config.yaml"), "scan:\n  semantic: true\n").expect("config.yaml");
+    let on = config.to_str().expect("utf-8 path");
+    let judged = ["--config-dir", on, "--recall-model", m, "--json"];
+    s.run_as(
+        "agt",
+        &[&judged[..], &["add", "The staging deploy needs the VPN on"]].concat(),
+    )
+    .ok();
+    let before = s.read_or_empty("agt", "MEMORY.md");
+    let refused = s
+        .run_as("agt", &[&judged[..], &["add", &attack]].concat())
+        .json_error("memory_threat_blocked");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("semantic_injection")),
+        "{refused}"
+    );
+    assert_eq!(
+        s.read_or_empty("agt", "MEMORY.md"),
+        before,
+        "nothing written"
+    );
+    // A replace's new text is judged too.
+    s.run_as(
+        "agt",
+        &[&judged[..], &["replace", "staging deploy", &attack]].concat(),
+    )
+    .json_error("memory_threat_blocked");
+    assert_eq!(
+        s.read_or_empty("agt", "MEMORY.md"),
+        before,
+        "nothing written"
+    );
+    // Off: the rules alone pass it.
+    s.run_as("agt", &["--recall-model", m, "add", &attack]).ok();
+    let start: String = attack.chars().take(20).collect();
+    assert!(s.read_or_empty("agt", "MEMORY.md").contains(&start));
+}
+
 /// Plain notes for a store of the size a snapshot scans.
 fn notes(n: usize) -> Vec<String> {
     (0..n)

@@ -8,11 +8,12 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::{Caller, Error};
+use memdir::api::types::Error;
 use memdir::api::{self, Request, Response as Answer, render};
 use serde::Deserialize;
 
 use super::answer::{ok, parse};
+use super::decide::{decide, rejection_reason};
 use super::{App, Fail};
 
 /// A learning proposed.
@@ -68,24 +69,9 @@ pub(super) struct DecisionBody {
     reason: Option<String>,
 }
 
-/// Runs a person's decision on the learning `id`: the request is made
-/// once the key is known (`make` is given the caller), so that what the
-/// caller may not do is refused before what its body lacks.
-async fn decide(
-    app: App,
-    headers: HeaderMap,
-    action: &'static str,
-    body: &Bytes,
-    make: impl FnOnce(DecisionBody, &Caller) -> Result<Request, Error> + Send + 'static,
-) -> Result<Response, Fail> {
-    let b: DecisionBody = parse(action, body)?;
-    let v = app
-        .call(headers, None, move |store, who| {
-            let request = make(b, &who.caller)?;
-            Ok(render::json(&api::execute(store, who, request)?))
-        })
-        .await?;
-    ok(200, v)
+/// A learning is every agent's: a decision names none.
+fn no_agent(_: &DecisionBody) -> Option<String> {
+    None
 }
 
 /// `POST /api/v1/learnings/{id}/approve`: `text` in place of the
@@ -96,13 +82,20 @@ pub(super) async fn approve(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "approve", &body, move |b, _| {
-        Ok(Request::Approve {
-            id,
-            text: b.text,
-            seen_text: b.seen_text,
-        })
-    })
+    decide(
+        app,
+        headers,
+        "approve",
+        &body,
+        no_agent,
+        move |b: DecisionBody, _| {
+            Ok(Request::Approve {
+                id,
+                text: b.text,
+                seen_text: b.seen_text,
+            })
+        },
+    )
     .await
 }
 
@@ -113,22 +106,19 @@ pub(super) async fn reject(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "reject", &body, move |b, caller| {
-        match b.reason {
-            Some(reason) => Ok(Request::Reject { id, reason }),
-            // An agent's key is refused for what it is (`person_only`, by the
-            // library, which checks the caller before the reason), not for
-            // the reason it left out.
-            None if !caller.is_person() => Ok(Request::Reject {
+    decide(
+        app,
+        headers,
+        "reject",
+        &body,
+        no_agent,
+        move |b: DecisionBody, caller| {
+            Ok(Request::Reject {
                 id,
-                reason: String::new(),
-            }),
-            None => Err(Error::Required {
-                what: "reason",
-                action: "reject",
-            }),
-        }
-    })
+                reason: rejection_reason(b.reason, caller)?,
+            })
+        },
+    )
     .await
 }
 
@@ -139,11 +129,18 @@ pub(super) async fn retire(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "retire", &body, move |b, _| {
-        Ok(Request::Retire {
-            id,
-            reason: b.reason,
-        })
-    })
+    decide(
+        app,
+        headers,
+        "retire",
+        &body,
+        no_agent,
+        move |b: DecisionBody, _| {
+            Ok(Request::Retire {
+                id,
+                reason: b.reason,
+            })
+        },
+    )
     .await
 }

@@ -12,6 +12,7 @@
 //! an await and no answer depends on state kept between calls.
 
 mod answer;
+mod decide;
 mod facts;
 mod learnings;
 pub mod limits;

@@ -9,11 +9,11 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::{Caller, Error};
 use memdir::api::{self, Request, render};
 use serde::Deserialize;
 
-use super::answer::{ok, parse, query};
+use super::answer::{ok, query};
+use super::decide::{decide, rejection_reason};
 use super::{App, Fail};
 
 /// The query of the pending writes' list.
@@ -74,26 +74,9 @@ pub(super) struct PendingDecisionBody {
     reason: Option<String>,
 }
 
-/// Runs a person's decision: the request is made once the key is known
-/// (`make` is given the caller), so that what an agent may not do is
-/// refused before what its body lacks.
-async fn decide(
-    app: App,
-    headers: HeaderMap,
-    action: &'static str,
-    body: &Bytes,
-    make: impl FnOnce(Option<String>, Option<String>, &Caller) -> Result<Request, Error>
-    + Send
-    + 'static,
-) -> Result<Response, Fail> {
-    let b: PendingDecisionBody = parse(action, body)?;
-    let v = app
-        .call(headers, b.agent_id, move |store, who| {
-            let request = make(b.text, b.reason, &who.caller)?;
-            Ok(render::json(&api::execute(store, who, request)?))
-        })
-        .await?;
-    ok(200, v)
+/// The agent a decision's body names.
+fn agent(b: &PendingDecisionBody) -> Option<String> {
+    b.agent_id.clone()
 }
 
 /// `POST /api/v1/pending/{id}/approve {agentId, text}`.
@@ -103,9 +86,14 @@ pub(super) async fn approve(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "approve", &body, move |text, _, _| {
-        Ok(Request::PendingApprove { id, text })
-    })
+    decide(
+        app,
+        headers,
+        "approve",
+        &body,
+        agent,
+        move |b: PendingDecisionBody, _| Ok(Request::PendingApprove { id, text: b.text }),
+    )
     .await
 }
 
@@ -116,20 +104,18 @@ pub(super) async fn reject(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, Fail> {
-    decide(app, headers, "reject", &body, move |_, reason, caller| {
-        match reason {
-            Some(reason) => Ok(Request::PendingReject { id, reason }),
-            // An agent's key is refused for what it is (`person_only`, by
-            // the library, which checks the caller before the reason).
-            None if !caller.is_person() => Ok(Request::PendingReject {
+    decide(
+        app,
+        headers,
+        "reject",
+        &body,
+        agent,
+        move |b: PendingDecisionBody, caller| {
+            Ok(Request::PendingReject {
                 id,
-                reason: String::new(),
-            }),
-            None => Err(Error::Required {
-                what: "reason",
-                action: "reject",
-            }),
-        }
-    })
+                reason: rejection_reason(b.reason, caller)?,
+            })
+        },
+    )
     .await
 }

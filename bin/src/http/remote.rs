@@ -44,22 +44,27 @@ fn served(request: Request, keys: &std::path::Path) -> Result<Request, Error> {
             "{what} is not served to a caller of memdir serve: it names the server's files; run it as the server's user"
         ),
     };
-    Ok(match request {
+    match api::reach::reach(&request) {
+        api::reach::Reach::Served => Ok(request),
+        api::reach::Reach::ServerKeys => Ok(with_server_keys(request, keys)),
+        api::reach::Reach::NamesServerFiles(what) => Err(refused(what)),
+        _ => Err(refused("this request")),
+    }
+}
+
+/// A login link's request made from the server's own keys file, inside a
+/// run's wrapper too.
+fn with_server_keys(request: Request, keys: &std::path::Path) -> Request {
+    match request {
         Request::InRun { run, within } => Request::InRun {
             run,
-            within: Box::new(served(*within, keys)?),
+            within: Box::new(with_server_keys(*within, keys)),
         },
-        Request::ImportHermes { .. } => return Err(refused("import")),
-        Request::ExportHermes { .. } => return Err(refused("export")),
-        Request::Sync { .. } => return Err(refused("sync")),
-        Request::RedeemLoginLink { .. } | Request::ShowLoginLink { .. } => {
-            return Err(refused("a login link's use"));
-        }
         Request::LoginLink { .. } => Request::LoginLink {
             keys: Some(keys.to_owned()),
         },
         other => other,
-    })
+    }
 }
 
 /// What the command line prints for an answer: standard output, standard

@@ -16,8 +16,12 @@ use std::sync::LazyLock;
 use super::{Family, Finding};
 
 mod classifier;
+// The trainer derives `classifier.rs` (tests/it/scan_external.rs, through
+// `memdir::internals`); the layer itself only scores.
+#[cfg(any(test, feature = "internals"))]
 mod train;
 
+#[cfg(any(test, feature = "internals"))]
 pub use train::{Trained, train};
 
 /// The pattern id of a semantic verdict, the word `[BLOCKED: …]` names.

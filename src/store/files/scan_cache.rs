@@ -201,7 +201,7 @@ pub(crate) fn load(at: At<'_>) -> CachedScanner {
 /// loaded once per process, if the layer is turned on (`scan: { semantic:
 /// true }`) and the committed classifier fits the model.
 #[cfg(feature = "embed")]
-fn semantic_model(at: At<'_>) -> Option<Arc<Model>> {
+pub(crate) fn semantic_model(at: At<'_>) -> Option<Arc<Model>> {
     let store = at.owner.store();
     if !store.semantic_scan() {
         return None;
