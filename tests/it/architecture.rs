@@ -373,9 +373,10 @@ fn the_source_keeps_the_layers_of_architecture_md() {
 fn the_binary_is_a_crate_of_its_own_on_the_library() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let manifest = std::fs::read_to_string(root.join("bin/Cargo.toml")).expect("bin/Cargo.toml");
-    let dep =
-        Regex::new(r#"(?m)^memdir-core = \{ path = "\.\.", version = "[0-9.]+", features = \["cli"\] \}$"#)
-            .expect("regex");
+    let dep = Regex::new(
+        r#"(?m)^memdir-core = \{ path = "\.\.", version = "[0-9.]+", features = \["cli"\] \}$"#,
+    )
+    .expect("regex");
     assert!(
         dep.is_match(&manifest),
         "bin/Cargo.toml takes the library by path"

@@ -68,3 +68,4 @@ mod sweep;
 mod ui;
 mod ui_forms;
 mod veto;
+mod wheel;
