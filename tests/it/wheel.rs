@@ -460,6 +460,13 @@ fn the_wheel_installs_and_runs_as_a_user_would_without_cargo() {
         .cmd(env.bin("uvx"))
         .args(["--from", w, "memdir", "--version"]));
     assert_eq!(uvx.trim(), format!("memdir {version}"));
+    // docs/INTEGRATIONS.md's MCP entry for uvx, as a client runs it.
+    let (command, args) = uvx_entry(w, root.to_str().expect("utf-8"));
+    let listed = mcp_lines(env.cmd(&command).args(&args));
+    assert!(
+        listed.contains("\"name\":\"memdir\"") && listed.contains("\"memory\""),
+        "the uvx entry's MCP server: {listed}"
+    );
 
     // The semantic extra: the model's package beside the binary, found,
     // extracted into ~/.cache and named by recall.
@@ -492,4 +499,73 @@ fn the_wheel_installs_and_runs_as_a_user_would_without_cargo() {
         Some(extracted.to_str().expect("utf-8")),
         "{answer}"
     );
+}
+
+/// docs/INTEGRATIONS.md's `mcpServers` entry for uvx: its command and its
+/// arguments, the page's placeholders made this test's wheel and root.
+fn uvx_entry(wheel: &str, root: &str) -> (String, Vec<String>) {
+    let page = read("docs/INTEGRATIONS.md");
+    let start = page
+        .find("```json\n{\"mcpServers\": {\"memdir\": {")
+        .expect("the uvx entry in docs/INTEGRATIONS.md")
+        + "```json\n".len();
+    let end = start + page[start..].find("```").expect("the block's end");
+    let entry: Value = serde_json::from_str(&page[start..end]).expect("the entry is JSON");
+    let server = &entry["mcpServers"]["memdir"];
+    let command = server["command"].as_str().expect("command").to_owned();
+    assert_eq!(command, "uvx");
+    let args = server["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .map(|a| {
+            let a = a.as_str().expect("a string");
+            if a.starts_with("/path/to/memdir-") && a.ends_with(".whl") {
+                wheel.to_owned()
+            } else if a == "/path/to/memory" {
+                root.to_owned()
+            } else {
+                a.to_owned()
+            }
+        })
+        .collect();
+    (command, args)
+}
+
+/// An MCP server's answers to `initialize` and `tools/list`, sent as a
+/// client's lines on its standard input.
+fn mcp_lines(cmd: &mut Command) -> String {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the MCP server");
+    let lines = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wheel-test","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        "\n",
+    );
+    // Standard input stays open until `tools/list` is answered: the server
+    // stops at its end.
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(lines.as_bytes()).expect("the lines");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut answers = String::new();
+    for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+        let line = line.expect("a line");
+        answers.push_str(&line);
+        answers.push('\n');
+        if line.contains("\"id\":2") {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("the server's end");
+    assert!(out.status.success(), "{out:?}\n{answers}");
+    answers
 }
