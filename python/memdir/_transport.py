@@ -10,6 +10,8 @@ import os
 import selectors
 import shutil
 import subprocess
+import sys
+import sysconfig
 import threading
 import time
 import urllib.error
@@ -71,20 +73,157 @@ def _write_all(stream, data: bytes) -> None:
             pass
 
 
+#: The binary's file name in a scripts folder.
+BINARY_NAME = "memdir"
+
+
+def _scripts_folders() -> List[str]:
+    """The scripts folders of the running interpreter's environment, where a
+    wheel's ``memdir`` lands: the file the installed distribution's RECORD
+    names first, then ``sysconfig``'s scripts folder (of the default scheme
+    and of the user scheme, ``pip install --user``), then the folder of
+    ``sys.executable`` (a venv's ``bin/``)."""
+    folders: List[str] = []
+
+    def add(folder: Optional[str]) -> None:
+        if folder and folder not in folders:
+            folders.append(folder)
+
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+
+        try:
+            dist = distribution("memdir")
+            for f in dist.files or []:
+                if f.name == BINARY_NAME and f.parent.name in ("bin", "scripts", "Scripts"):
+                    add(os.path.dirname(os.path.normpath(str(dist.locate_file(f)))))
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - Python 3.8+ has it
+        pass
+    add(sysconfig.get_path("scripts"))
+    try:
+        add(sysconfig.get_path("scripts", f"{os.name}_user"))
+    except KeyError:  # pragma: no cover - a platform without a user scheme
+        pass
+    if sys.executable:
+        add(os.path.dirname(sys.executable))
+    return folders
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def find_binary(binary: Optional[str] = None) -> str:
-    """The memdir binary: ``binary``, else ``$MEMDIR_BIN``, else ``memdir`` on
-    ``PATH``."""
-    chosen = binary or os.environ.get("MEMDIR_BIN") or "memdir"
-    if os.sep in chosen or (os.altsep and os.altsep in chosen):
-        return chosen
-    found = shutil.which(chosen)
-    if not found:
+    """The memdir binary, first found of:
+
+    1. ``binary`` (``Memory(binary=…)``): a path, or a name looked up on
+       ``PATH``; an explicit choice always wins;
+    2. ``$MEMDIR_BIN``, likewise;
+    3. the binary installed with this package (the wheel's ``memdir`` in its
+       environment's scripts folder, see :func:`_scripts_folders`);
+    4. ``memdir`` on ``PATH`` (a binary the user brought, with
+       ``pip install ./python``).
+
+    Raises ``binary_not_found`` naming every place searched."""
+    searched: List[str] = []
+    for given, what in ((binary, "binary="), (os.environ.get("MEMDIR_BIN") or None, "$MEMDIR_BIN")):
+        if not given:
+            searched.append(f"{what} (not given)")
+            continue
+        if os.sep in given or (os.altsep and os.altsep in given):
+            # A path is taken as given: a missing one fails at the call,
+            # saying so.
+            return given
+        found = shutil.which(given)
+        if not found:
+            raise TransportError(
+                "binary_not_found",
+                f"the memdir binary {given!r} ({what}) is not on PATH; install memdir, or set "
+                "MEMDIR_BIN or Memory(binary=...) to its path",
+                details={"searched": [f"{what} {given!r} on PATH"]},
+            )
+        return found
+    for folder in _scripts_folders():
+        candidate = os.path.join(folder, BINARY_NAME)
+        searched.append(candidate)
+        if _executable(candidate):
+            return candidate
+    found = shutil.which(BINARY_NAME)
+    searched.append(f"PATH ({os.environ.get('PATH', '')})")
+    if found:
+        return found
+    raise TransportError(
+        "binary_not_found",
+        "no memdir binary found; searched: " + "; ".join(searched) + ". Install the memdir wheel "
+        "(pip install memdir-*.whl), or put memdir on PATH, or set MEMDIR_BIN or Memory(binary=...) to its path",
+        details={"searched": searched},
+    )
+
+
+def binary(binary: Optional[str] = None) -> str:
+    """The path of the memdir binary this package runs (``binary``, else
+    ``$MEMDIR_BIN``, else the one installed with the package, else ``memdir``
+    on ``PATH``: :func:`find_binary`), checked to be this package's version.
+    Raises ``binary_not_found`` (with the places searched) or
+    ``binary_version_mismatch``."""
+    path = find_binary(binary)
+    check_version(path)
+    return path
+
+
+#: Versions already read, by (path, modification time, size).
+_VERSIONS: Dict[Tuple[str, int, int], str] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def binary_version(path: str) -> str:
+    """What ``path --version`` says (``memdir X.Y.Z``), as ``X.Y.Z``; read
+    once per file."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise TransportError("binary_not_found", f"cannot run the memdir binary {path!r}: {e.strerror}") from None
+    key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    with _VERSIONS_LOCK:
+        if key in _VERSIONS:
+            return _VERSIONS[key]
+    try:
+        r = subprocess.run([path, "--version"], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TransportError("binary_not_found", f"cannot run the memdir binary {path!r}: {e}") from None
+    words = r.stdout.decode("utf-8", errors="replace").split()
+    if r.returncode != 0 or len(words) != 2 or words[0] != "memdir":
         raise TransportError(
-            "binary_not_found",
-            f"the memdir binary {chosen!r} is not on PATH; install memdir, or set "
-            "MEMDIR_BIN or Memory(binary=...) to its path",
+            "bad_answer",
+            f"{path} --version exited {r.returncode} without 'memdir VERSION': {r.stdout[:200]!r}",
+            details={"path": path},
         )
-    return found
+    with _VERSIONS_LOCK:
+        _VERSIONS[key] = words[1]
+    return words[1]
+
+
+def check_version(path: str) -> None:
+    """Refuses a binary of another version than this package's
+    (``binary_version_mismatch``, naming both and the path): the package's
+    arguments and answers are the ones of its own version. A package run
+    from a source tree that is not installed (version ``0+unknown``) checks
+    nothing."""
+    from . import __version__
+
+    if __version__ == "0+unknown":
+        return
+    found = binary_version(path)
+    if found != __version__:
+        raise TransportError(
+            "binary_version_mismatch",
+            f"the memdir binary {path} is version {found}, but this memdir Python package is version "
+            f"{__version__}; install the matching wheel, or point MEMDIR_BIN or Memory(binary=...) at a "
+            f"memdir {__version__}",
+            details={"path": path, "binary_version": found, "package_version": __version__},
+        )
 
 
 class CliTransport:
@@ -108,6 +247,7 @@ class CliTransport:
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.binary = find_binary(binary)
+        self._version_checked = False
         self.key_file = key_file
         self.root = root
         self.owner = owner
@@ -149,6 +289,9 @@ class CliTransport:
     ) -> Tuple[int, bytes, bytes]:
         """Runs one command; returns its exit status, standard output and
         (the first 64 KiB of) standard error."""
+        if not self._version_checked and _executable(self.binary):
+            check_version(self.binary)
+            self._version_checked = True
         argv = [self.binary] + self.global_args() + list(command)
         limit = timeout if timeout is not None else self.timeout
         try:
@@ -457,4 +600,4 @@ def quote(part: Union[str, int]) -> str:
     return urllib.parse.quote(text, safe="")
 
 
-__all__ = ["CliTransport", "HttpTransport", "MemdirError", "find_binary", "quote"]
+__all__ = ["CliTransport", "HttpTransport", "MemdirError", "binary", "binary_version", "check_version", "find_binary", "quote"]

@@ -69,7 +69,8 @@ class Memory:
     """One owner's memory.
 
     ``Memory(root=PATH, owner=ID)``: an agent's memory through the ``memdir``
-    binary (``binary=`` or ``$MEMDIR_BIN`` or ``memdir`` on ``PATH``).
+    binary (``binary=``, else ``$MEMDIR_BIN``, else the one installed with
+    this package, else ``memdir`` on ``PATH``: ``memdir.binary()``).
     ``Memory(root=PATH, person=ID, agent=ID)``: a person acting on an agent's
     memory, each call confirmed by the person at the controlling terminal,
     or, for automation, ``key_file=FILE`` naming a file (mode 0600) that

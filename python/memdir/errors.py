@@ -96,7 +96,10 @@ class TransportError(MemdirError):
     """The binary or the server could not be reached, timed out, or answered
     something that is not memdir's JSON (the binary missing, a killed
     process, an answer past its size bound). ``code`` is one of
-    ``binary_not_found``, ``timeout``, ``answer_too_large``,
+    ``binary_not_found`` (``details["searched"]``: the places looked in),
+    ``binary_version_mismatch`` (a binary of another version than the
+    package's: ``details`` has ``path``, ``binary_version`` and
+    ``package_version``), ``timeout``, ``answer_too_large``,
     ``bad_answer``, ``connection_failed``; none is a memdir code."""
 
     def __init__(self, code: str, message: str, details: Optional[Mapping[str, Any]] = None):

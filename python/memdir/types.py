@@ -168,6 +168,7 @@ class RecallResult(TypedDict):
     conflicts: NotRequired[List[str]]
     block: str
     counted: bool
+    model: NotRequired[Optional[str]]
 
 
 class ResultPut(TypedDict):

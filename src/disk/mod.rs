@@ -16,13 +16,17 @@
 //! taken in chunks into an unlinked temp file ([`Disk::spool`]), written
 //! out durably behind a head ([`Disk::write_atomic_spooled`]); and a disk
 //! that notes what was read through it ([`Disk::recording`]), for a cache
-//! keyed by those files.
+//! keyed by those files; and the recall model a Python environment
+//! installed beside the binary, extracted once into the cache folder
+//! ([`model_zip`]).
 
 mod dir;
 #[cfg(test)]
 pub(crate) mod faulty;
 mod io;
 mod lock;
+#[cfg(feature = "embed")]
+pub(crate) mod model_zip;
 mod read;
 mod record;
 mod spool;

@@ -165,6 +165,11 @@ pub struct Recall {
     pub block: String,
     /// Whether the recall was counted (false for a preview).
     pub counted: bool,
+    /// The recall model's folder that scored this recall (semantic
+    /// recall: the one configured, or the one the binary's own Python
+    /// environment installed); absent when it was scored lexically only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Recall {
@@ -189,6 +194,7 @@ impl Recall {
             conflicts: Vec::new(),
             block: String::new(),
             counted: false,
+            model: None,
         }
     }
 }
@@ -350,6 +356,7 @@ pub(crate) fn select(
         conflicts,
         block,
         counted: !options.preview,
+        model: None,
     };
     // Of the facts scored lexically for want of a vector, those shown.
     if !lexical.is_empty() {

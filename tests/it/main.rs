@@ -69,3 +69,4 @@ mod sweep;
 mod ui;
 mod ui_forms;
 mod veto;
+mod wheel;

@@ -39,6 +39,16 @@ fn a_test_without_its_python_says_by_name_that_it_did_not_run() {
 }
 
 #[test]
+fn a_test_without_its_wheel_says_by_name_that_it_did_not_run() {
+    let test = "wheel::the_wheel_installs_and_runs_as_a_user_would_without_cargo";
+    let err = stderr_of(test, &["MEMDIR_WHEEL", "MEMDIR_REQUIRE_WHEEL"]);
+    assert!(
+        err.contains(&format!("NOT RUN {test}: set MEMDIR_WHEEL")),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_test_without_its_model_says_by_name_that_it_did_not_run() {
     let test = "semantic::the_model_finds_what_no_word_shares_after_its_vectors_are_cached";
     let err = stderr_of(test, &["MEMDIR_MODEL_DIR", "MEMDIR_REQUIRE_MODEL"]);

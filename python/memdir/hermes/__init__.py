@@ -33,14 +33,13 @@ import json
 import logging
 import os
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .. import Memory
-from .._transport import CliTransport
+from .._transport import CliTransport, binary, check_version, find_binary
 from ..errors import MemdirError
 from ._config import CONFIG_FILE, MAX_HERMES_FILE, _hermes_home, _parse_owners, load_config, save_config
 from ._mcp import McpChild, McpError
@@ -172,6 +171,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         self._explicit = dict(config) if config is not None else None
         self._lock = threading.RLock()
         self._mcp: Optional[McpChild] = None
+        self._unavailable_reason: Optional[str] = None
         self._reset_state()
         self._hermes_home: Optional[str] = None
 
@@ -222,16 +222,35 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
 
     def is_available(self) -> bool:
         """Configured and reachable without a call: a server URL, or a root
-        and the binary on PATH (or ``MEMDIR_BIN``)."""
+        and a memdir binary of this package's version (``binary`` or
+        ``MEMDIR_BIN``, else the one installed with the package, else
+        ``memdir`` on ``PATH``: ``memdir.binary()``). When it is not, why
+        not is in :meth:`unavailable_reason`, in :meth:`status` and in the
+        log: the provider never falls back in silence."""
+        self._unavailable_reason = self._why_unavailable()
+        if self._unavailable_reason is not None:
+            logger.warning("memdir: provider unavailable: %s", self._unavailable_reason)
+        return self._unavailable_reason is None
+
+    def _why_unavailable(self) -> Optional[str]:
         cfg = self.settings()
         if cfg.get("url"):
-            return True
+            return None
         if not cfg.get("root"):
-            return False
-        binary = cfg.get("binary") or "memdir"
-        if os.sep in binary:
-            return os.access(binary, os.X_OK)
-        return shutil.which(binary) is not None
+            return "no memdir root or server: set root (MEMDIR_ROOT) or url (MEMDIR_URL)"
+        try:
+            path = find_binary(cfg.get("binary"))
+            if not os.access(path, os.X_OK):
+                return f"the memdir binary {path} is not an executable file"
+            check_version(path)
+        except MemdirError as e:
+            return f"{e.code}: {e.message}"
+        return None
+
+    def unavailable_reason(self) -> Optional[str]:
+        """Why the last :meth:`is_available` answered no (``None`` when it
+        answered yes or was not asked)."""
+        return self._unavailable_reason
 
     def resolve_owner(self, cfg: Mapping[str, Any], **kwargs: Any) -> Optional[str]:
         """The memdir owner of this Hermes session: the mapping's entry for
@@ -307,7 +326,11 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
                 else:
                     if not owner:
                         raise MemdirError("usage", "no memdir owner: set owner (or MEMDIR_OWNER) or an owners mapping")
-                    self.memory = Memory(root=cfg.get("root"), owner=owner, binary=cfg.get("binary"), timeout=CALL_TIMEOUT)
+                    # The binary found and checked now (memdir.binary()), so a
+                    # missing one or one of another version makes the
+                    # provider inactive saying which, never a fallback.
+                    found = binary(cfg.get("binary"))
+                    self.memory = Memory(root=cfg.get("root"), owner=owner, binary=found, timeout=CALL_TIMEOUT)
             except (MemdirError, ValueError) as e:
                 self._inactive_reason = str(e)
                 logger.warning("memdir: provider inactive: %s", e)
@@ -628,6 +651,7 @@ class MemdirMemoryProvider(_Base):  # type: ignore[misc,valid-type]
         return {
             "active": self.memory is not None,
             "inactive_reason": self._inactive_reason,
+            "unavailable_reason": self._unavailable_reason,
             "owner": self._owner,
             "context": self._context,
             "read_only": self._read_only,

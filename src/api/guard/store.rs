@@ -436,6 +436,7 @@ pub(super) fn recall(mut r: crate::recall::Recall) -> crate::recall::Recall {
         day_line(&mut d.line, &format!("episodes.md line of {}", d.date));
     }
     opt(&mut r.fallback, "the recall's fallback");
+    opt(&mut r.model, "the recall's model");
     all(&mut r.conflicts, "a conflict of the recall");
     lines(&mut r.block, "the recall block");
     r

@@ -149,7 +149,8 @@ pub(crate) fn recall(
                 query: &p.query,
                 vectors: &p.cached,
             };
-            let recall = select::select(facts, days, conflicts, &scoring, &fused, tokens, now);
+            let mut recall = select::select(facts, days, conflicts, &scoring, &fused, tokens, now);
+            recall.model = Some(p.path.display().to_string());
             semantic::embed_later(owner, &p, texts);
             recall
         }

@@ -35,6 +35,8 @@ pub(super) struct Prepared {
     /// the model was loaded.
     pub(super) deadline: Instant,
     pub(super) model: Arc<Model>,
+    /// The model's folder, which the answer names.
+    pub(super) path: std::path::PathBuf,
     pub(super) query: Vec<f32>,
     pub(super) cached: Cached,
 }
@@ -57,11 +59,13 @@ pub(super) fn prepare(
     query: Option<&str>,
     timeout: Duration,
 ) -> std::result::Result<Option<Prepared>, Unprepared> {
-    let Some(path) = owner.store().recall_model() else {
-        return Ok(None);
-    };
     let Some(query) = query.filter(|q| !q.trim().is_empty()) else {
         return Ok(None);
+    };
+    let path = match owner.store().recall_model_or_why() {
+        Ok(Some(path)) => path,
+        Ok(None) => return Ok(None),
+        Err(why) => return Err(Unprepared { why, model: None }),
     };
     let model =
         embeddings::model(owner.store(), &path).map_err(|why| Unprepared { why, model: None })?;
@@ -88,6 +92,7 @@ pub(super) fn prepare(
     Ok(Some(Prepared {
         deadline,
         model,
+        path,
         query,
         cached,
     }))
