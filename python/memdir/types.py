@@ -168,7 +168,7 @@ class RecallResult(TypedDict):
     conflicts: NotRequired[List[str]]
     block: str
     counted: bool
-    model: NotRequired[Optional[str]]
+    model: NotRequired[str]
 
 
 class ResultPut(TypedDict):

@@ -179,6 +179,8 @@ const QUERY: &str = "Which meeting for queer people did she join?";
 /// Facts added, then a recall's answer.
 fn recall(exe: &Path, root: &Path, config: &Path, cache: &Path, extra: &[&str]) -> Value {
     let r = root.to_str().expect("utf-8");
+    // The command line writes only under an existing root.
+    std::fs::create_dir_all(&root).expect("the root");
     for f in FACTS {
         run(
             exe,
@@ -472,6 +474,8 @@ fn the_wheel_installs_and_runs_as_a_user_would_without_cargo() {
     // extracted into ~/.cache and named by recall.
     env.pip(&[format!("{w}[semantic]").as_str()]);
     let r = root.to_str().expect("utf-8");
+    // The command line writes only under an existing root.
+    std::fs::create_dir_all(&root).expect("the root");
     for f in FACTS {
         env.ok(env
             .cmd("memdir")
