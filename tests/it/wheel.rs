@@ -180,7 +180,7 @@ const QUERY: &str = "Which meeting for queer people did she join?";
 fn recall(exe: &Path, root: &Path, config: &Path, cache: &Path, extra: &[&str]) -> Value {
     let r = root.to_str().expect("utf-8");
     // The command line writes only under an existing root.
-    std::fs::create_dir_all(&root).expect("the root");
+    std::fs::create_dir_all(root).expect("the root");
     for f in FACTS {
         run(
             exe,
