@@ -2,8 +2,8 @@
 //! memdir beyond the command line's requests: the namespace rule for an
 //! owner named in a call, the One API's structured recall and its `forget`
 //! by id or text across both stores, and the current entries a failed write
-//! answers with. Each call reads the files afresh: nothing here is kept
-//! between calls.
+//! answers with; and [`Kept`], the store `memdir serve` keeps between its
+//! calls (every call still reads the files it answers from).
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +47,56 @@ impl Opener {
             store = store.with_recall_model(p);
         }
         Ok(store)
+    }
+}
+
+/// The store a server keeps between its calls: opened once, then
+/// [`Store::reopen`]ed for each call (what it remembers is kept only where
+/// the files still back it), with recall figures written behind
+/// ([`Store::with_stats_behind`]): call [`Kept::write_behind`] every second or
+/// so and at a clean stop.
+#[derive(Debug)]
+pub struct Kept {
+    opener: Opener,
+    store: std::sync::Mutex<Option<Store>>,
+}
+
+impl Kept {
+    /// Nothing kept yet: the first call opens the store.
+    pub fn new(opener: Opener) -> Kept {
+        Kept {
+            opener,
+            store: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Option<Store>> {
+        self.store
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The store as the root's files are now, for one call.
+    pub fn open(&self) -> Result<Store> {
+        let last = self.kept().clone();
+        let store = match last {
+            Some(s) => s.reopen()?,
+            None => self.opener.open()?.with_stats_behind().with_group_commit(),
+        };
+        *self.kept() = Some(store.clone());
+        Ok(store)
+    }
+
+    /// The writes answered in groups and the groups written so far.
+    pub fn group_counts(&self) -> (u64, u64) {
+        let last = self.kept().clone();
+        last.and_then(|s| s.group_counts()).unwrap_or((0, 0))
+    }
+
+    /// Writes the recall figures kept behind.
+    pub fn write_behind(&self) -> Result<()> {
+        let last = self.kept().clone();
+        last.map_or(Ok(()), |s| s.write_stats_behind())
     }
 }
 
@@ -183,31 +233,25 @@ pub(crate) fn recall_entries(
     let limit = limit
         .unwrap_or(DEFAULT_RECALL_LIMIT)
         .clamp(1, MAX_RECALL_LIMIT);
-    let snapshot = owner.snapshot()?;
-    let mut entries = Vec::new();
-    for scope in Scope::ALL {
-        for e in owner.show(scope)?.entries {
-            let text = match snapshot
-                .blocked
-                .iter()
-                .find(|b| b.scope == scope && b.id == e.id)
-            {
-                Some(b) => format!(
-                    "[BLOCKED: {} entry {} matched {}; remove or edit it]",
-                    scope.file_name(),
-                    e.id,
-                    b.patterns.join(", ")
-                ),
-                None => e.text,
-            };
-            entries.push(EntryOut {
-                id: e.id,
-                scope,
-                text,
-                score: None,
-            });
+    let entries = owner.entry_texts()?.into_iter().map(|e| {
+        let text = if e.flagged.is_empty() {
+            e.text
+        } else {
+            format!(
+                "[BLOCKED: {} entry {} matched {}; remove or edit it]",
+                e.scope.file_name(),
+                e.id,
+                e.flagged.join(", ")
+            )
+        };
+        EntryOut {
+            id: e.id,
+            scope: e.scope,
+            text,
+            score: None,
         }
-    }
+    });
+    let mut entries: Vec<EntryOut> = entries.collect();
     let query = query.map(str::trim).filter(|q| !q.is_empty());
     if let Some(q) = query {
         if q.chars().count() > crate::recall::MAX_QUERY_CHARS {

@@ -22,8 +22,8 @@ pub use crate::store::{
 pub use crate::store::{
     ARCHIVE_FILE, BatchOutcome, DEFAULT_LIST_LIMIT, Decided, Decision, EntryView, FactKind,
     FactRow, FactStats, FileHashes, Keep, ListFilter, MAX_FILE_BYTES, MAX_LIST_LIMIT,
-    MAX_REASON_CHARS, Omitted, Renewed, Status, StoreFile, StoreView, Transition, TransitionChange,
-    WriteOutcome,
+    MAX_REASON_CHARS, Omitted, Renewed, ScannedEntry, Status, StoreFile, StoreView, Transition,
+    TransitionChange, WriteOutcome,
 };
 // The day log and runs.
 pub use crate::store::{

@@ -29,6 +29,10 @@ pub(crate) struct EditContext<'a> {
     pub(crate) settings: &'a Settings,
     /// The store's file, for messages.
     pub(crate) path: &'a Path,
+    /// Whether an over-budget refusal lists the store's entries (a trial
+    /// apply whose refusal no one reads, curation's, leaves them out: the
+    /// list scans every entry).
+    pub(crate) briefs: bool,
 }
 
 impl EditContext<'_> {

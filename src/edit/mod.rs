@@ -470,6 +470,9 @@ fn over_budget_briefs(
     src: &str,
     doc: &Document,
 ) -> Vec<crate::error::EntryBrief> {
+    if !cx.briefs {
+        return Vec::new();
+    }
     let mut out = briefs(doc, cx.scope);
     for (b, e) in out.iter_mut().zip(&doc.entries) {
         b.expired = !cx.live(e.meta_comment(src));
@@ -499,6 +502,7 @@ mod tests {
             root: &root,
             settings: &Settings::default(),
             path: Path::new("MEMORY.md"),
+            briefs: true,
         };
         match apply_to(src, &refs, &cx) {
             Ok(a) => Ok((without_stamps(&a.src), a.outcomes)),

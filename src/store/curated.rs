@@ -5,10 +5,10 @@ use chrono::Utc;
 use serde::Serialize;
 
 use super::files::pending::PendingSource;
-use super::files::stores;
+use super::files::{scan_cache, stores};
 use super::limits::STORE_BYTES;
 use super::owner::Owner;
-use super::write::{Written, submit};
+use super::write::{Written, group, submit};
 use crate::edit::{self, Budget, Op, OpOutcome, Usage};
 use crate::error::Result;
 use crate::model::Scope;
@@ -163,21 +163,76 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
     })
 }
 
+/// The ids and texts of both stores' entries (USER.md's, then
+/// MEMORY.md's, each in file order: what [`show`] gives of each entry,
+/// without its metadata and the store's usage), each with the patterns the
+/// scanner flags in it (the snapshot's verdicts, from the same cache, read
+/// and kept once for both stores as a recall does; expired entries
+/// included).
+pub(crate) fn entry_texts(owner: &Owner) -> Result<Vec<ScannedEntry>> {
+    let view = owner.view()?;
+    let at = view.at();
+    let mut scanner = scan_cache::load(at);
+    let mut out = Vec::new();
+    for scope in Scope::ALL {
+        let l = stores::load(at, scope, true, STORE_BYTES)?;
+        let texts: Vec<&str> = l.doc.entries.iter().map(|e| e.text.as_str()).collect();
+        let verdicts = scanner.verdicts(&texts);
+        out.extend(
+            l.doc
+                .entries
+                .iter()
+                .zip(verdicts)
+                .map(|(e, findings)| ScannedEntry {
+                    scope,
+                    id: e.id.clone(),
+                    text: e.text.clone(),
+                    flagged: findings.iter().map(|f| f.pattern).collect(),
+                }),
+        );
+    }
+    scan_cache::store(owner, scanner);
+    Ok(out)
+}
+
+/// One entry as [`entry_texts`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedEntry {
+    /// Its store.
+    pub scope: Scope,
+    /// Its id.
+    pub id: String,
+    /// Its text as the file holds it.
+    pub text: String,
+    /// The scanner's patterns that match it (empty: none).
+    pub flagged: Vec<&'static str>,
+}
+
 /// Writes one operation under the owner's lock, or keeps it for a
 /// person's review (an agent's write that adds or changes text under
 /// `writes: review`).
+/// In a process with group commit on, concurrent writes of the owner are
+/// written together (`write::group`), each answered once it is durable.
 pub(crate) fn write(owner: &Owner, op: Op) -> Result<WriteOutcome> {
     let scope = op.scope().unwrap_or(Scope::Memory);
+    let written = match group::groups(owner.store()) {
+        Some(groups) => groups.write(owner, op, alone)?,
+        None => alone(owner, op)?,
+    };
+    // An id names its entry in whichever store holds it.
+    let scope = written.results.first().map_or(scope, |o| o.scope);
+    Ok(single(written, scope))
+}
+
+/// The plain write of one operation, under the owner's lock.
+fn alone(owner: &Owner, op: Op) -> Result<Written> {
     let locked = owner.lock()?;
-    let written = submit(
+    submit(
         &locked,
         std::slice::from_ref(&op),
         false,
         PendingSource::Write,
-    )?;
-    // An id names its entry in whichever store holds it.
-    let scope = written.results.first().map_or(scope, |o| o.scope);
-    Ok(single(written, scope))
+    )
 }
 
 /// The answer of a one-operation write.

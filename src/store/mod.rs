@@ -57,7 +57,7 @@ pub use crate::review::io::{
     ReviewReport, ReviewerRun, RoutineStatus, StillVetoed, UndoReport,
 };
 pub use check::{CheckReport, Finding, FindingKind, Severity};
-pub use curated::{BatchOutcome, EntryView, Omitted, StoreView, WriteOutcome};
+pub use curated::{BatchOutcome, EntryView, Omitted, ScannedEntry, StoreView, WriteOutcome};
 pub use daylog::DayOutcome;
 pub use decide::{Decided, Decision, FileHashes, StoreFile};
 pub use files::archive::ARCHIVE_FILE;
@@ -245,6 +245,13 @@ impl Owner {
     /// The entries of one store with their ids, and its usage.
     pub fn show(&self, scope: Scope) -> Result<StoreView> {
         curated::show(self, scope)
+    }
+
+    /// The ids and texts of both stores' entries (USER.md's, then
+    /// MEMORY.md's, in file order: what [`Owner::show`] gives of each,
+    /// without metadata and usage), with the scanner's verdict on each.
+    pub fn entry_texts(&self) -> Result<Vec<ScannedEntry>> {
+        curated::entry_texts(self)
     }
 
     /// Lints the owner's files as `memdir check` does (see [`CheckReport`]):
@@ -519,5 +526,52 @@ impl Delegate {
     /// The current entries of one store (read-only).
     pub fn show(&self, scope: Scope) -> Result<StoreView> {
         curated::show(self.owner(), scope)
+    }
+}
+
+/// What a long-lived process (`memdir serve`) turns on in the `Store` it
+/// keeps: recall figures written behind and group commit.
+impl Store {
+    /// Recall counts, last recall times and session skips kept in memory
+    /// and written to each owner's `.memdir/stats.json` in batches, at most
+    /// a second after the first of a batch, rather than by every recall
+    /// (clones of this value share them). [`Store::write_stats_behind`]
+    /// writes them now: call it at a clean stop. A crash loses at most the
+    /// last second's figures (derived data: never a fact).
+    pub fn with_stats_behind(mut self) -> Store {
+        self.set_behind(std::sync::Arc::new(files::stats::Behind::default()));
+        self
+    }
+
+    /// Writes every owner's recall figures kept behind
+    /// ([`Store::with_stats_behind`]); the first failure is returned after
+    /// every owner was tried, and what failed stays behind.
+    pub fn write_stats_behind(&self) -> Result<()> {
+        let Some(behind) = files::stats::behind(self) else {
+            return Ok(());
+        };
+        let mut first = Ok(());
+        for id in behind.owners() {
+            let written = self.owner(&id).and_then(|o| behind.write(&o));
+            if first.is_ok() {
+                first = written;
+            }
+        }
+        first
+    }
+
+    /// Concurrent writes of one owner through this value and its clones
+    /// (one caller, one run) written in groups: one write of each changed
+    /// file for the group, each write answered only once its group is
+    /// durable, with the answer it would get alone.
+    pub fn with_group_commit(mut self) -> Store {
+        self.set_groups(std::sync::Arc::new(write::group::Groups::default()));
+        self
+    }
+
+    /// With group commit on, the writes answered in groups and the groups
+    /// written so far (by this value and its clones).
+    pub fn group_counts(&self) -> Option<(u64, u64)> {
+        write::group::groups(self).map(|g| g.counts())
     }
 }

@@ -53,17 +53,38 @@ struct Read {
 }
 
 /// The fields of a stat that change with a file's bytes.
-type StatKey = (u64, u64, u64, (i64, i64), (i64, i64));
+pub(crate) type StatKey = (u64, u64, u64, (i64, i64), (i64, i64));
 
 fn stat_key(s: &Stat) -> StatKey {
     (s.dev, s.ino, s.len, s.mtime, s.ctime)
 }
+
+/// The seconds since the epoch now.
+fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The stat's key when it stands for the file's bytes: a plain file whose
+/// status had not changed for [`RACY_SECS`] by now (see the module's text);
+/// `None` otherwise.
+pub(crate) fn settled_key(stat: &Stat) -> Option<StatKey> {
+    (stat.kind == Kind::File && stat.ctime.0.saturating_add(RACY_SECS) <= now_secs())
+        .then(|| stat_key(stat))
+}
+
+/// A parse a layer above keeps here (it names its type).
+pub(crate) type Kept = Arc<dyn std::any::Any + Send + Sync>;
 
 /// Recent parses, most recent last.
 #[derive(Debug, Default)]
 pub(crate) struct ParseCache {
     slots: Mutex<Vec<Parsed>>,
     settings: Mutex<Vec<Read>>,
+    /// The keys file last read, by path and settled stat (its parse, as
+    /// the keys' layer made it).
+    keys: Mutex<Option<(PathBuf, StatKey, Kept)>>,
 }
 
 impl ParseCache {
@@ -113,12 +134,7 @@ impl ParseCache {
         stat: Option<&Stat>,
         parse: impl FnOnce() -> Result<Settings>,
     ) -> Result<Settings> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        let settled = stat
-            .filter(|s| s.ctime.0.saturating_add(RACY_SECS) <= now)
-            .map(stat_key);
+        let settled = stat.and_then(settled_key);
         let mut slots = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(r) = slots.iter_mut().find(|r| r.path == path && r.text == text) {
             r.settled = settled;
@@ -151,6 +167,25 @@ impl ParseCache {
         let settled = r.settled?;
         let now = stat().filter(|s| s.kind == Kind::File)?;
         (stat_key(&now) == settled).then(|| r.settings.clone())
+    }
+}
+
+impl ParseCache {
+    /// The keys file `path`'s parse as last read, when `stat` is the
+    /// settled stat it had then.
+    pub(crate) fn keys(&self, path: &Path, stat: &Stat) -> Option<Kept> {
+        let key = settled_key(stat)?;
+        let kept = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.as_ref()
+            .filter(|(p, k, _)| p == path && *k == key)
+            .map(|(_, _, doc)| Arc::clone(doc))
+    }
+
+    /// Remembers `doc` as the parse of the keys file `path` read with
+    /// `stat`, when that stat is settled.
+    pub(crate) fn put_keys(&self, path: &Path, stat: &Stat, doc: Kept) {
+        let mut kept = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        *kept = settled_key(stat).map(|key| (path.to_owned(), key, doc));
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::limits::CONFIG_BYTES;
-use super::parse_cache::ParseCache;
+use super::parse_cache::{ParseCache, StatKey};
 use crate::disk::{Dir, DirStamp, Disk, Kind, Recorder, decode};
 use crate::error::{Error, OtherOwners, Result};
 use crate::model::{
@@ -63,7 +63,26 @@ pub struct Store {
     /// The recall model's folder named for this value (`--recall-model`),
     /// over the machine-local configuration's.
     recall_model: Option<PathBuf>,
+    /// Recall figures written behind ([`Store::with_stats_behind`]): the
+    /// stats' own state, kept here for every clone and named by its layer.
+    behind: Option<Shared>,
+    /// The write queues of group commit ([`Store::with_group_commit`]),
+    /// likewise.
+    groups: Option<Shared>,
+    /// The machine-local `config.yaml` files' stats when this value's
+    /// machine configuration was last checked ([`Store::reopen`]).
+    machine_seen: Option<MachineSeen>,
 }
+
+mod reopen;
+
+/// State a feature of a layer above keeps in a `Store` and its clones (the
+/// feature names its type; this layer only carries it).
+pub(crate) type Shared = Arc<dyn std::any::Any + Send + Sync>;
+
+/// The settled stats of the chosen and the account's `config.yaml` (`None`
+/// for a missing file).
+type MachineSeen = [Option<StatKey>; 2];
 
 /// A call's deadline, shared by the interface that set it and the writes
 /// of the call (clones share it): each write checks it after taking its
@@ -281,6 +300,9 @@ impl Store {
             account: Arc::default(),
             account_machine: Arc::default(),
             recall_model: None,
+            behind: None,
+            groups: None,
+            machine_seen: None,
         })
     }
 
@@ -519,6 +541,27 @@ impl Store {
     pub fn with_deadline(mut self, deadline: Deadline) -> Store {
         self.deadline = Some(deadline);
         self
+    }
+
+    /// Carries the recall figures kept behind (`files::stats::Behind`).
+    pub(crate) fn set_behind(&mut self, state: Shared) {
+        self.behind = Some(state);
+    }
+
+    /// The recall figures kept behind, when they are (as the stats' layer
+    /// put them).
+    pub(crate) fn behind_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.behind.as_deref()
+    }
+
+    /// Carries group commit's queues (`write::group::Groups`).
+    pub(crate) fn set_groups(&mut self, state: Shared) {
+        self.groups = Some(state);
+    }
+
+    /// Group commit's queues, when it is on (as the write layer put them).
+    pub(crate) fn groups_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.groups.as_deref()
     }
 
     /// The deadline of the call this value serves, if it has one.

@@ -33,6 +33,7 @@ use crate::markdown::splice::normalize_text;
 use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
 use crate::review::routine;
 
+pub(crate) mod group;
 mod semantic;
 mod stage;
 pub(crate) use stage::{stage, submit, waits};
@@ -220,7 +221,7 @@ pub(crate) fn plan<'o>(
             },
             applied: None,
         };
-        let applied = match plan_apply(&plan, at, now) {
+        let applied = match plan_apply(&plan, at, now, true) {
             Ok(a) => a,
             // A store grown past what memdir writes can only shrink: that
             // comes before its budget.
@@ -488,9 +489,11 @@ fn plan_apply(
     plan: &Plan<'_>,
     at: At<'_>,
     now: DateTime<Utc>,
+    briefs: bool,
 ) -> std::result::Result<Applied, OpFailed> {
     let refs: Vec<&edit::Op> = plan.items.iter().map(|it| &*it.op).collect();
-    let cx = plan.loaded.context(at, now);
+    let mut cx = plan.loaded.context(at, now);
+    cx.briefs = briefs;
     edit::apply(&plan.loaded.src, &plan.loaded.doc, &refs, &cx)
 }
 
@@ -620,7 +623,7 @@ fn curate(
             },
         );
         picked.push(c);
-        match plan_apply(plan, at, now) {
+        match plan_apply(plan, at, now, false) {
             Ok(a) => {
                 for c in picked {
                     let meta = record_meta(

@@ -59,6 +59,7 @@ mod schema_derived;
 mod schema_http;
 mod semantic;
 mod separated;
+mod serve_kept;
 mod serve_review;
 mod settings_bounds;
 mod skills;

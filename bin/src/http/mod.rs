@@ -6,10 +6,13 @@
 //! "status","message",…}}` with the registry's status, the framework's
 //! 404/405/413 included.
 //!
-//! Every call names its key (`Authorization: Bearer mdk_…`), read from the
-//! keys file as it is now; the store is opened afresh for each call and its
-//! file work runs on the blocking pool, so no owner's lock is held across
-//! an await and no answer depends on state kept between calls.
+//! Every call names its key (`Authorization: Bearer mdk_…`), checked
+//! against the keys file as it is now; the server keeps one store between
+//! calls and opens it again for each (`Kept`: what it remembers is used only
+//! while the files' settled stats or bytes still back it, so no answer is
+//! stale), with recall counts written behind and concurrent writes of one
+//! owner committed in groups; file work runs on the blocking pool, so no
+//! owner's lock is held across an await.
 
 mod answer;
 mod decide;
@@ -43,7 +46,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use memdir::api::Who;
 use memdir::api::errors::{ErrorBody, Surface, Transport, envelope};
-use memdir::api::servers::Opener;
+use memdir::api::servers::{Kept, Opener};
 use memdir::api::types::{Caller, Deadline, Error, ErrorCode, Store};
 use serde_json::Value;
 
@@ -139,6 +142,8 @@ impl IntoResponse for Fail {
 #[derive(Debug, Clone)]
 pub struct App {
     cfg: Arc<Config>,
+    /// The store kept between calls (checked against the files each call).
+    kept: Arc<Kept>,
     limits: Arc<limits::Limits>,
     jobs: Arc<reviews::Jobs>,
     ui: Arc<crate::ui::Ui>,
@@ -156,6 +161,7 @@ impl App {
             idle: cfg.ui_idle,
         });
         App {
+            kept: Arc::new(Kept::new(cfg.opener.clone())),
             cfg: Arc::new(cfg),
             limits: Arc::default(),
             jobs: Arc::default(),
@@ -272,8 +278,9 @@ impl App {
         raw: Option<bool>,
     ) -> Result<(Store, Who), Fail> {
         let cfg = self.cfg.clone();
+        let kept = self.kept.clone();
         blocking(move || {
-            let store = cfg.opener.open()?;
+            let store = kept.open()?;
             let caller = authenticate(&store, &cfg, &headers)?;
             let who = Who {
                 caller,
@@ -456,6 +463,23 @@ async fn reviews(opener: memdir::api::servers::Opener, every: Duration) {
     }
 }
 
+/// Writes the recall figures kept behind every [`STATS_BEHIND_EVERY`], on
+/// the blocking pool (a recall also writes them when they are due).
+async fn stats_behind(kept: Arc<Kept>) {
+    let mut tick = tokio::time::interval(STATS_BEHIND_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let k = kept.clone();
+        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || k.write_behind()).await {
+            tracing::warn!("memdir serve: recall counts not written yet: {e}");
+        }
+    }
+}
+
+/// How often the recall figures kept behind are written.
+const STATS_BEHIND_EVERY: Duration = Duration::from_secs(1);
+
 /// Descriptors kept for what is not a connection: the listener, the
 /// standard streams, the files of the calls in flight.
 const SPARE_DESCRIPTORS: u64 = 64;
@@ -549,7 +573,16 @@ pub fn run(cfg: Config) -> Result<(), String> {
         }
         let bounds = cfg.bounds;
         let app = App::new(cfg, addr);
+        let kept = app.kept.clone();
+        let writer = tokio::spawn(stats_behind(kept.clone()));
         serve::serve(listener, router(app), bounds, stop).await;
+        writer.abort();
+        let (writes, groups) = kept.group_counts();
+        tracing::info!("memdir serve: {writes} writes answered in {groups} groups");
+        let last = tokio::task::spawn_blocking(move || kept.write_behind()).await;
+        if let Ok(Err(e)) = last {
+            tracing::warn!("memdir serve: the last recall counts were not written: {e}");
+        }
         tracing::info!("memdir serve: stopped");
         Ok(())
     })

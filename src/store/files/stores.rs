@@ -105,6 +105,7 @@ pub(crate) fn context<'a>(
         root: at.owner.store().settings(),
         settings: at.settings,
         path,
+        briefs: true,
     }
 }
 

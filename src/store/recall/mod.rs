@@ -24,8 +24,7 @@ use crate::recall::{MAX_QUERY_CHARS, Recall, RecallOptions, RecalledFact, Scorer
 use crate::scan;
 use crate::snapshot::{conflict_placeholder, display_text};
 
-/// How long a session's start-of-run recall stands (the skip).
-pub const SESSION_SKIP: chrono::Duration = chrono::Duration::hours(24);
+pub use super::files::stats::SESSION_SKIP;
 
 #[cfg(feature = "embed")]
 mod semantic;
@@ -109,17 +108,44 @@ pub(crate) fn recall(
     // writers; it reads the stores as they are (stable reads).
     let view = owner.view()?;
     let at = view.at();
-    let held = stats::lock(owner, at.settings)?;
-    let mut stats = held.load();
-    if let Some(s) = &options.session
-        && !options.on_demand
-        && stats
-            .sessions
-            .get(s)
-            .is_some_and(|t| now - *t < SESSION_SKIP)
-    {
-        return Ok(Recall::skipped());
-    }
+    let skips = |stats: &Stats| {
+        options.session.as_ref().is_some_and(|s| {
+            !options.on_demand
+                && stats
+                    .sessions
+                    .get(s)
+                    .is_some_and(|t| now - *t < SESSION_SKIP)
+        })
+    };
+    // Figures written behind (a server): no file lock; the session's skip
+    // is claimed at once, so a second recall of it meanwhile is skipped.
+    let (held, mut stats) = match stats::behind(owner.store()) {
+        Some(behind) => {
+            let mut skipped = false;
+            let stats = behind.view(at, |stats| {
+                skipped = skips(stats);
+                match (&options.session, skipped || options.preview) {
+                    (Some(s), false) if !options.on_demand => Some(Stats {
+                        sessions: [(s.clone(), now)].into(),
+                        ..Stats::default()
+                    }),
+                    _ => None,
+                }
+            });
+            if skipped {
+                return Ok(Recall::skipped());
+            }
+            (None, stats)
+        }
+        None => {
+            let held = stats::lock(owner, at.settings)?;
+            let stats = held.load();
+            if skips(&stats) {
+                return Ok(Recall::skipped());
+            }
+            (Some(held), stats)
+        }
+    };
     let (mut facts, conflicts) = live_facts(owner, at, &mut stats, now)?;
     facts.extend(wiki_candidates(owner, now)?);
     // One time limit for the scoring, the query's vector included (counted
@@ -185,9 +211,46 @@ pub(crate) fn recall(
     if options.preview {
         return Ok(recall);
     }
-    counted(owner, options, &recall, &held, &mut stats, now)?;
-    drop(held);
+    match (held, stats::behind(owner.store())) {
+        (Some(held), _) => counted(owner, options, &recall, &held, &mut stats, now)?,
+        (None, Some(behind)) => {
+            let mut delta = Stats::default();
+            for (id, st) in &stats.facts {
+                // Seen first by this recall (a fact written by hand).
+                if st.first_seen == Some(now) {
+                    delta.facts.entry(id.clone()).or_default().first_seen = Some(now);
+                }
+            }
+            count(&mut delta, &recall, now);
+            behind.note(owner, &delta)?;
+            kept_in_run(owner, options, &recall, now)?;
+        }
+        (None, None) => {}
+    }
     Ok(recall)
+}
+
+/// The recall's facts counted in `stats`.
+fn count(stats: &mut Stats, recall: &Recall, now: DateTime<Utc>) {
+    for f in &recall.facts {
+        let st = stats.facts.entry(f.id.clone()).or_default();
+        st.recall_count += 1;
+        st.last_recalled_at = Some(now);
+    }
+}
+
+/// Inside a run, the block given kept in the run's record.
+fn kept_in_run(
+    owner: &Owner,
+    options: &RecallOptions,
+    recall: &Recall,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if let Some(run) = owner.run() {
+        let given = RunRecall::bounded(now, options.query.as_deref(), &recall.block);
+        runs::record_recall(owner, &run.id, given)?;
+    }
+    Ok(())
 }
 
 /// Refuses a query past [`MAX_QUERY_CHARS`] and an invalid session key.
@@ -295,11 +358,7 @@ fn counted(
     stats: &mut Stats,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    for f in &recall.facts {
-        let st = stats.facts.entry(f.id.clone()).or_default();
-        st.recall_count += 1;
-        st.last_recalled_at = Some(now);
-    }
+    count(stats, recall, now);
     if let Some(s) = &options.session
         && !options.on_demand
     {
@@ -307,11 +366,7 @@ fn counted(
     }
     stats.sessions.retain(|_, t| now - *t < SESSION_SKIP);
     held.save(stats)?;
-    if let Some(run) = owner.run() {
-        let given = RunRecall::bounded(now, options.query.as_deref(), &recall.block);
-        runs::record_recall(owner, &run.id, given)?;
-    }
-    Ok(())
+    kept_in_run(owner, options, recall, now)
 }
 
 #[cfg(test)]
