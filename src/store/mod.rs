@@ -101,7 +101,7 @@ pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
 pub use skills::{Skill, SkillChange, SkillOutcome, SkillRow};
-pub use sync::{SyncChanges, SyncReport, SyncedEntry};
+pub use sync::{SYNC_LOCK_WAIT, SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
 use crate::edit::Op;
@@ -140,10 +140,32 @@ impl Store {
     /// upstream, else `origin`; none when the work tree has no remote):
     /// commits what is pending as `caller`, merges the remote's branch
     /// through the merge driver, pushes, retries when another machine
-    /// pushed first, and says which entries came in and went out. Holds
-    /// every owner's lock meanwhile.
+    /// pushed first, and says which entries came in and went out. Holds the
+    /// root's sync lock throughout (waiting for another sync of this clone
+    /// up to the lock timeout set on this value, else
+    /// [`SYNC_LOCK_WAIT`]), and every owner's lock while git commits and
+    /// merges. A merge that does not go through is
+    /// [`ReplicaError::SyncConflict`](crate::error::ReplicaError).
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
-        sync::sync(self, caller, remote)
+        let wait = self.lock_timeout().unwrap_or(SYNC_LOCK_WAIT);
+        sync::sync(self, caller, remote, wait)
+    }
+
+    /// [`Store::sync`], waiting at most `wait` for another sync of this
+    /// clone (`locked` past it): a server's own sync does not wait.
+    pub fn sync_within(
+        &self,
+        caller: Option<&Caller>,
+        remote: Option<&str>,
+        wait: std::time::Duration,
+    ) -> Result<SyncReport> {
+        sync::sync(self, caller, remote, wait)
+    }
+
+    /// Whether the commit `commit` is in the root's HEAD: a merge a sync
+    /// stopped on was made since (by a person, or by a sync).
+    pub fn has_merged(&self, commit: &str) -> Result<bool> {
+        sync::merged_in(self, commit)
     }
 
     /// `check`'s findings of the root's `LEARNINGS.md` (none without one),
