@@ -134,6 +134,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             .recall_model
             .as_ref()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+        replica: None,
     };
     // `--url` with a key file: the command runs on the server (`ui`
     // without a key file takes it as the dashboard's address).

@@ -35,6 +35,7 @@ pub(crate) mod owner;
 mod parse_cache;
 mod pending;
 mod recall;
+mod replicas;
 mod results;
 pub(crate) mod root;
 mod runs;
@@ -166,6 +167,27 @@ impl Store {
     /// stopped on was made since (by a person, or by a sync).
     pub fn has_merged(&self, commit: &str) -> Result<bool> {
         sync::merged_in(self, commit)
+    }
+
+    /// Refuses a request for `owner` on a replica ([`Store::with_replica`])
+    /// that is not its home: `misdirected`, naming the home and its URL
+    /// (docs/SCALING.md). Without a replica, every owner is at home.
+    pub fn require_home(&self, owner: &str) -> Result<()> {
+        replicas::require_home(self, owner)
+    }
+
+    /// What `memdir serve --sync REMOTE` checks as it starts: the root is
+    /// in a git work tree with that remote; a replica
+    /// ([`Store::with_replica`]) is one the root's `replicas:` names, and a
+    /// server that is no replica serves a root that names none.
+    pub fn check_replica(&self, remote: &str) -> Result<()> {
+        replicas::check_start(self, remote)
+    }
+
+    /// The replicas of the root (`replicas:` in its `memdir.yaml`; none
+    /// when it names none), each with the owners it lists.
+    pub fn replicas(&self) -> &[crate::model::Replica] {
+        self.settings().replicas.as_deref().unwrap_or_default()
     }
 
     /// `check`'s findings of the root's `LEARNINGS.md` (none without one),

@@ -63,6 +63,9 @@ pub struct Store {
     /// The recall model's folder named for this value (`--recall-model`),
     /// over the machine-local configuration's.
     recall_model: Option<PathBuf>,
+    /// The replica this value serves as (`memdir serve --replica`), if any:
+    /// a request for an owner homed elsewhere is refused (docs/SCALING.md).
+    replica: Option<String>,
 }
 
 /// A call's deadline, shared by the interface that set it and the writes
@@ -281,6 +284,7 @@ impl Store {
             account: Arc::default(),
             account_machine: Arc::default(),
             recall_model: None,
+            replica: None,
         })
     }
 
@@ -320,6 +324,19 @@ impl Store {
     pub fn with_recall_model(mut self, path: impl Into<PathBuf>) -> Store {
         self.recall_model = Some(path.into());
         self
+    }
+
+    /// Serves as the replica `name` of the root's `replicas:` list: a
+    /// request for an owner homed on another replica is refused with
+    /// `misdirected`, naming the home (docs/SCALING.md).
+    pub fn with_replica(mut self, name: impl Into<String>) -> Store {
+        self.replica = Some(name.into());
+        self
+    }
+
+    /// The replica this value serves as, if any.
+    pub fn replica(&self) -> Option<&str> {
+        self.replica.as_deref()
     }
 
     /// The recall model's folder: the one named with

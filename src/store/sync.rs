@@ -207,12 +207,13 @@ fn changes(
     Ok((list, cut))
 }
 
-/// The identity of commits a sync makes for `caller`.
-fn identity(caller: Option<&Caller>, domain: &str) -> Identity {
+/// The identity of commits a sync makes for `caller`; with none, the
+/// replica's (`replica`) or memdir's.
+fn identity(caller: Option<&Caller>, replica: Option<&str>, domain: &str) -> Identity {
     let name = match caller {
         Some(Caller::Agent(a)) => a.clone(),
         Some(Caller::Person(p)) => p.clone(),
-        None => "memdir".to_owned(),
+        None => replica.unwrap_or("memdir").to_owned(),
     };
     Identity {
         email: format!("{name}@{domain}"),
@@ -239,7 +240,7 @@ pub(crate) fn sync(
         .email_domain
         .clone()
         .unwrap_or_else(|| "memdir.invalid".to_owned());
-    let who = identity(caller, &domain);
+    let who = identity(caller, store.replica(), &domain);
     let branch = repo.branch()?.ok_or_else(|| Error::Git {
         op: "sync".into(),
         message: "HEAD is detached: check out the branch to sync (`git switch BRANCH`)".into(),
