@@ -5,6 +5,8 @@
 //! answers with. Each call reads the files afresh: nothing here is kept
 //! between calls.
 
+pub mod replica;
+
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
