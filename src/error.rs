@@ -5,11 +5,13 @@ use std::path::PathBuf;
 mod code;
 mod details;
 mod hint;
+mod replica;
 mod words;
 
 pub use code::ErrorCode;
 pub use details::{EntryBrief, OtherOwners, Unconfirmed};
 pub use hint::Hint;
+pub use replica::ReplicaError;
 pub use words::quoted;
 use words::{
     brief_list, expired_hint, expiry_message, not_ready_message, owners_hint, unconfirmed_message,
@@ -550,6 +552,9 @@ pub enum Error {
         /// What git said.
         message: String,
     },
+    /// A replica's refusal, or its sync's stop (docs/SCALING.md).
+    #[error(transparent)]
+    Replica(#[from] ReplicaError),
     /// The command needs a git work tree and the folder is not in one.
     #[error("{}: not inside a git work tree", path.display())]
     NotInGit {

@@ -70,6 +70,19 @@ impl Repo {
         output_in(&self.top, args, env)
     }
 
+    /// [`Repo::output`] for a command that talks to a remote (fetch,
+    /// push): git runs in its own process group, and the group is killed
+    /// once `limit` has passed ([`Error::Git`], saying so). What it prints is
+    /// kept up to 64 KiB a stream.
+    pub fn output_within(
+        &self,
+        args: &[&str],
+        env: &[(&str, &str)],
+        limit: Duration,
+    ) -> Result<Output> {
+        bounded(&self.top, args, env, limit)
+    }
+
     /// Runs git and gives its standard output; a failure is [`Error::Git`]
     /// with what git said.
     pub fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Result<String> {
@@ -416,6 +429,83 @@ fn output_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output> 
             |o| String::from_utf8_lossy(&o.stderr).trim().to_owned(),
         ),
     })
+}
+
+/// How much of each stream a bounded command keeps.
+const BOUNDED_OUTPUT: u64 = 64 * 1024;
+
+/// Runs `git -C DIR args…` in its own process group, killing the group past
+/// `limit`.
+fn bounded(dir: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Result<Output> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let op = args.first().copied().unwrap_or("").to_owned();
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| Error::Git {
+            op: op.clone(),
+            message: format!("cannot run git: {e}"),
+        })?;
+    let group = rustix::process::Pid::from_child(&child);
+    let keep = |stream: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut s) = stream {
+                let _ = (&mut s).take(BOUNDED_OUTPUT).read_to_end(&mut buf);
+                let _ = std::io::copy(&mut s, &mut std::io::sink());
+            }
+            buf
+        })
+    };
+    let stdout = keep(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = keep(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if std::time::Instant::now() >= deadline => {
+                break Err(format!(
+                    "no answer within {} s: stopped",
+                    limit.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => break Err(format!("cannot wait for git: {e}")),
+        }
+    };
+    if status.is_err() {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        let _ = child.wait();
+    }
+    let (stdout, stderr) = (stdout.join(), stderr.join());
+    match status {
+        Ok(status) => Ok(Output {
+            status,
+            stdout: stdout.unwrap_or_default(),
+            stderr: stderr.unwrap_or_default(),
+        }),
+        Err(message) => Err(Error::Git { op, message }),
+    }
 }
 
 /// The path of `dir` relative to the top of its work tree (`mem/` or

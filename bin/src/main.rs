@@ -74,6 +74,67 @@ fn main() -> ExitCode {
     }
 }
 
+/// `memdir serve`: the HTTP API until ctrl-c or SIGTERM (`cmd` is the
+/// command's `Serve`).
+#[cfg(feature = "servers")]
+fn serve_http(mut opener: api::servers::Opener, cmd: cli::Command) -> Result<u8, Failure> {
+    let cli::Command::Serve {
+        listen,
+        keys,
+        timeout,
+        review_every,
+        max_connections,
+        header_timeout,
+        idle_timeout,
+        max_upload_bytes_in_flight,
+        public_host,
+        behind_tls,
+        ui_idle,
+        sync,
+        sync_every,
+        replica,
+    } = cmd
+    else {
+        return Ok(0);
+    };
+    let root = server_root(&opener)?;
+    eprintln!("memdir serve: root {}", root.display());
+    let keys = memdir::api::keys::keys_path(&opener.open()?, keys.as_deref())?;
+    opener.replica = replica;
+    if let Some(remote) = &sync {
+        api::servers::replica::check_start(&opener, remote)?;
+    }
+    start_log(
+        std::env::var("MEMDIR_LOG")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(tracing_subscriber::filter::LevelFilter::INFO),
+    );
+    let secs = std::time::Duration::from_secs;
+    http::run(http::Config {
+        opener,
+        listen,
+        keys,
+        timeout: secs(timeout),
+        review_every: (review_every > 0).then(|| secs(review_every)),
+        bounds: http::Bounds {
+            max_connections: max_connections as usize,
+            header_timeout: secs(header_timeout),
+            idle_timeout: secs(idle_timeout),
+        },
+        uploads: http::Uploads::new(max_upload_bytes_in_flight),
+        public_host,
+        behind_tls,
+        ui_idle: secs(ui_idle),
+        sync: sync.map(|remote| http::SyncConfig {
+            remote,
+            every: secs(sync_every),
+        }),
+    })
+    .map_err(Failure::Usage)?;
+    Ok(0)
+}
+
 /// The root a server is started on, made absolute: it must exist
 /// (`root_not_found`, naming the path and `memdir init`), since a server
 /// started by a client with no shell must not create a root where nobody
@@ -134,6 +195,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
             .recall_model
             .as_ref()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+        replica: None,
     };
     // `--url` with a key file: the command runs on the server (`ui`
     // without a key file takes it as the dashboard's address).
@@ -173,48 +235,7 @@ fn run(cli: cli::Cli) -> Result<u8, Failure> {
         #[cfg(feature = "servers")]
         Command::Mcp { run, session, log } => return serve_mcp(opener, &g, run, session, log),
         #[cfg(feature = "servers")]
-        Command::Serve {
-            listen,
-            keys,
-            timeout,
-            review_every,
-            max_connections,
-            header_timeout,
-            idle_timeout,
-            max_upload_bytes_in_flight,
-            public_host,
-            behind_tls,
-            ui_idle,
-        } => {
-            let root = server_root(&opener)?;
-            eprintln!("memdir serve: root {}", root.display());
-            let keys = memdir::api::keys::keys_path(&opener.open()?, keys.as_deref())?;
-            start_log(
-                std::env::var("MEMDIR_LOG")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(tracing_subscriber::filter::LevelFilter::INFO),
-            );
-            http::run(http::Config {
-                opener,
-                listen,
-                keys,
-                timeout: std::time::Duration::from_secs(timeout),
-                review_every: (review_every > 0)
-                    .then(|| std::time::Duration::from_secs(review_every)),
-                bounds: http::Bounds {
-                    max_connections: max_connections as usize,
-                    header_timeout: std::time::Duration::from_secs(header_timeout),
-                    idle_timeout: std::time::Duration::from_secs(idle_timeout),
-                },
-                uploads: http::Uploads::new(max_upload_bytes_in_flight),
-                public_host,
-                behind_tls,
-                ui_idle: std::time::Duration::from_secs(ui_idle),
-            })
-            .map_err(Failure::Usage)?;
-            return Ok(0);
-        }
+        cmd @ Command::Serve { .. } => return serve_http(opener, cmd),
         Command::Watch => return watch(&opener.open()?, g.json),
         Command::Init => cli::Answer::Guarded(api::init(&opener.open()?)?),
         Command::Check { owners, strict } => {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::{Error, ErrorCode, Hint, OtherOwners};
+use crate::error::{Error, ErrorCode, Hint, OtherOwners, ReplicaError};
 
 /// The surface a caller reaches memdir through: a hint is worded in its
 /// terms (its own argument names), never another's.
@@ -489,6 +489,7 @@ pub fn details(e: &Error) -> Value {
         | Error::Superseded { .. }
         | Error::InvalidExpiry { .. } => lifecycle(e),
         Error::Git { op, .. } => json!({"op": op}),
+        Error::Replica(r) => replica(r),
         Error::Required { what, action } => json!({"what": what, "action": action}),
         Error::InvalidToolInput { field, .. } => json!({"field": field}),
         Error::SkillNotFound { .. }
@@ -641,6 +642,23 @@ fn callers(e: &Error) -> Value {
             json!({"outstanding": outstanding, "limit": limit})
         }
         _ => json!({}),
+    }
+}
+
+/// [`details`] of a replica's refusal or its sync's stop: the home
+/// replica's name and URL of a `misdirected`, the commit that did not merge
+/// of a `sync_conflict`.
+fn replica(e: &ReplicaError) -> Value {
+    match e {
+        ReplicaError::Misdirected {
+            owner,
+            here,
+            home,
+            url,
+        } => json!({"owner": owner, "replica": here, "home": {"name": home, "url": url}}),
+        ReplicaError::SyncConflict {
+            remote_ref, commit, ..
+        } => json!({"remote_ref": remote_ref, "commit": commit}),
     }
 }
 

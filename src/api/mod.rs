@@ -65,7 +65,10 @@ impl Who {
 
     /// The owner this caller acts on.
     pub fn owner(&self, store: &Store) -> Result<Owner> {
-        store.owner_as(&self.caller, self.named.as_deref())
+        let owner = store.owner_as(&self.caller, self.named.as_deref())?;
+        // On a replica, only the owner's home answers for it.
+        store.require_home(owner.id())?;
+        Ok(owner)
     }
 
     /// The hashes of the owner's files a page renders forms from, as they

@@ -386,6 +386,14 @@ const HTTP: &[Route] = &[
         body: Http::Own(of::<wire::SnapshotText<'static>>),
     },
     Route {
+        name: "sync-status",
+        title: "GET /v1/sync",
+        description: Some(
+            "How the server's syncing with its remote stands (memdir serve --sync; docs/SCALING.md).",
+        ),
+        body: Http::Own(of::<super::servers::replica::SyncStatus>),
+    },
+    Route {
         name: "transition",
         title: "POST /api/v1/memories/{id}/archive, /unarchive, /resolve, /veto",
         description: Some("The same object as `memdir archive --json` (unarchive, resolve, veto)."),

@@ -5,6 +5,8 @@
 //! answers with; and [`Kept`], the store `memdir serve` keeps between its
 //! calls (every call still reads the files it answers from).
 
+pub mod replica;
+
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -31,6 +33,9 @@ pub struct Opener {
     /// The recall model's folder, when given (`--recall-model`): loaded
     /// once per process, shared by every store opened.
     pub recall_model: Option<std::path::PathBuf>,
+    /// The replica the server is (`memdir serve --replica`), when given:
+    /// it answers only for the owners homed on it (docs/SCALING.md).
+    pub replica: Option<String>,
 }
 
 impl Opener {
@@ -45,6 +50,9 @@ impl Opener {
         }
         if let Some(p) = &self.recall_model {
             store = store.with_recall_model(p);
+        }
+        if let Some(r) = &self.replica {
+            store = store.with_replica(r);
         }
         Ok(store)
     }
@@ -107,6 +115,8 @@ impl Kept {
 /// files and taking no lock where none is). Each owner's outcome apart, so
 /// one owner's failure stops no other's review.
 ///
+/// On a replica (`--replica`), only the owners homed on it are reviewed.
+///
 /// Not an answer to an agent, so not a [`Request`](super::Request): the
 /// server's own timer calls it and writes only its log (owner ids and
 /// error codes), never an outcome's text to a caller.
@@ -120,6 +130,8 @@ pub fn review_due_owners(opener: &Opener) -> Result<Vec<(String, Result<DueOutco
     Ok(store
         .owners()?
         .into_iter()
+        // A replica reviews only the owners homed on it.
+        .filter(|id| store.require_home(id).is_ok())
         .map(|id| {
             let done = store.owner(&id).and_then(|o| {
                 let done = o.reviews().due(&opts)?;

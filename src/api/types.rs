@@ -9,8 +9,10 @@
 //! [`Response`]: super::Response
 
 pub use crate::edit::{Change, Op, OpKind, OpOutcome, Usage};
-pub use crate::error::{EntryBrief, Error, ErrorCode, Hint, OtherOwners, Result, Unconfirmed};
-pub use crate::model::{ArchiveKind, Caller, Origin, Scope, entry_id};
+pub use crate::error::{
+    EntryBrief, Error, ErrorCode, Hint, OtherOwners, ReplicaError, Result, Unconfirmed,
+};
+pub use crate::model::{ArchiveKind, Caller, Origin, Replica, Scope, entry_id};
 pub use crate::recall::{Recall, RecallOptions};
 pub use crate::snapshot::Snapshot;
 // The store: the root, an owner and its features' handles, and what their

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::Error;
+use super::{Error, ReplicaError};
 
 /// Declares [`ErrorCode`] from one table: variant, wire word, HTTP status.
 macro_rules! codes {
@@ -206,6 +206,12 @@ codes! {
     CsrfRefused = "csrf_refused", 403;
     /// A request whose `Host` is not the server's (DNS rebinding).
     MisdirectedRequest = "misdirected_request", 421;
+    /// A request for an owner homed on another replica: the answer names
+    /// the home replica and its URL.
+    Misdirected = "misdirected", 421;
+    /// A sync whose merge stopped (a text conflict outside entries): the
+    /// merge was aborted, nothing was pushed, a person merges by hand.
+    SyncConflict = "sync_conflict", 409;
     /// Too many login attempts from one client address (or one-time
     /// login links waiting to be used); retry later.
     TooManyAttempts = "too_many_attempts", 429;
@@ -247,6 +253,8 @@ impl Error {
             Error::Malformed { .. } => ErrorCode::FileMalformed,
             Error::FormatTooNew { .. } => ErrorCode::FormatUnsupported,
             Error::Git { .. } => ErrorCode::GitFailed,
+            Error::Replica(ReplicaError::Misdirected { .. }) => ErrorCode::Misdirected,
+            Error::Replica(ReplicaError::SyncConflict { .. }) => ErrorCode::SyncConflict,
             Error::NotInGit { .. } => ErrorCode::NotInGit,
             Error::Encode { .. } => ErrorCode::EncodeFailed,
             Error::RunNotFound { .. } | Error::SessionRunNotFound { .. } => ErrorCode::RunNotFound,

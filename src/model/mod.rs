@@ -6,6 +6,7 @@ pub(crate) mod caller;
 pub(crate) mod id;
 pub(crate) mod machine;
 pub(crate) mod meta;
+pub(crate) mod replicas;
 pub(crate) mod scope;
 pub(crate) mod settings;
 pub(crate) mod state;
@@ -26,6 +27,7 @@ pub use meta::BadValue;
 pub use meta::{
     ArchiveKind, Meta, bad_values, created_at, fmt_time, is_live, parse_expires, parse_time,
 };
+pub use replicas::Replica;
 pub use scope::{Origin, Scope};
 #[cfg(any(test, feature = "internals"))]
 pub use settings::{Budgets, ExpiryDays, GitSettings};

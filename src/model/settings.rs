@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::replicas::{self, Replica};
 use super::scope::Scope;
 use crate::error::{Error, Result};
 
@@ -63,6 +64,9 @@ pub struct Settings {
     /// `memdir.yaml` may tighten the root's (and the machine-local
     /// configuration's) policy, never loosen it ([`Settings::overlay`]).
     pub writes: Option<WritePolicy>,
+    /// The replicas of the root and the owners homed on each (the root's
+    /// `memdir.yaml` only; docs/SCALING.md).
+    pub replicas: Option<Vec<Replica>>,
     /// After [`Settings::overlay`]: the budgets the more specific file set,
     /// so a resolved budget can say where it came from.
     #[serde(skip)]
@@ -391,6 +395,17 @@ impl Settings {
                     .map(move |k| (path.to_owned(), format!("{prefix}{k}")))
             })
             .collect();
+        if let Some(list) = &s.replicas {
+            replicas::check(list).map_err(|message| Error::InvalidConfig {
+                path: path.to_owned(),
+                message,
+            })?;
+            s.unknown_keys.extend(list.iter().flat_map(|r| {
+                r.unknown
+                    .keys()
+                    .map(|k| (path.to_owned(), format!("replicas.{}.{k}", r.name)))
+            }));
+        }
         s.clamp_numbers(path);
         Ok(s)
     }

@@ -35,6 +35,7 @@ pub(crate) mod owner;
 mod parse_cache;
 mod pending;
 mod recall;
+mod replicas;
 mod results;
 pub(crate) mod root;
 mod runs;
@@ -101,7 +102,7 @@ pub use root::{CONFIG_FILE, DEFAULT_LOCK_TIMEOUT, Deadline, Store};
 pub use runs::{Delegate, Run, RunOptions};
 pub use setup::Setup;
 pub use skills::{Skill, SkillChange, SkillOutcome, SkillRow};
-pub use sync::{SyncChanges, SyncReport, SyncedEntry};
+pub use sync::{SYNC_LOCK_WAIT, SyncChanges, SyncReport, SyncedEntry};
 pub use watch::{Change as WatchedChange, Watching};
 
 use crate::edit::Op;
@@ -140,10 +141,53 @@ impl Store {
     /// upstream, else `origin`; none when the work tree has no remote):
     /// commits what is pending as `caller`, merges the remote's branch
     /// through the merge driver, pushes, retries when another machine
-    /// pushed first, and says which entries came in and went out. Holds
-    /// every owner's lock meanwhile.
+    /// pushed first, and says which entries came in and went out. Holds the
+    /// root's sync lock throughout (waiting for another sync of this clone
+    /// up to the lock timeout set on this value, else
+    /// [`SYNC_LOCK_WAIT`]), and every owner's lock while git commits and
+    /// merges. A merge that does not go through is
+    /// [`ReplicaError::SyncConflict`](crate::error::ReplicaError).
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
-        sync::sync(self, caller, remote)
+        let wait = self.lock_timeout().unwrap_or(SYNC_LOCK_WAIT);
+        sync::sync(self, caller, remote, wait)
+    }
+
+    /// [`Store::sync`], waiting at most `wait` for another sync of this
+    /// clone (`locked` past it): a server's own sync does not wait.
+    pub fn sync_within(
+        &self,
+        caller: Option<&Caller>,
+        remote: Option<&str>,
+        wait: std::time::Duration,
+    ) -> Result<SyncReport> {
+        sync::sync(self, caller, remote, wait)
+    }
+
+    /// Whether the commit `commit` is in the root's HEAD: a merge a sync
+    /// stopped on was made since (by a person, or by a sync).
+    pub fn has_merged(&self, commit: &str) -> Result<bool> {
+        sync::merged_in(self, commit)
+    }
+
+    /// Refuses a request for `owner` on a replica ([`Store::with_replica`])
+    /// that is not its home: `misdirected`, naming the home and its URL
+    /// (docs/SCALING.md). Without a replica, every owner is at home.
+    pub fn require_home(&self, owner: &str) -> Result<()> {
+        replicas::require_home(self, owner)
+    }
+
+    /// What `memdir serve --sync REMOTE` checks as it starts: the root is
+    /// in a git work tree with that remote; a replica
+    /// ([`Store::with_replica`]) is one the root's `replicas:` names, and a
+    /// server that is no replica serves a root that names none.
+    pub fn check_replica(&self, remote: &str) -> Result<()> {
+        replicas::check_start(self, remote)
+    }
+
+    /// The replicas of the root (`replicas:` in its `memdir.yaml`; none
+    /// when it names none), each with the owners it lists.
+    pub fn replicas(&self) -> &[crate::model::Replica] {
+        self.settings().replicas.as_deref().unwrap_or_default()
     }
 
     /// `check`'s findings of the root's `LEARNINGS.md` (none without one),

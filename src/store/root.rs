@@ -72,6 +72,9 @@ pub struct Store {
     /// The machine-local `config.yaml` files' stats when this value's
     /// machine configuration was last checked ([`Store::reopen`]).
     machine_seen: Option<MachineSeen>,
+    /// The replica this value serves as (`memdir serve --replica`), if any:
+    /// a request for an owner homed elsewhere is refused (docs/SCALING.md).
+    replica: Option<String>,
 }
 
 mod reopen;
@@ -303,6 +306,7 @@ impl Store {
             behind: None,
             groups: None,
             machine_seen: None,
+            replica: None,
         })
     }
 
@@ -342,6 +346,19 @@ impl Store {
     pub fn with_recall_model(mut self, path: impl Into<PathBuf>) -> Store {
         self.recall_model = Some(path.into());
         self
+    }
+
+    /// Serves as the replica `name` of the root's `replicas:` list: a
+    /// request for an owner homed on another replica is refused with
+    /// `misdirected`, naming the home (docs/SCALING.md).
+    pub fn with_replica(mut self, name: impl Into<String>) -> Store {
+        self.replica = Some(name.into());
+        self
+    }
+
+    /// The replica this value serves as, if any.
+    pub fn replica(&self) -> Option<&str> {
+        self.replica.as_deref()
     }
 
     /// The recall model's folder: the one named with

@@ -8,26 +8,48 @@
 //! commits). Commits are authored by the caller and committed by the
 //! clone's own git identity where it has one.
 //!
-//! While git rewrites the files, sync holds every owner's lock (the lock
-//! memdir's writers take), so no write lands between git's checkout and the
-//! next edit. Readers take no lock: a `show` or `snapshot` during a sync may
-//! see a file git is rewriting as missing (empty) for that moment.
+//! One sync of a clone at a time: a sync holds the root's sync lock
+//! (`.memdir/sync.lock`) from start to end, so a `memdir sync` by hand and
+//! `memdir serve --sync`'s own syncs never run at once on one clone; the
+//! second waits for the first (the server's does not wait: it tries again
+//! later).
+//!
+//! While git commits and rewrites the files (the commit, the merge), sync
+//! holds every owner's lock (the lock memdir's writers take), so no write
+//! lands between git's checkout and the next edit; while it talks to the
+//! remote (fetch, push: each bounded in time) it holds none, so writes go
+//! on. Readers take no lock: a `show` or `snapshot` during a merge may see a
+//! file git is rewriting as missing (empty) for that moment.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use super::limits::STORE_BYTES;
 use super::owner::{Locked, Owner};
-use super::root::Store;
+use super::root::{DERIVED_DIR, Store};
+use crate::disk::Lock;
 use crate::edit::one_line;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReplicaError, Result};
 use crate::git::{Identity, MERGE_DRIVER, Repo, commit_env, derived_excludes, failed, prefix};
 use crate::markdown::{Entry, parse};
 use crate::model::{Caller, Scope, validate_id};
 
 /// How often a push is tried after another machine pushed first.
 const PUSH_TRIES: usize = 10;
+
+/// The root's sync lock, in its `.memdir/`.
+const SYNC_LOCK: &str = "sync.lock";
+
+/// How long a sync waits for another sync of the same clone to end, unless
+/// the store's lock timeout says otherwise (a server's sync holds the lock
+/// through fetches and pushes, each bounded by [`NETWORK_TIMEOUT`]).
+pub const SYNC_LOCK_WAIT: Duration = Duration::from_secs(120);
+
+/// The longest one fetch or push may take before it is stopped (an
+/// unreachable remote that does not refuse the connection).
+pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The pause before push try `n + 1` (from 1): doubling from 25 ms up to
 /// 800 ms, plus up to as much again at random, so machines that raced once
@@ -185,12 +207,13 @@ fn changes(
     Ok((list, cut))
 }
 
-/// The identity of commits a sync makes for `caller`.
-pub(crate) fn identity(caller: Option<&Caller>, domain: &str) -> Identity {
+/// The identity of commits a sync makes for `caller`; with none, the
+/// replica's (`replica`) or memdir's.
+fn identity(caller: Option<&Caller>, replica: Option<&str>, domain: &str) -> Identity {
     let name = match caller {
         Some(Caller::Agent(a)) => a.clone(),
         Some(Caller::Person(p)) => p.clone(),
-        None => "memdir".to_owned(),
+        None => replica.unwrap_or("memdir").to_owned(),
     };
     Identity {
         email: format!("{name}@{domain}"),
@@ -199,11 +222,13 @@ pub(crate) fn identity(caller: Option<&Caller>, domain: &str) -> Identity {
 }
 
 /// Syncs the root's work tree with `remote` (default: the branch's
-/// upstream remote, else `origin`).
+/// upstream remote, else `origin`), waiting at most `wait` for another sync
+/// of this clone to end (past it: `locked`).
 pub(crate) fn sync(
     store: &Store,
     caller: Option<&Caller>,
     remote: Option<&str>,
+    wait: Duration,
 ) -> Result<SyncReport> {
     let root = store.root();
     let repo = Repo::find(root).ok_or_else(|| Error::NotInGit {
@@ -215,7 +240,7 @@ pub(crate) fn sync(
         .email_domain
         .clone()
         .unwrap_or_else(|| "memdir.invalid".to_owned());
-    let who = identity(caller, &domain);
+    let who = identity(caller, store.replica(), &domain);
     let branch = repo.branch()?.ok_or_else(|| Error::Git {
         op: "sync".into(),
         message: "HEAD is detached: check out the branch to sync (`git switch BRANCH`)".into(),
@@ -230,19 +255,9 @@ pub(crate) fn sync(
         },
     };
     let prefix = prefix(root)?;
-    // Every owner's lock, in id order (as every sync takes them).
-    let owners: Vec<Owner> = store
-        .owners()?
-        .iter()
-        .map(|id| store.owner(id))
-        .collect::<Result<_>>()?;
-    let locked: Vec<Locked<'_>> = owners.iter().map(Owner::lock).collect::<Result<_>>()?;
-    // The root but its derived files, whatever `.gitignore` says.
-    let mut names = vec!["."];
-    names.extend(derived_excludes(
-        store.settings().git.commit_results.unwrap_or(false),
-    ));
-    let committed = repo.commit(root, &names, &format!("memdir: sync by {}", who.name), &who)?;
+    let _one_at_a_time = lock_sync(store, wait)?;
+    let pending = Pending::new(store, &repo, &who);
+    let committed = pending.commit()?;
     let mut report = SyncReport {
         remote: remote.clone(),
         branch: branch.clone(),
@@ -263,12 +278,20 @@ pub(crate) fn sync(
     let local = repo.commit_of("HEAD")?;
     let remote_ref = format!("{remote}/{branch}");
     let theirs = loop {
-        repo.run(&["fetch", "--quiet", &remote], &[])?;
+        let fetch = ["fetch", "--quiet", remote.as_str()];
+        let out = repo.output_within(&fetch, &[], NETWORK_TIMEOUT)?;
+        if !out.status.success() {
+            return Err(failed(&fetch, &out));
+        }
         let theirs = repo.commit_of(&remote_ref)?;
-        if let Some(t) = &theirs
-            && merge_behind(&repo, t, &remote_ref, &env)?
-        {
-            report.merged = true;
+        if let Some(t) = &theirs {
+            // What was written since the first commit goes in before the
+            // merge, under the owners' locks, as the merge does.
+            let merged = pending.locked(|| {
+                report.committed |= pending.commit_locked()?;
+                merge_behind(&repo, t, &remote_ref, &env)
+            })?;
+            report.merged |= merged;
         }
         if repo.commit_of("HEAD")?.is_none() {
             // No commit on either side: nothing to push yet.
@@ -281,7 +304,7 @@ pub(crate) fn sync(
             remote.as_str(),
             &format!("HEAD:{branch}"),
         ];
-        let out = repo.output(&args, &[])?;
+        let out = repo.output_within(&args, &[], NETWORK_TIMEOUT)?;
         if out.status.success() {
             report.pushed = true;
             break theirs;
@@ -296,7 +319,6 @@ pub(crate) fn sync(
         report.retries += 1;
         std::thread::sleep(backoff(report.retries));
     };
-    drop(locked);
     if let Some(head) = repo.commit_of("HEAD")? {
         if report.merged {
             let (incoming, cut) = changes(&repo, local.as_deref(), &head, &prefix)?;
@@ -310,6 +332,81 @@ pub(crate) fn sync(
         }
     }
     Ok(report)
+}
+
+/// Takes the root's sync lock, waiting at most `wait`.
+fn lock_sync(store: &Store, wait: Duration) -> Result<Lock> {
+    let disk = store.disk();
+    store.require_root()?;
+    let root = disk.ensure_root(store.root())?;
+    let (derived, _) = disk.ensure_dir(&root, DERIVED_DIR)?;
+    disk.lock(&derived, SYNC_LOCK, wait)
+}
+
+/// What is pending in the root, committed under every owner's lock.
+struct Pending<'a> {
+    store: &'a Store,
+    repo: &'a Repo,
+    who: &'a Identity,
+    /// The root but its derived files, whatever `.gitignore` says.
+    names: Vec<&'static str>,
+}
+
+impl<'a> Pending<'a> {
+    fn new(store: &'a Store, repo: &'a Repo, who: &'a Identity) -> Pending<'a> {
+        let mut names = vec!["."];
+        names.extend(derived_excludes(
+            store.settings().git.commit_results.unwrap_or(false),
+        ));
+        Pending {
+            store,
+            repo,
+            who,
+            names,
+        }
+    }
+
+    /// Runs `f` holding every owner's lock, taken in id order (as every
+    /// sync takes them).
+    fn locked<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let owners: Vec<Owner> = self
+            .store
+            .owners()?
+            .iter()
+            .map(|id| self.store.owner(id))
+            .collect::<Result<_>>()?;
+        let _locked: Vec<Locked<'_>> = owners.iter().map(Owner::lock).collect::<Result<_>>()?;
+        f()
+    }
+
+    /// Commits what is pending, under every owner's lock; whether anything
+    /// was.
+    fn commit(&self) -> Result<bool> {
+        self.locked(|| self.commit_locked())
+    }
+
+    /// Commits what is pending, the owners' locks held by the caller.
+    fn commit_locked(&self) -> Result<bool> {
+        let message = format!("memdir: sync by {}", self.who.name);
+        self.repo
+            .commit(self.store.root(), &self.names, &message, self.who)
+    }
+}
+
+/// Whether the commit `commit` is in the root's HEAD: a merge stopped on it
+/// was made since (by hand, or by a sync).
+pub(crate) fn merged_in(store: &Store, commit: &str) -> Result<bool> {
+    let root = store.root();
+    let repo = Repo::find(root).ok_or_else(|| Error::NotInGit {
+        path: root.to_owned(),
+    })?;
+    let args = ["merge-base", "--is-ancestor", commit, "HEAD"];
+    let out = repo.output(&args, &[])?;
+    match out.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(failed(&args, &out)),
+    }
 }
 
 /// Merges the remote's commit `theirs` (`remote_ref`) into HEAD when HEAD
@@ -352,14 +449,13 @@ fn merge_behind(repo: &Repo, theirs: &str, remote_ref: &str, env: &[(&str, &str)
             e => e.to_string(),
         };
         let _ = repo.output(&["merge", "--abort"], &[]);
-        return Err(Error::Git {
-            op: "merge".into(),
-            message: format!(
-                "{said}\nthe merge was aborted and nothing was pushed: merge \
-                 {remote_ref} by hand (the merge driver leaves markers only where \
-                 text outside entries conflicts)"
-            ),
-        });
+        // Retrying cannot fix it: a person merges by hand.
+        return Err(ReplicaError::SyncConflict {
+            remote_ref: remote_ref.to_owned(),
+            commit: theirs.to_owned(),
+            message: said,
+        }
+        .into());
     }
     Ok(true)
 }

@@ -1044,9 +1044,14 @@ fn sync_outside_git_and_with_a_failing_remote_says_so() {
     let err = memdir_in(&top, &["sync", "--remote", "nowhere"]).text_error("git_failed");
     assert!(err.contains("nowhere"), "{err}");
     // What was pending is committed even though the push failed; with no
-    // `.gitignore`, the derived files are left out all the same.
+    // `.gitignore`, the derived files (the owner's, and the root's sync
+    // lock) are left out all the same.
     let status = git(&top, &["status", "--porcelain"]);
-    assert_eq!(status.trim(), "?? mem/agt_a/.memdir/", "{status}");
+    assert_eq!(
+        status.trim(),
+        "?? mem/.memdir/\n?? mem/agt_a/.memdir/",
+        "{status}"
+    );
 }
 
 /// Runs git in `dir` as the test's identity, whatever its exit; `(ok,

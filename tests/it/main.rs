@@ -47,6 +47,7 @@ mod prompt;
 mod python;
 mod recall_cases;
 mod recall_store;
+mod replicas;
 mod resolve;
 mod results;
 mod review;

@@ -38,7 +38,7 @@ impl jsonschema::Retrieve for Files {
 }
 
 /// The schema `http/<name>.json`, compiled as draft 2020-12.
-fn validator(name: &str) -> jsonschema::Validator {
+pub(crate) fn validator(name: &str) -> jsonschema::Validator {
     let path = schema_root().join(format!("http/{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let schema: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -137,6 +137,7 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("POST /v1/command", "command"),
     ("GET /v1/mcp/tools", "mcp-tools"),
     ("POST /v1/mcp/call", "mcp-call"),
+    ("GET /v1/sync", "sync-status"),
 ];
 
 #[test]
@@ -162,6 +163,10 @@ fn every_http_answer_validates_against_its_schema() {
     ok("openapi", 200, &srv.get(None, "/openapi.json"));
     fails("unauthorized", 401, &srv.get(None, "/v1/snapshot"));
     ok("snapshot", 200, &srv.get(k, "/v1/snapshot"));
+    // A server started without --sync: its syncing is off.
+    let off = ok("sync-status", 200, &srv.get(k, "/v1/sync"));
+    assert_eq!(off["state"], "off", "{off}");
+    fails("unauthorized", 401, &srv.get(None, "/v1/sync"));
 
     // The One API's memory.
     let body = json!({"text": "Prefers weekly summaries", "scope": "user"});

@@ -138,6 +138,21 @@ pub enum Command {
         /// this says).
         #[arg(long, value_name = "S", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(5..=86_400))]
         ui_idle: u64,
+        /// Sync the root's clone with this git remote (its name, as `git
+        /// remote` lists it): commit what the writes changed, merge through
+        /// the merge driver, push (never forced), on a timer and soon after
+        /// writes; a failed sync is retried with a backoff, a merge that
+        /// needs a person stops syncing (GET /v1/sync says so).
+        #[arg(long, value_name = "REMOTE")]
+        sync: Option<String>,
+        /// The sync period, in seconds (1 to 86400).
+        #[arg(long, value_name = "S", default_value_t = 30, requires = "sync", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        sync_every: u64,
+        /// This server is the replica NAME of the root's `replicas:`
+        /// (memdir.yaml): it answers only for the owners homed on it, and
+        /// `421 misdirected`, naming the home, for the others.
+        #[arg(long, value_name = "NAME", requires = "sync")]
+        replica: Option<String>,
     },
     /// The keys of `memdir serve`: create (shown once), list, revoke.
     #[command(display_order = 32)]

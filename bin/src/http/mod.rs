@@ -22,6 +22,7 @@ pub mod limits;
 mod one_api;
 mod pending;
 mod remote;
+mod replica;
 mod reviews;
 mod routes;
 mod runs;
@@ -31,6 +32,7 @@ mod uploads;
 
 pub use uploads::Uploads;
 
+pub use replica::SyncConfig;
 pub use serve::Bounds;
 
 use std::net::SocketAddr;
@@ -79,6 +81,8 @@ pub struct Config {
     pub behind_tls: bool,
     /// How long a dashboard session lives without a request (`--ui-idle`).
     pub ui_idle: Duration,
+    /// The remote to sync with and how often (`--sync`, `--sync-every`).
+    pub sync: Option<SyncConfig>,
 }
 
 /// How a call failed: an operation's error, or the transport's.
@@ -147,6 +151,7 @@ pub struct App {
     limits: Arc<limits::Limits>,
     jobs: Arc<reviews::Jobs>,
     ui: Arc<crate::ui::Ui>,
+    sync: Arc<replica::Syncer>,
 }
 
 impl App {
@@ -160,12 +165,14 @@ impl App {
             behind_tls: cfg.behind_tls,
             idle: cfg.ui_idle,
         });
+        let sync = Arc::new(replica::Syncer::new(&cfg.opener, cfg.sync.as_ref()));
         App {
             kept: Arc::new(Kept::new(cfg.opener.clone())),
             cfg: Arc::new(cfg),
             limits: Arc::default(),
             jobs: Arc::default(),
             ui,
+            sync,
         }
     }
 }
@@ -304,7 +311,12 @@ async fn guard(
     let start = std::time::Instant::now();
     let method = req.method().to_string();
     let path = req.uri().path().to_owned();
+    let sync = app.sync.clone();
     let resp = bounded(app, req, next, &method, &path).await;
+    // A write answered: the server's sync follows soon (`--sync`).
+    if !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") && resp.status().as_u16() < 400 {
+        sync.written();
+    }
     tracing::info!(
         target: "memdir::request",
         "{method} {path} {} {:.1} ms",
@@ -568,6 +580,18 @@ pub fn run(cfg: Config) -> Result<(), String> {
             cfg.opener.root.display()
         );
         tracing::info!("memdir serve: the dashboard for persons at http://{addr}/ui/");
+        match &cfg.sync {
+            Some(c) => tracing::info!(
+                "memdir serve: syncing with {} every {} s{}",
+                c.remote,
+                c.every.as_secs(),
+                cfg.opener
+                    .replica
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(" as replica {r}"))
+            ),
+            None => tracing::info!("memdir serve: sync off (no --sync)"),
+        }
         if let Some(every) = cfg.review_every {
             tokio::spawn(reviews(cfg.opener.clone(), every));
         }
@@ -575,6 +599,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
         let app = App::new(cfg, addr);
         let kept = app.kept.clone();
         let writer = tokio::spawn(stats_behind(kept.clone()));
+        tokio::spawn(replica::run(app.sync.clone()));
         serve::serve(listener, router(app), bounds, stop).await;
         writer.abort();
         let (writes, groups) = kept.group_counts();

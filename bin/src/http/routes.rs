@@ -510,6 +510,13 @@ pub const ROUTES: &[Route] = &[
     )
     .takes::<CallBody>()
     .answers("mcp-call", &[200]),
+    r(
+        "GET",
+        "/v1/sync",
+        "How the server's syncing with its remote stands (--sync): {state, remote, every_secs, replica, replicas, syncs, failed, pushes_retried, last_synced, error, …}",
+        || get(super::replica::status),
+    )
+    .answers("sync-status", &[200]),
     page("GET", "/", "To the dashboard: 303 to /ui/", || {
         get(ui::root)
     }),

@@ -141,6 +141,7 @@ mod tests {
                 config_dir: None,
                 lock_timeout: None,
                 recall_model: None,
+                replica: None,
             },
             keys: "/nonexistent/keys.yaml".into(),
             listen: "127.0.0.1:7077".parse().unwrap(),
