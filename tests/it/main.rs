@@ -49,6 +49,7 @@ mod recall_cases;
 mod recall_store;
 mod resolve;
 mod results;
+mod results_binary;
 mod review;
 mod review_history;
 mod roots;
