@@ -57,9 +57,9 @@ pub use crate::store::{
 };
 // SharedMemory results.
 pub use crate::store::{
-    DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, PutOptions, PutOutcome, PutStatus,
-    RESULTS_DIR, ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved, TaskResult,
-    WorkflowResults,
+    ContentKind, DEFAULT_CONTENT_TYPE, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, NotText, PutOptions,
+    PutOutcome, PutStatus, RESULTS_DIR, ResultMeta, ResultStep, Results, ResultsGc, ResultsRemoved,
+    TaskResult, WorkflowResults,
 };
 // Hermes-style memories folders.
 pub use crate::store::{

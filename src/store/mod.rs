@@ -68,8 +68,8 @@ pub use files::learnings::{
 };
 pub use files::pending::{MAX_PENDING_WRITES, PENDING_FILE, PendingSource, PendingStatus};
 pub use files::results::{
-    DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, RESULTS_DIR, ResultMeta, ResultStep, TaskResult,
-    WorkflowResults,
+    ContentKind, DEFAULT_MAX_RESULT_BYTES, FlaggedSpan, NotText, RESULTS_DIR, ResultMeta,
+    ResultStep, TaskResult, WorkflowResults,
 };
 pub use files::runs::{
     MAX_RECALL_BLOCK_BYTES, MAX_RECALL_QUERY_CHARS, MAX_RUN_RECALLS, RunRecall, RunRecord,

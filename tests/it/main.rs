@@ -50,6 +50,7 @@ mod recall_store;
 mod replicas;
 mod resolve;
 mod results;
+mod results_binary;
 mod review;
 mod review_history;
 mod roots;

@@ -184,16 +184,18 @@ pub(super) fn step(st: &mut ResultStep) {
 }
 
 /// A SharedMemory result: text content with each flagged span replaced by
-/// its placeholder (and `redacted`); JSON and binary content byte-exact, so
-/// a handoff between tasks never breaks, with the flagged spans beside.
-/// Its header's fields pass the scanner.
+/// its placeholder (and `redacted`); JSON and other non-`text/` types
+/// byte-exact, so a handoff between tasks never breaks, with the flagged
+/// spans beside. Binary content (not text, whatever its type) is bytes,
+/// unscanned: the renderers never give it as text. Its header's fields
+/// pass the scanner.
 pub(super) fn result(mut r: TaskResult) -> TaskResult {
     let what = format!("result {}/{}", r.workflow_id, r.task_id);
     let content_type = r.content_type.clone();
     text(&mut r.content_type, &format!("the content type of {what}"));
     text(&mut r.created_at, &format!("the created_at of {what}"));
     text(&mut r.sha256, &format!("the sha256 of {what}"));
-    if r.flagged.is_empty() || !is_text(&content_type) {
+    if !r.kind.is_text() || r.flagged.is_empty() || !is_text(&content_type) {
         return r;
     }
     let Ok(text) = std::str::from_utf8(&r.content) else {

@@ -135,7 +135,7 @@ fn rendered(response: &Response, json: bool, surface: Surface) -> (Vec<u8>, Stri
         text::text(response, surface)
     };
     let list = match response {
-        Response::Result(r) => results::flagged_warnings(r),
+        Response::Result(r) => results::result_warnings(r),
         _ => warnings(response).to_vec(),
     };
     let warnings = list.iter().map(|w| format!("warning: {w}\n")).collect();

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::utc_text;
 use crate::api::wire;
-use crate::store::{PutOutcome, TaskResult, WorkflowResults};
+use crate::store::{ContentKind, PutOutcome, TaskResult, WorkflowResults};
 
 /// A result stored, as JSON: its metadata and what happened.
 pub(super) fn put_json(out: &PutOutcome) -> Value {
@@ -53,14 +53,24 @@ pub(super) fn steps_text(w: &WorkflowResults) -> String {
     out
 }
 
-/// A result as JSON: its metadata and `content` when UTF-8, else `null`
-/// with the bytes in `content_base64` (standard alphabet, padded); whether
-/// the content is `redacted` and the `flagged` spans of the stored bytes.
-/// As text a result is its raw bytes.
+/// The content as text, when it is text ([`ContentKind::Text`]); binary
+/// content is never given as text, even where its bytes happen to be UTF-8
+/// (a NUL byte in them).
+fn as_text(r: &TaskResult) -> Option<&str> {
+    match r.kind {
+        ContentKind::Text => std::str::from_utf8(&r.content).ok(),
+        ContentKind::Binary { .. } => None,
+    }
+}
+
+/// A result as JSON: its metadata and `content` when it is text, else
+/// `null` with the bytes in `content_base64` (standard alphabet, padded);
+/// whether the content is `redacted` and the `flagged` spans of the stored
+/// bytes. As text a result is its raw bytes.
 pub(super) fn result_json(r: &TaskResult) -> Value {
-    let (content, content_base64) = match std::str::from_utf8(&r.content) {
-        Ok(s) => (Some(s), None),
-        Err(_) => (None, Some(base64(&r.content))),
+    let (content, content_base64) = match as_text(r) {
+        Some(s) => (Some(s), None),
+        None => (None, Some(base64(&r.content))),
     };
     wire::value(&wire::ResultAnswer {
         meta: r.meta(),
@@ -71,11 +81,36 @@ pub(super) fn result_json(r: &TaskResult) -> Value {
     })
 }
 
-/// What the scanner flags in a result returned as stored (JSON, binary, or
-/// text a person asked for raw), a line each, for standard error or beside
-/// the content; nothing when the content is redacted (its placeholders say
+/// What a result's answer says beside its content, a line each, for
+/// standard error: that binary content was not read as text (see
+/// [`binary_note`]), and what the scanner flags (see [`flagged_warnings`]).
+pub(crate) fn result_warnings(r: &TaskResult) -> Vec<String> {
+    binary_note(r)
+        .into_iter()
+        .chain(flagged_warnings(r))
+        .collect()
+}
+
+/// For binary content: that it is not text, why, and that it was neither
+/// scanned nor given as text.
+fn binary_note(r: &TaskResult) -> Option<String> {
+    match r.kind {
+        ContentKind::Text => None,
+        ContentKind::Binary { reason, offset } => Some(format!(
+            "{}/{} is binary ({} at byte {offset}): not read as text nor scanned; \
+             returned as bytes (base64 in JSON), not as text to follow",
+            r.workflow_id,
+            r.task_id,
+            reason.as_str()
+        )),
+    }
+}
+
+/// What the scanner flags in a result returned as stored (JSON, or text a
+/// person asked for raw), a line each, for standard error or beside the
+/// content; nothing when the content is redacted (its placeholders say
 /// it).
-pub(crate) fn flagged_warnings(r: &TaskResult) -> Vec<String> {
+fn flagged_warnings(r: &TaskResult) -> Vec<String> {
     if r.redacted {
         return Vec::new();
     }
@@ -102,11 +137,12 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 /// A result as MCP's `get_result` answers it: a head naming it (and the
-/// flagged spans), then its content (base64 when not UTF-8).
+/// flagged spans, or that it is binary), then its content (base64 when
+/// binary).
 pub(super) fn tool_text(r: &TaskResult) -> String {
-    let body = match String::from_utf8(r.content.clone()) {
-        Ok(s) => s,
-        Err(_) => format!("(binary content, base64)\n{}", base64(&r.content)),
+    let body = match as_text(r) {
+        Some(s) => s.to_owned(),
+        None => format!("(binary content, base64)\n{}", base64(&r.content)),
     };
     let mut head = format!(
         "{}/{} ({}, {} bytes, sha256 {}, stored {})",
@@ -117,6 +153,9 @@ pub(super) fn tool_text(r: &TaskResult) -> String {
             "\nredacted: {} flagged span(s) replaced by [BLOCKED: …]",
             r.flagged.len()
         ));
+    }
+    if let Some(note) = binary_note(r) {
+        head.push_str(&format!("\nbinary: {note}"));
     }
     for w in flagged_warnings(r) {
         head.push_str(&format!("\nflagged: {w}"));

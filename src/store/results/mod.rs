@@ -63,9 +63,9 @@ use super::files::results::file::{
 use super::files::results::index::{self, sort_steps, step_of};
 use super::files::results::verdict::{self, FlaggedSpan};
 use super::files::results::{
-    DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults, ensure_workflow_dir,
-    existing_workflow_dir, file_limit, not_ready, register_waiter, result_name, waited_for,
-    workflow_lock,
+    ContentKind, DEFAULT_MAX_RESULT_BYTES, ResultMeta, TaskResult, WorkflowResults,
+    ensure_workflow_dir, existing_workflow_dir, file_limit, not_ready, register_waiter,
+    result_name, waited_for, workflow_lock,
 };
 use super::owner::{At, Owner, no_case_twin};
 use crate::error::{Error, Result};
@@ -126,28 +126,16 @@ pub struct PutOptions {
     pub limit: Option<u64>,
 }
 
-/// The first byte of `content` that is not text, and why: invalid UTF-8 or
-/// a NUL byte.
-pub(super) fn not_text(content: &[u8]) -> Option<(&'static str, usize)> {
-    match std::str::from_utf8(content) {
-        Err(e) => Some(("invalid UTF-8", e.valid_up_to())),
-        Ok(_) => content
-            .iter()
-            .position(|b| *b == 0)
-            .map(|at| ("a NUL byte", at)),
-    }
-}
-
-/// The content type a put stores `content` under, after the checks the
-/// options ask for: empty content refused unless allowed; without a type,
-/// content that is not text refused (stored as `text/plain` otherwise).
+/// The content type a put stores content of `kind` under, after the checks
+/// the options ask for: empty content refused unless allowed; without a
+/// type, content that is not text refused (stored as `text/plain`
+/// otherwise).
 ///
-/// `bytes` is the content's length and `not_text` finds its first byte that
-/// is not text (asked only for a put without a type).
+/// `bytes` is the content's length.
 pub(super) fn accepted_type(
     (workflow_id, task_id): (&str, &str),
     bytes: u64,
-    not_text: impl FnOnce() -> Option<(&'static str, usize)>,
+    kind: ContentKind,
     options: &PutOptions,
 ) -> Result<String> {
     if bytes == 0 && !options.allow_empty {
@@ -156,17 +144,15 @@ pub(super) fn accepted_type(
             task_id: task_id.to_owned(),
         });
     }
-    match &options.content_type {
-        Some(t) => Ok(t.clone()),
-        None => match not_text() {
-            Some((reason, offset)) => Err(Error::ResultNotText {
-                workflow_id: workflow_id.to_owned(),
-                task_id: task_id.to_owned(),
-                reason,
-                offset,
-            }),
-            None => Ok(DEFAULT_CONTENT_TYPE.to_owned()),
-        },
+    match (&options.content_type, kind) {
+        (Some(t), _) => Ok(t.clone()),
+        (None, ContentKind::Text) => Ok(DEFAULT_CONTENT_TYPE.to_owned()),
+        (None, ContentKind::Binary { reason, offset }) => Err(Error::ResultNotText {
+            workflow_id: workflow_id.to_owned(),
+            task_id: task_id.to_owned(),
+            reason: reason.as_str(),
+            offset: usize::try_from(offset).unwrap_or(usize::MAX),
+        }),
     }
 }
 
@@ -205,17 +191,13 @@ pub(crate) fn put_with(
             limit,
         });
     }
-    let content_type = accepted_type(
-        (workflow_id, task_id),
-        content.len() as u64,
-        || not_text(content),
-        options,
-    )?;
+    let kind = ContentKind::of(content);
+    let content_type = accepted_type((workflow_id, task_id), content.len() as u64, kind, options)?;
     put(
         owner,
         workflow_id,
         task_id,
-        content,
+        (content, kind),
         &content_type,
         options.overwrite,
         limit,
@@ -237,6 +219,9 @@ pub(crate) fn max_result_bytes(owner: &Owner) -> Result<u64> {
 /// Stores the result of `task_id` in `workflow_id`, refusing content over
 /// `max_bytes` with [`Error::ResultTooLarge`].
 ///
+/// `kind` is the content's [`ContentKind`] (`ContentKind::of(content)`):
+/// text is scanned, binary content is not read as text.
+///
 /// Results are immutable: the same content and content type again is
 /// [`PutStatus::AlreadyStored`] (nothing written); different content under
 /// the same ids is refused with [`Error::ResultExists`] unless `overwrite`.
@@ -247,7 +232,7 @@ pub(crate) fn put(
     owner: &Owner,
     workflow_id: &str,
     task_id: &str,
-    content: &[u8],
+    (content, kind): (&[u8], ContentKind),
     content_type: &str,
     overwrite: bool,
     max_bytes: u64,
@@ -265,7 +250,7 @@ pub(crate) fn put(
     owner.disk().check()?;
     owner.writable(owner.view()?.at().settings)?;
     // Results are stored as given; the verdict travels with them.
-    let flagged = verdict::scan_content(content);
+    let flagged = verdict::spans_of(kind, content);
     let received = Content {
         body: Body::Bytes(content),
         sha256: sha256_hex(content),
@@ -430,16 +415,23 @@ pub(crate) fn get(owner: &Owner, workflow_id: &str, task_id: &str) -> Result<Tas
         Some(bytes) => {
             let (mut r, stored) =
                 decode_with_verdict(&dir.join(&name), workflow_id, task_id, bytes)?;
-            let key = owner.store().scan_key();
-            r.flagged = verdict::open(
-                key.as_ref(),
-                (workflow_id, task_id),
-                (&r.sha256, r.bytes),
-                stored,
-            )
-            // Not vouched for here (made elsewhere, before a scanner
-            // change, without a key, or forged): scanned afresh.
-            .unwrap_or_else(|| verdict::scan_content(&r.content));
+            r.flagged = match r.kind {
+                // Not read as text, whatever a stored verdict says.
+                ContentKind::Binary { .. } => Vec::new(),
+                ContentKind::Text => {
+                    let key = owner.store().scan_key();
+                    verdict::open(
+                        key.as_ref(),
+                        (workflow_id, task_id),
+                        (&r.sha256, r.bytes),
+                        stored,
+                    )
+                    // Not vouched for here (made elsewhere, before a
+                    // scanner change, without a key, or forged): scanned
+                    // afresh.
+                    .unwrap_or_else(|| verdict::scan_content(&r.content))
+                }
+            };
             Ok(r)
         }
         None => Err(not_ready(workflow_id, Some(task_id))),

@@ -1,8 +1,8 @@
 //! The streaming put: a result's content read from an [`std::io::Read`]
 //! (standard input, a file, an HTTP body fed through a channel) into a
 //! spool in the owner's `.memdir/`, through a bounded buffer, hashed,
-//! counted and checked for text on the way, then scanned from the spool a
-//! piece at a time and written behind its metadata line in pieces
+//! counted and its kind found on the way, then (text only) scanned from the
+//! spool a piece at a time and written behind its metadata line in pieces
 //! (`Disk::write_atomic_spooled`): memory stays bounded whatever the
 //! content's size, and the `.result` file is the one `put` writes.
 //!
@@ -16,6 +16,7 @@ use std::io::Read;
 
 use super::{Body, Content, PutOptions, PutOutcome, accepted_type, checked_limit, commit};
 use crate::error::{Error, Result};
+use crate::store::files::results::ContentKind;
 use crate::store::files::results::file::check_content_type;
 use crate::store::files::results::upload::{CHUNK_BYTES, SpoolSource, receive};
 use crate::store::files::results::verdict;
@@ -54,8 +55,12 @@ pub(crate) fn put_from(
     }
     let folders = owner.folders()?;
     let got = receive(disk, &folders.derived, (&head, content), limit, source)?;
-    let content_type = accepted_type((workflow_id, task_id), got.bytes, || got.not_text, options)?;
-    let flagged = verdict::scan_source(&mut SpoolSource::new(&got.spool))?;
+    let content_type = accepted_type((workflow_id, task_id), got.bytes, got.kind, options)?;
+    // Binary content is not read as text (see `files::results::kind`).
+    let flagged = match got.kind {
+        ContentKind::Text => verdict::scan_source(&mut SpoolSource::new(&got.spool))?,
+        ContentKind::Binary { .. } => Vec::new(),
+    };
     let received = Content {
         body: Body::Spool(&got.spool),
         sha256: got.sha256.clone(),

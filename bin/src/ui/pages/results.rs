@@ -13,7 +13,7 @@ use askama::Template;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use memdir::api::types::{Error, Store, TaskResult};
+use memdir::api::types::{ContentKind, Error, Store, TaskResult};
 use memdir::api::{Request, Response as Answer, Who};
 
 use super::{Chrome, logged_in};
@@ -79,9 +79,14 @@ pub fn content(r: TaskResult) -> Content {
         .content_type
         .get(..5)
         .is_some_and(|t| t.eq_ignore_ascii_case("text/"));
-    let (text, note) = match std::str::from_utf8(&r.content) {
-        Err(_) => (None, "not text: not shown".to_owned()),
-        Ok(_) if !text_type && !r.flagged.is_empty() => (
+    let text = match r.kind {
+        ContentKind::Text => std::str::from_utf8(&r.content).ok(),
+        // Bytes that are UTF-8 but hold a NUL are still not text.
+        ContentKind::Binary { .. } => None,
+    };
+    let (text, note) = match text {
+        None => (None, "not text: not shown".to_owned()),
+        Some(_) if !text_type && !r.flagged.is_empty() => (
             None,
             format!(
                 "the scanner flagged {} spans of this {} result, which is kept byte-exact: not shown",
@@ -89,7 +94,7 @@ pub fn content(r: TaskResult) -> Content {
                 r.content_type
             ),
         ),
-        Ok(t) => {
+        Some(t) => {
             let mut cut = t.len().min(SHOWN_BYTES);
             while !t.is_char_boundary(cut) {
                 cut -= 1;
@@ -230,7 +235,7 @@ pub async fn show(
 
 #[cfg(test)]
 mod tests {
-    use memdir::api::types::{FlaggedSpan, TaskResult};
+    use memdir::api::types::{ContentKind, FlaggedSpan, TaskResult};
 
     use super::{SHOWN_BYTES, content};
 
@@ -243,6 +248,7 @@ mod tests {
             created_at: String::new(),
             sha256: String::new(),
             bytes: bytes.len() as u64,
+            kind: ContentKind::of(bytes),
             flagged: if flagged {
                 vec![FlaggedSpan {
                     start: 0,
@@ -263,6 +269,12 @@ mod tests {
         assert_eq!(c.text.as_deref(), Some("<b>hi</b>"));
         assert!(
             content(result("application/octet-stream", &[0xff, 0], false))
+                .text
+                .is_none()
+        );
+        // UTF-8 with a NUL byte is binary, whatever its type.
+        assert!(
+            content(result("text/plain", b"text\0more", false))
                 .text
                 .is_none()
         );

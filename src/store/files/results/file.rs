@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::kind::ContentKind;
 use super::verdict::StoredVerdict;
 use super::{RESULT_FORMAT_VERSION, ResultMeta, TaskResult};
 use crate::error::{Error, Result};
@@ -168,6 +169,7 @@ pub(crate) fn decode_with_verdict(
     }
     let verdict = if header.v == 1 { None } else { header.scan };
     let result = TaskResult {
+        kind: ContentKind::of(&content),
         content,
         content_type: header.content_type,
         workflow_id: header.workflow_id,

@@ -1,11 +1,12 @@
 //! SharedMemory's files: `results/<workflow_id>/<task_id>.result` (the
 //! format is `file`), each workflow's derived `index.json` (`index`), the
 //! workflow folders, the per-workflow lock
-//! `.memdir/locks/<workflow_id>.lock`, and content taken as it arrives
-//! (`upload`).
+//! `.memdir/locks/<workflow_id>.lock`, content taken as it arrives
+//! (`upload`), and what content is, text or binary (`kind`).
 
 pub(crate) mod file;
 pub(crate) mod index;
+pub(crate) mod kind;
 pub(crate) mod upload;
 pub(crate) mod verdict;
 
@@ -19,6 +20,7 @@ use crate::model::validate_id;
 use crate::store::owner::{At, Folders, Owner, no_case_twin};
 use crate::store::root::DERIVED_DIR;
 
+pub use kind::{ContentKind, NotText};
 pub use verdict::FlaggedSpan;
 
 /// Largest result stored by default: 16 MiB (`max_result_bytes` in
@@ -83,7 +85,12 @@ pub struct TaskResult {
     pub sha256: String,
     /// Length of the content in bytes.
     pub bytes: u64,
-    /// The spans of the stored content the scanner flags, in order.
+    /// Whether the stored content is text or binary (decided on its bytes,
+    /// whatever its type): binary content is not scanned, and no answer
+    /// gives it to an agent as text.
+    pub kind: ContentKind,
+    /// The spans of the stored content the scanner flags, in order (none
+    /// for binary content).
     pub flagged: Vec<FlaggedSpan>,
     /// Whether `content` is the stored text with each flagged span replaced
     /// by its `[BLOCKED: …]` placeholder (an answer to an agent); `sha256`

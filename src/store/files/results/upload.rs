@@ -1,6 +1,6 @@
 //! A result's content as it arrives in chunks (an upload, standard input):
 //! taken into a spool (`disk::Spool`) through a bounded buffer, hashed
-//! (SHA-256), counted against the limit and checked for text on the way, so
+//! (SHA-256), counted against the limit and its kind found on the way, so
 //! no step holds the whole content in memory; and read back for the scanner
 //! through a window of bounded size.
 
@@ -8,6 +8,7 @@ use std::io::{ErrorKind, Read};
 
 use sha2::{Digest, Sha256};
 
+use super::kind::{ContentKind, KindCheck};
 use super::verdict::Source;
 use crate::disk::{COPY_BYTES, Dir, Disk, Spool};
 use crate::error::{Error, Result};
@@ -24,8 +25,8 @@ pub(crate) struct Received {
     pub(crate) sha256: String,
     /// Its length in bytes.
     pub(crate) bytes: u64,
-    /// The first byte that is not text, and why (see [`TextCheck`]).
-    pub(crate) not_text: Option<(&'static str, usize)>,
+    /// Whether it is text (see [`ContentKind`]).
+    pub(crate) kind: ContentKind,
 }
 
 /// Reads the content, `head` (the bytes already read) then `reader` to its
@@ -42,7 +43,7 @@ pub(crate) fn receive(
 ) -> Result<Received> {
     let mut spool = disk.spool(dir)?;
     let mut hash = Sha256::new();
-    let mut text = TextCheck::default();
+    let mut kind = KindCheck::default();
     let mut buf = vec![0; CHUNK_BYTES];
     let mut head = Some(head);
     loop {
@@ -63,65 +64,15 @@ pub(crate) fn receive(
             });
         }
         hash.update(chunk);
-        text.feed(chunk);
+        kind.feed(chunk);
         spool.append(chunk)?;
     }
     Ok(Received {
         sha256: hex::encode(hash.finalize()),
         bytes: spool.len(),
-        not_text: text.finish(),
+        kind: kind.finish(),
         spool,
     })
-}
-
-/// Whether content fed in chunks is text (valid UTF-8 without a NUL byte),
-/// with the answer of the in-memory check for the whole: the first byte
-/// that is not UTF-8, else the first NUL byte.
-#[derive(Debug, Default)]
-pub(crate) struct TextCheck {
-    /// Bytes fed so far.
-    seen: usize,
-    /// The start of a character the last chunk ended inside (at most 3
-    /// bytes).
-    pending: Vec<u8>,
-    /// The first byte that is not UTF-8.
-    invalid: Option<usize>,
-    /// The first NUL byte.
-    nul: Option<usize>,
-}
-
-impl TextCheck {
-    /// Takes the next chunk.
-    pub(crate) fn feed(&mut self, chunk: &[u8]) {
-        let at = self.seen;
-        self.seen += chunk.len();
-        if self.invalid.is_some() {
-            return;
-        }
-        if self.nul.is_none() {
-            self.nul = chunk.iter().position(|b| *b == 0).map(|i| at + i);
-        }
-        let start = at - self.pending.len();
-        let mut data = std::mem::take(&mut self.pending);
-        data.extend_from_slice(chunk);
-        if let Err(e) = std::str::from_utf8(&data) {
-            match e.error_len() {
-                // A character cut by the chunk's end: wait for the rest.
-                None => self.pending = data[e.valid_up_to()..].to_vec(),
-                Some(_) => self.invalid = Some(start + e.valid_up_to()),
-            }
-        }
-    }
-
-    /// The first byte that is not text, and why: `invalid UTF-8` or `a NUL
-    /// byte`; `None` for text.
-    pub(crate) fn finish(self) -> Option<(&'static str, usize)> {
-        let cut = (!self.pending.is_empty()).then(|| self.seen - self.pending.len());
-        match self.invalid.or(cut) {
-            Some(at) => Some(("invalid UTF-8", at)),
-            None => self.nul.map(|at| ("a NUL byte", at)),
-        }
-    }
 }
 
 /// A spool read back for the scanner through a window of at most

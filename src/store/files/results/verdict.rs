@@ -4,9 +4,10 @@
 //! secret kept outside every memory folder, as for the scan cache).
 //!
 //! Results are run data and stored as given; the verdict is what lets an
-//! answer to an agent block the flagged text (or, for JSON and binary
-//! content, name it beside the bytes) without scanning megabytes on every
-//! get. Whoever can write the memory folder can write a `.result` file, but
+//! answer to an agent block the flagged text (or, for JSON and other
+//! non-`text/` types, name it beside the bytes) without scanning megabytes
+//! on every get. Only text is scanned: binary content (`kind`) is not read
+//! as text and its verdict is empty. Whoever can write the memory folder can write a `.result` file, but
 //! cannot make a tag for a verdict of their choosing: a verdict that does
 //! not verify under this machine's key and scanner (a forged one, one made
 //! elsewhere, one from before a scanner change, one stored without a key)
@@ -14,6 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::kind::ContentKind;
 use crate::scan::{self, Family};
 use crate::store::root::ScanKey;
 
@@ -142,6 +144,15 @@ impl Source for &[u8] {
     }
 }
 
+/// The spans of content of `kind` the scanner flags: text is scanned
+/// ([`scan_content`]); binary content is not read as text and has none.
+pub(crate) fn spans_of(kind: ContentKind, content: &[u8]) -> Vec<FlaggedSpan> {
+    match kind {
+        ContentKind::Text => scan_content(content),
+        ContentKind::Binary { .. } => Vec::new(),
+    }
+}
+
 /// How much of the content a line search reads at once, in bytes.
 const SEARCH_BYTES: usize = 64 * 1024;
 
@@ -152,7 +163,7 @@ const SEARCH_BYTES: usize = 64 * 1024;
 /// UTF-8 read as U+FFFD). In a flagged piece every line is scanned alone and
 /// each flagged line is a span; when no line alone is flagged (an attack
 /// spread over lines) the piece is one span.
-pub(crate) fn scan_content(mut content: &[u8]) -> Vec<FlaggedSpan> {
+pub fn scan_content(mut content: &[u8]) -> Vec<FlaggedSpan> {
     match scan_source(&mut content) {
         Ok(spans) => spans,
         Err(never) => match never {},

@@ -1,5 +1,7 @@
 //! Unit tests of SharedMemory results through the library.
 
+mod binary;
+
 use std::path::Path;
 use std::sync::Arc;
 
