@@ -187,6 +187,8 @@ CODES: Dict[str, int] = {
     "internal_error": 500,
     "csrf_refused": 403,
     "misdirected_request": 421,
+    "misdirected": 421,
+    "sync_conflict": 409,
     "too_many_attempts": 429,
     "store_changed": 409,
 }
