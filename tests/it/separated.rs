@@ -232,6 +232,17 @@ fn separated_an_agent_of_another_uid_reaches_only_its_own_memory_through_its_key
         "the proxy lists the agent's tools"
     );
 
+    // The recall above is counted behind (the server writes its counts at
+    // most a second later): they are in before the files are compared.
+    let stats = s.root.join("a/.memdir/stats.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !stats.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the recall's counts were never written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     // Every person's action refused, and no file changed by the attempts.
     let dirs = [s.dir.path(), config_dir()];
     let before = hashes(&dirs);
