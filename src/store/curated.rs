@@ -195,7 +195,7 @@ pub(crate) fn entry_texts(owner: &Owner) -> Result<Vec<ScannedEntry>> {
     Ok(out)
 }
 
-/// One entry as [`entry_texts`] gives it.
+/// One entry as [`Owner::entry_texts`](crate::store::Owner::entry_texts) gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedEntry {
     /// Its store.

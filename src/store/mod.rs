@@ -144,7 +144,7 @@ impl Store {
     /// pushed first, and says which entries came in and went out. Holds the
     /// root's sync lock throughout (waiting for another sync of this clone
     /// up to the lock timeout set on this value, else
-    /// [`SYNC_LOCK_WAIT`]), and every owner's lock while git commits and
+    /// two minutes), and every owner's lock while git commits and
     /// merges. A merge that does not go through is
     /// [`ReplicaError::SyncConflict`](crate::error::ReplicaError).
     pub fn sync(&self, caller: Option<&Caller>, remote: Option<&str>) -> Result<SyncReport> {
