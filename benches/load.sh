@@ -7,8 +7,10 @@
 #   benches/load.sh [MEMDIR_BINARY]
 #
 # Without an argument it builds the release binary. Environment: SECS (each
-# wrk run, default 10), CONNS (default 64), THREADS (wrk's, default 2).
-# No model is configured. Not part of CI: a benchmark, not a test.
+# wrk run, default 10), CONNS (default 64), THREADS (wrk's, default 2),
+# MODEL (a sentence-transformers folder: the server's `--recall-model`, so the
+# facts route fuses the model's cosine with the lexical score; default none).
+# Not part of CI: a benchmark, not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v wrk > /dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
@@ -43,7 +45,9 @@ topics=(deploy staging VPN billing tickets onboarding invoices backups tests rel
   echo ']'
 } | md batch > /dev/null
 key="$(md --json key create --keys "$conf/keys.yaml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')"
-"$bin" --root "$root" serve --listen 127.0.0.1:0 --keys "$conf/keys.yaml" 2> "$work/serve.log" > /dev/null &
+model=()
+[ -n "${MODEL:-}" ] && model=(--recall-model "$MODEL")
+"$bin" --root "$root" "${model[@]}" serve --listen 127.0.0.1:0 --keys "$conf/keys.yaml" 2> "$work/serve.log" > /dev/null &
 server=$!
 for _ in $(seq 1 200); do
   grep -q "listening on " "$work/serve.log" 2> /dev/null && break
@@ -90,7 +94,7 @@ rate() { # NAME ARGS...: wrk's requests/s, and any non-2xx answers
   echo "$rps"
 }
 auth=(-H "Authorization: Bearer $key")
-echo "memdir load: $conns connections, ${secs} s each, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "memdir load: $conns connections, ${secs} s each, model: ${MODEL:-none}, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 health="$(rate "GET /healthz (floor)" "$base/healthz")"
 # PERF=FILE: the server's profile during the GET recall run (perf record).
 [ -n "${PERF:-}" ] && { perf record -F 499 --call-graph dwarf,32768 -o "$PERF" -p "$server" 2> /dev/null & perf=$!; }

@@ -143,6 +143,11 @@ pub mod internals {
     pub mod review {
         pub use crate::review::*;
     }
+    /// The scanner over a SharedMemory result's content, as a put runs it
+    /// (the benches' text-scan speed).
+    pub mod results {
+        pub use crate::store::files::results::verdict::{FlaggedSpan, scan_content};
+    }
     /// See [`crate::scan`].
     pub mod scan {
         pub use crate::scan::*;

@@ -15,7 +15,7 @@ use super::Who;
 use crate::edit::Op;
 use crate::error::{EntryBrief, Error, Result};
 use crate::model::{Caller, Scope};
-use crate::recall::{Bm25Scorer, Scorer};
+use crate::recall::{Bm25Scorer, KeptBm25, Scorer};
 use crate::store::{DueOutcome, ReviewOptions, Store, WriteOutcome};
 
 /// How a server opens the store (server plumbing, no answer to anyone):
@@ -274,7 +274,11 @@ pub(crate) fn recall_entries(
         }
         let docs: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
         let deadline = Instant::now() + Duration::from_secs(2);
-        match Bm25Scorer::default().score(q, &docs, deadline) {
+        let scorer = KeptBm25 {
+            scorer: &Bm25Scorer::default(),
+            kept: store.recall_terms(),
+        };
+        match scorer.score(q, &docs, deadline) {
             Ok(scores) => {
                 for (e, s) in entries.iter_mut().zip(scores) {
                     e.score = Some(s);

@@ -281,15 +281,10 @@ pub(crate) fn apply(
     // Each edit hands back the parse of what it wrote.
     let mut now = Cow::Borrowed(doc);
     let mut outcomes = Vec::with_capacity(ops.len());
-    // For a batch: the usage after each operation that changed the source.
-    let mut used_after: Vec<(usize, usize)> = Vec::new();
     for (index, op) in ops.iter().enumerate() {
         let (outcome, edited) = one(&cur, &now, op, cx).map_err(failed(index))?;
         if let Some((s, d)) = edited {
             (cur, now) = (Cow::Owned(s), Cow::Owned(d));
-            if ops.len() > 1 {
-                used_after.push((index, used_live(cx, &cur, &now)));
-            }
         }
         outcomes.push(outcome);
     }
@@ -298,10 +293,7 @@ pub(crate) fn apply(
         // Over the limit, an edit may still shrink the store.
         let before = used_live(cx, src, doc);
         if after > before {
-            let index = used_after
-                .iter()
-                .find(|(_, u)| *u > budget.limit && *u > before)
-                .map_or(ops.len() - 1, |(i, _)| *i);
+            let index = first_over(src, doc, ops, cx, budget.limit.max(before));
             return Err(OpFailed {
                 index,
                 error: Error::OverBudget {
@@ -321,6 +313,27 @@ pub(crate) fn apply(
         src: cur.into_owned(),
         doc: now.into_owned(),
     })
+}
+
+/// The first of `ops` after which the store uses more than `over`
+/// characters (the last when none does alone): the operation a refused
+/// batch names. Applied again one by one, only when the batch is refused,
+/// so that the batches that fit count the usage once.
+fn first_over(src: &str, doc: &Document, ops: &[&Op], cx: &EditContext<'_>, over: usize) -> usize {
+    let mut cur = Cow::Borrowed(src);
+    let mut now = Cow::Borrowed(doc);
+    for (index, op) in ops.iter().enumerate() {
+        let Ok((_, edited)) = one(&cur, &now, op, cx) else {
+            break;
+        };
+        if let Some((s, d)) = edited {
+            (cur, now) = (Cow::Owned(s), Cow::Owned(d));
+            if used_live(cx, &cur, &now) > over {
+                return index;
+            }
+        }
+    }
+    ops.len() - 1
 }
 
 /// The refusal of a write to `file`, whose parse found conflict regions.
@@ -490,6 +503,15 @@ mod tests {
     /// `agt` now; gives the new source without its metadata comments (the
     /// stamps are checked by the store's tests) and the outcomes.
     fn run(src: &str, ops: &[Op], limit: i64) -> Result<(String, Vec<OpOutcome>)> {
+        match applied(src, ops, limit) {
+            Ok(a) => Ok((without_stamps(&a.src), a.outcomes)),
+            Err(f) => Err(f.error),
+        }
+    }
+
+    /// [`apply_to`] of `ops` on `src`, MEMORY.md's budget `limit`, as agent
+    /// `agt` now.
+    fn applied(src: &str, ops: &[Op], limit: i64) -> std::result::Result<Applied, OpFailed> {
         let refs: Vec<&Op> = ops.iter().collect();
         let mut root = Settings::default();
         root.budgets.memory = Some(limit);
@@ -504,10 +526,7 @@ mod tests {
             path: Path::new("MEMORY.md"),
             briefs: true,
         };
-        match apply_to(src, &refs, &cx) {
-            Ok(a) => Ok((without_stamps(&a.src), a.outcomes)),
-            Err(f) => Err(f.error),
-        }
+        apply_to(src, &refs, &cx)
     }
 
     /// `src` without the metadata comments memdir stamps on what it writes.
@@ -625,6 +644,35 @@ mod tests {
             },
         ];
         assert!(run("- a\n", &ops, 600).is_ok());
+    }
+
+    /// A refused batch names the first operation after which the store
+    /// was over its budget (and over what it used before), whichever
+    /// operations follow it.
+    #[test]
+    fn a_refused_batch_names_the_first_operation_over_the_budget() {
+        let index = |ops: &[Op]| match applied("- a\n", ops, 600) {
+            Ok(_) => None,
+            Err(f) => {
+                assert_eq!(f.error.code().as_str(), "memory_over_budget");
+                Some(f.index)
+            }
+        };
+        let (a, b, c) = ("a".repeat(200), "b".repeat(250), "c".repeat(350));
+        let remove = |t: &str| Op::Remove {
+            old: t.into(),
+            scope: Some(Scope::Memory),
+        };
+        // Over after the third only (characters: 3, then 206, 459, 812).
+        assert_eq!(index(&[add(&a), add(&b), add(&c)]), Some(2));
+        // Over after the second (356, then 609), still over after the third.
+        assert_eq!(index(&[add(&c), add(&b), add("d")]), Some(1));
+        // Over after the second, back under after the third, over again
+        // after the fourth: the second is named.
+        let over_twice = [add(&c), add(&b), remove(&b), add(&format!("{a}{a}"))];
+        assert_eq!(index(&over_twice), Some(1));
+        // Over in the middle only: it fits.
+        assert_eq!(index(&[add(&c), add(&b), remove(&b)]), None);
     }
 
     #[test]

@@ -14,10 +14,12 @@
 #[cfg(feature = "embed")]
 pub mod embed;
 pub mod fuse;
+mod kept;
 mod score;
 pub(crate) mod select;
 mod similarity;
 
+pub use kept::{KeptBm25, TermCache};
 pub use score::{Bm25Scorer, CharEstimator, Scorer, TokenEstimator, terms};
 #[cfg(any(test, feature = "internals"))]
 pub use score::{KEEP_THRESHOLD, ScoreError, Scored};

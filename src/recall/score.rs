@@ -17,6 +17,8 @@ use std::time::Instant;
 
 use unicode_normalization::UnicodeNormalization;
 
+use std::sync::Arc;
+
 /// The relevance threshold recall keeps: 0.5.
 pub const KEEP_THRESHOLD: f64 = 0.5;
 
@@ -32,7 +34,7 @@ const HALF_AT: f64 = 0.6;
 const SHORT_QUERY: f64 = 20.0;
 const LONG_QUERY_FLOOR: f64 = 0.15;
 /// How many facts are tokenised between two deadline checks.
-const CHECK_EVERY: usize = 64;
+pub(super) const CHECK_EVERY: usize = 64;
 /// The query's best matches whose texts fit in about this many tokens (four
 /// characters a token, plus one a fact) may score 0.5 though no single
 /// match is distinctive (see [`half_point`]).
@@ -193,6 +195,58 @@ fn bag(
     (tf, len)
 }
 
+/// One text's terms: each term's frequency (a part of a compound weighs
+/// [`PART_WEIGHT`]) and the text's length in the same units.
+#[derive(Debug)]
+pub(super) struct DocBag {
+    tf: HashMap<Box<str>, f64, FnvBuild>,
+    len: f64,
+}
+
+impl DocBag {
+    /// The terms of `text`, added up in the order they occur (as the
+    /// scorer adds them).
+    pub(super) fn of(text: &str, scratch: &mut Scratch) -> DocBag {
+        let mut tf: HashMap<Box<str>, f64, FnvBuild> = HashMap::default();
+        let mut len = 0.0;
+        scratch.each(text, |term, part, _| {
+            let w = if part { PART_WEIGHT } else { 1.0 };
+            len += w;
+            match tf.get_mut(term) {
+                Some(f) => *f += w,
+                None => {
+                    tf.insert(Box::from(term), w);
+                }
+            }
+        });
+        DocBag { tf, len }
+    }
+
+    /// The frequencies of the query's `terms` in this text, as (index in
+    /// `terms`, frequency) by index, and the text's length.
+    pub(super) fn probe(&self, terms: &[&str]) -> (Vec<(usize, f64)>, f64) {
+        let tf = terms
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| self.tf.get(*t).map(|&f| (i, f)))
+            .collect();
+        (tf, self.len)
+    }
+}
+
+/// Where a scoring takes the facts' terms from when they are kept between
+/// scorings (`kept::TermCache`).
+pub(super) trait Bags {
+    /// The terms of each of `docs`, in order (tokenised with `scratch`
+    /// where not kept); [`ScoreError::TimedOut`] past `deadline`.
+    fn bags(
+        &self,
+        docs: &[&str],
+        deadline: Instant,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Arc<DocBag>>, ScoreError>;
+}
+
 /// Sharpens a relative idf so that common terms add little (plain products:
 /// `powi` is not guaranteed to give the same bits on every platform).
 fn cube(r: f64) -> f64 {
@@ -205,6 +259,21 @@ fn lucene_idf(n_docs: f64, df: f64) -> f64 {
 
 impl Scorer for Bm25Scorer {
     fn score(&self, query: &str, docs: &[&str], deadline: Instant) -> Result<Vec<f64>, ScoreError> {
+        self.score_kept(query, docs, deadline, None)
+    }
+}
+
+impl Bm25Scorer {
+    /// [`Scorer::score`], taking the facts' terms from `kept` where it has
+    /// them (and keeping there those it lacked): the same scores, bit for
+    /// bit, either way.
+    pub(super) fn score_kept(
+        &self,
+        query: &str,
+        docs: &[&str],
+        deadline: Instant,
+        kept: Option<&dyn Bags>,
+    ) -> Result<Vec<f64>, ScoreError> {
         let (k1, b) = (self.k1, self.b);
         if !(k1.is_finite() && k1 >= 0.0 && b.is_finite() && (0.0..=1.0).contains(&b)) {
             return Err(ScoreError::Failed(format!("invalid BM25 k1={k1}, b={b}")));
@@ -230,11 +299,21 @@ impl Scorer for Bm25Scorer {
             .map(|(i, &(t, _))| (t, i))
             .collect();
         let mut bags = Vec::with_capacity(docs.len());
-        for (i, doc) in docs.iter().enumerate() {
-            if i % CHECK_EVERY == 0 && Instant::now() > deadline {
-                return Err(ScoreError::TimedOut);
+        match kept {
+            None => {
+                for (i, doc) in docs.iter().enumerate() {
+                    if i % CHECK_EVERY == 0 && Instant::now() > deadline {
+                        return Err(ScoreError::TimedOut);
+                    }
+                    bags.push(bag(doc, &probe, &mut scratch));
+                }
             }
-            bags.push(bag(doc, &probe, &mut scratch));
+            Some(cache) => {
+                let words: Vec<&str> = terms.iter().map(|&(t, _)| t).collect();
+                for doc in cache.bags(docs, deadline, &mut scratch)? {
+                    bags.push(doc.probe(&words));
+                }
+            }
         }
         let n_docs = docs.len() as f64;
         let avgdl = bags.iter().map(|(_, len)| len).sum::<f64>() / n_docs;
@@ -379,7 +458,7 @@ struct Token(String, bool, bool);
 /// of each lower-cased word seen so far (`None`: no term), since the facts
 /// and the query repeat their words.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     chars: Vec<char>,
     parts: Vec<(usize, usize)>,
     lower: String,

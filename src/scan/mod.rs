@@ -80,6 +80,7 @@ pub fn ascii_lookalike(c: char) -> Option<char> {
 mod decode;
 mod lang;
 mod lines;
+mod memo;
 mod patterns;
 pub mod semantic;
 #[cfg(test)]
@@ -206,8 +207,18 @@ fn threat_match(p: &Pattern, slots: &Slots, views: &[View], filter: bool) -> boo
 }
 
 /// Every finding in `text`, each pattern id at most once, in a deterministic order (threats first, then secrets, in table order).
+///
+/// The verdicts of recent short texts are kept in memory by their whole
+/// text (`memo`): a process that guards the same facts again scans them once.
 pub fn scan(text: &str) -> Vec<Finding> {
-    scan_with(text, true)
+    if text.len() <= memo::MAX_TEXT_BYTES
+        && let Some(kept) = memo::get(text)
+    {
+        return kept;
+    }
+    let found = scan_with(text, true);
+    memo::put(text, &found);
+    found
 }
 
 /// [`scan`], with the keyword prefilters on or off (off only in tests and the fuzz targets,

@@ -108,11 +108,19 @@ pub use watch::{Change as WatchedChange, Watching};
 use crate::edit::Op;
 use crate::error::Result;
 use crate::model::{Caller, Scope};
-use crate::recall::{Bm25Scorer, CharEstimator, Recall, RecallOptions, Scorer, TokenEstimator};
+use crate::recall::{
+    Bm25Scorer, CharEstimator, KeptBm25, Recall, RecallOptions, Scorer, TermCache, TokenEstimator,
+};
 use crate::snapshot::Snapshot;
 
 /// The public surface of an owner's memory.
 impl Store {
+    /// The terms of the texts lexical recall scored, kept between the calls
+    /// of a long-lived process (a [`Store`] and its clones share them).
+    pub fn recall_terms(&self) -> &TermCache {
+        self.parsed().terms()
+    }
+
     /// Waits for the work this process started after answering recalls
     /// (semantic recall's missing vectors, computed and cached in the
     /// background) to finish: a command line calls it after printing.
@@ -488,13 +496,11 @@ impl Owner {
 
     /// Recalls with the built-in scorer and token estimate.
     pub fn recall(&self, options: &RecallOptions) -> Result<Recall> {
-        recall::recall(
-            self,
-            options,
-            &Bm25Scorer::default(),
-            &CharEstimator,
-            Utc::now(),
-        )
+        let scorer = KeptBm25 {
+            scorer: &Bm25Scorer::default(),
+            kept: self.store().recall_terms(),
+        };
+        recall::recall(self, options, &scorer, &CharEstimator, Utc::now())
     }
 
     /// Computes now the vectors of semantic recall that the owner's cache

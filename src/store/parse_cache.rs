@@ -23,6 +23,7 @@ use crate::disk::{Kind, Stat};
 use crate::error::Result;
 use crate::markdown::Document;
 use crate::model::Settings;
+use crate::recall::TermCache;
 
 /// How many parses are kept (two stores a owner, a few owners a process).
 const SLOTS: usize = 8;
@@ -85,9 +86,17 @@ pub(crate) struct ParseCache {
     /// The keys file last read, by path and settled stat (its parse, as
     /// the keys' layer made it).
     keys: Mutex<Option<(PathBuf, StatKey, Kept)>>,
+    /// The terms of the texts recall scored, by their whole text.
+    terms: TermCache,
 }
 
 impl ParseCache {
+    /// The terms of the texts recall scored (lexical recall's tokenising,
+    /// kept between the calls of a long-lived process).
+    pub(crate) fn terms(&self) -> &TermCache {
+        &self.terms
+    }
+
     /// The parse of `src` read from `path`, when it is remembered (with ids
     /// if `ids`).
     pub(crate) fn get(&self, path: &Path, src: &str, ids: bool) -> Option<Arc<Document>> {

@@ -19,7 +19,7 @@ use memdir::api::types::Caller;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Calls of one owner on the blocking pool at once, at most.
-pub const RUNNING_PER_OWNER: usize = 8;
+pub const RUNNING_PER_OWNER: usize = 32;
 /// Calls of one owner waiting for their turn, at most.
 pub const WAITING_PER_OWNER: usize = 64;
 /// The `Retry-After` of a `busy` answer, in seconds.

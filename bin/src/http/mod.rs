@@ -55,7 +55,7 @@ use serde_json::Value;
 /// The largest body of every route but a result's `PUT`.
 pub const SMALL_BODY: usize = 64 * 1024;
 /// Blocking threads at most (file work of calls in flight).
-const BLOCKING_THREADS: usize = 64;
+const BLOCKING_THREADS: usize = 256;
 
 /// What the server was started with.
 #[derive(Debug, Clone)]
