@@ -12,12 +12,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use unicode_normalization::UnicodeNormalization;
-
-use std::sync::Arc;
 
 /// The relevance threshold recall keeps: 0.5.
 pub const KEEP_THRESHOLD: f64 = 0.5;
