@@ -9,12 +9,11 @@
 //!   The binary). The PIE is linked with packed relative relocations (`-z
 //!   pack-relative-relocs`, DT_RELR), which keep most of that start-up cost away, where the
 //!   linker and C library support them (GNU ld 2.38+, glibc 2.36+).
-//! - The unwinder std needs for backtraces is linked in from `libgcc_eh.a` rather than loaded
-//!   from `libgcc_s.so`: one shared object less to map and relocate at every start, and
-//!   libgcc_s's constructor runs `cpuid` several times, each a trap to the hypervisor on a
-//!   virtual machine. `MEMDIR_SHARED_UNWINDER=1` keeps libgcc_s.
+//! - The unwinder std needs is the system's shared `libgcc_s.so`, as cargo links it: a static
+//!   copy (`libgcc_eh.a`) would start a little faster, but a fix to the system's unwinder would
+//!   then reach memdir only with a rebuild, and start-up is not worth that.
 //!
-//! Where a probe fails, the binary is linked as cargo links it.
+//! Where the probe fails, the binary is linked as cargo links it.
 
 #[path = "link.rs"]
 mod link;
@@ -24,15 +23,10 @@ use link::{links_with, native_linux_gnu};
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=link.rs");
-    println!("cargo:rerun-if-env-changed=MEMDIR_SHARED_UNWINDER");
     if !native_linux_gnu() {
         return;
     }
     if links_with(&["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs"]) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-    }
-    let shared = std::env::var_os("MEMDIR_SHARED_UNWINDER").is_some_and(|v| v != "0");
-    if !shared && links_with(&["-l:libgcc_eh.a"]) {
-        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
 }

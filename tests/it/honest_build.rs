@@ -70,6 +70,23 @@ fn the_binary_is_a_pie() {
     );
 }
 
+/// The binary's build script links no library of its own, a static
+/// unwinder above all (`libgcc_eh.a`: a fix to the system's unwinder would
+/// reach memdir only with a rebuild); its one link argument is the PIE's
+/// packed relocations.
+#[test]
+fn the_binary_links_the_system_s_shared_unwinder() {
+    let build = read("bin/build.rs");
+    let links: Vec<&str> = link_directives(&build)
+        .into_iter()
+        .filter(|l| l.contains("cargo:"))
+        .collect();
+    assert!(
+        !links.is_empty() && links.iter().all(|l| l.contains("pack-relative-relocs")),
+        "bin/build.rs: {links:#?}"
+    );
+}
+
 #[test]
 fn the_binary_leaks_nothing_on_purpose() {
     let mut found = Vec::new();

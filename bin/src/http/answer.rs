@@ -7,6 +7,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use memdir::api::errors::Transport;
+use memdir::api::types::Change;
 use memdir::api::{Request, RunRef};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -191,6 +192,21 @@ pub(super) fn as_fields(v: &Value) -> String {
 /// string of it passes ([`api::guard::AgentJson::checked`]).
 pub(super) fn checked(v: Value) -> api::guard::AgentJson {
     api::guard::AgentJson::checked(v, "the answer")
+}
+
+/// The status of a save's answer, by what it did: 201 for a new entry,
+/// 202 for a write that waits for a person, 200 otherwise. Every variant
+/// named, so a new one is decided here, not defaulted.
+pub(super) fn saved_status(change: Change) -> u16 {
+    match change {
+        Change::Added => 201,
+        Change::Pending => 202,
+        Change::AlreadyStored
+        | Change::Replaced
+        | Change::Unchanged
+        | Change::Merged
+        | Change::Removed => 200,
+    }
 }
 
 /// An answer of the server's own (`api::wire`), through the scanner as

@@ -11,7 +11,7 @@ use memdir::api::{self, Request, Response as Answer, render, wire};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::answer::{checked_answer, in_run, ok, parse, query};
+use super::answer::{checked_answer, in_run, ok, parse, query, saved_status};
 use super::{App, Fail};
 
 /// A fact to save in MEMORY.md.
@@ -97,11 +97,7 @@ pub(super) async fn save(
                         archived: &w.archived,
                         pending_id,
                     });
-                    let status = match o.message {
-                        m if m.created() => 201,
-                        m if m.pending() => 202,
-                        _ => 200,
-                    };
+                    let status = saved_status(o.message);
                     Ok((status, v))
                 }
                 _ => Ok((200, render::json(&r))),

@@ -11,7 +11,9 @@ use memdir::api::types::{Error, Op, PutOptions, PutStatus, Scope};
 use memdir::api::{self, Request, Response as Answer, render, wire};
 use serde::Deserialize;
 
-use super::answer::{Args, Common, FormatQuery, checked_answer, formatted, in_run, parse};
+use super::answer::{
+    Args, Common, FormatQuery, checked_answer, formatted, in_run, parse, saved_status,
+};
 use super::{App, Fail, blocking, uploads};
 
 pub(super) async fn snapshot(
@@ -106,11 +108,7 @@ pub(super) async fn remember(
                 match &*r {
                     Answer::Written(w) => {
                         let o = &w.outcome;
-                        let status = match o.message {
-                            m if m.created() => 201,
-                            m if m.pending() => 202,
-                            _ => 200,
-                        };
+                        let status = saved_status(o.message);
                         let (waits, pending_id) = wire::waiting(w.pending_id.as_deref());
                         Ok((
                             status,
