@@ -96,11 +96,14 @@ rate() { # NAME ARGS...: wrk's requests/s, and any non-2xx answers
 auth=(-H "Authorization: Bearer $key")
 echo "memdir load: $conns connections, ${secs} s each, model: ${MODEL:-none}, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 health="$(rate "GET /healthz (floor)" "$base/healthz")"
-# PERF=FILE: the server's profile during the GET recall run (perf record).
+# PERF=FILE, PERF_POST=FILE, PERF_WRITE=FILE: the server's profile during the
+# GET recall, the POST recall and the remember runs (perf record).
 [ -n "${PERF:-}" ] && { perf record -F 499 --call-graph dwarf,32768 -o "$PERF" -p "$server" 2> /dev/null & perf=$!; }
 get="$(rate "GET /v1/memory/recall" "${auth[@]}" "$base/v1/memory/recall?q=deploy%20runbook")"
 [ -n "${PERF:-}" ] && { kill -INT "$perf"; wait "$perf" || true; }
+[ -n "${PERF_POST:-}" ] && { perf record -F 499 --call-graph dwarf,32768 -o "$PERF_POST" -p "$server" 2> /dev/null & perf=$!; }
 post="$(rate "POST /api/v1/memories/recall" "${auth[@]}" -s "$work/post.lua" "$base/api/v1/memories/recall")"
+[ -n "${PERF_POST:-}" ] && { kill -INT "$perf"; wait "$perf" || true; }
 health2="$(rate "GET /healthz (floor, again)" "$base/healthz")"
 [ -n "${PERF_WRITE:-}" ] && { perf record -F 499 --call-graph dwarf,32768 -o "$PERF_WRITE" -p "$server" 2> /dev/null & perf=$!; }
 remember="$(rate "POST /v1/memory/remember" "${auth[@]}" -s "$work/remember.lua" "$base/v1/memory/remember")"

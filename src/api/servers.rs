@@ -7,6 +7,7 @@
 
 pub mod replica;
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -245,56 +246,78 @@ pub(crate) fn recall_entries(
     let limit = limit
         .unwrap_or(DEFAULT_RECALL_LIMIT)
         .clamp(1, MAX_RECALL_LIMIT);
-    let entries = owner.entry_texts()?.into_iter().map(|e| {
-        let text = if e.flagged.is_empty() {
-            e.text
-        } else {
-            format!(
-                "[BLOCKED: {} entry {} matched {}; remove or edit it]",
-                e.scope.file_name(),
-                e.id,
-                e.flagged.join(", ")
-            )
-        };
-        EntryOut {
-            id: e.id,
-            scope: e.scope,
-            text,
-            score: None,
-        }
-    });
-    let mut entries: Vec<EntryOut> = entries.collect();
+    // The entries as kept between calls while their files are as they were;
+    // only those answered are copied.
+    let kept = owner.kept_entry_texts()?;
+    let shown: Vec<Cow<'_, str>> = kept
+        .iter()
+        .map(|e| {
+            if e.flagged.is_empty() {
+                Cow::Borrowed(e.text.as_str())
+            } else {
+                Cow::Owned(format!(
+                    "[BLOCKED: {} entry {} matched {}; remove or edit it]",
+                    e.scope.file_name(),
+                    e.id,
+                    e.flagged.join(", ")
+                ))
+            }
+        })
+        .collect();
     let query = query.map(str::trim).filter(|q| !q.is_empty());
-    if let Some(q) = query {
-        if q.chars().count() > crate::recall::MAX_QUERY_CHARS {
-            return Err(Error::QueryTooLong {
-                chars: q.chars().count(),
-                limit: crate::recall::MAX_QUERY_CHARS,
-            });
-        }
-        let docs: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let scorer = KeptBm25 {
-            scorer: &Bm25Scorer::default(),
-            kept: store.recall_terms(),
-        };
-        match scorer.score(q, &docs, deadline) {
-            Ok(scores) => {
-                for (e, s) in entries.iter_mut().zip(scores) {
-                    e.score = Some(s);
-                }
-                entries.retain(|e| e.score.is_some_and(|s| s > 0.0));
-                entries.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
-            }
-            // Scoring failed: the entries that contain the query.
-            Err(_) => {
-                let q = q.to_lowercase();
-                entries.retain(|e| e.text.to_lowercase().contains(&q));
-            }
-        }
+    let order: Vec<(usize, Option<f64>)> = match query {
+        None => (0..shown.len()).map(|i| (i, None)).collect(),
+        Some(q) => ranked(store, q, &shown)?,
+    };
+    Ok(order
+        .into_iter()
+        .take(limit)
+        .map(|(i, score)| EntryOut {
+            id: kept[i].id.clone(),
+            scope: kept[i].scope,
+            text: shown[i].clone().into_owned(),
+            score,
+        })
+        .collect())
+}
+
+/// The places in `texts` of those the recall scorer finds any evidence
+/// for in `q`, best first, with their scores (a tie keeps file order); when
+/// scoring fails, of those that contain `q`.
+fn ranked(store: &Store, q: &str, texts: &[Cow<'_, str>]) -> Result<Vec<(usize, Option<f64>)>> {
+    if q.chars().count() > crate::recall::MAX_QUERY_CHARS {
+        return Err(Error::QueryTooLong {
+            chars: q.chars().count(),
+            limit: crate::recall::MAX_QUERY_CHARS,
+        });
     }
-    entries.truncate(limit);
-    Ok(entries)
+    let docs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let scorer = KeptBm25 {
+        scorer: &Bm25Scorer::default(),
+        kept: store.recall_terms(),
+    };
+    Ok(match scorer.score(q, &docs, deadline) {
+        Ok(scores) => {
+            let mut order: Vec<(usize, Option<f64>)> = scores
+                .into_iter()
+                .enumerate()
+                .filter(|(_, s)| *s > 0.0)
+                .map(|(i, s)| (i, Some(s)))
+                .collect();
+            order.sort_by(|a, b| b.1.unwrap_or(0.0).total_cmp(&a.1.unwrap_or(0.0)));
+            order
+        }
+        // Scoring failed: the entries that contain the query.
+        Err(_) => {
+            let q = q.to_lowercase();
+            docs.iter()
+                .enumerate()
+                .filter(|(_, t)| t.to_lowercase().contains(&q))
+                .map(|(i, _)| (i, None))
+                .collect()
+        }
+    })
 }
 
 /// What `forget` names: an entry's id, or a text that must match exactly

@@ -188,10 +188,15 @@ pub fn parse_expires(s: &str) -> Result<DateTime<Utc>> {
 /// `expires`, or one still ahead. (Reads only the `expires` value; this runs
 /// for every entry of every snapshot.)
 pub fn is_live(meta: Option<&str>, now: DateTime<Utc>) -> bool {
+    meta.and_then(expires_at).is_none_or(|e| e > now)
+}
+
+/// When the fact with metadata comment `meta` expires, if it says (what
+/// [`is_live`] compares with the time).
+pub fn expires_at(meta: &str) -> Option<DateTime<Utc>> {
     static EXPIRES: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new("expires"));
-    meta.and_then(|m| quick_time(m, &EXPIRES, |m| m.expires))
-        .is_none_or(|e| e > now)
+    quick_time(meta, &EXPIRES, |m| m.expires)
 }
 
 /// When the fact with metadata comment `meta` was created, if it says.

@@ -25,7 +25,8 @@ pub use machine::{ACCOUNT_CONFIG_DIR, MACHINE_CONFIG_FILE, MachineConfig, PASSWD
 #[cfg(any(test, feature = "internals"))]
 pub use meta::BadValue;
 pub use meta::{
-    ArchiveKind, Meta, bad_values, created_at, fmt_time, is_live, parse_expires, parse_time,
+    ArchiveKind, Meta, bad_values, created_at, expires_at, fmt_time, is_live, parse_expires,
+    parse_time,
 };
 pub use replicas::Replica;
 pub use scope::{Origin, Scope};

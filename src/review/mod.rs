@@ -4,7 +4,7 @@
 //! plan spliced into a store's text ([`apply_to_store`]).
 //!
 //! The feature's folder holds both sides: this module and its children but
-//! one are pure, no I/O (docs/ARCHITECTURE.md, layer 8); `io` (layer 15)
+//! one are pure, no I/O (docs/ARCHITECTURE.md, layer 8); `io` (layer 17)
 //! reads the files, calls these, and writes through `disk`: the run, the
 //! dry run and `review apply ID`, the reviewer command, the routine, the
 //! history and undo. The pure part never names `io`.

@@ -1,9 +1,12 @@
 //! The curated stores, MEMORY.md and USER.md: showing a store's entries and
 //! usage, and writing operations to them (one or a batch, all or none).
 
+use std::sync::{Arc, LazyLock};
+
 use chrono::Utc;
 use serde::Serialize;
 
+use super::answers::Answers;
 use super::files::pending::PendingSource;
 use super::files::{scan_cache, stores};
 use super::limits::STORE_BYTES;
@@ -168,8 +171,15 @@ pub(crate) fn show(owner: &Owner, scope: Scope) -> Result<StoreView> {
 /// without its metadata and the store's usage), each with the patterns the
 /// scanner flags in it (the snapshot's verdicts, from the same cache, read
 /// and kept once for both stores as a recall does; expired entries
-/// included).
-pub(crate) fn entry_texts(owner: &Owner) -> Result<Vec<ScannedEntry>> {
+/// included). Kept between calls while the files it read are as they were
+/// (`answers`): a recall under load reads and scans nothing again.
+pub(crate) fn entry_texts(owner: &Owner) -> Result<Arc<Vec<ScannedEntry>>> {
+    static KEPT: LazyLock<Answers<Vec<ScannedEntry>>> = LazyLock::new(Answers::default);
+    KEPT.get(owner, read_entry_texts)
+}
+
+/// [`entry_texts`] read from the files.
+fn read_entry_texts(owner: &Owner) -> Result<Vec<ScannedEntry>> {
     let view = owner.view()?;
     let at = view.at();
     let mut scanner = scan_cache::load(at);

@@ -11,10 +11,12 @@
 //!   (import and export of Hermes-style memory folders), `merge_file` (git's merge driver,
 //!   on three files anywhere: no owner);
 //! * the shared steps they use: `write` (the write path of the curated
-//!   stores) and `files` (one module per file of an owner's folder);
+//!   stores), `files` (one module per file of an owner's folder) and
+//!   `answers` (reads kept between calls, checked against their files);
 //! * `owner` (the handle, and its folder opened for one operation: to read,
 //!   or locked to edit) and `root` (the [`Store`]).
 
+pub(crate) mod answers;
 mod check;
 mod curated;
 mod daylog;
@@ -303,6 +305,11 @@ impl Owner {
     /// MEMORY.md's, in file order: what [`Owner::show`] gives of each,
     /// without metadata and usage), with the scanner's verdict on each.
     pub fn entry_texts(&self) -> Result<Vec<ScannedEntry>> {
+        curated::entry_texts(self).map(std::sync::Arc::unwrap_or_clone)
+    }
+
+    /// [`Owner::entry_texts`] as kept between calls (shared, not copied).
+    pub(crate) fn kept_entry_texts(&self) -> Result<std::sync::Arc<Vec<ScannedEntry>>> {
         curated::entry_texts(self)
     }
 

@@ -147,6 +147,15 @@ impl Owner {
         self.run.as_ref()
     }
 
+    /// This handle on `store` (the same root opened again, a recording
+    /// copy say): the same owner, caller and run.
+    pub(crate) fn on(&self, store: Store) -> Owner {
+        Owner {
+            store,
+            ..self.clone()
+        }
+    }
+
     /// This handle, writing for the run `run`.
     pub(crate) fn in_run(&self, run: RunContext) -> Owner {
         Owner {

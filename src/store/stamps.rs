@@ -123,6 +123,15 @@ pub(crate) fn deps(seen: Vec<Seen>) -> Option<Vec<Dep>> {
     Some(out)
 }
 
+/// Whether none of `deps` may still change without its stamp changing,
+/// having been read at `read_at` ([`FileStamp::racy`]): what was computed
+/// from them may be kept.
+pub(crate) fn settled(deps: &[Dep], read_at: SystemTime) -> bool {
+    !deps
+        .iter()
+        .any(|d| d.stamp.is_some_and(|s| s.racy(read_at)))
+}
+
 /// The folders opened for one call, by path (`None`: missing), so each is
 /// opened once however many names in it are stated.
 type Opened = HashMap<PathBuf, Option<Dir>>;

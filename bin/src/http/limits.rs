@@ -143,6 +143,18 @@ impl Share {
     }
 }
 
+impl Share {
+    /// Takes one of the owner's turns if one is free now and no call waits
+    /// for one (the semaphore is fair: a free turn goes to a waiter first);
+    /// whether this call has a turn.
+    pub fn try_turn(&mut self) -> bool {
+        if self.permit.is_none() {
+            self.permit = self.turns.clone().try_acquire_owned().ok();
+        }
+        self.permit.is_some()
+    }
+}
+
 impl Drop for Share {
     fn drop(&mut self) {
         // The turn first, so a bucket dropped below has none out.
@@ -206,6 +218,32 @@ mod tests {
             drop(turns.pop());
             let third = limits.enter(Some("agt_a".into())).unwrap();
             assert!(third.turn().await.permit.is_some());
+        });
+    }
+
+    #[test]
+    fn a_free_turn_is_taken_at_once_but_never_ahead_of_a_waiting_call() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let limits = Limits::new(1, 8);
+            let mut first = limits.enter(Some("agt_a".into())).unwrap();
+            assert!(first.try_turn(), "the one turn is free");
+            let mut second = limits.enter(Some("agt_a".into())).unwrap();
+            assert!(!second.try_turn(), "the one turn is out");
+            // A call waits for the turn; once it is given back, the waiting
+            // call has it, not a later one trying.
+            let waiter = limits.enter(Some("agt_a".into())).unwrap();
+            let waiting = tokio::spawn(waiter.turn());
+            tokio::task::yield_now().await;
+            drop(first);
+            assert!(!second.try_turn(), "the turn went to the waiting call");
+            let waiter = waiting.await.unwrap();
+            assert!(waiter.permit.is_some());
+            drop(waiter);
+            assert!(second.try_turn());
         });
     }
 

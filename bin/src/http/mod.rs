@@ -117,7 +117,11 @@ impl Fail {
 
 /// A JSON answer with a status.
 fn json_response(status: u16, v: &Value) -> Response {
-    let mut r = Response::new(Body::from(format!("{v}\n")));
+    // Written straight into bytes (`Display` goes through the formatter a
+    // piece at a time); a value always serializes.
+    let mut bytes = serde_json::to_vec(v).unwrap_or_default();
+    bytes.push(b'\n');
+    let mut r = Response::new(Body::from(bytes));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -200,6 +204,13 @@ async fn blocking<T: Send + 'static>(
     })?
 }
 
+/// A call after its key was checked: done (it had a turn at once), or
+/// waiting for a turn of its owner.
+enum Step<T, F> {
+    Done(Result<T, Fail>),
+    Wait(Box<(Store, Who, limits::Share, F)>),
+}
+
 /// The caller a request's key names, checked against the keys file now.
 /// A keys file that is refused (opened to others, a symlink, in a folder
 /// others can write) or cannot be read grants nothing: the caller gets the
@@ -237,12 +248,14 @@ impl App {
     /// [`App::call`] with the query's `raw`: a person's key asking for the
     /// text as the files hold it (an agent's key asking is refused).
     ///
-    /// The key is checked first (on the blocking pool, briefly); the call
-    /// then waits for a turn of the owner it resolves to ([`limits`]:
-    /// `busy` past the owner's share) without holding a thread, and runs
-    /// with its turn on the pool, on a store that carries the request's
-    /// deadline: its write is abandoned if the deadline passes before it
-    /// begins (`408 request_timeout`), and finishes otherwise.
+    /// The key is checked first, on the blocking pool; the call then takes
+    /// a turn of the owner it resolves to ([`limits`]: `busy` past the
+    /// owner's share). With a turn free it runs at once on the same thread
+    /// (one hand-off to the pool a call); otherwise it waits for one
+    /// without holding a thread and runs on the pool again. It runs on a
+    /// store that carries the request's deadline: its write is abandoned if
+    /// the deadline passes before it begins (`408 request_timeout`), and
+    /// finishes otherwise.
     async fn call_as<T: Send + 'static>(
         &self,
         headers: HeaderMap,
@@ -250,24 +263,42 @@ impl App {
         raw: Option<bool>,
         f: impl FnOnce(&Store, &Who) -> Result<T, Fail> + Send + 'static,
     ) -> Result<T, Fail> {
-        let (store, who) = self.caller(headers, agent, raw).await?;
-        let share = self
-            .limits
-            .enter(limits::owner_of(&who.caller, who.named.as_deref()))?
-            .turn()
-            .await;
-        let store = match DEADLINE.try_with(Deadline::clone) {
-            Ok(deadline) => store.with_deadline(deadline),
-            Err(_) => store,
+        let deadline = DEADLINE.try_with(Deadline::clone).ok();
+        let (cfg, kept, limits) = (self.cfg.clone(), self.kept.clone(), self.limits.clone());
+        let first = blocking(move || {
+            let store = kept.open()?;
+            let who = Who {
+                caller: authenticate(&store, &cfg, &headers)?,
+                named: agent.filter(|a| !a.is_empty()),
+                raw: raw.unwrap_or(false),
+            };
+            let mut share = limits.enter(limits::owner_of(&who.caller, who.named.as_deref()))?;
+            let store = match deadline {
+                Some(deadline) => store.with_deadline(deadline),
+                None => store,
+            };
+            if share.try_turn() {
+                // The turn ends with the work, even if no one waits for it.
+                let _share = share;
+                return Ok(Step::Done(f(&store, &who)));
+            }
+            Ok(Step::Wait(Box::new((store, who, share, f))))
+        })
+        .await?;
+        let done = match first {
+            Step::Done(done) => done,
+            Step::Wait(waiting) => {
+                let (store, who, share, f) = *waiting;
+                let share = share.turn().await;
+                blocking(move || {
+                    let _share = share;
+                    f(&store, &who)
+                })
+                .await
+            }
         };
         let secs = self.cfg.timeout.as_secs();
-        blocking(move || {
-            // The turn ends with the work, even if no one waits for it.
-            let _share = share;
-            f(&store, &who)
-        })
-        .await
-        .map_err(|e| match e {
+        done.map_err(|e| match e {
             // The deadline cut the write: the answer the time bound gives.
             Fail::Memdir(e) if e.code() == ErrorCode::RequestTimeout => {
                 Fail::Transport(Transport::Timeout { secs })

@@ -27,6 +27,7 @@ use super::parts::{Kind, Part, compute};
 use crate::error::{Error, Result};
 use crate::model::Caller;
 use crate::store::Store;
+use crate::store::answers;
 use crate::store::stamps::{self, Dep};
 
 /// The most agents the cache holds (of every root together).
@@ -78,24 +79,9 @@ struct Cache {
 }
 
 impl Cache {
-    /// Drops the least recently used entries until at most [`MAX_OWNERS`]
-    /// are left (an eighth fewer, so that the next few additions do not
-    /// drop again).
+    /// At most [`MAX_OWNERS`] entries: the least recently used go.
     fn bound(&mut self) {
-        if self.entries.len() <= MAX_OWNERS {
-            return;
-        }
-        let keep = MAX_OWNERS - MAX_OWNERS / 8;
-        let mut by_use: Vec<(u64, Key)> = self
-            .entries
-            .iter()
-            .map(|(k, e)| (e.used, k.clone()))
-            .collect();
-        by_use.sort_unstable_by_key(|(used, _)| *used);
-        let drop = self.entries.len() - keep;
-        for (_, k) in by_use.into_iter().take(drop) {
-            self.entries.remove(&k);
-        }
+        answers::bound(&mut self.entries, MAX_OWNERS, |e| e.used);
     }
 }
 
@@ -218,11 +204,7 @@ fn read(
     let kept = recorder
         .seen()
         .and_then(stamps::deps)
-        .filter(|deps| {
-            !deps
-                .iter()
-                .any(|d| d.stamp.is_some_and(|s| s.racy(read_at)))
-        })
+        .filter(|deps| stamps::settled(deps, read_at))
         .map(|deps| Kept {
             deps,
             day: now.date_naive(),

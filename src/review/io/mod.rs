@@ -1,5 +1,5 @@
 //! The daily review's I/O side: the review of an owner (`memdir review`)
-//! run on its files, through `disk` (the feature's layer 15, beside the
+//! run on its files, through `disk` (the feature's layer 17, beside the
 //! store's features; its pure part, the plan, is the parent module
 //! `crate::review`, layer 8, which never names this one). One concern a
 //! module:

@@ -6,6 +6,7 @@
 //! sync: derived figures may be lost in a crash, never torn.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::disk::{Dir, Lock};
 use crate::error::{Error, Result};
 use crate::model::Settings;
+use crate::store::answers::Answers;
 use crate::store::limits::STATS_BYTES;
 use crate::store::owner::{At, Owner};
 use crate::store::root::DERIVED_DIR;
@@ -71,6 +73,15 @@ fn load_file(at: At<'_>) -> Stats {
         .and_then(|b| serde_json::from_slice::<Stats>(&b).ok())
         .filter(|s| s.version == STATS_VERSION)
         .unwrap_or_default()
+}
+
+/// [`load_file`] as kept between calls while the file is as it was
+/// (`answers`): a server reads the figures at every recall, and the file
+/// changes only when what is behind is written.
+fn kept_file(at: At<'_>) -> Stats {
+    static KEPT: LazyLock<Answers<Stats>> = LazyLock::new(Answers::default);
+    KEPT.get(at.owner, |o| Ok(load_file(o.view()?.at())))
+        .map_or_else(|_| load_file(at), |s| Stats::clone(&s))
 }
 
 /// The stats file's lock in `.memdir/`: recall counts are derived data with
@@ -199,7 +210,7 @@ impl Behind {
     /// and notes what it returns as behind (so two recalls of one session
     /// at once see each other's skip).
     pub(crate) fn view(&self, at: At<'_>, claim: impl FnOnce(&Stats) -> Option<Stats>) -> Stats {
-        let mut stats = load_file(at);
+        let mut stats = kept_file(at);
         let mut owners = self.pending();
         if let Some(p) = owners.get(at.owner.id()) {
             add(&mut stats, &p.delta);

@@ -59,6 +59,16 @@ impl Loaded {
 /// and outside every region between git conflict markers; and those regions,
 /// each placed before the first entry that follows it.
 pub(crate) fn live_entries(l: &Loaded, now: DateTime<Utc>) -> (Vec<&Entry>, Vec<ConflictMark>) {
+    entries_where(l, |e| is_live(e.meta_comment(&l.src), now))
+}
+
+/// The entries of a loaded store outside every region between git conflict
+/// markers for which `keep` holds; and those regions, each placed before
+/// the first entry kept that follows it.
+pub(crate) fn entries_where(
+    l: &Loaded,
+    keep: impl Fn(&Entry) -> bool,
+) -> (Vec<&Entry>, Vec<ConflictMark>) {
     let mut entries = Vec::with_capacity(l.doc.entries.len());
     let mut marks: Vec<ConflictMark> = Vec::new();
     let mut placed = vec![false; l.doc.conflicts.len()];
@@ -75,7 +85,7 @@ pub(crate) fn live_entries(l: &Loaded, now: DateTime<Utc>) -> (Vec<&Entry>, Vec<
         if l.doc.conflicts.iter().any(|c| c.overlaps(&e.item)) {
             continue;
         }
-        if is_live(e.meta_comment(&l.src), now) {
+        if keep(e) {
             entries.push(e);
         }
     }

@@ -5,8 +5,11 @@
 #[cfg(feature = "embed")]
 use std::time::Instant;
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::answers::Answers;
 use super::files::episodes::{self, EPISODES_FILE};
 use super::files::learnings::{self, LEARNINGS_FILE};
 use super::files::runs::{self, RunRecall};
@@ -16,7 +19,7 @@ use super::limits::STORE_BYTES;
 use super::owner::{At, Owner};
 use crate::error::{Error, Result};
 use crate::journal::DayLine;
-use crate::model::{Scope, created_at, validate_id};
+use crate::model::{Scope, created_at, expires_at, validate_id};
 #[cfg(feature = "embed")]
 use crate::recall::fuse::{Fused, Fusion};
 use crate::recall::select::{self, Candidate, DEFAULT_SCORE_TIMEOUT};
@@ -146,7 +149,7 @@ pub(crate) fn recall(
             (Some(held), stats)
         }
     };
-    let (mut facts, conflicts) = live_facts(owner, at, &mut stats, now)?;
+    let (mut facts, conflicts) = live_facts(owner, &mut stats, now)?;
     facts.extend(wiki_candidates(owner, now)?);
     // One time limit for the scoring, the query's vector included (counted
     // from when the model is loaded: a process loads it once). When only
@@ -270,23 +273,84 @@ fn check(options: &RecallOptions) -> Result<()> {
     Ok(())
 }
 
+/// A store entry outside conflict regions as a recall reads it, whatever
+/// the time: scanned as the snapshot scans it (a flagged fact shows its
+/// placeholder, never its text), with its dates.
+#[derive(Debug)]
+struct ReadFact {
+    scope: Scope,
+    id: String,
+    /// When it was created, if its metadata says.
+    created: Option<DateTime<Utc>>,
+    /// When it expires, if its metadata says.
+    expires: Option<DateTime<Utc>>,
+    /// What a recall shows of it.
+    text: String,
+    /// The scanner's patterns that flag it.
+    blocked: Vec<&'static str>,
+    /// Its text as written (what is scored).
+    scored: String,
+}
+
+/// Both stores as a recall reads them, whatever the time: each entry
+/// outside conflict regions, and each region's placeholder.
+#[derive(Debug, Default)]
+struct ReadFacts {
+    facts: Vec<ReadFact>,
+    conflicts: Vec<String>,
+}
+
 /// The live, unexpired facts of both stores with their dates, outside
-/// conflict regions, scanned as the snapshot scans them (a flagged fact
-/// shows its placeholder, never its text); and each conflict region's
-/// placeholder. A fact without a date is first seen now (in `stats`).
+/// conflict regions, scanned as the snapshot scans them; and each conflict
+/// region's placeholder. A fact without a date is first seen now (in
+/// `stats`). The stores are read, scanned and escaped once while their
+/// files are as they were (`answers`): under load a recall does only what
+/// depends on the time and the query.
 fn live_facts(
     owner: &Owner,
-    at: At<'_>,
     stats: &mut Stats,
     now: DateTime<Utc>,
 ) -> Result<(Vec<Candidate>, Vec<String>)> {
-    let mut facts = Vec::new();
-    let mut conflicts = Vec::new();
+    static KEPT: LazyLock<Answers<ReadFacts>> = LazyLock::new(Answers::default);
+    let read = KEPT.get(owner, read_facts)?;
+    let mut facts = Vec::with_capacity(read.facts.len());
+    for f in read
+        .facts
+        .iter()
+        .filter(|f| f.expires.is_none_or(|e| e > now))
+    {
+        let st = stats.facts.entry(f.id.clone()).or_default();
+        if f.created.is_none() && st.first_seen.is_none() {
+            st.first_seen = Some(now);
+        }
+        let created = f.created.or(st.first_seen).unwrap_or(now);
+        facts.push(Candidate {
+            fact: RecalledFact {
+                id: f.id.clone(),
+                scope: f.scope,
+                added: created.date_naive(),
+                text: f.text.clone(),
+                score: None,
+                blocked: f.blocked.clone(),
+            },
+            scored: f.scored.clone(),
+            created,
+            wiki: false,
+        });
+    }
+    Ok((facts, read.conflicts.clone()))
+}
+
+/// [`ReadFacts`] from the files.
+fn read_facts(owner: &Owner) -> Result<ReadFacts> {
+    let view = owner.view()?;
+    let at = view.at();
+    let mut out = ReadFacts::default();
     let mut scanner = scan_cache::load(at);
     for scope in Scope::ALL {
         let l = stores::load(at, scope, true, STORE_BYTES)?;
-        let (entries, marks) = stores::live_entries(&l, now);
-        conflicts.extend(
+        let (entries, marks) = stores::entries_where(&l, |_| true);
+        out.conflicts.extend(
             marks
                 .iter()
                 .map(|m| conflict_placeholder(scope.file_name(), &m.lines)),
@@ -294,12 +358,7 @@ fn live_facts(
         let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
         let verdicts = scanner.verdicts(&texts);
         for (e, findings) in entries.iter().zip(verdicts) {
-            let st = stats.facts.entry(e.id.clone()).or_default();
-            let created = e.meta_comment(&l.src).and_then(created_at);
-            if created.is_none() && st.first_seen.is_none() {
-                st.first_seen = Some(now);
-            }
-            let created = created.or(st.first_seen).unwrap_or(now);
+            let meta = e.meta_comment(&l.src);
             let (text, blocked) = if findings.is_empty() {
                 (display_text(&e.text), Vec::new())
             } else {
@@ -308,23 +367,19 @@ fn live_facts(
                     findings.iter().map(|f| f.pattern).collect(),
                 )
             };
-            facts.push(Candidate {
-                fact: RecalledFact {
-                    id: e.id.clone(),
-                    scope,
-                    added: created.date_naive(),
-                    text,
-                    score: None,
-                    blocked,
-                },
+            out.facts.push(ReadFact {
+                scope,
+                id: e.id.clone(),
+                created: meta.and_then(created_at),
+                expires: meta.and_then(expires_at),
+                text,
+                blocked,
                 scored: e.text.clone(),
-                created,
-                wiki: false,
             });
         }
     }
     scan_cache::store(owner, scanner);
-    Ok((facts, conflicts))
+    Ok(out)
 }
 
 /// The day log of today and yesterday, each line scanned; read from the
@@ -389,6 +444,51 @@ mod tests {
         ) -> std::result::Result<Vec<f64>, crate::recall::ScoreError> {
             Err(crate::recall::ScoreError::Failed("model offline".into()))
         }
+    }
+
+    #[test]
+    fn the_stores_are_read_and_scanned_once_while_their_files_are_as_they_were() {
+        use crate::store::answers::reads_on_this_thread;
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path().join("root"))
+            .unwrap()
+            .with_config_dir(d.path().join("config"));
+        let o = s.owner("agt").unwrap();
+        o.add(Scope::Memory, "The staging deploy needs the VPN on")
+            .unwrap();
+        let tomorrow = (Utc::now() + chrono::Duration::days(1)).to_rfc3339();
+        o.write(crate::edit::Op::Add {
+            text: "The staging deploy window is Tuesday".into(),
+            scope: Scope::Memory,
+            expires: Some(tomorrow),
+            supersedes: None,
+        })
+        .unwrap();
+        let q = RecallOptions::query("VPN window").on_demand();
+        let ids =
+            |r: &crate::recall::Recall| r.facts.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+        // The first recall writes the scan cache; once it has settled, the
+        // stores are read once and kept.
+        o.recall(&q).unwrap();
+        std::thread::sleep(crate::store::stamps::FINE_GRANULARITY * 2);
+        let before = reads_on_this_thread();
+        let first = o.recall(&q).unwrap();
+        let again = o.recall(&q).unwrap();
+        assert_eq!(reads_on_this_thread() - before, 1);
+        assert_eq!((ids(&first).len(), ids(&again)), (2, ids(&first)));
+        // Expiry is decided at each recall's time, on what was kept.
+        let later = Utc::now() + chrono::Duration::days(2);
+        let (scorer, tokens) = (Bm25Scorer::default(), CharEstimator);
+        let expired = super::recall(&o, &q, &scorer, &tokens, later).unwrap();
+        assert_eq!(ids(&expired).len(), 1);
+        assert_eq!(reads_on_this_thread() - before, 1);
+        // A hand edit is read at once.
+        let path = o.path(Scope::Memory);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("VPN on", "VPN up")).unwrap();
+        let edited = o.recall(&q).unwrap();
+        assert!(edited.facts.iter().any(|f| f.text.contains("VPN up")));
+        assert_eq!(reads_on_this_thread() - before, 2);
     }
 
     #[test]
