@@ -11,6 +11,7 @@ mod conflict;
 mod front_matter;
 pub mod hermes;
 mod parse;
+pub(crate) mod reparse;
 pub(crate) mod splice;
 #[cfg(test)]
 mod tests;

@@ -11,11 +11,11 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::conflict::may_have_markers;
 use super::parse::{
     Document, Entry, Marker, ends_with_eol, eol_len_at_end, line_end_with_eol, line_start, lines,
-    parse_without_ids, trim_md_end,
+    trim_md_end,
 };
+use super::reparse::parse_after;
 use crate::model::{Scope, entry_id};
 
 /// Why an edit could not be placed.
@@ -654,82 +654,6 @@ fn parses_to(
         }
     }
     Some(doc)
-}
-
-/// Whether `s` holds a line that pulldown-cmark may take for the start of a
-/// metadata block (`---` and nothing but whitespace after it): whether one
-/// is depends on a closing line anywhere after it, so a change far below can
-/// turn it into one (or back).
-fn may_open_metadata(s: &str) -> bool {
-    static DASHES: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"---"));
-    let b = s.as_bytes();
-    DASHES.find_iter(b).any(|i| {
-        b.get(i.wrapping_sub(1)) != Some(&b'-')
-            && b[i + 3..]
-                .iter()
-                .take_while(|&&c| c != b'\n' && c != b'\r')
-                .all(u8::is_ascii_whitespace)
-    })
-}
-
-/// The parse (without ids) of `out`: `src`, parsed as `doc`, with bytes
-/// changed from `from` on.
-///
-/// Block structure is read line by line, and where a line starts a
-/// top-level list item, the lines before it are closed for good: nothing
-/// after can change them, and the item and what follows parse as they would
-/// at the top of a document of their own (the list's tightness and start
-/// number differ, which no entry reads; a link definition before it can
-/// change which brackets are links, never where an item or an HTML comment
-/// is). So where the edit begins after the first line of an entry, only
-/// `out` from that entry on is parsed, and the entries before it are
-/// `doc`'s. pulldown-cmark's block parser looks ahead once: `---` opens a
-/// metadata block only where a closing line follows, however far below.
-/// The whole of `out` is parsed where a line before the entry may open
-/// one, where no entry's first line ends before `from` (front matter and a
-/// byte-order mark lie before the first entry), and where either text holds
-/// conflict markers. The property test
-/// `parsing_from_an_entry_on_is_parsing_the_whole` and the fuzz target
-/// `markdown_splice` hold this to the whole parse.
-pub(crate) fn parse_after(src: &str, doc: &Document, from: usize, out: &str) -> Document {
-    let body_start = doc.body_start(src);
-    let resume = doc.entries.iter().rposition(|e| {
-        let first_line = line_end_with_eol(src, e.item.start);
-        e.item.start > body_start && first_line <= from && ends_with_eol(&src[..first_line])
-    });
-    let whole = || parse_without_ids(out);
-    let Some(k) = resume else {
-        return whole();
-    };
-    let s = doc.entries[k].item.start;
-    if !doc.conflicts.is_empty() || may_have_markers(out) || may_open_metadata(&src[body_start..s])
-    {
-        return whole();
-    }
-    let Some(tail) = out.get(s..) else {
-        return whole();
-    };
-    let tail = parse_without_ids(tail);
-    if tail.bom || tail.front_matter.is_some() || !tail.conflicts.is_empty() {
-        return whole();
-    }
-    let shift = |r: Range<usize>| r.start + s..r.end + s;
-    let mut entries = Vec::with_capacity(k + tail.entries.len());
-    entries.extend_from_slice(&doc.entries[..k]);
-    entries.extend(tail.entries.into_iter().map(|e| Entry {
-        item: shift(e.item),
-        body: shift(e.body),
-        meta: e.meta.map(shift),
-        ..e
-    }));
-    Document {
-        bom: doc.bom,
-        front_matter: doc.front_matter.clone(),
-        entries,
-        eol: doc.eol,
-        conflicts: Vec::new(),
-    }
 }
 
 #[cfg(test)]

@@ -529,7 +529,7 @@ fn change() -> impl Strategy<Value = (u16, u16, String)> {
 proptest! {
     #![proptest_config(config())]
 
-    /// The claim the edits' check stands on (`splice::parse_after`): after a
+    /// The claim the edits' check stands on (`reparse::parse_after`): after a
     /// change that begins past an entry's first line, parsing from that
     /// entry on, with the entries before it kept, gives exactly the entries
     /// of a parse of the whole result, whatever the change is.
@@ -551,7 +551,33 @@ proptest! {
             to -= 1;
         }
         let out = format!("{}{with}{}", &src[..from], &src[to..]);
-        let fast = crate::markdown::splice::parse_after(&src, &doc, from, &out);
+        let fast = crate::markdown::reparse::parse_after(&src, &doc, from, &out);
+        let whole = crate::markdown::parse_without_ids(&out);
+        prop_assert_eq!(fast, whole, "from {} cut {} with {:?} into {:?}", from, to - from, with, src);
+    }
+
+    /// The same claim where the change stays before a later entry, which it
+    /// keeps whole: the parse then stops at that entry's first line, and
+    /// the entries from it on are the old ones, moved
+    /// (`reparse::parse_window`).
+    #[test]
+    fn parsing_to_the_next_entry_kept_is_parsing_the_whole(src in any_source(), pick in any::<u16>(), (at, cut, with) in change()) {
+        let doc = crate::markdown::parse_without_ids(&src);
+        prop_assume!(doc.entries.len() >= 2);
+        let i = usize::from(pick) % (doc.entries.len() - 1);
+        let after = crate::markdown::line_end_with_eol(&src, doc.entries[i].item.start);
+        let next = doc.entries[i + 1].item.start;
+        prop_assume!(after <= next);
+        let mut from = after + usize::from(at) % (next - after + 1);
+        while !src.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (from + usize::from(cut)).min(next);
+        while !src.is_char_boundary(to) {
+            to -= 1;
+        }
+        let out = format!("{}{with}{}", &src[..from], &src[to..]);
+        let fast = crate::markdown::reparse::parse_after(&src, &doc, from, &out);
         let whole = crate::markdown::parse_without_ids(&out);
         prop_assert_eq!(fast, whole, "from {} cut {} with {:?} into {:?}", from, to - from, with, src);
     }
