@@ -1,7 +1,8 @@
 //! Answers of reads kept between the calls of one process: each kept under
-//! the root's identity (its path, and its folder's device and inode) and
-//! the owner's id, with the stamp of every file or folder its read touched
-//! (as a recording disk noted them: `disk::Recorder`). A kept answer is
+//! the root's identity (its path, and its folder's device and inode), the
+//! owner's id and the model the scanner judges with, with the stamp of
+//! every file or folder its read touched (as a recording disk noted them:
+//! `disk::Recorder`). A kept answer is
 //! given again only while every one of those files has the same stamp now
 //! (device, inode, size, modification and change times to the nanosecond),
 //! so no answer is ever staler than the files; otherwise it is read again.
@@ -31,8 +32,11 @@ use crate::error::Result;
 pub(crate) const MAX_OWNERS: usize = 1024;
 
 /// A root (its path as the store names it, and its folder's device and
-/// inode) and an owner.
-type Key = (PathBuf, (u64, u64), String);
+/// inode), an owner, and the model the store's scanner judges with beside
+/// the rules (its recall model, where the semantic layer is on): two stores
+/// of one root in one process that judge differently keep their own
+/// answers.
+type Key = (PathBuf, (u64, u64), String, Option<PathBuf>);
 
 /// An answer as read, and the files it holds under.
 #[derive(Debug)]
@@ -87,7 +91,11 @@ impl<T> Answers<T> {
             // No root: nothing to key by, and nothing read to keep.
             return read(owner).map(Arc::new);
         };
-        let key: Key = (store.root().to_owned(), root, owner.id().to_owned());
+        let judge = store
+            .semantic_scan()
+            .then(|| store.recall_model())
+            .flatten();
+        let key: Key = (store.root().to_owned(), root, owner.id().to_owned(), judge);
         let held = {
             let mut inner = self.lock();
             inner.clock += 1;
@@ -269,6 +277,28 @@ mod tests {
         assert_eq!(reads_on_this_thread() - before, 2);
         assert_eq!(after.len(), 2);
         assert!(!after[1].flagged.is_empty(), "{after:?}");
+    }
+
+    #[test]
+    fn a_store_that_judges_with_a_model_keeps_its_own_answers() {
+        let (tmp, owner) = root();
+        settle();
+        let config = tmp.path().join("judged-config");
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(config.join("config.yaml"), "scan:\n  semantic: true\n").unwrap();
+        let judged = Store::open(tmp.path().join("root"))
+            .unwrap()
+            .with_config_dir(&config)
+            .with_recall_model(tmp.path().join("model"))
+            .owner("agt_a")
+            .unwrap();
+        let (answers, reads) = (Answers::default(), Cell::new(0));
+        first_text(&answers, &owner, &reads);
+        first_text(&answers, &judged, &reads);
+        assert_eq!(reads.get(), 2, "the rules' answer is not the model's");
+        first_text(&answers, &owner, &reads);
+        first_text(&answers, &judged, &reads);
+        assert_eq!(reads.get(), 2);
     }
 
     #[test]
