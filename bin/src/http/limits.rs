@@ -200,13 +200,17 @@ mod tests {
         assert!(a().is_ok());
     }
 
-    #[test]
-    fn at_most_the_running_calls_have_a_turn() {
-        let rt = tokio::runtime::Builder::new_current_thread()
+    /// A runtime on this thread, with time (for the tests' timeouts).
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
-            .unwrap();
-        rt.block_on(async {
+            .unwrap()
+    }
+
+    #[test]
+    fn at_most_the_running_calls_have_a_turn() {
+        runtime().block_on(async {
             let limits = Limits::new(2, 8);
             let mut turns = Vec::new();
             for _ in 0..2 {
@@ -223,11 +227,7 @@ mod tests {
 
     #[test]
     fn a_free_turn_is_taken_at_once_but_never_ahead_of_a_waiting_call() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        runtime().block_on(async {
             let limits = Limits::new(1, 8);
             let mut first = limits.enter(Some("agt_a".into())).unwrap();
             assert!(first.try_turn(), "the one turn is free");
