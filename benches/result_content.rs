@@ -15,6 +15,12 @@
 //!   (`scan_content`: pieces of whole lines), in MB/s. Target: 50 MB/s or
 //!   more.
 //!
+//! * **scan, conversations**: with `MEMDIR_LOCOMO` set to the LoCoMo folder
+//!   (`../shared/locomo`, read there, never copied), the same scan over its
+//!   five conversations' JSON, repeated to 4 MiB: a tool's JSON output of
+//!   ordinary chat, where the docs above are dense with the very words the
+//!   scanner looks for.
+//!
 //! Each round times each case once, back to back; the medians of
 //! [`ROUNDS`] rounds are printed, with the ratios. Run with
 //! `cargo bench --bench result_content` (release profile).
@@ -62,6 +68,21 @@ fn text_bytes(n: usize) -> Vec<u8> {
     for p in &names {
         all.extend(std::fs::read(p).expect("a doc"));
     }
+    repeated(&all, n)
+}
+
+/// `n` bytes of the LoCoMo conversations' JSON under `dir`, repeated, cut at
+/// a line end.
+fn conversation_bytes(dir: &Path, n: usize) -> Vec<u8> {
+    let mut all = Vec::new();
+    for id in ["26", "30", "41", "42", "43"] {
+        all.extend(std::fs::read(dir.join(format!("{id}.json"))).expect("a conversation"));
+    }
+    repeated(&all, n)
+}
+
+/// `all` repeated to `n` bytes, cut at the last line end.
+fn repeated(all: &[u8], n: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         out.extend_from_slice(&all[..all.len().min(n - out.len())]);
@@ -127,6 +148,7 @@ fn main() {
     let text_content = text_bytes(BYTES);
     std::fs::write(&text, &text_content).expect("text");
     let dir = root.join("agt_bench");
+    let chat = std::env::var_os("MEMDIR_LOCOMO").map(|d| conversation_bytes(Path::new(&d), BYTES));
 
     // One of each first, outside the timing (the owner's folders made, the
     // scanner's regexes compiled, the files in the page cache).
@@ -134,7 +156,7 @@ fn main() {
     put(&store, &text, "text/plain", "warm_text");
     floor(&random, &dir);
 
-    let (mut fl, mut pb, mut pt, mut sc) = (vec![], vec![], vec![], vec![]);
+    let (mut fl, mut pb, mut pt, mut sc, mut cc) = (vec![], vec![], vec![], vec![], vec![]);
     for r in 0..ROUNDS {
         fl.push(floor(&random, &dir));
         pb.push(put(
@@ -147,6 +169,11 @@ fn main() {
         let t = Instant::now();
         black_box(scan_content(black_box(&text_content)));
         sc.push(t.elapsed());
+        if let Some(chat) = &chat {
+            let t = Instant::now();
+            black_box(scan_content(black_box(chat)));
+            cc.push(t.elapsed());
+        }
     }
     let (fl, pb, pt, sc) = (median(fl), median(pb), median(pt), median(sc));
     let mb = text_content.len() as f64 / 1e6;
@@ -173,4 +200,12 @@ fn main() {
         ms(sc),
         mb / sc.as_secs_f64()
     );
+    if let Some(chat) = &chat {
+        let cc = median(cc);
+        println!(
+            "scan of the conversations' JSON alone:           {:8.2} ms = {:.1} MB/s (target 50 MB/s)",
+            ms(cc),
+            chat.len() as f64 / 1e6 / cc.as_secs_f64()
+        );
+    }
 }

@@ -78,6 +78,7 @@ pub fn ascii_lookalike(c: char) -> Option<char> {
 }
 
 mod decode;
+mod keywords;
 mod lang;
 mod lines;
 mod memo;

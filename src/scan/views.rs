@@ -9,41 +9,14 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 use super::Re;
 use super::decode;
+use super::keywords::Keywords;
 
 /// A view of the text, with the lower-cased copy that its prefilters look at.
 pub(super) struct View {
     pub text: String,
     pub folded: String,
-    /// The byte pairs of `folded`, to reject most keywords without searching for them.
-    pairs: Pairs,
-}
-
-/// A 4096-bit set of the adjacent byte pairs of a text (hashed, so it may say yes wrongly,
-/// never no wrongly). A keyword with a pair not in the set is not in the text: on short text most
-/// keywords are rejected with a bit test or two instead of a substring search. Long text fills
-/// the set and the substring search decides.
-struct Pairs([u64; 64]);
-
-impl Pairs {
-    fn hash(a: u8, b: u8) -> usize {
-        (usize::from(a).wrapping_mul(131) ^ usize::from(b)) & 4095
-    }
-
-    fn of(text: &str) -> Self {
-        let mut bits = [0u64; 64];
-        for w in text.as_bytes().windows(2) {
-            let h = Self::hash(w[0], w[1]);
-            bits[h / 64] |= 1 << (h % 64);
-        }
-        Pairs(bits)
-    }
-
-    fn may_contain(&self, keyword: &str) -> bool {
-        keyword.as_bytes().windows(2).all(|w| {
-            let h = Self::hash(w[0], w[1]);
-            self.0[h / 64] & (1 << (h % 64)) != 0
-        })
-    }
+    /// Which keywords `folded` holds, or its byte pairs to answer that.
+    keywords: Keywords,
 }
 
 impl View {
@@ -75,17 +48,17 @@ impl View {
     }
 
     fn new(text: String, folded: String) -> Self {
-        let pairs = Pairs::of(&folded);
+        let keywords = Keywords::of(&folded);
         View {
             text,
             folded,
-            pairs,
+            keywords,
         }
     }
 
     /// Whether `keyword` (lower case) is in the view's lower-cased text.
     pub fn has(&self, keyword: &str) -> bool {
-        self.pairs.may_contain(keyword) && self.folded.contains(keyword)
+        self.keywords.has(&self.folded, keyword)
     }
 
     /// A secret view: ASCII lower-casing plus `ſ` → `s` and Kelvin `K` → `k`, the only
@@ -591,14 +564,19 @@ fn join_concatenations(s: &str) -> Option<String> {
 /// A `<system>` tag (or `</system>`, `<|system|>`) named as a thing, not used as one: quoted,
 /// followed by a word that names it (`<system> tags`, `a <system> block`) or after a word that
 /// points at it (`the <system>`, `strip <system> and </system>`).
-static TAG_MENTION: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
-    regex::Regex::new(concat!(
-        r"(?i)(\b(?:the|a|an|each|every|one|as|in|with|inside|into|between|strip|remove|and|or)\s+|[`'\x22])",
-        r"(<\|?\s*/?\s*system\s*\|?>)",
-        r"|(<\|?\s*/?\s*system\s*\|?>)(?:[`'\x22]|\s+(?:tags?|blocks?|sections?|markers?|tokens?|elements?|roles?|turns?)\b)"
-    ))
-    .ok()
-});
+///
+/// Its word boundaries are ASCII ones (`(?-u:\b)`): every word they bound is ASCII, and a
+/// Unicode `\b` makes the lazy DFA give up at the first non-ASCII byte, leaving the whole
+/// text to the far slower PikeVM. The two differ only next to a non-ASCII letter
+/// (`éthe <system>`), where this blanks a tag that `the <system>` would blank anyway.
+pub(super) const TAG_MENTION_SRC: &str = concat!(
+    r"(?i)((?-u:\b)(?:the|a|an|each|every|one|as|in|with|inside|into|between|strip|remove|and|or)\s+|[`'\x22])",
+    r"(<\|?\s*/?\s*system\s*\|?>)",
+    r"|(<\|?\s*/?\s*system\s*\|?>)(?:[`'\x22]|\s+(?:tags?|blocks?|sections?|markers?|tokens?|elements?|roles?|turns?)(?-u:\b))"
+);
+
+static TAG_MENTION: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(TAG_MENTION_SRC).ok());
 
 /// `s` with the role tags it names as things (see [`TAG_MENTION`]) replaced by
 /// `system-tag`; `None` when there is none.

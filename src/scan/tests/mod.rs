@@ -1,5 +1,5 @@
 use super::values::entropy;
-use super::views::{collapse, despace, is_stripped, squash, threat_base};
+use super::views::{self, collapse, despace, is_stripped, squash, threat_base};
 use super::*;
 use unicode_normalization::UnicodeNormalization;
 
@@ -44,6 +44,37 @@ fn every_pattern_compiles() {
                     assert!(threat_regex(slot, re).is_some(), "{}: {}", p.id, re.src);
                 }
             }
+        }
+    }
+}
+
+/// Whether the lazy DFA can run `src` (as a byte regex) on any text: a Unicode word boundary
+/// makes it give up at the first non-ASCII byte, leaving the whole text to the far slower
+/// PikeVM (the regex crate then falls back without a word).
+fn lazy_dfa_runs(src: &str) -> bool {
+    use regex_automata::{hybrid::regex::Regex, util::syntax};
+    Regex::builder()
+        .syntax(syntax::Config::new().utf8(false))
+        .build(src)
+        .is_ok()
+}
+
+#[test]
+fn the_lazy_dfa_runs_the_threat_regexes_and_the_tag_blanking_on_any_text() {
+    assert!(lazy_dfa_runs(views::TAG_MENTION_SRC));
+    // A Unicode `\b` is what it refuses.
+    assert!(!lazy_dfa_runs(r"(?i)\bthe\s+<system>"));
+    for p in PATTERNS
+        .iter()
+        .filter(|p| !matches!(p.kind, Kind::Secret(_)))
+    {
+        for re in p.res.iter().chain(p.lang).chain(p.squashed) {
+            let src = if re.unicode {
+                re.src.to_owned()
+            } else {
+                format!("(?-u){}", re.src)
+            };
+            assert!(lazy_dfa_runs(&src), "{}: {}", p.id, re.src);
         }
     }
 }
