@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use regex::bytes;
+use regex_automata::{Input, meta};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 use super::Re;
@@ -246,9 +246,12 @@ impl Squashed {
     /// A match of `re` that starts where a word of the input started ("signore..." does not count
     /// as "ignore..."). Each retry starts after the previous match start, so this stays linear in
     /// practice: the squashed regexes are short literal phrases.
-    pub fn matches(&self, re: &bytes::Regex) -> bool {
+    pub fn matches(&self, re: &meta::Regex) -> bool {
+        let hay = self.text.as_bytes();
         let mut at = 0;
-        while let Some(m) = re.find_at(self.text.as_bytes(), at) {
+        while at <= hay.len()
+            && let Some(m) = re.find(Input::new(hay).range(at..))
+        {
             if self.word_start.get(m.start()) == Some(&true) {
                 return true;
             }

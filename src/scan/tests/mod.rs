@@ -79,6 +79,33 @@ fn the_lazy_dfa_runs_the_threat_regexes_and_the_tag_blanking_on_any_text() {
     }
 }
 
+/// The regex crate's literal search is off exactly for the threat patterns whose
+/// prefix literals hold a lone blank: the turn headers `^[ \t]*#{1,6}…`, whose
+/// literal search would stop at every word of a text.
+#[test]
+fn the_literal_search_is_off_only_where_a_match_may_begin_with_a_blank() {
+    let mut off = Vec::new();
+    for (p, slots) in PATTERNS.iter().zip(SLOTS.iter()) {
+        if matches!(p.kind, Kind::Secret(_)) {
+            continue;
+        }
+        for (re, slot) in threat_res(p, slots).chain(p.squashed.iter().zip(&slots.squashed)) {
+            let compiled = threat_regex(slot, re).expect("compiles");
+            if !compiled.get_config().get_auto_prefilter() {
+                off.push(re.src);
+            }
+        }
+    }
+    assert_eq!(off.len(), 2, "{off:#?}");
+    assert!(
+        off.iter().all(|src| src.starts_with(r"(?im)^[ \t]*#{")),
+        "{off:#?}"
+    );
+    assert!(blank_prefix(r"(?im)^[ \t]*#{2,6}[ \t]*response:"));
+    assert!(!blank_prefix(r"(?i)\bignore\s+previous"));
+    assert!(!blank_prefix(r"(?i)<\s*/?\s*system>"));
+}
+
 /// Keywords are lower case: ASCII for the ASCII regexes, and lower case as Unicode lower-cases
 /// for the Unicode-mode regexes of other languages (which only threat views use).
 #[test]
