@@ -50,7 +50,7 @@ fn every_pattern_compiles() {
 
 /// Whether the lazy DFA can run `src` (as a byte regex) on any text: a Unicode word boundary
 /// makes it give up at the first non-ASCII byte, leaving the whole text to the far slower
-/// PikeVM (the regex crate then falls back without a word).
+/// PikeVM (the regex crate falls back to it silently).
 fn lazy_dfa_runs(src: &str) -> bool {
     use regex_automata::{hybrid::regex::Regex, util::syntax};
     Regex::builder()
