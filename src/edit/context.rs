@@ -29,10 +29,12 @@ pub(crate) struct EditContext<'a> {
     pub(crate) settings: &'a Settings,
     /// The store's file, for messages.
     pub(crate) path: &'a Path,
-    /// Whether an over-budget refusal lists the store's entries (a trial
-    /// apply whose refusal no one reads, curation's, leaves them out: the
-    /// list scans every entry).
-    pub(crate) briefs: bool,
+    /// Whether an over-budget refusal is detailed: the store's entries
+    /// listed (each scanned) and the first operation past the budget found
+    /// (the operations applied again one by one). A trial apply whose
+    /// refusal no one reads, curation's, leaves both out: its refusal names
+    /// the last operation and no entry.
+    pub(crate) detail: bool,
 }
 
 impl EditContext<'_> {

@@ -293,7 +293,10 @@ pub(crate) fn apply(
         // Over the limit, an edit may still shrink the store.
         let before = used_live(cx, src, doc);
         if after > before {
-            let index = first_over(src, doc, ops, cx, budget.limit.max(before));
+            let index = match cx.detail {
+                true => first_over(src, doc, ops, cx, budget.limit.max(before)),
+                false => ops.len() - 1,
+            };
             return Err(OpFailed {
                 index,
                 error: Error::OverBudget {
@@ -483,7 +486,7 @@ fn over_budget_briefs(
     src: &str,
     doc: &Document,
 ) -> Vec<crate::error::EntryBrief> {
-    if !cx.briefs {
+    if !cx.detail {
         return Vec::new();
     }
     let mut out = briefs(doc, cx.scope);
@@ -524,7 +527,7 @@ mod tests {
             root: &root,
             settings: &Settings::default(),
             path: Path::new("MEMORY.md"),
-            briefs: true,
+            detail: true,
         };
         apply_to(src, &refs, &cx)
     }

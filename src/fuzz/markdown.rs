@@ -60,7 +60,7 @@ pub fn markdown_splice(data: &[u8]) {
         root: &root,
         settings: &owner,
         path: Path::new(scope.file_name()),
-        briefs: true,
+        detail: true,
     };
     let n = doc.entries.len();
     match (control >> 1) & 3 {

@@ -109,7 +109,7 @@ fn saved_metadata(scope: Scope, s: &Settings) {
         root: &root,
         settings: s,
         path: Path::new(PATH),
-        briefs: true,
+        detail: true,
     };
     let expires = match cx.expiry(None) {
         Ok(e) => e,

@@ -21,7 +21,6 @@ use super::files::archive::{self, record_meta};
 use super::files::config;
 use super::files::locate::{self, Found};
 use super::files::pending::{self, Rejections};
-use super::files::stats;
 use super::files::stores::{self, Loaded};
 use super::limits::STORE_BYTES;
 use super::limits::STORE_EDIT_BYTES;
@@ -30,9 +29,10 @@ use crate::disk::{Change, decode_limited};
 use crate::edit::{self, Applied, OpFailed, OpOutcome, Revival, Usage};
 use crate::error::{Error, Result};
 use crate::markdown::splice::normalize_text;
-use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id, is_live};
+use crate::model::{ArchiveKind, Caller, Curation, Meta, Origin, Scope, entry_id};
 use crate::review::routine;
 
+mod curate;
 pub(crate) mod group;
 mod semantic;
 mod stage;
@@ -221,7 +221,15 @@ pub(crate) fn plan<'o>(
             },
             applied: None,
         };
-        let applied = match plan_apply(&plan, at, now, true) {
+        // Under `curation: auto`, a plan that adds may be refused first
+        // for its budget only to be curated: that refusal is not detailed
+        // (see `plan_apply`) unless curation cannot make room.
+        let curating = at.settings.curation == Some(Curation::Auto)
+            && plan
+                .items
+                .iter()
+                .any(|it| matches!(*it.op, edit::Op::Add { .. }));
+        let applied = match plan_apply(&plan, at, now, !curating) {
             Ok(a) => a,
             // A store grown past what memdir writes can only shrink: that
             // comes before its budget.
@@ -236,18 +244,16 @@ pub(crate) fn plan<'o>(
                 });
             }
             Err(f) => {
-                let curating = at.settings.curation == Some(Curation::Auto);
-                let adds = plan
-                    .items
-                    .iter()
-                    .any(|it| matches!(*it.op, edit::Op::Add { .. }));
-                if !(curating && adds && matches!(f.error, Error::OverBudget { .. })) {
+                let Some(over) = curate::excess(&f.error).filter(|_| curating) else {
                     let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
                     return Err(wrap(origin, found_elsewhere(at, scope, f.error)?));
-                }
-                match curate(&mut plan, at, now, &mut records, &mut archived)? {
+                };
+                let archiving = (&mut records, &mut archived);
+                match curate::curate(&mut plan, at, now, over, archiving)? {
                     Some(a) => a,
                     None => {
+                        // The refusal in full: which operation, the entries.
+                        let f = plan_apply(&plan, at, now, true).err().unwrap_or(f);
                         let origin = plan.items.get(f.index).map_or(0, |it| it.origin);
                         return Err(wrap(origin, f.error));
                     }
@@ -484,16 +490,19 @@ fn found_elsewhere(at: At<'_>, scope: Scope, e: Error) -> Result<Error> {
     })
 }
 
-/// Applies a store's plan to its loaded text.
+/// Applies a store's plan to its loaded text; `detail`: whether a budget
+/// refusal is detailed (`EditContext::detail`).
 fn plan_apply(
     plan: &Plan<'_>,
     at: At<'_>,
     now: DateTime<Utc>,
-    briefs: bool,
+    detail: bool,
 ) -> std::result::Result<Applied, OpFailed> {
+    #[cfg(test)]
+    tests::APPLIES.with(|n| n.set(n.get() + 1));
     let refs: Vec<&edit::Op> = plan.items.iter().map(|it| &*it.op).collect();
     let mut cx = plan.loaded.context(at, now);
-    cx.briefs = briefs;
+    cx.detail = detail;
     edit::apply(&plan.loaded.src, &plan.loaded.doc, &refs, &cx)
 }
 
@@ -544,109 +553,6 @@ fn superseded(
         Found::Archived => Err(Error::SupersedeArchived { id: old.to_owned() }),
         Found::Nowhere => Err(locate::unknown(at, old, true)?),
     }
-}
-
-/// A live fact curation may archive.
-struct Candidate {
-    last_recalled: Option<DateTime<Utc>>,
-    created: DateTime<Utc>,
-    id: String,
-    text: String,
-    meta: Meta,
-}
-
-/// Archives facts of the plan's store (least recently recalled first, then
-/// oldest) until its operations fit the budget: their removals go first in
-/// the plan and their records into `records`. `None` if even archiving every
-/// candidate does not make room.
-fn curate(
-    plan: &mut Plan<'_>,
-    at: At<'_>,
-    now: DateTime<Utc>,
-    records: &mut Vec<(String, Meta)>,
-    archived: &mut Vec<String>,
-) -> Result<Option<Applied>> {
-    let stats = stats::load(at);
-    let l = &plan.loaded;
-    let new_texts: Vec<String> = plan
-        .items
-        .iter()
-        .filter_map(|it| match &*it.op {
-            edit::Op::Add { text, .. } => Some(normalize_text(text)),
-            _ => None,
-        })
-        .collect();
-    let removed: Vec<&str> = plan
-        .items
-        .iter()
-        .filter_map(|it| match &*it.op {
-            edit::Op::Remove { old, .. } => Some(old.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut cands: Vec<Candidate> = l
-        .doc
-        .entries
-        .iter()
-        .filter(|e| is_live(e.meta_comment(&l.src), now) && !new_texts.contains(&e.text))
-        .filter(|e| !removed.contains(&e.id.as_str()))
-        .map(|e| {
-            let meta = e.metadata(&l.src);
-            let st = stats.facts.get(&e.id).cloned().unwrap_or_default();
-            Candidate {
-                last_recalled: st.last_recalled_at,
-                created: meta.created.or(st.first_seen).unwrap_or(now),
-                id: e.id.clone(),
-                text: e.text.clone(),
-                meta,
-            }
-        })
-        .collect();
-    cands.sort_by(|a, b| {
-        a.last_recalled
-            .cmp(&b.last_recalled)
-            .then(a.created.cmp(&b.created))
-            .then(a.id.cmp(&b.id))
-    });
-    let origin = plan.items.first().map_or(0, |it| it.origin);
-    let mut picked = Vec::new();
-    for c in cands {
-        plan.items.insert(
-            0,
-            Item {
-                op: Cow::Owned(edit::Op::Remove {
-                    old: c.id.clone(),
-                    scope: Some(plan.scope),
-                }),
-                origin,
-                asked: false,
-            },
-        );
-        picked.push(c);
-        match plan_apply(plan, at, now, false) {
-            Ok(a) => {
-                for c in picked {
-                    let meta = record_meta(
-                        c.meta,
-                        Origin::from(plan.scope),
-                        ArchiveKind::Plain,
-                        "curated: over budget".into(),
-                        now,
-                        at.owner.caller(),
-                    );
-                    records.push((c.text, meta));
-                    archived.push(c.id);
-                }
-                return Ok(Some(a));
-            }
-            Err(OpFailed {
-                error: Error::OverBudget { .. },
-                ..
-            }) => continue,
-            Err(f) => return Err(f.error),
-        }
-    }
-    Ok(None)
 }
 
 /// Writes a checked plan: archive.md first (when anything is archived),
@@ -798,3 +704,6 @@ fn write(
         pending: None,
     })
 }
+
+#[cfg(test)]
+mod tests;

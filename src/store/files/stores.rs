@@ -115,7 +115,7 @@ pub(crate) fn context<'a>(
         root: at.owner.store().settings(),
         settings: at.settings,
         path,
-        briefs: true,
+        detail: true,
     }
 }
 
