@@ -90,3 +90,59 @@ fn a_save_curation_cannot_fit_is_refused_in_full() {
     assert_eq!(entries.len(), 10);
     assert_eq!(owner.show(Scope::Memory).unwrap().entries.len(), 10);
 }
+
+/// Over stores of facts of many lengths (some of several lines) and groups
+/// of many sizes, curation archives exactly as many facts as trying one
+/// more each time would: the store fits, and keeping the last fact
+/// archived would not.
+#[test]
+fn curation_archives_as_few_as_one_by_one_would() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        (seed >> 33) % n
+    };
+    let words = ["deploy", "cache", "runbook", "staging", "invoice", "backup"];
+    let mut text = |i: usize, tag: &str, next: &mut dyn FnMut(u64) -> u64| {
+        let n = 3 + next(40) as usize;
+        let body: Vec<&str> = (0..n).map(|_| words[next(6) as usize]).collect();
+        let sep = if next(5) == 0 { "\n" } else { " " };
+        format!("{tag} {i}:{sep}{}", body.join(" "))
+    };
+    let mut archiving = 0;
+    for round in 0..12 {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("memdir.yaml"),
+            "budgets:\n  memory: 4000\ncuration: auto\n",
+        )
+        .unwrap();
+        let store = Store::open(d.path()).unwrap();
+        let owner = store.owner("agt").unwrap();
+        // Filled one fact at a time, curation making room as it goes.
+        for i in 0..60 {
+            owner
+                .add(Scope::Memory, &text(i, "Old", &mut next))
+                .unwrap();
+        }
+        let news: Vec<String> = (0..1 + next(8) as usize)
+            .map(|i| text(i, &format!("New{round}"), &mut next))
+            .collect();
+        let before = owner.show(Scope::Memory).unwrap();
+        let ops: Vec<Op> = news.iter().map(|t| Op::add(Scope::Memory, t)).collect();
+        let out = owner.batch(&ops).unwrap();
+        let usage = &out.usage[0].1;
+        assert!(usage.used <= usage.limit, "round {round}: {usage:?}");
+        let Some(last) = out.archived.last() else {
+            continue;
+        };
+        archiving += 1;
+        let last = before.entries.iter().find(|e| &e.id == last).unwrap();
+        assert!(
+            usage.used + used_chars([last.text.as_str()]) + 1 > usage.limit,
+            "round {round}: {} archived, one fewer would fit ({usage:?})",
+            out.archived.len()
+        );
+    }
+    assert!(archiving >= 10, "{archiving} of 12 rounds archived");
+}
