@@ -103,7 +103,7 @@ fn curation_archives_as_few_as_one_by_one_would() {
         (seed >> 33) % n
     };
     let words = ["deploy", "cache", "runbook", "staging", "invoice", "backup"];
-    let mut text = |i: usize, tag: &str, next: &mut dyn FnMut(u64) -> u64| {
+    let text = |i: usize, tag: &str, next: &mut dyn FnMut(u64) -> u64| {
         let n = 3 + next(40) as usize;
         let body: Vec<&str> = (0..n).map(|_| words[next(6) as usize]).collect();
         let sep = if next(5) == 0 { "\n" } else { " " };
