@@ -14,16 +14,23 @@ fn applies() -> usize {
     APPLIES.with(Cell::get)
 }
 
-/// A root with a 1,000-character memory budget under `curation: auto`,
-/// its store filled with `n` facts, and their texts.
-fn full(n: usize) -> (tempfile::TempDir, Store, Vec<String>) {
+/// A root whose memory budget is `budget` characters, under
+/// `curation: auto`.
+fn curated_root(budget: usize) -> (tempfile::TempDir, Store) {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(
         d.path().join("memdir.yaml"),
-        "budgets:\n  memory: 1000\ncuration: auto\n",
+        format!("budgets:\n  memory: {budget}\ncuration: auto\n"),
     )
     .unwrap();
     let store = Store::open(d.path()).unwrap();
+    (d, store)
+}
+
+/// A root with a 1,000-character memory budget under `curation: auto`,
+/// its store filled with `n` facts, and their texts.
+fn full(n: usize) -> (tempfile::TempDir, Store, Vec<String>) {
+    let (d, store) = curated_root(1000);
     let texts: Vec<String> = (0..n)
         .map(|i| format!("Fact {i:02}: the staging runbook says step {i} is done"))
         .collect();
@@ -111,13 +118,7 @@ fn curation_archives_as_few_as_one_by_one_would() {
     };
     let mut archiving = 0;
     for round in 0..12 {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(
-            d.path().join("memdir.yaml"),
-            "budgets:\n  memory: 4000\ncuration: auto\n",
-        )
-        .unwrap();
-        let store = Store::open(d.path()).unwrap();
+        let (_d, store) = curated_root(4000);
         let owner = store.owner("agt").unwrap();
         // Filled one fact at a time, curation making room as it goes.
         for i in 0..60 {
